@@ -1,0 +1,3 @@
+module github.com/resumecontract/resumecheck
+
+go 1.26

@@ -1,0 +1,198 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+)
+
+// Fault is one of the contract's one-switch mutations (CONTRACT.md section
+// 3). The string is the name used in the spec's Faults constant, in cfg
+// files and on the command line.
+type Fault string
+
+// The faults, named as in spec/Resume.tla's FaultNames.
+const (
+	Replay         Fault = "replay"
+	ForkIgnore     Fault = "forkignore"
+	InvalidPersist Fault = "invalidpersist"
+	NondetRec      Fault = "nondetrec"
+	DoubleConsume  Fault = "doubleconsume"
+	PrefixReplay   Fault = "prefixreplay"
+	Regate         Fault = "regate"
+	Rebuild        Fault = "rebuild"
+	Redeliver      Fault = "redeliver"
+	RaceConsume    Fault = "raceconsume"
+	RaceEffect     Fault = "raceeffect"
+	VolatilePark   Fault = "volatilepark"
+)
+
+// AllFaults lists every fault in the order of the contract's table.
+var AllFaults = []Fault{
+	Replay, ForkIgnore, InvalidPersist, NondetRec, DoubleConsume, PrefixReplay,
+	Regate, Rebuild, Redeliver, RaceConsume, RaceEffect, VolatilePark,
+}
+
+// recoveryFaults change how recovery continues; at most one may be on
+// (spec: RecoveryFaults).
+var recoveryFaults = FaultSet(0).With(Replay, NondetRec, PrefixReplay, Regate, Rebuild, Redeliver)
+
+// ParseFault returns the fault with the given name.
+func ParseFault(name string) (Fault, error) {
+	for _, f := range AllFaults {
+		if string(f) == name {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("%w %q (known: %s)", ErrUnknownFault, name, faultList())
+}
+
+func faultList() string {
+	names := make([]string, len(AllFaults))
+	for i, f := range AllFaults {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
+
+// FaultSet is a set of faults, one bit per fault in AllFaults order.
+type FaultSet uint16
+
+func (f Fault) bit() FaultSet {
+	i := slices.Index(AllFaults, f)
+	if i < 0 {
+		panic(fmt.Sprintf("model: unknown fault %q", f))
+	}
+	return 1 << i
+}
+
+// With returns the set plus fs.
+func (s FaultSet) With(fs ...Fault) FaultSet {
+	for _, f := range fs {
+		s |= f.bit()
+	}
+	return s
+}
+
+// Has reports whether f is on.
+func (s FaultSet) Has(f Fault) bool { return s&f.bit() != 0 }
+
+// Faults lists the faults that are on, in AllFaults order.
+func (s FaultSet) Faults() []Fault {
+	var out []Fault
+	for i, f := range AllFaults {
+		if s&(1<<i) != 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (s FaultSet) String() string {
+	names := make([]string, 0, bits.OnesCount16(uint16(s)))
+	for _, f := range s.Faults() {
+		names = append(names, string(f))
+	}
+	return "{" + strings.Join(names, ", ") + "}"
+}
+
+// Params are the spec's constants. Values are the names of the model values
+// a resume may carry; a value is referred to by its index in Values.
+type Params struct {
+	NTasks          int
+	IP              int
+	Values          []string
+	NoVal           string
+	MaxResumes      int
+	MaxCrashes      int
+	MaxExtraResumes int
+	Faults          FaultSet
+	// Racers is the number of processes resuming the parked interrupt; 1
+	// turns the race extension off.
+	Racers int
+	// CrashWhileParked turns on the extension that lets a process crash
+	// while parked.
+	CrashWhileParked bool
+}
+
+// R0 returns the reference bounds of CONTRACT.md section 4.
+func R0() Params {
+	return Params{
+		NTasks: 3, IP: 2, Values: []string{"va", "vb"}, NoVal: "NoVal",
+		MaxResumes: 2, MaxCrashes: 1, MaxExtraResumes: 1, Racers: 1,
+	}
+}
+
+// R8 returns the scaled bounds of CONTRACT.md section 4.
+func R8() Params {
+	return Params{
+		NTasks: 10, IP: 5, Values: []string{"va", "vb", "vc", "vd"}, NoVal: "NoVal",
+		MaxResumes: 5, MaxCrashes: 4, MaxExtraResumes: 4, Racers: 1,
+	}
+}
+
+// Limits that keep the compact state encoding valid; far beyond any bound
+// an exhaustive check can finish.
+const (
+	MaxTasks  = 60
+	MaxValues = 60
+	maxCount  = 60
+)
+
+// ErrParams is wrapped by every error from Params.Validate.
+var ErrParams = errors.New("model: invalid constants")
+
+// ErrUnknownFault is wrapped by ParseFault's error.
+var ErrUnknownFault = errors.New("model: unknown fault")
+
+// Validate checks the spec's ASSUME clauses (and the encoding's limits).
+func (p Params) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrParams}, args...)...)
+	}
+	switch {
+	case p.NTasks < 2 || p.NTasks > MaxTasks:
+		return bad("NTasks = %d, want 2..%d", p.NTasks, MaxTasks)
+	case p.IP < 2 || p.IP > p.NTasks:
+		return bad("IP = %d, want 2..NTasks (2..%d)", p.IP, p.NTasks)
+	case len(p.Values) == 0 || len(p.Values) > MaxValues:
+		return bad("Values has %d elements, want 1..%d", len(p.Values), MaxValues)
+	case p.MaxResumes < 1 || p.MaxResumes > maxCount:
+		return bad("MaxResumes = %d, want 1..%d", p.MaxResumes, maxCount)
+	case p.MaxCrashes < 0 || p.MaxCrashes > maxCount:
+		return bad("MaxCrashes = %d, want 0..%d", p.MaxCrashes, maxCount)
+	case p.MaxExtraResumes < 0 || p.MaxExtraResumes > maxCount:
+		return bad("MaxExtraResumes = %d, want 0..%d", p.MaxExtraResumes, maxCount)
+	case p.Racers < 1 || p.Racers > maxCount:
+		return bad("Racers = %d, want 1..%d", p.Racers, maxCount)
+	}
+	seen := map[string]bool{}
+	for _, v := range p.Values {
+		if v == "" {
+			return bad("Values has an empty name")
+		}
+		if seen[v] {
+			return bad("Values has %s twice", v)
+		}
+		seen[v] = true
+	}
+	if p.NoVal == "" || seen[p.NoVal] {
+		return bad("NoVal = %q must be a model value not in Values", p.NoVal)
+	}
+	if p.Faults>>len(AllFaults) != 0 {
+		return bad("Faults has unknown bits %#x", uint16(p.Faults))
+	}
+	if n := bits.OnesCount16(uint16(p.Faults & recoveryFaults)); n > 1 {
+		return bad("Faults %s has %d recovery faults; at most one of %s may be on",
+			p.Faults, n, recoveryFaults)
+	}
+	if (p.Faults.Has(RaceConsume) || p.Faults.Has(RaceEffect)) && p.Racers < 2 {
+		return bad("Faults %s needs the race extension (Racers >= 2), got Racers = %d", p.Faults, p.Racers)
+	}
+	if p.Faults.Has(VolatilePark) && !p.CrashWhileParked {
+		return bad("fault volatilepark needs CrashWhileParked = TRUE")
+	}
+	return nil
+}
