@@ -1,0 +1,235 @@
+// Package check runs the Resume contract's model files through the Go
+// engine: it reads a TLC cfg, validates it against the spec's constants,
+// invariants and properties, explores the Go mirror of the spec, and
+// reports the outcome the way TLC would, as text or JSON.
+package check
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlavalue"
+)
+
+// ErrInput is wrapped by every error about the user's files (missing,
+// malformed, or naming something the spec does not have); the CLI maps it
+// to the usage exit code.
+var ErrInput = errors.New("check: bad input")
+
+// inputError is an error about the user's files; it matches ErrInput.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string        { return e.msg }
+func (e *inputError) Is(target error) bool { return target == ErrInput }
+
+func inputf(format string, args ...any) error {
+	return &inputError{msg: fmt.Sprintf(format, args...)}
+}
+
+// Module is the TLA+ module that model/ mirrors.
+const Module = "Resume"
+
+// Job is a validated model: the cfg, the spec it belongs to, and what to
+// check.
+type Job struct {
+	CfgPath  string
+	SpecPath string
+	Cfg      *tlacfg.Config
+	Params   model.Params
+	// Invariants are the cfg's INVARIANTS, in order.
+	Invariants []model.Invariant
+	// Liveness is set when the cfg asks for the Liveness property.
+	Liveness bool
+	// Fair is true when the behaviour spec has weak fairness (FairSpec).
+	Fair          bool
+	CheckDeadlock bool
+}
+
+// constants are the spec's CONSTANTS, in declaration order.
+var constants = []string{
+	"NTasks", "IP", "Values", "NoVal", "MaxResumes", "MaxCrashes", "MaxExtraResumes",
+	"Faults", "Racers", "CrashWhileParked",
+}
+
+// Constants returns the names of the spec's constants in declaration order.
+func Constants() []string { return slices.Clone(constants) }
+
+// Properties are the temporal properties a cfg may list.
+var Properties = []string{"Liveness"}
+
+var moduleRE = regexp.MustCompile(`(?m)^-{4,}\s*MODULE\s+(\w+)\s*-{4,}`)
+
+// SpecFor returns the spec a cfg belongs to: specPath if given, otherwise
+// the only .tla file in the cfg's folder that is named after the module
+// the Go engine mirrors (Resume.tla).
+func SpecFor(cfgPath, specPath string) string {
+	if specPath != "" {
+		return specPath
+	}
+	return filepath.Join(filepath.Dir(cfgPath), Module+".tla")
+}
+
+// Load reads the cfg (and checks the spec file) and validates every
+// constant, invariant and property against the spec. specPath may be
+// empty (see SpecFor).
+func Load(cfgPath, specPath string) (*Job, error) {
+	specPath = SpecFor(cfgPath, specPath)
+	src, err := os.ReadFile(specPath)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, inputf("spec %s does not exist (give its path with --spec)", specPath)
+		}
+		return nil, inputf("%v", err)
+	}
+	mod := moduleRE.FindSubmatch(src)
+	if mod == nil {
+		return nil, inputf("%s: no \"---- MODULE Name ----\" header; is it a TLA+ spec?", specPath)
+	}
+	if string(mod[1]) != Module {
+		return nil, inputf("%s is module %s; the Go engine mirrors module %s only (use --engine tlc for other specs)",
+			specPath, mod[1], Module)
+	}
+	cfg, err := tlacfg.ParseFile(cfgPath)
+	if err != nil {
+		return nil, inputf("%v", err)
+	}
+	return FromConfig(cfg, specPath)
+}
+
+// FromConfig validates a parsed cfg against the spec.
+func FromConfig(cfg *tlacfg.Config, specPath string) (*Job, error) {
+	bad := func(line int, format string, args ...any) error {
+		return inputf("%s", &tlacfg.Error{Path: cfg.Path, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	job := &Job{CfgPath: cfg.Path, SpecPath: specPath, Cfg: cfg, CheckDeadlock: cfg.DeadlockChecked()}
+	switch {
+	case cfg.Specification == "FairSpec":
+		job.Fair = true
+	case cfg.Specification == "Spec":
+	case cfg.Specification == "" && cfg.Init == "Init" && cfg.Next == "Next":
+	case cfg.Specification != "":
+		return nil, bad(cfg.Line("SPECIFICATION", cfg.Specification), "SPECIFICATION %s: the spec defines Spec and FairSpec", cfg.Specification)
+	default:
+		return nil, bad(cfg.Line("INIT", cfg.Init), "INIT %s / NEXT %s: the spec defines Init and Next", cfg.Init, cfg.Next)
+	}
+	for _, k := range cfg.Constants {
+		if !slices.Contains(constants, k.Name) {
+			return nil, bad(k.Line, "unknown constant %s (the spec declares %s)", k.Name, strings.Join(constants, ", "))
+		}
+		if k.Subst != "" {
+			return nil, bad(k.Line, "constant %s <- %s: the Go engine needs a value, not a substitution", k.Name, k.Subst)
+		}
+	}
+	var missing []string
+	for _, name := range constants {
+		if _, ok := cfg.Constant(name); !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, bad(1, "no value for constant %s", strings.Join(missing, ", "))
+	}
+	p, err := paramsFrom(cfg, bad)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, inputf("%s: %v", cfg.Path, err)
+	}
+	job.Params = p
+	for _, name := range cfg.Invariants {
+		inv, err := model.LookupInvariant(name)
+		if err != nil {
+			return nil, bad(cfg.Line("INVARIANTS", name), "INVARIANT %s is not defined by the spec (known: %s)", name, invariantNames())
+		}
+		job.Invariants = append(job.Invariants, inv)
+	}
+	for _, name := range cfg.Properties {
+		if !slices.Contains(Properties, name) {
+			return nil, bad(cfg.Line("PROPERTIES", name), "PROPERTY %s is not defined by the spec (known: %s)", name, strings.Join(Properties, ", "))
+		}
+		job.Liveness = true
+	}
+	return job, nil
+}
+
+func invariantNames() string {
+	names := make([]string, len(model.Invariants))
+	for i, inv := range model.Invariants {
+		names[i] = inv.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// paramsFrom converts the cfg's constant values to model.Params.
+func paramsFrom(cfg *tlacfg.Config, bad func(int, string, ...any) error) (model.Params, error) {
+	var p model.Params
+	var err error
+	get := func(name string) (tlavalue.Value, int) {
+		k, _ := cfg.Constant(name)
+		return k.Value, k.Line
+	}
+	integer := func(name string, dst *int) {
+		v, line := get(name)
+		i, ok := v.AsInt()
+		if !ok && err == nil {
+			err = bad(line, "constant %s = %s: want an integer", name, v)
+		}
+		*dst = int(i)
+	}
+	integer("NTasks", &p.NTasks)
+	integer("IP", &p.IP)
+	integer("MaxResumes", &p.MaxResumes)
+	integer("MaxCrashes", &p.MaxCrashes)
+	integer("MaxExtraResumes", &p.MaxExtraResumes)
+	integer("Racers", &p.Racers)
+	if err != nil {
+		return p, err
+	}
+	v, line := get("Values")
+	if v.Kind() != tlavalue.KindSet {
+		return p, bad(line, "constant Values = %s: want a set of model values such as {va, vb}", v)
+	}
+	for _, e := range v.Elems() {
+		name, ok := e.AsModel()
+		if !ok {
+			return p, bad(line, "constant Values: %s is not a model value (write va, not \"va\")", e)
+		}
+		p.Values = append(p.Values, name)
+	}
+	v, line = get("NoVal")
+	name, ok := v.AsModel()
+	if !ok {
+		return p, bad(line, "constant NoVal = %s: want a model value (NoVal = NoVal)", v)
+	}
+	p.NoVal = name
+	v, line = get("Faults")
+	if v.Kind() != tlavalue.KindSet {
+		return p, bad(line, "constant Faults = %s: want a set of fault names such as {\"replay\"}", v)
+	}
+	for _, e := range v.Elems() {
+		s, ok := e.AsString()
+		if !ok {
+			return p, bad(line, "constant Faults: %s is not a string (write \"replay\")", e)
+		}
+		f, ferr := model.ParseFault(s)
+		if ferr != nil {
+			return p, bad(line, "constant Faults: %v", ferr)
+		}
+		p.Faults = p.Faults.With(f)
+	}
+	v, line = get("CrashWhileParked")
+	b, ok := v.AsBool()
+	if !ok {
+		return p, bad(line, "constant CrashWhileParked = %s: want TRUE or FALSE", v)
+	}
+	p.CrashWhileParked = b
+	return p, nil
+}
