@@ -94,6 +94,6 @@ Exit codes:
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheckCmd())
+	root.AddCommand(newCheckCmd(), newVerifyCmd())
 	return root
 }

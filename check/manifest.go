@@ -1,0 +1,182 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Manifest records, for every model file of a spec, the result the
+// checkers must produce (in the manner of tlaplus/Examples' manifest.json).
+// The counts are those of the whole reachable state space (TLC with
+// -continue), which do not depend on the order of exploration; the first
+// violation is what a run that stops at the first error reports.
+type Manifest struct {
+	// About says in words what the manifest records.
+	About string `json:"about,omitempty"`
+	// Spec is the spec file, relative to the manifest.
+	Spec   string  `json:"spec"`
+	Models []Entry `json:"models"`
+	// dir is the manifest's folder; paths are relative to it.
+	dir  string
+	path string
+}
+
+// Entry is one model file and its expected result.
+type Entry struct {
+	Cfg string `json:"cfg"`
+	// Tier is "quick" (checked by every test run) or "long" (checked by
+	// make targets with more time).
+	Tier string `json:"tier"`
+	// TLAChecker marks models small enough for the differential test
+	// against the tla-checker reading of the spec.
+	TLAChecker bool   `json:"tla_checker"`
+	Expect     Expect `json:"expect"`
+}
+
+// Expect is a model's expected result.
+type Expect struct {
+	// Result is "ok" or "violation".
+	Result string `json:"result"`
+	// First is the property a stop-at-first-error run reports, with the
+	// length (in states) of its shortest counterexample.
+	First       string `json:"first,omitempty"`
+	FirstKind   string `json:"first_kind,omitempty"`
+	TraceLength int    `json:"trace_length,omitempty"`
+	// Violated lists every property the cfg checks that fails somewhere,
+	// in the cfg's order.
+	Violated  []string `json:"violated"`
+	Generated uint64   `json:"generated"`
+	Distinct  uint64   `json:"distinct"`
+	Depth     int      `json:"depth"`
+}
+
+// LoadManifest reads a manifest file.
+func LoadManifest(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, inputf("%v", err)
+	}
+	var m Manifest
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, inputf("%s: %v", path, jsonPosition(b, err))
+	}
+	m.dir, m.path = filepath.Dir(path), path
+	for i, e := range m.Models {
+		switch {
+		case e.Cfg == "":
+			return nil, inputf("%s: model %d has no cfg", path, i+1)
+		case e.Tier != "quick" && e.Tier != "long":
+			return nil, inputf("%s: %s: tier %q, want quick or long", path, e.Cfg, e.Tier)
+		case e.Expect.Result != "ok" && e.Expect.Result != "violation":
+			return nil, inputf("%s: %s: result %q, want ok or violation", path, e.Cfg, e.Expect.Result)
+		}
+	}
+	return &m, nil
+}
+
+// jsonPosition turns a JSON syntax error's byte offset into a line number.
+func jsonPosition(b []byte, err error) error {
+	var off int64 = -1
+	switch e := err.(type) {
+	case *json.SyntaxError:
+		off = e.Offset
+	case *json.UnmarshalTypeError:
+		off = e.Offset
+	}
+	if off < 0 {
+		return err
+	}
+	line := 1 + strings.Count(string(b[:min(int(off), len(b))]), "\n")
+	return fmt.Errorf("line %d: %v", line, err)
+}
+
+// CfgPath is the path of an entry's cfg.
+func (m *Manifest) CfgPath(e Entry) string { return filepath.Join(m.dir, e.Cfg) }
+
+// SpecPath is the path of the manifest's spec.
+func (m *Manifest) SpecPath() string { return filepath.Join(m.dir, m.Spec) }
+
+// Outcome is what the Go engine found for an entry, in the manifest's terms.
+type Outcome struct {
+	Cfg    string `json:"cfg"`
+	Expect Expect `json:"found"`
+	// Mismatches lists every difference from the manifest; empty = agrees.
+	Mismatches []string `json:"mismatches"`
+	Seconds    float64  `json:"seconds"`
+}
+
+// Measure runs an entry's cfg with the Go engine: once exploring
+// everything (the counts, every violated property) and, when something is
+// violated, once stopping at the first error.
+func (m *Manifest) Measure(ctx context.Context, e Entry) (Expect, float64, error) {
+	job, err := Load(m.CfgPath(e), m.SpecPath())
+	if err != nil {
+		return Expect{}, 0, err
+	}
+	full, err := job.Run(ctx, RunOptions{Continue: true})
+	if err != nil {
+		return Expect{}, 0, err
+	}
+	if full.Verdict == "unknown" {
+		return Expect{}, 0, ctx.Err()
+	}
+	got := Expect{Result: full.Verdict, Generated: full.Generated, Distinct: full.Distinct, Depth: full.Depth, Violated: []string{}}
+	secs := full.Seconds
+	for _, name := range full.Checked {
+		for _, v := range full.Violated {
+			if v.Name() == name {
+				got.Violated = append(got.Violated, name)
+			}
+		}
+	}
+	if len(full.Violated) > 0 {
+		first, err := job.Run(ctx, RunOptions{})
+		if err != nil {
+			return Expect{}, 0, err
+		}
+		v := first.FirstViolation()
+		if v == nil {
+			return Expect{}, 0, fmt.Errorf("%s: a full run found violations but a stopping run found none", e.Cfg)
+		}
+		got.First, got.FirstKind, got.TraceLength = v.Name(), v.Kind, len(v.Trace)
+		secs += first.Seconds
+	}
+	return got, secs, nil
+}
+
+// Verify measures an entry and compares it with the manifest.
+func (m *Manifest) Verify(ctx context.Context, e Entry) (Outcome, error) {
+	got, secs, err := m.Measure(ctx, e)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Cfg: e.Cfg, Expect: got, Mismatches: Diff(e.Expect, got), Seconds: secs}, nil
+}
+
+// Diff lists the differences between an expected and a found result.
+func Diff(want, got Expect) []string {
+	var out []string
+	cmp := func(field string, w, g any) {
+		if fmt.Sprint(w) != fmt.Sprint(g) {
+			out = append(out, fmt.Sprintf("%s: manifest says %v, found %v", field, w, g))
+		}
+	}
+	cmp("result", want.Result, got.Result)
+	cmp("first", want.First, got.First)
+	cmp("first_kind", want.FirstKind, got.FirstKind)
+	cmp("trace_length", want.TraceLength, got.TraceLength)
+	if !slices.Equal(want.Violated, got.Violated) {
+		out = append(out, fmt.Sprintf("violated: manifest says %v, found %v", want.Violated, got.Violated))
+	}
+	cmp("generated", want.Generated, got.Generated)
+	cmp("distinct", want.Distinct, got.Distinct)
+	cmp("depth", want.Depth, got.Depth)
+	return out
+}
