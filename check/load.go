@@ -96,6 +96,9 @@ func Load(cfgPath, specPath string) (*Job, error) {
 		return nil, inputf("%s is module %s; the Go engine mirrors module %s only (use --engine tlc for other specs)",
 			specPath, mod[1], Module)
 	}
+	if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
+		return nil, inputf("cfg %s does not exist", cfgPath)
+	}
 	cfg, err := tlacfg.ParseFile(cfgPath)
 	if err != nil {
 		return nil, inputf("%v", err)
@@ -134,13 +137,18 @@ func FromConfig(cfg *tlacfg.Config, specPath string) (*Job, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, bad(1, "no value for constant %s", strings.Join(missing, ", "))
+		return nil, bad(0, "no value for constant %s", strings.Join(missing, ", "))
 	}
 	p, err := paramsFrom(cfg, bad)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
+		var pe *model.ParamError
+		if errors.As(err, &pe) {
+			k, _ := cfg.Constant(pe.Constant)
+			return nil, bad(k.Line, "%s (the spec assumes it)", pe.Msg)
+		}
 		return nil, inputf("%s: %v", cfg.Path, err)
 	}
 	job.Params = p

@@ -98,10 +98,17 @@ func jsonPosition(b []byte, err error) error {
 }
 
 // CfgPath is the path of an entry's cfg.
-func (m *Manifest) CfgPath(e Entry) string { return filepath.Join(m.dir, e.Cfg) }
+func (m *Manifest) CfgPath(e Entry) string { return m.resolve(e.Cfg) }
 
 // SpecPath is the path of the manifest's spec.
-func (m *Manifest) SpecPath() string { return filepath.Join(m.dir, m.Spec) }
+func (m *Manifest) SpecPath() string { return m.resolve(m.Spec) }
+
+func (m *Manifest) resolve(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(m.dir, p)
+}
 
 // Outcome is what the Go engine found for an entry, in the manifest's terms.
 type Outcome struct {

@@ -147,52 +147,64 @@ var ErrParams = errors.New("model: invalid constants")
 // ErrUnknownFault is wrapped by ParseFault's error.
 var ErrUnknownFault = errors.New("model: unknown fault")
 
+// ParamError is a violated ASSUME clause: which constant, and why.
+type ParamError struct {
+	Constant string
+	Msg      string
+}
+
+func (e *ParamError) Error() string { return "invalid constant " + e.Constant + ": " + e.Msg }
+
+// Is makes every ParamError match ErrParams.
+func (e *ParamError) Is(target error) bool { return target == ErrParams }
+
 // Validate checks the spec's ASSUME clauses (and the encoding's limits).
+// Its errors are *ParamError.
 func (p Params) Validate() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrParams}, args...)...)
+	bad := func(constant, format string, args ...any) error {
+		return &ParamError{Constant: constant, Msg: fmt.Sprintf(format, args...)}
 	}
 	switch {
 	case p.NTasks < 2 || p.NTasks > MaxTasks:
-		return bad("NTasks = %d, want 2..%d", p.NTasks, MaxTasks)
+		return bad("NTasks", "NTasks = %d, want 2..%d", p.NTasks, MaxTasks)
 	case p.IP < 2 || p.IP > p.NTasks:
-		return bad("IP = %d, want 2..NTasks (2..%d)", p.IP, p.NTasks)
+		return bad("IP", "IP = %d, want 2..NTasks (2..%d)", p.IP, p.NTasks)
 	case len(p.Values) == 0 || len(p.Values) > MaxValues:
-		return bad("Values has %d elements, want 1..%d", len(p.Values), MaxValues)
+		return bad("Values", "Values has %d elements, want 1..%d", len(p.Values), MaxValues)
 	case p.MaxResumes < 1 || p.MaxResumes > maxCount:
-		return bad("MaxResumes = %d, want 1..%d", p.MaxResumes, maxCount)
+		return bad("MaxResumes", "MaxResumes = %d, want 1..%d", p.MaxResumes, maxCount)
 	case p.MaxCrashes < 0 || p.MaxCrashes > maxCount:
-		return bad("MaxCrashes = %d, want 0..%d", p.MaxCrashes, maxCount)
+		return bad("MaxCrashes", "MaxCrashes = %d, want 0..%d", p.MaxCrashes, maxCount)
 	case p.MaxExtraResumes < 0 || p.MaxExtraResumes > maxCount:
-		return bad("MaxExtraResumes = %d, want 0..%d", p.MaxExtraResumes, maxCount)
+		return bad("MaxExtraResumes", "MaxExtraResumes = %d, want 0..%d", p.MaxExtraResumes, maxCount)
 	case p.Racers < 1 || p.Racers > maxCount:
-		return bad("Racers = %d, want 1..%d", p.Racers, maxCount)
+		return bad("Racers", "Racers = %d, want 1..%d", p.Racers, maxCount)
 	}
 	seen := map[string]bool{}
 	for _, v := range p.Values {
 		if v == "" {
-			return bad("Values has an empty name")
+			return bad("Values", "Values has an empty name")
 		}
 		if seen[v] {
-			return bad("Values has %s twice", v)
+			return bad("Values", "Values has %s twice", v)
 		}
 		seen[v] = true
 	}
 	if p.NoVal == "" || seen[p.NoVal] {
-		return bad("NoVal = %q must be a model value not in Values", p.NoVal)
+		return bad("NoVal", "NoVal = %q must be a model value not in Values", p.NoVal)
 	}
 	if p.Faults>>len(AllFaults) != 0 {
-		return bad("Faults has unknown bits %#x", uint16(p.Faults))
+		return bad("Faults", "Faults has unknown bits %#x", uint16(p.Faults))
 	}
 	if n := bits.OnesCount16(uint16(p.Faults & recoveryFaults)); n > 1 {
-		return bad("Faults %s has %d recovery faults; at most one of %s may be on",
+		return bad("Faults", "Faults %s has %d recovery faults; at most one of %s may be on",
 			p.Faults, n, recoveryFaults)
 	}
 	if (p.Faults.Has(RaceConsume) || p.Faults.Has(RaceEffect)) && p.Racers < 2 {
-		return bad("Faults %s needs the race extension (Racers >= 2), got Racers = %d", p.Faults, p.Racers)
+		return bad("Racers", "Faults %s needs the race extension (Racers >= 2), got Racers = %d", p.Faults, p.Racers)
 	}
 	if p.Faults.Has(VolatilePark) && !p.CrashWhileParked {
-		return bad("fault volatilepark needs CrashWhileParked = TRUE")
+		return bad("CrashWhileParked", "fault volatilepark needs CrashWhileParked = TRUE")
 	}
 	return nil
 }

@@ -75,6 +75,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Line <= 0 {
+		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+	}
 	if e.Col > 0 {
 		return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Msg)
 	}
