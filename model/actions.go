@@ -3,9 +3,12 @@ package model
 import "fmt"
 
 // Model is the Resume spec at fixed constants. It is immutable and safe for
-// concurrent use.
+// concurrent use. Make one with New.
 type Model struct {
 	P Params
+
+	lay     layout
+	choices [2][]Decision // RecoveryChoices, by "a value was consumed"
 }
 
 // New validates p and returns its model.
@@ -13,7 +16,15 @@ func New(p Params) (*Model, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Model{P: p}, nil
+	m := &Model{P: p}
+	lay, err := newLayout(p)
+	if err != nil {
+		return nil, err
+	}
+	m.lay = lay
+	m.choices[0] = m.RecoveryChoices(State{Consumed: NoVal})
+	m.choices[1] = m.RecoveryChoices(State{Consumed: 0})
+	return m, nil
 }
 
 // Done is the program counter of a completed run (spec: Done).

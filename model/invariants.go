@@ -8,23 +8,25 @@ type Invariant struct {
 	// Doc says in one line what the invariant guarantees.
 	Doc   string
 	Holds func(m *Model, s State) bool
+	// HoldsPacked is Holds on a packed state (what the engine checks).
+	HoldsPacked func(m *Model, p Packed) bool
 }
 
 // Invariants lists every state predicate the spec defines, in the spec's
 // order: TypeOK, the six obligations and their named clauses, and Safety.
 var Invariants = []Invariant{
-	{"TypeOK", "every variable has its declared type", (*Model).TypeOK},
-	{"EO", "effect exactly-once: every task's effect fired at most once", (*Model).EO},
-	{"PCPrefix", "prefix continuation: execution never re-enters the durable prefix", (*Model).PCPrefix},
-	{"PCLineage", "prefix continuation, lineage clause: recovery never rebuilds from the initial input", (*Model).PCLineage},
-	{"PC", "prefix continuation: both clauses", (*Model).PC},
-	{"FD", "fork determinism: every resume observed its own value's outcome", (*Model).FD},
-	{"CV", "checkpoint validity: every durable record is valid", (*Model).CV},
-	{"COEffect", "consume-once, effect clause: the gated effect fired at most once", (*Model).COEffect},
-	{"COCount", "consume-once, count clause: the parked interrupt was consumed at most once", (*Model).COCount},
-	{"CO", "consume-once: both clauses", (*Model).CO},
-	{"RD", "recovery determinism: recoveries at the same frontier decided alike", (*Model).RD},
-	{"Safety", "all six obligations", (*Model).Safety},
+	{"TypeOK", "every variable has its declared type", (*Model).TypeOK, (*Model).typeOKPacked},
+	{"EO", "effect exactly-once: every task's effect fired at most once", (*Model).EO, (*Model).eoPacked},
+	{"PCPrefix", "prefix continuation: execution never re-enters the durable prefix", (*Model).PCPrefix, (*Model).pcPrefixPacked},
+	{"PCLineage", "prefix continuation, lineage clause: recovery never rebuilds from the initial input", (*Model).PCLineage, (*Model).pcLineagePacked},
+	{"PC", "prefix continuation: both clauses", (*Model).PC, (*Model).pcPacked},
+	{"FD", "fork determinism: every resume observed its own value's outcome", (*Model).FD, (*Model).fdPacked},
+	{"CV", "checkpoint validity: every durable record is valid", (*Model).CV, (*Model).cvPacked},
+	{"COEffect", "consume-once, effect clause: the gated effect fired at most once", (*Model).COEffect, (*Model).coEffectPacked},
+	{"COCount", "consume-once, count clause: the parked interrupt was consumed at most once", (*Model).COCount, (*Model).coCountPacked},
+	{"CO", "consume-once: both clauses", (*Model).CO, (*Model).coPacked},
+	{"RD", "recovery determinism: recoveries at the same frontier decided alike", (*Model).RD, (*Model).rdPacked},
+	{"Safety", "all six obligations", (*Model).Safety, (*Model).safetyPacked},
 }
 
 // Obligations are the six safety obligations of the contract, in order.
