@@ -52,14 +52,7 @@ type Job struct {
 	CheckDeadlock bool
 }
 
-// constants are the spec's CONSTANTS, in declaration order.
-var constants = []string{
-	"NTasks", "IP", "Values", "NoVal", "MaxResumes", "MaxCrashes", "MaxExtraResumes",
-	"Faults", "Racers", "CrashWhileParked",
-}
-
-// Constants returns the names of the spec's constants in declaration order.
-func Constants() []string { return slices.Clone(constants) }
+var constants = model.ConstantNames
 
 // Properties are the temporal properties a cfg may list.
 var Properties = []string{"Liveness"}

@@ -98,6 +98,13 @@ func (s FaultSet) String() string {
 	return "{" + strings.Join(names, ", ") + "}"
 }
 
+// ConstantNames are the spec's CONSTANTS in declaration order; Params has
+// one field for each.
+var ConstantNames = []string{
+	"NTasks", "IP", "Values", "NoVal", "MaxResumes", "MaxCrashes", "MaxExtraResumes",
+	"Faults", "Racers", "CrashWhileParked",
+}
+
 // Params are the spec's constants. Values are the names of the model values
 // a resume may carry; a value is referred to by its index in Values.
 type Params struct {
