@@ -1,0 +1,629 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/model"
+)
+
+// SyntaxError is a malformed line of a trace. It matches ErrBadInput.
+type SyntaxError struct {
+	// Line is the 1-based line number; Seq the event's sequence number
+	// when it was read before the problem (0 otherwise).
+	Line int
+	Seq  int64
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Seq > 0 {
+		return fmt.Sprintf("line %d (seq %d): %s", e.Line, e.Seq, e.Msg)
+	}
+	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+}
+
+// Is makes errors.Is(err, ErrBadInput) true.
+func (e *SyntaxError) Is(target error) bool { return target == ErrBadInput }
+
+// MaxLineBytes bounds a line, so that a file that is not NDJSON (one huge
+// line) is refused instead of read into memory whole.
+const MaxLineBytes = 16 << 20
+
+// Decoder reads a trace from an io.Reader, one line at a time.
+type Decoder struct {
+	r       *bufio.Reader
+	line    int
+	long    []byte // a line longer than the reader's buffer
+	header  *Header
+	params  model.Params
+	nextSeq int64
+	sc      scanner
+	err     error
+}
+
+// NewDecoder returns a decoder reading from r.
+func NewDecoder(r io.Reader) *Decoder {
+	return &Decoder{r: bufio.NewReaderSize(r, 64<<10), nextSeq: 1}
+}
+
+// readLine returns the next line that is not blank, without its line
+// ending, or io.EOF. The slice is valid until the next call.
+func (d *Decoder) readLine() ([]byte, error) {
+	for {
+		b, err := d.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			d.long = append(d.long[:0], b...)
+			for err == bufio.ErrBufferFull {
+				if len(d.long) > MaxLineBytes {
+					return nil, &SyntaxError{Line: d.line + 1, Msg: fmt.Sprintf("line longer than %d bytes; is this an NDJSON trace?", MaxLineBytes)}
+				}
+				b, err = d.r.ReadSlice('\n')
+				d.long = append(d.long, b...)
+			}
+			b = d.long
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if len(b) == 0 && err == io.EOF {
+			return nil, io.EOF
+		}
+		d.line++
+		b = bytes.TrimRight(b, "\r\n")
+		if len(bytes.TrimSpace(b)) == 0 {
+			if err == io.EOF {
+				return nil, io.EOF
+			}
+			continue
+		}
+		return b, nil
+	}
+}
+
+// Header reads the header line (if not read yet) and returns it.
+func (d *Decoder) Header() (Header, error) {
+	if d.header != nil {
+		return *d.header, nil
+	}
+	if d.err != nil {
+		return Header{}, d.err
+	}
+	b, err := d.readLine()
+	if err == io.EOF {
+		d.err = &SyntaxError{Line: d.line + 1, Msg: "empty file: a trace starts with its header line"}
+		return Header{}, d.err
+	}
+	if err != nil {
+		d.err = err
+		return Header{}, err
+	}
+	h, err := parseHeader(b)
+	if err != nil {
+		d.err = &SyntaxError{Line: d.line, Msg: err.Error()}
+		return Header{}, d.err
+	}
+	p, err := h.Params()
+	if err != nil {
+		d.err = &SyntaxError{Line: d.line, Msg: strings.TrimPrefix(err.Error(), ErrBadInput.Error()+": ")}
+		return Header{}, d.err
+	}
+	d.header, d.params = &h, p
+	return h, nil
+}
+
+func parseHeader(b []byte) (Header, error) {
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return Header{}, fmt.Errorf("not a JSON object: a trace is NDJSON and starts with the header {\"format\": %q, ...}", FormatName)
+	}
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return Header{}, fmt.Errorf("header is not valid JSON: %v", err)
+	}
+	if _, ok := probe["format"]; !ok {
+		if _, isEvent := probe["action"]; isEvent {
+			return Header{}, fmt.Errorf("missing header: the first line is an event; a trace starts with {\"format\": %q, ...}", FormatName)
+		}
+		return Header{}, fmt.Errorf("missing header: the first line has no \"format\" field; a trace starts with {\"format\": %q, ...}", FormatName)
+	}
+	for _, k := range []string{"version", "producer", "constants"} {
+		if _, ok := probe[k]; !ok {
+			return Header{}, fmt.Errorf("header: missing field %q", k)
+		}
+	}
+	var h Header
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return Header{}, fmt.Errorf("header: %v", err)
+	}
+	if h.Faults == nil {
+		h.Faults = []string{}
+	}
+	return h, nil
+}
+
+// Params returns the model constants of the header (after Header or Next
+// read it).
+func (d *Decoder) Params() model.Params { return d.params }
+
+// Line is the number of the last line read.
+func (d *Decoder) Line() int { return d.line }
+
+// Next reads the next event into ev, reusing ev's slices. It returns
+// io.EOF after the last event and a *SyntaxError for a malformed line;
+// after an error every call returns it again.
+func (d *Decoder) Next(ev *Event) error {
+	if d.err != nil {
+		return d.err
+	}
+	if d.header == nil {
+		if _, err := d.Header(); err != nil {
+			return err
+		}
+	}
+	b, err := d.readLine()
+	if err != nil {
+		d.err = err
+		return err
+	}
+	if err := d.event(b, ev); err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			err = &SyntaxError{Line: d.line, Seq: ev.Seq, Msg: fe.Error()}
+		}
+		d.err = err
+		return err
+	}
+	ev.Line = d.line
+	return nil
+}
+
+// Decode reads a whole trace.
+func Decode(r io.Reader) (*Trace, error) {
+	d := NewDecoder(r)
+	h, err := d.Header()
+	if err != nil {
+		return nil, err
+	}
+	t := &Trace{Header: h}
+	for {
+		var ev Event
+		err := d.Next(&ev)
+		if err == io.EOF {
+			return t, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		t.Events = append(t.Events, ev)
+	}
+}
+
+// ReadFile reads the trace at path. Errors about its content name the
+// file.
+func ReadFile(path string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// Top-level event keys, as bits for duplicate detection.
+const (
+	keySeq = 1 << iota
+	keyAction
+	keyParams
+	keyVars
+	keyTime
+)
+
+func (d *Decoder) event(b []byte, ev *Event) error {
+	s := &d.sc
+	s.reset(b)
+	if s.peek() != '{' {
+		return errAt("", "not a JSON object: every line of a trace is one JSON object")
+	}
+	ev.Seq, ev.Action, ev.Value, ev.Decision, ev.HasDecision, ev.Observed = 0, 0, model.NoVal, 0, false, 0
+	var keys int
+	var value, decision string
+	var hasValue bool
+	var actionErr error
+	err := s.object("", func(key []byte) error {
+		var bit int
+		switch string(key) {
+		case "seq":
+			bit = keySeq
+		case "action":
+			bit = keyAction
+		case "params":
+			bit = keyParams
+		case "vars":
+			bit = keyVars
+		case "time":
+			bit = keyTime
+		default:
+			return errAt("", "unknown field %q (an event has seq, action, params, vars and time)", key)
+		}
+		if keys&bit != 0 {
+			return errAt("", "field %q appears twice", key)
+		}
+		keys |= bit
+		switch bit {
+		case keySeq:
+			n, err := s.integer("seq", 1, 1<<62)
+			ev.Seq = n
+			return err
+		case keyAction:
+			name, err := s.str("action")
+			if err != nil {
+				return err
+			}
+			a, ok := model.ParseAction(string(name))
+			if !ok {
+				// Report it after the object is read, so that a
+				// truncated line is reported as truncated.
+				actionErr = errAt("action", "unknown action %q (the spec's actions: %s)", name, actionList())
+			}
+			ev.Action = a
+			return nil
+		case keyParams:
+			return s.object("params", func(key []byte) error {
+				switch string(key) {
+				case "value":
+					if hasValue {
+						return errAt("params", "field \"value\" appears twice")
+					}
+					v, err := s.str("params.value")
+					value, hasValue = string(v), true
+					return err
+				case "decision":
+					if ev.HasDecision {
+						return errAt("params", "field \"decision\" appears twice")
+					}
+					v, err := s.str("params.decision")
+					if err != nil {
+						return err
+					}
+					dec, ok := model.ParseDecision(string(v))
+					if !ok {
+						return errAt("params.decision", "unknown decision %q (the spec's decisions: %s)", v, decisionList())
+					}
+					decision, ev.Decision, ev.HasDecision = string(v), dec, true
+					return nil
+				}
+				return errAt("params", "unknown parameter %q (value or decision)", key)
+			})
+		case keyVars:
+			return d.vars(ev)
+		}
+		return s.skip("time", 0)
+	})
+	if err != nil {
+		return err
+	}
+	if s.peek() != 0 {
+		return errAt("", "data after the event's JSON object")
+	}
+	if actionErr != nil {
+		return actionErr
+	}
+	switch {
+	case keys&keySeq == 0:
+		return errAt("", "missing field \"seq\"")
+	case keys&keyAction == 0:
+		return errAt("", "missing field \"action\"")
+	case ev.Seq != d.nextSeq:
+		if ev.Seq < d.nextSeq {
+			return errAt("seq", "%d after %d: sequence numbers must increase by one", ev.Seq, d.nextSeq-1)
+		}
+		return errAt("seq", "%d after %d: events %d..%d are missing", ev.Seq, d.nextSeq-1, d.nextSeq, ev.Seq-1)
+	}
+	if hasValue {
+		if !ev.Action.TakesValue() {
+			return errAt("params.value", "%s takes no value", ev.Action)
+		}
+		v := d.valueIndex(value)
+		if v == model.NoVal {
+			return errAt("params.value", "%q is not one of the header's Values %v", value, d.params.Values)
+		}
+		ev.Value = v
+	}
+	if ev.HasDecision && ev.Action != model.CrashRecover {
+		return errAt("params.decision", "%s takes no decision (only CrashRecover does), got %q", ev.Action, decision)
+	}
+	d.nextSeq++
+	return nil
+}
+
+func (d *Decoder) valueIndex(name string) int8 {
+	for i, v := range d.params.Values {
+		if v == name {
+			return int8(i)
+		}
+	}
+	return model.NoVal
+}
+
+// value reads a model value name: one of Values, or NoVal when allowed.
+func (d *Decoder) value(path string, allowNoVal bool) (int8, error) {
+	b, err := d.sc.str(path)
+	if err != nil {
+		return 0, err
+	}
+	for i, v := range d.params.Values {
+		if v == string(b) {
+			return int8(i), nil
+		}
+	}
+	if allowNoVal && d.params.NoVal == string(b) {
+		return model.NoVal, nil
+	}
+	if allowNoVal {
+		return 0, errAt(path, "%q is neither one of the header's Values %v nor NoVal (%s)", b, d.params.Values, d.params.NoVal)
+	}
+	return 0, errAt(path, "%q is not one of the header's Values %v", b, d.params.Values)
+}
+
+// Bounds of what the state representation holds. Values inside them but
+// outside what the spec allows (pc = 9 in a run of 3 tasks) are not bad
+// input: no behaviour matches them, and the checker says so.
+const (
+	maxSmall = 127 // pc, frontier, task numbers
+	maxCount = 255 // effect counts and counters
+	maxSeq   = 4096
+)
+
+// varPaths are the error paths of the variables.
+var varPaths = func() (ps [numVars]string) {
+	for v := range numVars {
+		ps[v] = "vars." + model.VarNames[v]
+	}
+	return ps
+}()
+
+// under prefixes the path of a field error with the place it occurred in;
+// paths are built only when something is wrong.
+func under(prefix string, err error) error {
+	if fe, ok := err.(*fieldError); ok {
+		fe.path = prefix + fe.path
+	}
+	return err
+}
+
+// at places an error at element i of an array.
+func at(i int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return under("["+strconv.Itoa(i)+"]", err)
+}
+
+func (d *Decoder) vars(ev *Event) error {
+	s := &d.sc
+	st := &ev.State
+	st.Effects, st.Log, st.Resumes, st.Recoveries = st.Effects[:0], st.Log[:0], st.Resumes[:0], st.Recoveries[:0]
+	return s.object("vars", func(key []byte) error {
+		v, ok := ParseVar(string(key))
+		if !ok {
+			return errAt("vars", "unknown variable %q (the spec's variables: %s)", key, strings.Join(model.VarNames, ", "))
+		}
+		if ev.Observed.Has(v) {
+			return errAt("vars", "variable %q appears twice", key)
+		}
+		ev.Observed |= 1 << v
+		var err error
+		var n int64
+		switch v {
+		case VarPC:
+			n, err = s.integer("", 0, maxSmall)
+			st.PC = int8(n)
+		case VarFrontier:
+			n, err = s.integer("", 0, maxSmall)
+			st.Frontier = int8(n)
+		case VarCrashes:
+			n, err = s.integer("", 0, maxCount)
+			st.Crashes = uint8(n)
+		case VarStrays:
+			n, err = s.integer("", 0, maxCount)
+			st.Strays = uint8(n)
+		case VarConsumes:
+			n, err = s.integer("", 0, maxCount)
+			st.Consumes = uint8(n)
+		case VarRaced:
+			n, err = s.integer("", 0, maxCount)
+			st.Raced = uint8(n)
+		case VarWaiting:
+			st.Waiting, err = s.boolean("")
+		case VarReentered:
+			st.Reentered, err = s.boolean("")
+		case VarRebuilt:
+			st.Rebuilt, err = s.boolean("")
+		case VarLost:
+			st.Lost, err = s.boolean("")
+		case VarConsumed:
+			st.Consumed, err = d.value("", true)
+		case VarEffects:
+			err = s.array("", func(i int) error {
+				if i >= maxSmall {
+					return errAt("", "more than %d elements", maxSmall)
+				}
+				n, err := s.integer("", 0, maxCount)
+				st.Effects = append(st.Effects, uint8(n))
+				return at(i, err)
+			})
+		case VarLog:
+			err = s.array("", func(i int) error {
+				if i >= maxSeq {
+					return errAt("", "more than %d records", maxSeq)
+				}
+				return at(i, d.record(st))
+			})
+		case VarResumes:
+			err = s.array("", func(i int) error {
+				if i >= maxSeq {
+					return errAt("", "more than %d resumes", maxSeq)
+				}
+				return at(i, d.resume(st))
+			})
+		case VarRecoveries:
+			err = s.array("", func(i int) error {
+				if i >= maxSeq {
+					return errAt("", "more than %d recoveries", maxSeq)
+				}
+				return at(i, d.recovery(st))
+			})
+		}
+		if err != nil {
+			return under(varPaths[v], err)
+		}
+		return nil
+	})
+}
+
+// twice is the error for a repeated field.
+func twice(key string) error { return errAt("", "field %q appears twice", key) }
+
+func (d *Decoder) record(st *model.State) error {
+	s := &d.sc
+	var r model.Record
+	var keys int
+	err := s.object("", func(key []byte) error {
+		switch string(key) {
+		case "task":
+			if keys&1 != 0 {
+				return twice("task")
+			}
+			keys |= 1
+			n, err := s.integer(".task", 0, maxSmall)
+			r.Task = int8(n)
+			return err
+		case "valid":
+			if keys&2 != 0 {
+				return twice("valid")
+			}
+			keys |= 2
+			var err error
+			r.Valid, err = s.boolean(".valid")
+			return err
+		}
+		return errAt("", "unknown field %q (a record is [task, valid])", key)
+	})
+	if err == nil && keys != 3 {
+		err = errAt("", "a record needs the fields task and valid")
+	}
+	st.Log = append(st.Log, r)
+	return err
+}
+
+func (d *Decoder) resume(st *model.State) error {
+	s := &d.sc
+	var r model.ResumeObs
+	var keys int
+	err := s.object("", func(key []byte) error {
+		switch string(key) {
+		case "value":
+			if keys&1 != 0 {
+				return twice("value")
+			}
+			keys |= 1
+			var err error
+			r.Value, err = d.value(".value", false)
+			return err
+		case "observed":
+			if keys&2 != 0 {
+				return twice("observed")
+			}
+			keys |= 2
+			n := 0
+			err := s.array(".observed", func(int) error {
+				if n > 0 {
+					return errAt(".observed", "an outcome is the one-tuple [v], found more elements")
+				}
+				n++
+				var err error
+				r.Observed, err = d.value(".observed[0]", false)
+				return err
+			})
+			if err == nil && n == 0 {
+				err = errAt(".observed", "an outcome is the one-tuple [v], found []")
+			}
+			return err
+		}
+		return errAt("", "unknown field %q (a resume is [value, observed])", key)
+	})
+	if err == nil && keys != 3 {
+		err = errAt("", "a resume needs the fields value and observed")
+	}
+	st.Resumes = append(st.Resumes, r)
+	return err
+}
+
+func (d *Decoder) recovery(st *model.State) error {
+	s := &d.sc
+	var r model.Recovery
+	var keys int
+	err := s.object("", func(key []byte) error {
+		switch string(key) {
+		case "frontier":
+			if keys&1 != 0 {
+				return twice("frontier")
+			}
+			keys |= 1
+			n, err := s.integer(".frontier", 0, maxSmall)
+			r.Frontier = int8(n)
+			return err
+		case "decision":
+			if keys&2 != 0 {
+				return twice("decision")
+			}
+			keys |= 2
+			b, err := s.str(".decision")
+			if err != nil {
+				return err
+			}
+			dec, ok := model.ParseDecision(string(b))
+			if !ok {
+				return errAt(".decision", "unknown decision %q (the spec's decisions: %s)", b, decisionList())
+			}
+			r.Decision = dec
+			return nil
+		}
+		return errAt("", "unknown field %q (a recovery is [frontier, decision])", key)
+	})
+	if err == nil && keys != 3 {
+		err = errAt("", "a recovery needs the fields frontier and decision")
+	}
+	st.Recoveries = append(st.Recoveries, r)
+	return err
+}
+
+func actionList() string {
+	names := make([]string, len(model.Actions))
+	for i, a := range model.Actions {
+		names[i] = a.String()
+	}
+	return strings.Join(names, ", ")
+}
+
+func decisionList() string {
+	var names []string
+	for d := model.Decision(0); d.String() != "?"; d++ {
+		names = append(names, d.String())
+	}
+	return strings.Join(names, ", ")
+}

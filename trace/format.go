@@ -1,0 +1,285 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/model"
+)
+
+// FormatName is the value of the header's "format" field.
+const FormatName = "resume-trace"
+
+// Version is the format version this package reads and writes.
+const Version = 1
+
+// Header is the first line of a trace: what the producer ran and claims.
+type Header struct {
+	Format   string   `json:"format"`
+	Version  int      `json:"version"`
+	Producer Producer `json:"producer"`
+	// Constants are the spec's constants the run was bounded by, except
+	// Faults.
+	Constants Constants `json:"constants"`
+	// Faults are the fault switches the producer claims to have on: the
+	// trace is checked against the spec with exactly these on. Empty for
+	// a producer that claims the reference semantics.
+	Faults []string `json:"faults"`
+}
+
+// Producer names the program that wrote the trace.
+type Producer struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Constants are the spec's constants, under the spec's names. Racers and
+// CrashWhileParked may be left out (the extensions are then off).
+type Constants struct {
+	NTasks           int      `json:"NTasks"`
+	IP               int      `json:"IP"`
+	Values           []string `json:"Values"`
+	NoVal            string   `json:"NoVal"`
+	MaxResumes       int      `json:"MaxResumes"`
+	MaxCrashes       int      `json:"MaxCrashes"`
+	MaxExtraResumes  int      `json:"MaxExtraResumes"`
+	Racers           int      `json:"Racers,omitempty"`
+	CrashWhileParked bool     `json:"CrashWhileParked,omitempty"`
+}
+
+// NewHeader returns the header of a trace of the spec at p.
+func NewHeader(p model.Params, producer Producer) Header {
+	h := Header{
+		Format:   FormatName,
+		Version:  Version,
+		Producer: producer,
+		Constants: Constants{
+			NTasks: p.NTasks, IP: p.IP, Values: slices.Clone(p.Values), NoVal: p.NoVal,
+			MaxResumes: p.MaxResumes, MaxCrashes: p.MaxCrashes, MaxExtraResumes: p.MaxExtraResumes,
+			Racers: p.Racers, CrashWhileParked: p.CrashWhileParked,
+		},
+		Faults: []string{},
+	}
+	for _, f := range p.Faults.Faults() {
+		h.Faults = append(h.Faults, string(f))
+	}
+	return h
+}
+
+// ErrBadInput is wrapped by every error about a malformed trace: a file
+// that is not NDJSON, a missing or invalid header, an event that does not
+// fit the format. Callers branch on it with errors.Is.
+var ErrBadInput = errors.New("trace: bad input")
+
+// Params returns the model constants the header claims.
+func (h Header) Params() (model.Params, error) {
+	if h.Format != FormatName {
+		return model.Params{}, fmt.Errorf("%w: header: format is %q, want %q", ErrBadInput, h.Format, FormatName)
+	}
+	if h.Version != Version {
+		return model.Params{}, fmt.Errorf("%w: header: format version %d, this reader knows version %d", ErrBadInput, h.Version, Version)
+	}
+	c := h.Constants
+	p := model.Params{
+		NTasks: c.NTasks, IP: c.IP, Values: slices.Clone(c.Values), NoVal: c.NoVal,
+		MaxResumes: c.MaxResumes, MaxCrashes: c.MaxCrashes, MaxExtraResumes: c.MaxExtraResumes,
+		Racers: c.Racers, CrashWhileParked: c.CrashWhileParked,
+	}
+	if p.Racers == 0 {
+		p.Racers = 1
+	}
+	for _, name := range h.Faults {
+		f, err := model.ParseFault(name)
+		if err != nil {
+			return model.Params{}, fmt.Errorf("%w: header: faults: %v", ErrBadInput, err)
+		}
+		p.Faults = p.Faults.With(f)
+	}
+	if err := p.Validate(); err != nil {
+		return model.Params{}, fmt.Errorf("%w: header: constants: %v", ErrBadInput, err)
+	}
+	return p, nil
+}
+
+// Var is one of the spec's variables, numbered in model.VarNames order.
+type Var uint8
+
+// The spec's variables.
+const (
+	VarPC Var = iota
+	VarEffects
+	VarLog
+	VarFrontier
+	VarWaiting
+	VarConsumed
+	VarResumes
+	VarCrashes
+	VarRecoveries
+	VarStrays
+	VarReentered
+	VarRebuilt
+	VarConsumes
+	VarRaced
+	VarLost
+	numVars
+)
+
+func (v Var) String() string {
+	if int(v) < len(model.VarNames) {
+		return model.VarNames[v]
+	}
+	return fmt.Sprintf("Var(%d)", v)
+}
+
+// ParseVar returns the variable with the spec's name.
+func ParseVar(name string) (Var, bool) {
+	i := slices.Index(model.VarNames, name)
+	return Var(i), i >= 0
+}
+
+// VarSet is a set of the spec's variables.
+type VarSet uint16
+
+// AllVars is every variable: a fully observed step.
+const AllVars VarSet = 1<<numVars - 1
+
+// Vars returns the set of vs.
+func Vars(vs ...Var) VarSet {
+	var s VarSet
+	for _, v := range vs {
+		s |= 1 << v
+	}
+	return s
+}
+
+// Has reports whether v is in s.
+func (s VarSet) Has(v Var) bool { return s&(1<<v) != 0 }
+
+// List returns the variables of s in model.VarNames order.
+func (s VarSet) List() []Var {
+	var out []Var
+	for v := range numVars {
+		if s.Has(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (s VarSet) String() string {
+	names := make([]string, 0, numVars)
+	for _, v := range s.List() {
+		names = append(names, v.String())
+	}
+	return "{" + strings.Join(names, ", ") + "}"
+}
+
+// Event is one step the producer took: the action, its parameter as far
+// as the producer states it, and the variables it observed after the step.
+type Event struct {
+	// Seq is the event's logical sequence number: 1 for the first event,
+	// one more for each next.
+	Seq int64
+	// Action is the spec's action the step took.
+	Action model.Action
+	// Value is the resume value (an index into the header's Values) of
+	// Consume, ForkResume and RaceResume, or model.NoVal when the event
+	// does not state it.
+	Value int8
+	// Decision is CrashRecover's recovery decision when HasDecision.
+	Decision    model.Decision
+	HasDecision bool
+	// Observed are the variables the producer observed after the step;
+	// State holds their values (the other fields are ignored).
+	Observed VarSet
+	State    model.State
+	// Line is the event's line in the file it was read from (0 if it was
+	// not read from a file).
+	Line int
+}
+
+// Label returns the transition the event names, and whether it names its
+// parameter (always true for the actions without one).
+func (e *Event) Label() (model.Label, bool) {
+	l := model.Label{Action: e.Action}
+	switch {
+	case e.Action.TakesValue():
+		l.Value = e.Value
+		return l, e.Value != model.NoVal
+	case e.Action == model.CrashRecover:
+		l.Decision = e.Decision
+		return l, e.HasDecision
+	}
+	return l, true
+}
+
+// LabelString prints the event's action and parameter, e.g.
+// "Consume(va)", "CrashRecover(skip)", or "Consume(?)" when the parameter
+// is not stated.
+func (e *Event) LabelString(m *model.Model) string {
+	l, given := e.Label()
+	if !given {
+		return e.Action.String() + "(?)"
+	}
+	return m.LabelString(l)
+}
+
+// Matches reports whether s agrees with every variable the event observed.
+func (e *Event) Matches(s *model.State) bool {
+	o := e.Observed
+	if o == AllVars {
+		return e.State.Equal(*s)
+	}
+	t := &e.State
+	for v := range numVars {
+		if o.Has(v) && !VarEqual(v, t, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// VarEqual reports whether s and t give v the same value.
+func VarEqual(v Var, s, t *model.State) bool {
+	switch v {
+	case VarPC:
+		return s.PC == t.PC
+	case VarEffects:
+		return slices.Equal(s.Effects, t.Effects)
+	case VarLog:
+		return slices.Equal(s.Log, t.Log)
+	case VarFrontier:
+		return s.Frontier == t.Frontier
+	case VarWaiting:
+		return s.Waiting == t.Waiting
+	case VarConsumed:
+		return s.Consumed == t.Consumed
+	case VarResumes:
+		return slices.Equal(s.Resumes, t.Resumes)
+	case VarCrashes:
+		return s.Crashes == t.Crashes
+	case VarRecoveries:
+		return slices.Equal(s.Recoveries, t.Recoveries)
+	case VarStrays:
+		return s.Strays == t.Strays
+	case VarReentered:
+		return s.Reentered == t.Reentered
+	case VarRebuilt:
+		return s.Rebuilt == t.Rebuilt
+	case VarConsumes:
+		return s.Consumes == t.Consumes
+	case VarRaced:
+		return s.Raced == t.Raced
+	case VarLost:
+		return s.Lost == t.Lost
+	}
+	return false
+}
+
+// Trace is a decoded trace: its header and events.
+type Trace struct {
+	Header Header
+	Events []Event
+}

@@ -1,0 +1,355 @@
+package trace
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// scanner reads the JSON of one line. Events are decoded with it rather
+// than with encoding/json because a typed, allocation-free reader keeps
+// decoding from dominating the checker's time, and because every error
+// can then name the field it is about.
+type scanner struct {
+	b   []byte
+	i   int
+	buf []byte // unescaped strings
+}
+
+// fieldError is a problem at a field path such as vars.log[2].task; the
+// decoder adds the line.
+type fieldError struct {
+	path string
+	msg  string
+}
+
+func (e *fieldError) Error() string {
+	if e.path == "" {
+		return e.msg
+	}
+	return e.path + ": " + e.msg
+}
+
+func errAt(path, format string, args ...any) error {
+	return &fieldError{path: path, msg: fmt.Sprintf(format, args...)}
+}
+
+func (s *scanner) reset(b []byte) {
+	s.b, s.i = b, 0
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\r', '\n':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or 0 at the end of the line.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// found describes what is at the cursor, for error messages.
+func (s *scanner) found() string {
+	switch c := s.peek(); {
+	case c == 0:
+		return "the end of the line (truncated?)"
+	case c == '"':
+		return "a string"
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || ('0' <= c && c <= '9'):
+		return "a number"
+	default:
+		return fmt.Sprintf("%q", rune(c))
+	}
+}
+
+func (s *scanner) expect(c byte, path, what string) error {
+	if s.peek() != c {
+		return errAt(path, "want %s, found %s", what, s.found())
+	}
+	s.i++
+	return nil
+}
+
+// object calls field for each key of an object, with the cursor on the
+// key's value; field must consume the value. The caller refuses duplicate
+// keys (a producer that writes a variable twice has a bug the reader must
+// not paper over by picking one): it knows its keys and can track them in
+// a bit set without allocating.
+func (s *scanner) object(path string, field func(key []byte) error) error {
+	if err := s.expect('{', path, "an object"); err != nil {
+		return err
+	}
+	if s.peek() == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		if s.peek() != '"' {
+			return errAt(path, "want a key (a string), found %s", s.found())
+		}
+		key, err := s.str(path)
+		if err != nil {
+			return err
+		}
+		if err := s.expect(':', path, "':' after a key"); err != nil {
+			return err
+		}
+		if err := field(key); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return nil
+		default:
+			return errAt(path, "want ',' or '}', found %s", s.found())
+		}
+	}
+}
+
+// array calls elem for each element of an array (with its index), the
+// cursor on the element.
+func (s *scanner) array(path string, elem func(i int) error) error {
+	if err := s.expect('[', path, "an array"); err != nil {
+		return err
+	}
+	if s.peek() == ']' {
+		s.i++
+		return nil
+	}
+	for i := 0; ; i++ {
+		if err := elem(i); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return nil
+		default:
+			return errAt(path, "want ',' or ']', found %s", s.found())
+		}
+	}
+}
+
+// str reads a string. The result aliases the line or the scanner's buffer
+// and is valid until the next call.
+func (s *scanner) str(path string) ([]byte, error) {
+	if s.peek() != '"' {
+		return nil, errAt(path, "want a string, found %s", s.found())
+	}
+	s.i++
+	start := s.i
+	ascii := true
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			out := s.b[start:s.i]
+			s.i++
+			if !ascii && !utf8.Valid(out) {
+				return nil, errAt(path, "string is not valid UTF-8")
+			}
+			return out, nil
+		case c >= 0x80:
+			ascii = false
+		case c == '\\':
+			return s.escaped(path, start)
+		case c < 0x20:
+			return nil, errAt(path, "control character %#x in a string", c)
+		}
+		s.i++
+	}
+	return nil, errAt(path, "unterminated string (truncated line?)")
+}
+
+// escaped finishes a string that has escapes, from its start.
+func (s *scanner) escaped(path string, start int) ([]byte, error) {
+	s.buf = append(s.buf[:0], s.b[start:s.i]...)
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			if !utf8.Valid(s.buf) {
+				return nil, errAt(path, "string is not valid UTF-8")
+			}
+			return s.buf, nil
+		case c < 0x20:
+			return nil, errAt(path, "control character %#x in a string", c)
+		case c != '\\':
+			s.buf = append(s.buf, c)
+			s.i++
+			continue
+		}
+		if s.i+1 >= len(s.b) {
+			break
+		}
+		e := s.b[s.i+1]
+		s.i += 2
+		switch e {
+		case '"', '\\', '/':
+			s.buf = append(s.buf, e)
+		case 'b':
+			s.buf = append(s.buf, '\b')
+		case 'f':
+			s.buf = append(s.buf, '\f')
+		case 'n':
+			s.buf = append(s.buf, '\n')
+		case 'r':
+			s.buf = append(s.buf, '\r')
+		case 't':
+			s.buf = append(s.buf, '\t')
+		case 'u':
+			r, ok := s.hex4()
+			if !ok {
+				return nil, errAt(path, `bad \u escape in a string`)
+			}
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u' {
+					s.i += 2
+					if r2, ok = s.hex4(); !ok {
+						return nil, errAt(path, `bad \u escape in a string`)
+					}
+				}
+				r = utf16.DecodeRune(r, r2)
+			}
+			s.buf = utf8.AppendRune(s.buf, r)
+		default:
+			return nil, errAt(path, "bad escape \\%c in a string", e)
+		}
+	}
+	return nil, errAt(path, "unterminated string (truncated line?)")
+}
+
+func (s *scanner) hex4() (rune, bool) {
+	if s.i+4 > len(s.b) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(s.b[s.i:s.i+4]), 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	s.i += 4
+	return rune(v), true
+}
+
+// integer reads an integer in lo..hi. JSON numbers with a fraction or an
+// exponent are refused even when their value is whole: the spec's
+// variables are integers and a producer writing 1.0 has a type confusion.
+func (s *scanner) integer(path string, lo, hi int64) (int64, error) {
+	c := s.peek()
+	if c != '-' && (c < '0' || c > '9') {
+		return 0, errAt(path, "want an integer, found %s", s.found())
+	}
+	start := s.i
+	neg := c == '-'
+	if neg {
+		s.i++
+	}
+	digits := s.i
+	var v int64
+	overflow := false
+	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+		if v > (1<<62)/5 {
+			overflow = true
+		}
+		v = v*10 + int64(s.b[s.i]-'0')
+		s.i++
+	}
+	n := s.i - digits
+	if n == 0 || (n > 1 && s.b[digits] == '0') {
+		return 0, errAt(path, "malformed number %q", s.b[start:s.i])
+	}
+	if s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '.', 'e', 'E':
+			for s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E' ||
+				s.b[s.i] == '+' || s.b[s.i] == '-' || ('0' <= s.b[s.i] && s.b[s.i] <= '9')) {
+				s.i++
+			}
+			return 0, errAt(path, "want an integer, found %s", s.b[start:s.i])
+		}
+	}
+	if neg {
+		v = -v
+	}
+	if overflow || v < lo || v > hi {
+		return 0, errAt(path, "%s is out of range (want %d..%d)", s.b[start:s.i], lo, hi)
+	}
+	return v, nil
+}
+
+func (s *scanner) boolean(path string) (bool, error) {
+	s.ws()
+	rest := s.b[s.i:]
+	switch {
+	case len(rest) >= 4 && string(rest[:4]) == "true":
+		s.i += 4
+		return true, nil
+	case len(rest) >= 5 && string(rest[:5]) == "false":
+		s.i += 5
+		return false, nil
+	}
+	return false, errAt(path, "want true or false, found %s", s.found())
+}
+
+const maxSkipDepth = 64
+
+// skip consumes any JSON value (for fields that are read and ignored).
+func (s *scanner) skip(path string, depth int) error {
+	if depth > maxSkipDepth {
+		return errAt(path, "value nested more than %d deep", maxSkipDepth)
+	}
+	switch c := s.peek(); {
+	case c == '"':
+		_, err := s.str(path)
+		return err
+	case c == '{':
+		return s.object(path, func([]byte) error { return s.skip(path, depth+1) })
+	case c == '[':
+		return s.array(path, func(int) error { return s.skip(path, depth+1) })
+	case c == 't' || c == 'f':
+		_, err := s.boolean(path)
+		return err
+	case c == 'n':
+		if len(s.b)-s.i >= 4 && string(s.b[s.i:s.i+4]) == "null" {
+			s.i += 4
+			return nil
+		}
+	case c == '-' || ('0' <= c && c <= '9'):
+		start := s.i
+		for s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E' ||
+			s.b[s.i] == '+' || s.b[s.i] == '-' || ('0' <= s.b[s.i] && s.b[s.i] <= '9')) {
+			s.i++
+		}
+		if _, err := strconv.ParseFloat(string(s.b[start:s.i]), 64); err != nil {
+			return errAt(path, "malformed number %q", s.b[start:s.i])
+		}
+		return nil
+	}
+	return errAt(path, "want a JSON value, found %s", s.found())
+}
