@@ -1,0 +1,110 @@
+package tracecheck
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/trace"
+)
+
+// benchParams are bounds whose random runs are long: many tasks, crashes
+// and resumes.
+func benchParams() model.Params {
+	return model.Params{
+		NTasks: 20, IP: 10, Values: []string{"va", "vb"}, NoVal: "NoVal",
+		MaxResumes: 20, MaxCrashes: 10, MaxExtraResumes: 60, Racers: 1,
+	}
+}
+
+// benchTraces simulates traces until they hold at least n events.
+func benchTraces(b *testing.B, p model.Params, obs trace.VarSet, n int) []*trace.Trace {
+	m, err := model.New(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	var out []*trace.Trace
+	for total := 0; total < n; {
+		steps := Simulate(m, r, 1<<20)
+		t := &trace.Trace{Header: trace.NewHeader(p, trace.Producer{Name: "bench"}), Events: trace.FromSteps(steps, obs)}
+		out = append(out, t)
+		total += len(t.Events)
+	}
+	return out
+}
+
+func countEvents(ts []*trace.Trace) int {
+	n := 0
+	for _, t := range ts {
+		n += len(t.Events)
+	}
+	return n
+}
+
+func benchCheck(b *testing.B, p model.Params, obs trace.VarSet) {
+	ts := benchTraces(b, p, obs, 100000)
+	n := countEvents(ts)
+	b.ResetTimer()
+	for b.Loop() {
+		for _, t := range ts {
+			r, err := Check(t, Options{})
+			if err != nil || r.Verdict != Accepted {
+				b.Fatalf("not accepted: %v", err)
+			}
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(n)/float64(len(ts)), "events/trace")
+}
+
+// BenchmarkCheckFull: fully observed traces, decoded in memory.
+func BenchmarkCheckFull(b *testing.B) { benchCheck(b, benchParams(), trace.AllVars) }
+
+// BenchmarkCheckPartial: traces that observe pc and effects only.
+func BenchmarkCheckPartial(b *testing.B) {
+	benchCheck(b, benchParams(), trace.Vars(trace.VarPC, trace.VarEffects))
+}
+
+// BenchmarkDecodeCheckFull: fully observed traces from NDJSON bytes:
+// decoding and checking together, streaming.
+func BenchmarkDecodeCheckFull(b *testing.B) {
+	ts := benchTraces(b, benchParams(), trace.AllVars, 100000)
+	n := countEvents(ts)
+	var files [][]byte
+	size := 0
+	for _, t := range ts {
+		var buf bytes.Buffer
+		if err := t.Encode(&buf); err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, buf.Bytes())
+		size += buf.Len()
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, f := range files {
+			d := trace.NewDecoder(bytes.NewReader(f))
+			h, err := d.Header()
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, _ := h.Params()
+			c, err := New(p, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var ev trace.Event
+			for d.Next(&ev) == nil {
+				c.Step(&ev)
+			}
+			if c.Result().Verdict != Accepted {
+				b.Fatal("not accepted")
+			}
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(size)/float64(n), "bytes/event")
+	b.SetBytes(int64(size))
+}

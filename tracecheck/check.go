@@ -1,0 +1,413 @@
+// Package tracecheck replays recorded executions against the Go model of
+// the resume contract.
+//
+// A trace is accepted when some behaviour of the spec (at the constants and
+// fault switches of its header) takes, step by step, the transition each
+// event names and agrees with every variable the event observed. Events
+// may observe any subset of the variables and leave an action's parameter
+// out; the checker then tracks the set of states the spec could be in
+// (the candidates), deduplicated by the model's canonical encoding.
+//
+// For an accepted trace the Result says which of the contract's
+// obligations the observed behaviour satisfies; for a rejected one it
+// says where and why the trace left the spec, and Explain says which
+// fault models accept it instead.
+//
+// The package is a pure core: it takes decoded events (package trace)
+// and returns values. Reading files and printing are the caller's.
+package tracecheck
+
+import (
+	"fmt"
+
+	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/trace"
+)
+
+// Verdict is the outcome of a check.
+type Verdict uint8
+
+// The verdicts.
+const (
+	// Accepted: some behaviour of the spec matches every event.
+	Accepted Verdict = iota
+	// Rejected: after Result.Matched events no behaviour matches the next.
+	Rejected
+	// Unknown: the check gave up (too many candidate states).
+	Unknown
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Accepted:
+		return "accepted"
+	case Rejected:
+		return "rejected"
+	}
+	return "unknown"
+}
+
+// MarshalText makes a verdict its name in JSON.
+func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// Options tune a check. The zero value is the default.
+type Options struct {
+	// MaxCandidates bounds the candidate set; a trace whose partial
+	// observations leave more states open is Unknown. 0 means 1<<16.
+	MaxCandidates int
+	// Witness keeps one matching behaviour, returned in Result.Witness
+	// (it costs the memory of every candidate of every step).
+	Witness bool
+	// MaxShown bounds the candidate states a rejection describes in full.
+	// 0 means 3.
+	MaxShown int
+	// LivenessBudget bounds the states explored to decide whether the run
+	// could still complete after the last event. 0 means 100000.
+	LivenessBudget int
+}
+
+func (o Options) maxCandidates() int {
+	if o.MaxCandidates > 0 {
+		return o.MaxCandidates
+	}
+	return 1 << 16
+}
+
+func (o Options) maxShown() int {
+	if o.MaxShown > 0 {
+		return o.MaxShown
+	}
+	return 3
+}
+
+func (o Options) livenessBudget() int {
+	if o.LivenessBudget > 0 {
+		return o.LivenessBudget
+	}
+	return 100000
+}
+
+// cand is a candidate state: where the spec may be after the events so
+// far. viol has bit i set when obligation i is violated on some behaviour
+// reaching s; parent indexes the previous step's candidates and label is
+// the transition from it (for the witness).
+type cand struct {
+	s      model.State
+	viol   uint8
+	parent int32
+	label  model.Label
+}
+
+// Checker replays a trace one event at a time. Use New, then Step for
+// each event, then Result.
+type Checker struct {
+	m    *model.Model
+	opt  Options
+	obls []model.Invariant
+
+	cur, next []cand
+	seen      map[string]int32
+	enc       []byte
+	labels    []model.Label
+
+	matched int
+	last    lastEvent
+	done    bool
+	result  Result
+	// firstSome[i] / firstAll[i]: the first event after which some / every
+	// candidate violates obligation i (0: not yet).
+	firstSome, firstAll []int
+	history             [][]cand
+}
+
+// New returns a checker for the spec at p, in its initial state.
+func New(p model.Params, opt Options) (*Checker, error) {
+	m, err := model.New(p)
+	if err != nil {
+		return nil, err
+	}
+	c := &Checker{m: m, opt: opt, seen: map[string]int32{}}
+	for _, name := range model.Obligations {
+		inv, err := model.LookupInvariant(name)
+		if err != nil {
+			return nil, err
+		}
+		c.obls = append(c.obls, inv)
+	}
+	c.firstSome = make([]int, len(c.obls))
+	c.firstAll = make([]int, len(c.obls))
+	init := m.Init()
+	c.cur = append(c.cur, cand{s: init, viol: c.violated(init, 0), parent: -1})
+	c.noteObligations()
+	if opt.Witness {
+		c.history = append(c.history, []cand{c.cur[0]})
+	}
+	return c, nil
+}
+
+// Model is the model the checker replays against.
+func (c *Checker) Model() *model.Model { return c.m }
+
+// violated returns mask plus the obligations s violates that mask does not
+// already have (the obligations are monotone along a behaviour in this
+// spec, but the checker does not rely on it).
+func (c *Checker) violated(s model.State, mask uint8) uint8 {
+	for i, inv := range c.obls {
+		if mask&(1<<i) == 0 && !inv.Holds(c.m, s) {
+			mask |= 1 << i
+		}
+	}
+	return mask
+}
+
+func (c *Checker) noteObligations() {
+	var some uint8
+	all := uint8(0xff)
+	for i := range c.cur {
+		some |= c.cur[i].viol
+		all &= c.cur[i].viol
+	}
+	for i := range c.obls {
+		if some&(1<<i) != 0 && c.firstSome[i] == 0 {
+			c.firstSome[i] = c.matched
+		}
+		if all&(1<<i) != 0 && c.firstAll[i] == 0 {
+			c.firstAll[i] = c.matched
+		}
+	}
+}
+
+// labelsFor lists the transitions from s that ev may have taken.
+func (c *Checker) labelsFor(ev *trace.Event, s *model.State) []model.Label {
+	ls := c.labels[:0]
+	switch {
+	case ev.Action.TakesValue():
+		if ev.Value != model.NoVal {
+			ls = append(ls, model.Label{Action: ev.Action, Value: ev.Value})
+		} else {
+			for v := range int8(len(c.m.P.Values)) {
+				ls = append(ls, model.Label{Action: ev.Action, Value: v})
+			}
+		}
+	case ev.Action == model.CrashRecover:
+		switch {
+		case ev.HasDecision:
+			ls = append(ls, model.Label{Action: ev.Action, Decision: ev.Decision})
+		case s.Waiting:
+			ls = append(ls, model.Label{Action: ev.Action, Decision: model.Skip})
+		default:
+			for _, d := range c.m.RecoveryChoices(*s) {
+				ls = append(ls, model.Label{Action: ev.Action, Decision: d})
+			}
+		}
+	default:
+		ls = append(ls, model.Label{Action: ev.Action})
+	}
+	c.labels = ls
+	return ls
+}
+
+// Step replays one event. It returns false once the trace is rejected or
+// the check gave up; later events are then ignored.
+func (c *Checker) Step(ev *trace.Event) bool {
+	if c.done {
+		return false
+	}
+	full := ev.Observed == trace.AllVars
+	c.next = c.next[:0]
+	if !full {
+		clear(c.seen)
+	}
+	for ci := range c.cur {
+		s := &c.cur[ci].s
+		for _, l := range c.labelsFor(ev, s) {
+			t, ok := c.m.Apply(*s, l)
+			if !ok || !ev.Matches(&t) {
+				continue
+			}
+			viol := c.violated(t, c.cur[ci].viol)
+			if full {
+				// Every match equals the observation: one candidate.
+				if len(c.next) > 0 {
+					c.next[0].viol |= viol
+					continue
+				}
+			} else {
+				c.enc = c.m.Encode(c.enc[:0], t)
+				if i, dup := c.seen[string(c.enc)]; dup {
+					c.next[i].viol |= viol
+					continue
+				}
+				c.seen[string(c.enc)] = int32(len(c.next))
+			}
+			c.next = append(c.next, cand{s: t, viol: viol, parent: int32(ci), label: l})
+		}
+	}
+	switch {
+	case len(c.next) == 0:
+		c.reject(ev)
+		return false
+	case len(c.next) > c.opt.maxCandidates():
+		c.done = true
+		c.result.Verdict = Unknown
+		c.result.Reason = fmt.Sprintf("event %d (%s): more than %d candidate states; observe more variables or raise the limit",
+			c.matched+1, c.ref(ev).Label, c.opt.maxCandidates())
+		return false
+	}
+	c.cur, c.next = c.next, c.cur
+	c.matched++
+	c.last = lastEvent{seq: ev.Seq, line: ev.Line, action: ev.Action, value: ev.Value,
+		decision: ev.Decision, hasDecision: ev.HasDecision}
+	c.noteObligations()
+	if c.opt.Witness {
+		c.history = append(c.history, append([]cand(nil), c.cur...))
+	}
+	return true
+}
+
+// lastEvent is what the checker keeps of the last matched event: enough
+// to name it, without formatting anything on the fast path.
+type lastEvent struct {
+	seq         int64
+	line        int
+	action      model.Action
+	value       int8
+	decision    model.Decision
+	hasDecision bool
+}
+
+func (c *Checker) lastRef() EventRef {
+	ev := trace.Event{Seq: c.last.seq, Line: c.last.line, Action: c.last.action, Value: c.last.value,
+		Decision: c.last.decision, HasDecision: c.last.hasDecision}
+	return EventRef{Index: c.matched, Seq: ev.Seq, Line: ev.Line, Label: ev.LabelString(c.m)}
+}
+
+func (c *Checker) ref(ev *trace.Event) EventRef {
+	return EventRef{Index: c.matched + 1, Seq: ev.Seq, Line: ev.Line, Label: ev.LabelString(c.m)}
+}
+
+// EventRef locates an event: its 1-based position in the trace, its
+// sequence number and line, and the transition it names.
+type EventRef struct {
+	Index int    `json:"index"`
+	Seq   int64  `json:"seq"`
+	Line  int    `json:"line,omitempty"`
+	Label string `json:"label"`
+}
+
+func (r EventRef) String() string {
+	s := fmt.Sprintf("event %d", r.Index)
+	switch {
+	case r.Line > 0:
+		s += fmt.Sprintf(" (line %d, seq %d)", r.Line, r.Seq)
+	case r.Seq != int64(r.Index):
+		s += fmt.Sprintf(" (seq %d)", r.Seq)
+	}
+	return s + " " + r.Label
+}
+
+// Status is what the observed behaviour says about an obligation.
+type Status string
+
+// The statuses. With partial observation the candidate behaviours may
+// disagree: the obligation is then undetermined.
+const (
+	Holds        Status = "holds"
+	Violated     Status = "violated"
+	Undetermined Status = "undetermined"
+)
+
+// Obligation is one obligation's status over the matched behaviour.
+type Obligation struct {
+	Name   string `json:"name"`
+	Doc    string `json:"doc"`
+	Status Status `json:"status"`
+	// ViolatedAt is the event after which every candidate behaviour
+	// violates it (0: never, or the initial state); PossiblyAt the event
+	// after which some candidate does.
+	ViolatedAt int `json:"violated_at,omitempty"`
+	PossiblyAt int `json:"possibly_at,omitempty"`
+	// Note explains a liveness status.
+	Note string `json:"note,omitempty"`
+}
+
+// Result is the outcome of a check.
+type Result struct {
+	Verdict Verdict `json:"verdict"`
+	// Matched is the number of events some behaviour matches (all of them
+	// when the trace is accepted).
+	Matched int `json:"matched"`
+	// Candidates is the number of states the spec may be in after the
+	// last matched event.
+	Candidates int `json:"candidates"`
+	// Last is the last matched event (nil when none matched).
+	Last *EventRef `json:"last_matched,omitempty"`
+	// Obligations: EO, PC, FD, CV, CO, RD over the matched events, and LV.
+	Obligations []Obligation `json:"obligations"`
+	// Failure says why a rejected trace's next event matches nothing.
+	Failure *Failure `json:"failure,omitempty"`
+	// Reason says why the check gave up (Unknown).
+	Reason string `json:"reason,omitempty"`
+	// Witness is one behaviour matching the matched events, from the
+	// initial state (with Options.Witness).
+	Witness []model.Step `json:"-"`
+}
+
+// Result returns the outcome so far: Accepted if no event was rejected.
+func (c *Checker) Result() *Result {
+	r := c.result
+	if !c.done {
+		r.Verdict = Accepted
+	}
+	r.Matched = c.matched
+	r.Candidates = len(c.cur)
+	if c.matched > 0 {
+		last := c.lastRef()
+		r.Last = &last
+	}
+	r.Obligations = c.obligations()
+	if c.opt.Witness {
+		r.Witness = c.witness()
+	}
+	return &r
+}
+
+func (c *Checker) obligations() []Obligation {
+	var some uint8
+	all := uint8(0xff)
+	for i := range c.cur {
+		some |= c.cur[i].viol
+		all &= c.cur[i].viol
+	}
+	out := make([]Obligation, 0, len(c.obls)+1)
+	for i, inv := range c.obls {
+		o := Obligation{Name: inv.Name, Doc: inv.Doc, Status: Holds}
+		switch {
+		case all&(1<<i) != 0:
+			o.Status = Violated
+		case some&(1<<i) != 0:
+			o.Status = Undetermined
+		}
+		if o.Status != Holds {
+			o.ViolatedAt, o.PossiblyAt = c.firstAll[i], c.firstSome[i]
+		}
+		out = append(out, o)
+	}
+	return append(out, c.liveness())
+}
+
+// witness walks the parent links back from the first final candidate.
+func (c *Checker) witness() []model.Step {
+	n := len(c.history)
+	if n == 0 {
+		return nil
+	}
+	steps := make([]model.Step, n)
+	idx := int32(0)
+	for i := n - 1; i >= 0; i-- {
+		cd := c.history[i][idx]
+		steps[i] = model.Step{Label: cd.label, State: cd.s}
+		idx = cd.parent
+	}
+	return steps
+}

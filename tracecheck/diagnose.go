@@ -1,0 +1,394 @@
+package tracecheck
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlavalue"
+	"github.com/resumecontract/resumecheck/trace"
+)
+
+// Failure says why no behaviour of the spec matches an event.
+type Failure struct {
+	// Event is the event no candidate state has a matching successor for.
+	Event EventRef `json:"event"`
+	// Observed are the variables the event observed, printed as TLA+.
+	Observed []VarValue `json:"observed"`
+	// Candidates describes the first Options.MaxShown candidate states
+	// after the last matched event (the initial state when none matched);
+	// TotalCandidates counts them all.
+	Candidates      []Candidate `json:"candidates"`
+	TotalCandidates int         `json:"total_candidates"`
+	// Nearest is the successor, over every candidate, closest to the
+	// observation: one of the transitions the event names if any is
+	// enabled, otherwise any.
+	Nearest *Nearest `json:"nearest,omitempty"`
+	// NamedEnabled is false when the transition the event names is
+	// disabled in every candidate state.
+	NamedEnabled bool `json:"named_enabled"`
+}
+
+// VarValue is a variable and its value printed as TLA+.
+type VarValue struct {
+	Var   string `json:"var"`
+	Value string `json:"value"`
+}
+
+// Candidate is one candidate state and, for each transition of the spec,
+// why it was disabled there or how its successor differs from the
+// observation.
+type Candidate struct {
+	State   []VarValue    `json:"state"`
+	Actions []ActionCheck `json:"actions"`
+}
+
+// ActionCheck is one transition tried from a candidate state.
+type ActionCheck struct {
+	Label string `json:"label"`
+	// Named: the event names this transition (its action, and its
+	// parameter when the event states one).
+	Named bool `json:"named"`
+	// Disabled says which conjunct of the action's guard is false.
+	Disabled string `json:"disabled,omitempty"`
+	// Diff lists the observed variables the successor disagrees with;
+	// empty for an enabled transition whose successor matches the
+	// observation (which the event does not name, or it would have been
+	// accepted).
+	Diff []VarDiff `json:"diff,omitempty"`
+}
+
+// VarDiff is one observed variable on which a successor disagrees.
+type VarDiff struct {
+	Var      string `json:"var"`
+	Observed string `json:"observed"`
+	Spec     string `json:"spec"`
+	// Details pinpoint the differing elements, e.g. "effects[2]: observed
+	// 2, spec 1".
+	Details []string `json:"details,omitempty"`
+}
+
+// Nearest is the successor closest to the observation.
+type Nearest struct {
+	Candidate int       `json:"candidate"` // 1-based, among all candidates
+	Label     string    `json:"label"`
+	Named     bool      `json:"named"`
+	Diff      []VarDiff `json:"diff"`
+}
+
+// allLabels lists every transition of the spec that could be enabled in
+// s, in the order of Next.
+func allLabels(m *model.Model, s *model.State) []model.Label {
+	var ls []model.Label
+	ls = append(ls, model.Label{Action: model.ExecTask}, model.Label{Action: model.EmitInterrupt})
+	for _, a := range []model.Action{model.Consume, model.ForkResume} {
+		for v := range int8(len(m.P.Values)) {
+			ls = append(ls, model.Label{Action: a, Value: v})
+		}
+	}
+	if s.Waiting {
+		ls = append(ls, model.Label{Action: model.CrashRecover, Decision: model.Skip})
+	} else {
+		for _, d := range m.RecoveryChoices(*s) {
+			ls = append(ls, model.Label{Action: model.CrashRecover, Decision: d})
+		}
+	}
+	ls = append(ls, model.Label{Action: model.ExtraResume})
+	if m.P.Racers > 1 {
+		for v := range int8(len(m.P.Values)) {
+			ls = append(ls, model.Label{Action: model.RaceResume, Value: v})
+		}
+	}
+	return ls
+}
+
+// named reports whether the event names transition l.
+func named(ev *trace.Event, l model.Label) bool {
+	el, given := ev.Label()
+	if l.Action != ev.Action {
+		return false
+	}
+	return !given || el == l
+}
+
+func (c *Checker) reject(ev *trace.Event) {
+	c.done = true
+	m := c.m
+	f := &Failure{Event: c.ref(ev), TotalCandidates: len(c.cur)}
+	obsVars := m.Vars(ev.State)
+	for _, v := range ev.Observed.List() {
+		f.Observed = append(f.Observed, VarValue{Var: v.String(), Value: obsVars[v.String()].String()})
+	}
+	type near struct {
+		cand  int
+		label model.Label
+		named bool
+		diffs int
+	}
+	var best *near
+	better := func(n near) bool {
+		switch {
+		case best == nil:
+			return true
+		case n.named != best.named:
+			return n.named
+		}
+		return n.diffs < best.diffs
+	}
+	for ci := range c.cur {
+		s := &c.cur[ci].s
+		// The event may name transitions that allLabels does not list (a
+		// decision that is not a recovery choice, RaceResume without
+		// racers): try them too, so that the report says why they are
+		// disabled.
+		ls := allLabels(m, s)
+		for _, l := range c.labelsFor(ev, s) {
+			if !slices.Contains(ls, l) {
+				ls = append(ls, l)
+			}
+		}
+		var cd Candidate
+		show := ci < c.opt.maxShown()
+		if show {
+			vars := m.Vars(*s)
+			for _, name := range model.VarNames {
+				cd.State = append(cd.State, VarValue{Var: name, Value: vars[name].String()})
+			}
+		}
+		for _, l := range ls {
+			isNamed := named(ev, l)
+			t, ok := m.Apply(*s, l)
+			if ok {
+				f.NamedEnabled = f.NamedEnabled || isNamed
+				n := near{cand: ci, label: l, named: isNamed, diffs: countDiffs(ev, &t)}
+				if better(n) {
+					best = &n
+				}
+			}
+			if !show {
+				continue
+			}
+			ac := ActionCheck{Label: m.LabelString(l), Named: isNamed}
+			if ok {
+				ac.Diff = diffObserved(m, ev, &t)
+			} else {
+				ac.Disabled = Disabled(m, *s, l)
+			}
+			cd.Actions = append(cd.Actions, ac)
+		}
+		if show {
+			f.Candidates = append(f.Candidates, cd)
+		}
+	}
+	if best != nil {
+		t, _ := m.Apply(c.cur[best.cand].s, best.label)
+		f.Nearest = &Nearest{Candidate: best.cand + 1, Label: m.LabelString(best.label), Named: best.named,
+			Diff: diffObserved(m, ev, &t)}
+	}
+	c.result.Verdict = Rejected
+	c.result.Failure = f
+}
+
+func countDiffs(ev *trace.Event, t *model.State) int {
+	n := 0
+	for _, v := range ev.Observed.List() {
+		if !trace.VarEqual(v, &ev.State, t) {
+			n++
+		}
+	}
+	return n
+}
+
+// diffObserved lists the observed variables on which t disagrees.
+func diffObserved(m *model.Model, ev *trace.Event, t *model.State) []VarDiff {
+	var out []VarDiff
+	var obs, spec map[string]tlavalue.Value
+	for _, v := range ev.Observed.List() {
+		if trace.VarEqual(v, &ev.State, t) {
+			continue
+		}
+		if obs == nil {
+			obs, spec = m.Vars(ev.State), m.Vars(*t)
+		}
+		name := v.String()
+		d := VarDiff{Var: name, Observed: obs[name].String(), Spec: spec[name].String()}
+		diffValue(name, obs[name], spec[name], &d.Details)
+		if len(d.Details) == 1 && d.Details[0] == fmt.Sprintf("%s: observed %s, spec %s", name, d.Observed, d.Spec) {
+			d.Details = nil
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+const maxDetails = 4
+
+// diffValue pinpoints where two values differ, down to elements of
+// sequences and fields of records.
+func diffValue(path string, obs, spec tlavalue.Value, out *[]string) {
+	if len(*out) >= maxDetails || tlavalue.Equal(obs, spec) {
+		return
+	}
+	switch {
+	case obs.Kind() == tlavalue.KindTuple && spec.Kind() == tlavalue.KindTuple:
+		oe, se := obs.Elems(), spec.Elems()
+		if len(oe) != len(se) {
+			*out = append(*out, fmt.Sprintf("Len(%s): observed %d, spec %d", path, len(oe), len(se)))
+		}
+		for i := range min(len(oe), len(se)) {
+			diffValue(fmt.Sprintf("%s[%d]", path, i+1), oe[i], se[i], out)
+		}
+		return
+	case obs.Kind() == tlavalue.KindRecord && spec.Kind() == tlavalue.KindRecord:
+		for _, f := range obs.Fields() {
+			if sv, ok := spec.Get(f.Name); ok {
+				diffValue(path+"."+f.Name, f.Value, sv, out)
+			}
+		}
+		return
+	}
+	*out = append(*out, fmt.Sprintf("%s: observed %s, spec %s", path, obs, spec))
+}
+
+// Disabled says which conjunct of l's guard is false in s, in the spec's
+// terms; "" when l is enabled. It mirrors the guards of model's actions
+// (a test checks that it agrees with model.Apply on every reachable state
+// of every model in spec/).
+func Disabled(m *model.Model, s model.State, l model.Label) string {
+	p := m.P
+	ip, done := int8(p.IP), m.Done()
+	val := func(v int8) string { return m.ValueName(v) }
+	switch l.Action {
+	case model.ExecTask:
+		switch {
+		case s.PC == done:
+			return fmt.Sprintf("pc = %d = Done: the run is complete", s.PC)
+		case s.PC < 1 || s.PC > done:
+			return fmt.Sprintf("pc = %d is not a task (Tasks = 1..%d)", s.PC, p.NTasks)
+		case s.Waiting:
+			return "waiting = TRUE: the run is parked at the interrupt"
+		case s.PC == ip && s.Consumed == model.NoVal:
+			return fmt.Sprintf("pc = IP = %d and consumed = %s: the gated task waits for a resume value", ip, p.NoVal)
+		}
+	case model.EmitInterrupt:
+		switch {
+		case s.PC != ip:
+			return fmt.Sprintf("pc = %d # IP = %d", s.PC, ip)
+		case s.Waiting:
+			return "waiting = TRUE: already parked"
+		case s.Consumed != model.NoVal:
+			return fmt.Sprintf("consumed = %s # %s: a value was already consumed", val(s.Consumed), p.NoVal)
+		case s.Lost:
+			return "lost = TRUE: the interrupt was lost by a crash"
+		}
+	case model.Consume, model.ForkResume:
+		if l.Value < 0 || int(l.Value) >= len(p.Values) {
+			return fmt.Sprintf("value %d is not in Values", l.Value)
+		}
+		switch {
+		case l.Action == model.Consume && !s.Waiting:
+			return "waiting = FALSE: nothing is parked to consume"
+		case l.Action == model.ForkResume && s.Consumed == model.NoVal:
+			return fmt.Sprintf("consumed = %s: no resume was consumed to fork from", p.NoVal)
+		case len(s.Resumes) >= p.MaxResumes:
+			return fmt.Sprintf("Len(resumes) = %d >= MaxResumes = %d", len(s.Resumes), p.MaxResumes)
+		}
+	case model.CrashRecover:
+		switch {
+		case int(s.Crashes) >= p.MaxCrashes:
+			return fmt.Sprintf("crashes = %d >= MaxCrashes = %d", s.Crashes, p.MaxCrashes)
+		case s.PC < 2 || int(s.PC) > p.NTasks:
+			return fmt.Sprintf("pc = %d is not in 2..NTasks (2..%d)", s.PC, p.NTasks)
+		case s.Waiting && !p.CrashWhileParked:
+			return "waiting = TRUE and CrashWhileParked = FALSE: no crash while parked"
+		case s.Waiting && l.Decision != model.Skip:
+			return fmt.Sprintf("waiting = TRUE: recovery of a parked run can only skip, not %s", l.Decision)
+		case !s.Waiting && !slices.Contains(m.RecoveryChoices(s), l.Decision):
+			return fmt.Sprintf("decision %s is not in RecoveryChoices = %s", l.Decision, choices(m.RecoveryChoices(s)))
+		}
+	case model.ExtraResume:
+		switch {
+		case s.PC != done:
+			return fmt.Sprintf("pc = %d # Done = %d: the run is not complete", s.PC, done)
+		case int(s.Strays) >= p.MaxExtraResumes:
+			return fmt.Sprintf("strays = %d >= MaxExtraResumes = %d", s.Strays, p.MaxExtraResumes)
+		}
+	case model.RaceResume:
+		switch {
+		case int(s.Raced) >= p.Racers-1:
+			return fmt.Sprintf("raced = %d >= Racers - 1 = %d: no racer left", s.Raced, p.Racers-1)
+		case s.Consumed == model.NoVal:
+			return fmt.Sprintf("consumed = %s: the gate was not consumed yet", p.NoVal)
+		}
+	default:
+		return fmt.Sprintf("%s is not an action of the spec", l.Action)
+	}
+	return ""
+}
+
+func choices(ds []model.Decision) string {
+	names := make([]string, len(ds))
+	for i, d := range ds {
+		names[i] = fmt.Sprintf("%q", d.String())
+	}
+	return "{" + strings.Join(names, ", ") + "}"
+}
+
+// liveness says whether the run completed (LV) on the candidate
+// behaviours: it holds when every candidate completed; it is violated when
+// from no candidate can any continuation complete the run (the spec's
+// behaviours are finite, so under weak fairness a run that cannot
+// complete ends incomplete); otherwise the trace leaves it open.
+func (c *Checker) liveness() Obligation {
+	o := Obligation{Name: "LV", Doc: "liveness: under weak fairness the run eventually completes"}
+	completed, stuck := 0, 0
+	budget := c.opt.livenessBudget()
+	for i := range c.cur {
+		s := c.cur[i].s
+		if c.m.Completed(s) {
+			completed++
+			continue
+		}
+		reach, exhausted := c.canComplete(s, &budget)
+		if !reach && exhausted {
+			stuck++
+		}
+	}
+	n := len(c.cur)
+	switch {
+	case completed == n:
+		o.Status, o.Note = Holds, "the run completed"
+	case stuck == n:
+		o.Status, o.Note = Violated, "no continuation of the spec completes the run from the last state"
+	default:
+		o.Status, o.Note = Undetermined, "the trace ends before the run completes; a continuation could complete it"
+	}
+	return o
+}
+
+// canComplete searches the states reachable from s for a completed one.
+// exhausted is false when the budget ran out first.
+func (c *Checker) canComplete(s model.State, budget *int) (reach, exhausted bool) {
+	seen := map[string]bool{}
+	stack := []model.State{s}
+	for len(stack) > 0 {
+		if *budget <= 0 {
+			return false, false
+		}
+		*budget--
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if c.m.Completed(x) {
+			return true, true
+		}
+		c.m.Next(x, func(_ model.Label, t model.State) {
+			k := string(c.m.Encode(nil, t))
+			if !seen[k] {
+				seen[k] = true
+				stack = append(stack, t)
+			}
+		})
+	}
+	return false, true
+}

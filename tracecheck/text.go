@@ -1,0 +1,151 @@
+package tracecheck
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/model"
+)
+
+// Text is the result as a report for people.
+func (r *Result) Text() string {
+	var sb strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&sb, format, args...) }
+	switch r.Verdict {
+	case Accepted:
+		p("ACCEPTED: %d events match a behaviour of the spec", r.Matched)
+		if r.Candidates > 1 {
+			p(" (%d candidate states at the end)", r.Candidates)
+		}
+		p("\n")
+	case Rejected:
+		f := r.Failure
+		p("REJECTED: %s matches no behaviour of the spec\n", f.Event)
+		if r.Last != nil {
+			p("  last matched: %s\n", r.Last)
+		} else {
+			p("  last matched: none (the event is the first; the spec is in its initial state)\n")
+		}
+		switch {
+		case len(f.Observed) == len(model.VarNames):
+			p("  the event observes every variable\n")
+		case len(f.Observed) > 0:
+			p("  observed after %s:\n", f.Event.Label)
+			for _, v := range f.Observed {
+				p("    %s = %s\n", v.Var, v.Value)
+			}
+		default:
+			p("  the event observes no variable\n")
+		}
+		if !f.NamedEnabled {
+			p("  %s is disabled in every candidate state\n", f.Event.Label)
+		}
+		if n := f.Nearest; n != nil {
+			p("  nearest successor: %s from candidate %d", n.Label, n.Candidate)
+			if len(n.Diff) == 0 {
+				p(", which matches the observation (the event names another transition)\n")
+			} else {
+				p(", which differs in %s:\n", diffNames(n.Diff))
+				writeDiff(&sb, n.Diff, "    ")
+			}
+		}
+		p("  %s there:\n", plural(f.TotalCandidates, "candidate state"))
+		for i, c := range f.Candidates {
+			p("  candidate %d:\n", i+1)
+			for _, v := range c.State {
+				p("    /\\ %s = %s\n", v.Var, v.Value)
+			}
+			width := 0
+			for _, a := range c.Actions {
+				width = max(width, len(a.Label))
+			}
+			for _, a := range c.Actions {
+				mark := " "
+				if a.Named {
+					mark = "*"
+				}
+				p("    %s %-*s  ", mark, width, a.Label)
+				switch {
+				case a.Disabled != "":
+					p("disabled: %s\n", a.Disabled)
+				case len(a.Diff) == 0:
+					p("enabled; its successor matches the observation\n")
+				default:
+					p("enabled; its successor differs in %s\n", diffNames(a.Diff))
+				}
+			}
+		}
+		if more := f.TotalCandidates - len(f.Candidates); more > 0 {
+			p("  ... and %s not shown\n", plural(more, "more candidate"))
+		}
+		p("  (* marks the transitions the event names)\n")
+	default:
+		p("UNKNOWN: %s\n", r.Reason)
+	}
+	if len(r.Obligations) > 0 {
+		if r.Verdict == Accepted {
+			p("obligations on the observed behaviour:\n")
+		} else {
+			p("obligations on the matched prefix (%d events):\n", r.Matched)
+		}
+		for _, o := range r.Obligations {
+			p("  %-3s %-12s ", o.Name, o.Status)
+			switch {
+			case o.Note != "":
+				p("%s", o.Note)
+			case o.Status == Violated && o.ViolatedAt > 0:
+				p("from event %d (%s)", o.ViolatedAt, o.Doc)
+			case o.Status == Violated:
+				p("in the initial state (%s)", o.Doc)
+			case o.Status == Undetermined && o.PossiblyAt > 0:
+				p("some candidate behaviour violates it from event %d (%s)", o.PossiblyAt, o.Doc)
+			default:
+				p("%s", o.Doc)
+			}
+			p("\n")
+		}
+	}
+	return sb.String()
+}
+
+func diffNames(ds []VarDiff) string {
+	names := make([]string, len(ds))
+	for i, d := range ds {
+		names[i] = d.Var
+	}
+	return strings.Join(names, ", ")
+}
+
+func writeDiff(sb *strings.Builder, ds []VarDiff, indent string) {
+	for _, d := range ds {
+		fmt.Fprintf(sb, "%s%s: observed %s\n", indent, d.Var, d.Observed)
+		fmt.Fprintf(sb, "%s%s      spec %s\n", indent, strings.Repeat(" ", len(d.Var)), d.Spec)
+		for _, x := range d.Details {
+			fmt.Fprintf(sb, "%s  %s\n", indent, x)
+		}
+	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// ExplanationText is the fault diagnosis as a report for people.
+func ExplanationText(accepting, tried []Explanation) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "diagnosis: %s\n", Summary(accepting))
+	for _, e := range accepting {
+		fmt.Fprintf(&sb, "  %-28s accepts", e.Name())
+		if e.Extension != "" {
+			fmt.Fprintf(&sb, " (with %s)", e.Extension)
+		}
+		if len(e.Violates) > 0 {
+			fmt.Fprintf(&sb, "; the trace then violates %s", strings.Join(e.Violates, ", "))
+		}
+		sb.WriteString("\n")
+	}
+	return sb.String()
+}
