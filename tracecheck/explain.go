@@ -15,7 +15,7 @@ type Explanation struct {
 	Faults []string `json:"faults"`
 	// Extension names an extension the model had to turn on because its
 	// fault needs it (e.g. "Racers = 2"), or "".
-	Extension string `json:"extension,omitempty"`
+	Extension string  `json:"extension,omitempty"`
 	Verdict   Verdict `json:"verdict"`
 	// Matched is the number of events the model matches.
 	Matched int `json:"matched"`
