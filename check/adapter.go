@@ -1,19 +1,39 @@
 package check
 
 import (
+	"encoding/binary"
+
 	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/model"
 )
 
-// machine adapts the Resume model to the engine's Model interface.
-type machine struct{ m *model.Model }
+// machine adapts the Resume model to the engine's Model interface: the
+// engine explores packed states, encoded as their used words.
+type machine struct {
+	m     *model.Model
+	words int
+}
 
-func (a machine) Init() []model.State { return []model.State{a.m.Init()} }
+func newMachine(m *model.Model) machine { return machine{m: m, words: m.PackedWords()} }
 
-func (a machine) Next(s model.State, emit func(model.Label, model.State)) { a.m.Next(s, emit) }
+func (a machine) Init() []model.Packed { return []model.Packed{a.m.InitPacked()} }
 
-func (a machine) Encode(dst []byte, s model.State) []byte { return a.m.Encode(dst, s) }
+func (a machine) Next(s model.Packed, emit func(model.Label, model.Packed)) { a.m.NextPacked(s, emit) }
 
-func (a machine) Decode(b []byte) (model.State, error) { return a.m.Decode(b) }
+func (a machine) Width() int { return 8 * a.words }
 
-var _ engine.Model[model.State, model.Label] = machine{}
+func (a machine) Encode(dst []byte, s model.Packed) {
+	for i := range a.words {
+		binary.LittleEndian.PutUint64(dst[8*i:], s[i])
+	}
+}
+
+func (a machine) Decode(src []byte) model.Packed {
+	var p model.Packed
+	for i := range a.words {
+		p[i] = binary.LittleEndian.Uint64(src[8*i:])
+	}
+	return p
+}
+
+var _ engine.Model[model.Packed, model.Label] = machine{}

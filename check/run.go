@@ -14,6 +14,13 @@ type RunOptions struct {
 	// Continue explores the whole state space after violations and reports
 	// the first counterexample of every violated property.
 	Continue bool
+	// Workers is the number of exploring goroutines; 0 means all cores.
+	Workers int
+	// MemoryBudget, in bytes, is what the engine may keep in memory
+	// before the frontier and trace links go to disk (in SpillDir, default
+	// the system's temporary folder); 0 means no budget.
+	MemoryBudget int64
+	SpillDir     string
 	// Progress, when set, receives the figures every ProgressEvery.
 	Progress      func(engine.Stats)
 	ProgressEvery time.Duration
@@ -31,7 +38,16 @@ type Report struct {
 	Queue     uint64      `json:"queue"`
 	Depth     int         `json:"depth"`
 	Seconds   float64     `json:"seconds"`
-	Checked   []string    `json:"checked"`
+	// Workers is the number of exploring goroutines.
+	Workers int `json:"workers"`
+	// PeakMemory is the most the engine held in memory (fingerprint set,
+	// frontier, trace links) and Spilled what it wrote to disk, in bytes.
+	PeakMemory int64 `json:"peak_memory"`
+	Spilled    int64 `json:"spilled"`
+	// Collision is TLC's optimistic estimate of the probability that two
+	// distinct states shared a fingerprint.
+	Collision float64  `json:"fingerprint_collision_probability"`
+	Checked   []string `json:"checked"`
 	Violated  []Violation `json:"violations"`
 }
 
@@ -66,20 +82,23 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	eopt := engine.Options[model.State]{
+	eopt := engine.Options[model.Packed]{
 		CheckDeadlock: j.CheckDeadlock,
 		Continue:      opt.Continue,
+		Workers:       opt.Workers,
+		MemoryBudget:  opt.MemoryBudget,
+		SpillDir:      opt.SpillDir,
 		Progress:      opt.Progress,
 		ProgressEvery: opt.ProgressEvery,
 	}
 	rep := &Report{Engine: "go", Spec: j.SpecPath, Config: j.CfgPath}
 	for _, inv := range j.Invariants {
-		eopt.Invariants = append(eopt.Invariants, engine.Invariant[model.State]{
-			Name: inv.Name, Holds: func(s model.State) bool { return inv.Holds(m, s) }})
+		eopt.Invariants = append(eopt.Invariants, engine.Invariant[model.Packed]{
+			Name: inv.Name, Holds: func(p model.Packed) bool { return inv.HoldsPacked(m, p) }})
 		rep.Checked = append(rep.Checked, inv.Name)
 	}
 	if j.Liveness && j.Fair {
-		eopt.Eventually = &engine.Invariant[model.State]{Name: "Liveness", Holds: m.Completed}
+		eopt.Liveness = &engine.Liveness[model.Packed]{Name: "Liveness", Goal: m.CompletedPacked, Rank: m.ProgressPacked}
 	}
 	if j.Liveness {
 		rep.Checked = append(rep.Checked, "Liveness")
@@ -87,13 +106,15 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
 	if j.CheckDeadlock {
 		rep.Checked = append(rep.Checked, "deadlock")
 	}
-	res, err := engine.Check(ctx, machine{m}, eopt)
+	res, err := engine.Check(ctx, newMachine(m), eopt)
 	if err != nil {
 		return nil, err
 	}
 	rep.Verdict = res.Verdict.String()
 	rep.Generated, rep.Distinct, rep.Queue, rep.Depth = res.Generated, res.Distinct, res.Queue, res.Depth
 	rep.Seconds = res.Elapsed.Seconds()
+	rep.Workers, rep.PeakMemory, rep.Spilled = res.Workers, res.PeakMemory, res.Spilled
+	rep.Collision = res.CollisionProbability()
 	for _, v := range res.Violations {
 		rep.Violated = append(rep.Violated, violation(m, v))
 	}
@@ -102,9 +123,9 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
 	// reports the same).
 	if j.Liveness && !j.Fair && res.Verdict != engine.Unknown && (opt.Continue || len(rep.Violated) == 0) {
 		if init := m.Init(); !m.Completed(init) {
-			rep.Violated = append(rep.Violated, violation(m, engine.ViolationInfo[model.State, model.Label]{
+			rep.Violated = append(rep.Violated, violation(m, engine.ViolationInfo[model.Packed, model.Label]{
 				Kind: engine.KindLiveness, Name: "Liveness", LoopTo: -1,
-				Trace: []engine.Step[model.State, model.Label]{{State: init, Initial: true}},
+				Trace: []engine.Step[model.Packed, model.Label]{{State: m.InitPacked(), Initial: true}},
 			}))
 			rep.Verdict = engine.Violation.String()
 		}
@@ -112,15 +133,16 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
 	return rep, nil
 }
 
-func violation(m *model.Model, v engine.ViolationInfo[model.State, model.Label]) Violation {
+func violation(m *model.Model, v engine.ViolationInfo[model.Packed, model.Label]) Violation {
 	out := Violation{Kind: string(v.Kind), Property: v.Name}
 	for _, st := range v.Trace {
-		ts := TraceState{Vars: map[string]string{}, State: st.State}
+		s := m.Unpack(st.State)
+		ts := TraceState{Vars: map[string]string{}, State: s}
 		if !st.Initial {
 			ts.Action = st.Label.Action.String()
 			ts.Label = m.LabelString(st.Label)
 		}
-		for name, val := range m.Vars(st.State) {
+		for name, val := range m.Vars(s) {
 			ts.Vars[name] = val.String()
 		}
 		out.Trace = append(out.Trace, ts)

@@ -1,31 +1,46 @@
 // Package engine is an explicit-state model checker for any model that
 // offers initial states, labelled successors, named invariants and a
-// canonical byte encoding. It knows nothing about the Resume contract.
+// fixed-width canonical encoding. It knows nothing about the Resume
+// contract.
 //
-// It explores breadth-first, so the first violation found has a shortest
-// counterexample, and it counts the way TLC counts: "generated" is the
-// number of initial states plus every successor computed (duplicates
-// included), "distinct" the number of different states, and "depth" the
-// number of breadth-first levels (a lone initial state has depth 1).
+// It explores breadth-first, one level at a time, with every worker
+// taking chunks of the current level; the next level is assembled in the
+// order of the chunks it came from. So the distinct states, the depth and
+// the verdict do not depend on the number of workers, and the first
+// violation found is on the shallowest level that has one: its
+// counterexample is a shortest one.
+//
+// It counts the way TLC counts: "generated" is the number of initial
+// states plus every successor computed (duplicates included), "distinct"
+// the number of different states, and "depth" the number of breadth-first
+// levels (a lone initial state has depth 1).
+//
+// Memory: the set of seen states holds 64-bit fingerprints only (see
+// fpset.go); the frontier and the trace links (parent and successor
+// ordinal per state, from which counterexamples are rebuilt by replaying
+// Next) live in memory until Options.MemoryBudget is passed, and then on
+// disk. See docs/engine.md for the design and its figures.
 package engine
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"hash/maphash"
+	"math"
 	"time"
 )
 
 // Model is what the engine explores. S is a state, L a transition label.
 // Next must be deterministic: the same state yields the same successors in
-// the same order.
+// the same order (counterexamples are rebuilt by replaying it). Next may
+// be called from several goroutines at once.
 type Model[S, L any] interface {
 	Init() []S
 	Next(s S, emit func(L, S))
-	// Encode appends s's canonical encoding: equal states, equal bytes.
-	Encode(dst []byte, s S) []byte
-	Decode(b []byte) (S, error)
+	// Width is the length in bytes of every state's encoding.
+	Width() int
+	// Encode writes s's canonical encoding to dst[:Width()]: equal states,
+	// equal bytes; different states, different bytes.
+	Encode(dst []byte, s S)
+	// Decode is the inverse of Encode.
+	Decode(src []byte) S
 }
 
 // Invariant is a named state predicate.
@@ -34,8 +49,25 @@ type Invariant[S any] struct {
 	Holds func(S) bool
 }
 
+// Liveness is the property <>Goal under weak fairness of the whole
+// next-state relation (TLA+: Spec /\ WF_vars(Next) => <>Goal): every
+// behaviour that keeps taking steps while it can reaches a goal state.
+type Liveness[S any] struct {
+	Name string
+	Goal func(S) bool
+	// Rank, when set, claims to be a progress measure: every step between
+	// two states that are not goal states makes it grow. The engine checks
+	// the claim on every transition it explores; when it holds (and no
+	// step leaves the goal), no fair behaviour can cycle outside the goal,
+	// and liveness is decided during the search, with no graph kept. When
+	// it does not hold, or Rank is nil, the engine builds the graph of
+	// non-goal states after the search and looks for cycles in it.
+	Rank func(S) uint64
+}
+
 // Options configure a run. The zero value checks no invariant, with
-// deadlock checking off, and stops at the first violation.
+// deadlock checking off, on every core, without a memory budget, and
+// stops at the first violation.
 type Options[S any] struct {
 	Invariants []Invariant[S]
 	// CheckDeadlock reports a state without successors as a violation.
@@ -44,12 +76,18 @@ type Options[S any] struct {
 	// the first counterexample of each violated property, so that the
 	// counts describe the whole reachable state space.
 	Continue bool
-	// Eventually, when set, checks the liveness property <>Eventually under
-	// weak fairness of the whole next-state relation: every behaviour that
-	// keeps taking steps while it can must reach such a state.
-	Eventually *Invariant[S]
-	// Progress, when set, is called about every ProgressEvery with the
-	// figures so far (from the exploring goroutine).
+	Liveness *Liveness[S]
+	// Workers is the number of goroutines exploring; 0 means GOMAXPROCS.
+	Workers int
+	// MemoryBudget, in bytes, bounds what the engine keeps in memory: past
+	// it, the frontier and the trace links go to files in SpillDir and the
+	// run goes on. The fingerprint set always stays in memory. 0 means no
+	// budget.
+	MemoryBudget int64
+	// SpillDir is where spill files go; "" means os.TempDir().
+	SpillDir string
+	// Progress, when set, is called about every ProgressEvery (default
+	// 3s) with the figures so far, from a goroutine of its own.
 	Progress      func(Stats)
 	ProgressEvery time.Duration
 }
@@ -87,24 +125,32 @@ type Step[S, L any] struct {
 	Initial bool
 }
 
-// ViolationInfo is one violated property and a shortest behaviour showing it.
+// ViolationInfo is one violated property and a behaviour showing it.
 type ViolationInfo[S, L any] struct {
 	Kind Kind
-	// Name is the invariant's name (empty for a deadlock).
+	// Name is the invariant's or liveness property's name (empty for a
+	// deadlock).
 	Name  string
 	Trace []Step[S, L]
-	// LoopTo, for a liveness lasso, is the index in Trace where the cycle
-	// re-enters; -1 when the behaviour ends by stuttering forever.
+	// LoopTo, for a liveness lasso, is the index in Trace of the state the
+	// last state steps back to; -1 when the behaviour ends by stuttering
+	// forever in its last state (or for a safety violation).
 	LoopTo int
 }
 
-// Stats are the counts of a run so far.
+// Stats are the figures of a run so far.
 type Stats struct {
 	Generated uint64
 	Distinct  uint64
-	Queue     uint64
-	Depth     int
-	Elapsed   time.Duration
+	// Queue is the number of states found but not yet explored.
+	Queue uint64
+	// Depth is the number of breadth-first levels found so far.
+	Depth   int
+	Elapsed time.Duration
+	// Memory is what the engine holds in memory now (fingerprint set,
+	// frontier, trace links), in bytes; Spilled is what it wrote to disk.
+	Memory  int64
+	Spilled int64
 }
 
 // Result is the outcome of a run.
@@ -112,190 +158,23 @@ type Result[S, L any] struct {
 	Verdict    Verdict
 	Violations []ViolationInfo[S, L]
 	Stats
+	Workers int
+	// PeakMemory is the most the engine held in memory at once (bytes).
+	PeakMemory int64
+	// FingerprintMemory is the size of the fingerprint set's tables.
+	FingerprintMemory int64
+	// LivenessGraph is true when liveness needed the graph of non-goal
+	// states (Rank absent or refuted), false when it was decided on the
+	// fly.
+	LivenessGraph bool
 }
 
-// node is one distinct state: its encoding and how it was first reached.
-type node[L any] struct {
-	enc    string
-	parent int32 // -1 for an initial state
-	label  L
-}
-
-// Check explores m from its initial states.
-func Check[S, L any](ctx context.Context, m Model[S, L], opt Options[S]) (*Result[S, L], error) {
-	start := time.Now()
-	res := &Result[S, L]{}
-	seed := maphash.MakeSeed()
-	seen := map[uint64]int32{} // fingerprint -> node index
-	var nodes []node[L]
-	violated := map[string]bool{}
-
-	var buf []byte
-	add := func(s S, parent int32, l L) (int32, bool, error) {
-		buf = m.Encode(buf[:0], s)
-		fp := maphash.Bytes(seed, buf)
-		if i, ok := seen[fp]; ok {
-			if nodes[i].enc != string(buf) {
-				return 0, false, fmt.Errorf("engine: 64-bit fingerprint collision after %d states", len(nodes))
-			}
-			return i, false, nil
-		}
-		if len(nodes) >= 1<<31-1 {
-			return 0, false, errors.New("engine: more than 2^31 states; use a larger engine")
-		}
-		i := int32(len(nodes))
-		seen[fp] = i
-		nodes = append(nodes, node[L]{enc: string(buf), parent: parent, label: l})
-		return i, true, nil
+// CollisionProbability is TLC's optimistic estimate of the probability
+// that two of the distinct states share a 64-bit fingerprint (so that one
+// was wrongly taken as seen): distinct * (generated - distinct) / 2^64.
+func (s Stats) CollisionProbability() float64 {
+	if s.Generated < s.Distinct {
+		return 0
 	}
-	trace := func(i int32) ([]Step[S, L], error) {
-		var rev []int32
-		for ; i >= 0; i = nodes[i].parent {
-			rev = append(rev, i)
-		}
-		out := make([]Step[S, L], 0, len(rev))
-		for k := len(rev) - 1; k >= 0; k-- {
-			n := nodes[rev[k]]
-			s, err := m.Decode([]byte(n.enc))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, Step[S, L]{Label: n.label, State: s, Initial: n.parent < 0})
-		}
-		return out, nil
-	}
-	// check records violations of s (node i); it reports whether to stop.
-	check := func(s S, i int32) (bool, error) {
-		for _, inv := range opt.Invariants {
-			if violated[inv.Name] || inv.Holds(s) {
-				continue
-			}
-			violated[inv.Name] = true
-			tr, err := trace(i)
-			if err != nil {
-				return true, err
-			}
-			res.Violations = append(res.Violations, ViolationInfo[S, L]{
-				Kind: KindInvariant, Name: inv.Name, Trace: tr, LoopTo: -1})
-			if !opt.Continue {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
-
-	var zero L
-	var level []int32
-	stop := false
-	for _, s := range m.Init() {
-		res.Generated++
-		i, isNew, err := add(s, -1, zero)
-		if err != nil {
-			return nil, err
-		}
-		if isNew {
-			level = append(level, i)
-			if stop, err = check(s, i); err != nil {
-				return nil, err
-			}
-			if stop {
-				break
-			}
-		}
-	}
-	if len(level) > 0 {
-		res.Depth = 1
-	}
-	lastReport := start
-	every := opt.ProgressEvery
-	if every <= 0 {
-		every = 3 * time.Second
-	}
-	stats := func(queue int) Stats {
-		st := res.Stats
-		st.Distinct = uint64(len(nodes))
-		st.Queue = uint64(queue)
-		st.Elapsed = time.Since(start)
-		return st
-	}
-	cancelled := false
-	for len(level) > 0 && !stop {
-		var next []int32
-		for k, i := range level {
-			if k&1023 == 0 {
-				if ctx.Err() != nil {
-					cancelled = true
-					stop = true
-					break
-				}
-				if opt.Progress != nil && time.Since(lastReport) >= every {
-					lastReport = time.Now()
-					opt.Progress(stats(len(level) - k + len(next)))
-				}
-			}
-			s, err := m.Decode([]byte(nodes[i].enc))
-			if err != nil {
-				return nil, err
-			}
-			successors := 0
-			var innerErr error
-			m.Next(s, func(l L, t S) {
-				if stop || innerErr != nil {
-					return
-				}
-				successors++
-				res.Generated++
-				j, isNew, err := add(t, i, l)
-				if err != nil {
-					innerErr = err
-					return
-				}
-				if isNew {
-					next = append(next, j)
-					stop, innerErr = check(t, j)
-				}
-			})
-			if innerErr != nil {
-				return nil, innerErr
-			}
-			if stop {
-				break
-			}
-			if successors == 0 && opt.CheckDeadlock && !violated[string(KindDeadlock)] {
-				violated[string(KindDeadlock)] = true
-				tr, err := trace(i)
-				if err != nil {
-					return nil, err
-				}
-				res.Violations = append(res.Violations, ViolationInfo[S, L]{Kind: KindDeadlock, Trace: tr, LoopTo: -1})
-				if !opt.Continue {
-					stop = true
-					break
-				}
-			}
-		}
-		if len(next) > 0 && !cancelled {
-			res.Depth++
-		}
-		level = next
-	}
-	res.Stats = stats(len(level))
-	if cancelled {
-		res.Verdict = Unknown
-		return res, nil
-	}
-	if opt.Eventually != nil && (len(res.Violations) == 0 || opt.Continue) {
-		v, err := checkEventually(ctx, m, *opt.Eventually)
-		if err != nil {
-			return nil, err
-		}
-		if v != nil {
-			res.Violations = append(res.Violations, *v)
-		}
-	}
-	if len(res.Violations) > 0 {
-		res.Verdict = Violation
-	}
-	res.Elapsed = time.Since(start)
-	return res, nil
+	return float64(s.Distinct) * float64(s.Generated-s.Distinct) / math.Exp2(64)
 }

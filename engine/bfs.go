@@ -1,0 +1,610 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// search is one run of Check.
+type search[S, L any] struct {
+	m       Model[S, L]
+	opt     *Options[S]
+	live    *Liveness[S]
+	width   int
+	workers int
+	start   time.Time
+
+	mem   memAccount
+	seen  *fpSet
+	pool  *bufPool
+	sp    *spiller
+	trace *traceStore
+
+	// The level being explored: its chunks, in order, and where their
+	// successors go (outs[k] holds the new states found from cur[k]).
+	cur       []*chunk
+	outs      [][]*chunk
+	parity    int
+	nextChunk atomic.Int64
+	nextID    uint64 // id of the first state of the level after cur
+
+	// Live figures for progress reports.
+	generated atomic.Uint64
+	distinct  atomic.Uint64
+	unexplore atomic.Int64
+	found     atomic.Int64 // states of the next level found so far
+	depth     atomic.Int64
+
+	// done[p] is set once property p (invariants in order, then deadlock)
+	// has a recorded violation; it only changes between levels.
+	done     []bool
+	unstable atomic.Bool // a step leaves the goal
+	rankFail atomic.Bool // Rank did not grow on some step between non-goal states
+	stuck    cand
+	found1   []cand
+}
+
+// cand is a violation found during a level. pos orders candidates the
+// way a single worker meets them: input chunk, state in chunk, successor.
+type cand struct {
+	ok   bool
+	prop int
+	pos  [3]uint64
+	// For a violating successor, link is its trace link; for a violating
+	// state already explored (deadlock, stuck), self is set and id is it.
+	link uint64
+	self bool
+	id   uint64
+}
+
+func (a cand) before(b cand) bool {
+	if !b.ok {
+		return a.ok
+	}
+	if !a.ok {
+		return false
+	}
+	for i := range a.pos {
+		if a.pos[i] != b.pos[i] {
+			return a.pos[i] < b.pos[i]
+		}
+	}
+	return a.prop < b.prop
+}
+
+// Check explores m from its initial states.
+func Check[S, L any](ctx context.Context, m Model[S, L], opt Options[S]) (*Result[S, L], error) {
+	s := &search[S, L]{m: m, opt: &opt, live: opt.Liveness, width: m.Width(), workers: opt.Workers, start: time.Now()}
+	if s.width <= 0 {
+		return nil, fmt.Errorf("engine: model width %d", s.width)
+	}
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
+	}
+	s.mem.budget = opt.MemoryBudget
+	s.seen = newFPSet(&s.mem)
+	s.pool = &bufPool{size: chunkStates * (s.width + 8), keep: 4 * s.workers, mem: &s.mem}
+	s.sp = &spiller{dir: opt.SpillDir}
+	defer s.sp.close()
+	s.trace = &traceStore{sp: s.sp, mem: &s.mem}
+	s.done = make([]bool, len(opt.Invariants)+1)
+
+	stopProgress := s.reportProgress()
+	res, err := s.run(ctx)
+	stopProgress()
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (s *search[S, L]) reportProgress() (stop func()) {
+	if s.opt.Progress == nil {
+		return func() {}
+	}
+	every := s.opt.ProgressEvery
+	if every <= 0 {
+		every = 3 * time.Second
+	}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				s.opt.Progress(s.stats())
+			}
+		}
+	}()
+	return func() { close(quit); wg.Wait() }
+}
+
+func (s *search[S, L]) stats() Stats {
+	return Stats{
+		Generated: s.generated.Load(),
+		Distinct:  s.distinct.Load(),
+		Queue:     uint64(max(0, s.unexplore.Load()+s.found.Load())),
+		Depth:     int(s.depth.Load()),
+		Elapsed:   time.Since(s.start),
+		Memory:    s.mem.inUse.Load(),
+		Spilled:   s.sp.written.Load(),
+	}
+}
+
+func (s *search[S, L]) run(ctx context.Context) (*Result[S, L], error) {
+	res := &Result[S, L]{Workers: s.workers}
+	if err := s.initial(); err != nil {
+		return nil, err
+	}
+	stop, cancelled := false, false
+	for len(s.cur) > 0 && !stop {
+		if ctx.Err() != nil {
+			cancelled = true
+			break
+		}
+		best, err := s.exploreLevel(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			cancelled = true
+			break
+		}
+		stop = s.record(best)
+		if err := s.advance(); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	res.Violations, err = s.violations()
+	if err != nil {
+		return nil, err
+	}
+	if !cancelled && s.live != nil && (len(res.Violations) == 0 || s.opt.Continue) {
+		v, graph, err := s.liveness(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res.LivenessGraph = graph
+		if ctx.Err() != nil {
+			cancelled = true
+		} else if v != nil {
+			res.Violations = append(res.Violations, *v)
+		}
+	}
+	res.Stats = s.stats()
+	res.PeakMemory = s.mem.peak.Load()
+	res.FingerprintMemory = s.seen.bytes()
+	switch {
+	case cancelled:
+		res.Verdict = Unknown
+	case len(res.Violations) > 0:
+		res.Verdict = Violation
+	}
+	return res, nil
+}
+
+// initial makes the first level of the initial states.
+func (s *search[S, L]) initial() error {
+	c := &chunk{buf: s.pool.get()}
+	var level []*chunk
+	var best []cand
+	for ord, st := range s.m.Init() {
+		s.generated.Add(1)
+		if ord > maxOrd {
+			return errTooMany
+		}
+		if c.n == chunkStates {
+			level = append(level, c)
+			c = &chunk{buf: s.pool.get()}
+		}
+		dst := c.buf[c.n*s.width : (c.n+1)*s.width]
+		s.m.Encode(dst, st)
+		if !s.seen.insert(fingerprint(dst)) {
+			continue
+		}
+		l := link(0, uint32(ord))
+		binary.LittleEndian.PutUint64(c.buf[chunkStates*s.width+8*c.n:], l)
+		c.n++
+		s.distinct.Add(1)
+		for p, inv := range s.opt.Invariants {
+			if !inv.Holds(st) {
+				best = append(best, cand{ok: true, prop: p, pos: [3]uint64{0, 0, uint64(ord)}, link: l})
+			}
+		}
+	}
+	if c.n > 0 {
+		level = append(level, c)
+	} else {
+		s.pool.put(c.buf)
+	}
+	s.outs = [][]*chunk{level}
+	if err := s.advance(); err != nil {
+		return err
+	}
+	if len(best) > 0 {
+		per := make([]cand, len(s.done))
+		for _, c := range best {
+			if c.before(per[c.prop]) {
+				per[c.prop] = c
+			}
+		}
+		if s.record(per) {
+			s.cur = nil
+		}
+	}
+	return nil
+}
+
+// advance makes the states found from the current level the next level:
+// it numbers them, frees the current level's spill file, and moves trace
+// links to disk when memory runs short.
+func (s *search[S, L]) advance() error {
+	if err := s.sp.reset(s.parity); err != nil {
+		return err
+	}
+	var next []*chunk
+	for _, cs := range s.outs {
+		for _, c := range cs {
+			c.base = s.nextID
+			s.nextID += uint64(c.n)
+			next = append(next, c)
+		}
+	}
+	if s.nextID > maxState {
+		return errTooMany
+	}
+	s.parity ^= 1
+	s.cur, s.outs = next, nil
+	var n int64
+	for _, c := range next {
+		n += int64(c.n)
+	}
+	s.unexplore.Store(n)
+	s.found.Store(0)
+	if n > 0 {
+		s.depth.Add(1)
+	}
+	if s.mem.over() {
+		return s.trace.spill(s.nextID - uint64(n))
+	}
+	return nil
+}
+
+// exploreLevel runs the workers over the current level and returns the
+// first violation of each property they found (by position).
+func (s *search[S, L]) exploreLevel(ctx context.Context) ([]cand, error) {
+	s.outs = make([][]*chunk, len(s.cur))
+	s.nextChunk.Store(0)
+	n := min(s.workers, len(s.cur))
+	ws := make([]*worker[S, L], n)
+	var wg sync.WaitGroup
+	for i := range ws {
+		w := newWorker(s)
+		ws[i] = w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop(ctx)
+		}()
+	}
+	wg.Wait()
+	best := make([]cand, len(s.done))
+	for _, w := range ws {
+		if w.err != nil {
+			return nil, w.err
+		}
+		for p, c := range w.best {
+			if c.before(best[p]) {
+				best[p] = c
+			}
+		}
+	}
+	// Only the first level with a stuck state counts: its first stuck
+	// state ends a shortest counterexample.
+	if !s.stuck.ok {
+		for _, w := range ws {
+			if w.stuck.before(s.stuck) {
+				s.stuck = w.stuck
+			}
+		}
+	}
+	return best, nil
+}
+
+// record keeps the first violation of each property found on a level and
+// reports whether the run stops here.
+func (s *search[S, L]) record(best []cand) bool {
+	var first cand
+	for p, c := range best {
+		if !c.ok || s.done[p] {
+			continue
+		}
+		s.done[p] = true
+		s.found1 = append(s.found1, c)
+		if c.before(first) {
+			first = c
+		}
+	}
+	if !first.ok || s.opt.Continue {
+		return false
+	}
+	// Stopping at the first error reports that one only: the violation a
+	// single worker meets first.
+	k := len(s.found1) - 1
+	for i, c := range s.found1 {
+		if c == first {
+			k = i
+		}
+	}
+	s.found1 = []cand{s.found1[k]}
+	return true
+}
+
+// violations rebuilds the counterexample of every recorded violation.
+func (s *search[S, L]) violations() ([]ViolationInfo[S, L], error) {
+	var out []ViolationInfo[S, L]
+	for _, c := range s.found1 {
+		tr, err := s.counterexample(c)
+		if err != nil {
+			return nil, err
+		}
+		v := ViolationInfo[S, L]{Kind: KindInvariant, Trace: tr, LoopTo: -1}
+		if c.prop < len(s.opt.Invariants) {
+			v.Name = s.opt.Invariants[c.prop].Name
+		} else {
+			v.Kind = KindDeadlock
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// counterexample rebuilds the behaviour leading to a candidate: it follows
+// trace links back to an initial state, then replays Next forward, taking
+// the recorded successor at each step.
+func (s *search[S, L]) counterexample(c cand) ([]Step[S, L], error) {
+	var ords []uint32
+	l := c.link
+	if c.self {
+		var err error
+		if l, err = s.trace.get(c.id); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		parent, ord := unlink(l)
+		ords = append(ords, ord)
+		if parent == 0 {
+			break
+		}
+		var err error
+		if l, err = s.trace.get(parent - 1); err != nil {
+			return nil, err
+		}
+	}
+	for i, j := 0, len(ords)-1; i < j; i, j = i+1, j-1 {
+		ords[i], ords[j] = ords[j], ords[i]
+	}
+	return replay(s.m, ords)
+}
+
+// replay rebuilds a behaviour from the ordinal of its initial state and of
+// each successor taken.
+func replay[S, L any](m Model[S, L], ords []uint32) ([]Step[S, L], error) {
+	inits := m.Init()
+	if int(ords[0]) >= len(inits) {
+		return nil, fmt.Errorf("engine: replay: no initial state %d; is Init deterministic?", ords[0])
+	}
+	st := inits[ords[0]]
+	out := []Step[S, L]{{State: st, Initial: true}}
+	for _, o := range ords[1:] {
+		var (
+			k    uint32
+			ok   bool
+			next S
+			lab  L
+		)
+		m.Next(st, func(l L, t S) {
+			if k == o {
+				next, lab, ok = t, l, true
+			}
+			k++
+		})
+		if !ok {
+			return nil, fmt.Errorf("engine: replay: state has no successor %d; is Next deterministic?", o)
+		}
+		st = next
+		out = append(out, Step[S, L]{Label: lab, State: st})
+	}
+	return out, nil
+}
+
+// worker explores chunks of the current level.
+type worker[S, L any] struct {
+	s    *search[S, L]
+	emit func(L, S)
+
+	// The state being explored.
+	enc      []byte
+	parentID uint64
+	pos      [3]uint64
+	ord      uint64
+	nsucc    int
+	goal     bool
+	rank     uint64
+	moved    bool
+
+	out  *chunk
+	outs []*chunk
+
+	generated, distinct uint64
+	unstable, rankFail  bool
+	best                []cand
+	stuck               cand
+	err                 error
+}
+
+func newWorker[S, L any](s *search[S, L]) *worker[S, L] {
+	w := &worker[S, L]{s: s, best: make([]cand, len(s.done))}
+	w.emit = w.successor
+	return w
+}
+
+func (w *worker[S, L]) loop(ctx context.Context) {
+	s := w.s
+	for w.err == nil {
+		k := int(s.nextChunk.Add(1) - 1)
+		if k >= len(s.cur) || ctx.Err() != nil {
+			break
+		}
+		w.err = w.explore(k)
+	}
+	if w.unstable {
+		s.unstable.Store(true)
+	}
+	if w.rankFail {
+		s.rankFail.Store(true)
+	}
+}
+
+func (w *worker[S, L]) offer(c cand) {
+	if c.before(w.best[c.prop]) {
+		w.best[c.prop] = c
+	}
+}
+
+// explore computes the successors of the states of chunk k.
+func (w *worker[S, L]) explore(k int) error {
+	s := w.s
+	c := s.cur[k]
+	buf := c.buf
+	if buf == nil {
+		buf = s.pool.get()
+		if err := s.sp.readChunk(c, s.width, s.parity, buf); err != nil {
+			s.pool.put(buf)
+			return err
+		}
+	}
+	links := chunkStates * s.width
+	s.trace.put(c.base, buf[links:links+8*c.n])
+	w.outs = nil
+	checkDeadlock := s.opt.CheckDeadlock && !s.done[len(s.done)-1]
+	for i := range c.n {
+		w.enc = buf[i*s.width : (i+1)*s.width]
+		w.parentID = c.base + uint64(i)
+		w.pos = [3]uint64{uint64(k), uint64(i), 0}
+		w.ord, w.nsucc, w.moved = 0, 0, false
+		st := s.m.Decode(w.enc)
+		if s.live != nil {
+			w.goal = s.live.Goal(st)
+			if s.live.Rank != nil {
+				w.rank = s.live.Rank(st)
+			}
+		}
+		s.m.Next(st, w.emit)
+		if w.err != nil {
+			return w.err
+		}
+		if w.nsucc == 0 && checkDeadlock {
+			w.offer(cand{ok: true, prop: len(s.done) - 1, pos: [3]uint64{uint64(k), uint64(i), math.MaxUint64}, self: true, id: w.parentID})
+		}
+		if s.live != nil && !w.goal && !w.moved && !w.stuck.ok {
+			w.stuck = cand{ok: true, pos: w.pos, self: true, id: w.parentID}
+		}
+	}
+	if err := w.seal(); err != nil {
+		return err
+	}
+	s.outs[k] = w.outs
+	if c.buf != nil {
+		c.buf = nil
+	}
+	s.pool.put(buf)
+	s.generated.Add(w.generated)
+	s.distinct.Add(w.distinct)
+	s.found.Add(int64(w.distinct))
+	s.unexplore.Add(-int64(c.n))
+	w.generated, w.distinct = 0, 0
+	return nil
+}
+
+// successor handles one successor of the state being explored: it counts
+// it, adds it to the next level if it is new, and checks the invariants
+// on it. It is Next's emit function.
+func (w *worker[S, L]) successor(l L, t S) {
+	s := w.s
+	ord := w.ord
+	w.ord++
+	w.nsucc++
+	w.generated++
+	if ord > maxOrd {
+		w.err = errTooMany
+		return
+	}
+	if w.out == nil || w.out.n == chunkStates {
+		if err := w.seal(); err != nil {
+			w.err = err
+			return
+		}
+		w.out = &chunk{buf: s.pool.get()}
+	}
+	dst := w.out.buf[w.out.n*s.width : (w.out.n+1)*s.width]
+	s.m.Encode(dst, t)
+	if s.live != nil && !bytes.Equal(dst, w.enc) {
+		w.moved = true
+		g := s.live.Goal(t)
+		switch {
+		case w.goal && !g:
+			w.unstable = true
+		case !w.goal && !g && (s.live.Rank == nil || s.live.Rank(t) <= w.rank):
+			w.rankFail = true
+		}
+	}
+	if !s.seen.insert(fingerprint(dst)) {
+		return
+	}
+	ln := link(w.parentID+1, uint32(ord))
+	binary.LittleEndian.PutUint64(w.out.buf[chunkStates*s.width+8*w.out.n:], ln)
+	w.out.n++
+	w.distinct++
+	for p, inv := range s.opt.Invariants {
+		if !s.done[p] && !inv.Holds(t) {
+			pos := w.pos
+			pos[2] = ord
+			w.offer(cand{ok: true, prop: p, pos: pos, link: ln})
+		}
+	}
+}
+
+// seal closes the output chunk: it joins the next level, in memory or,
+// past the memory budget, on disk.
+func (w *worker[S, L]) seal() error {
+	c := w.out
+	w.out = nil
+	if c == nil {
+		return nil
+	}
+	if c.n == 0 {
+		w.s.pool.put(c.buf)
+		return nil
+	}
+	w.outs = append(w.outs, c)
+	if w.s.mem.over() {
+		return w.s.sp.writeChunk(c, w.s.width, w.s.parity^1, w.s.pool)
+	}
+	return nil
+}

@@ -1,0 +1,299 @@
+package engine
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// memAccount tracks the bytes the engine holds in memory and the most it
+// ever held.
+type memAccount struct {
+	inUse, peak atomic.Int64
+	budget      int64 // 0: none
+}
+
+func (m *memAccount) add(n int64) {
+	v := m.inUse.Add(n)
+	for {
+		p := m.peak.Load()
+		if v <= p || m.peak.CompareAndSwap(p, v) {
+			return
+		}
+	}
+}
+
+func (m *memAccount) over() bool { return m.budget > 0 && m.inUse.Load() > m.budget }
+
+// chunkStates is the number of states in a chunk: the unit of work, of
+// spilling, and of a frontier buffer.
+const chunkStates = 4096
+
+// A chunk is a run of states of one level, with each state's trace link.
+// Its buffer holds n encodings of width bytes, then n links of 8 bytes.
+// A spilled chunk has no buffer and lives at off in its level's file.
+type chunk struct {
+	n    int
+	buf  []byte
+	off  int64
+	base uint64 // id of the first state, given when its level is complete
+}
+
+// bufPool recycles chunk buffers, so that the frontier makes no garbage.
+type bufPool struct {
+	mu   sync.Mutex
+	free [][]byte
+	size int
+	keep int
+	mem  *memAccount
+}
+
+func (p *bufPool) get() []byte {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return b
+	}
+	p.mu.Unlock()
+	p.mem.add(int64(p.size))
+	return make([]byte, p.size)
+}
+
+func (p *bufPool) put(b []byte) {
+	p.mu.Lock()
+	if len(p.free) < p.keep {
+		p.free = append(p.free, b)
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	p.mem.add(-int64(p.size))
+}
+
+// spillFile is an append-only file of chunks, one per level parity: the
+// level being explored reads one while the next level writes the other.
+type spillFile struct {
+	f    *os.File
+	next atomic.Int64
+}
+
+// spiller owns the spill files of a run.
+type spiller struct {
+	dir     string
+	mu      sync.Mutex
+	levels  [2]*spillFile
+	trace   *os.File
+	written atomic.Int64
+}
+
+func (s *spiller) create(pattern string) (*os.File, error) {
+	dir := s.dir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, fmt.Errorf("engine: spill: %w", err)
+	}
+	// Unlinked at once: the file goes away with the process, whatever
+	// happens to it.
+	os.Remove(f.Name())
+	return f, nil
+}
+
+func (s *spiller) level(parity int) (*spillFile, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.levels[parity] == nil {
+		f, err := s.create("tlcrun-frontier-*")
+		if err != nil {
+			return nil, err
+		}
+		s.levels[parity] = &spillFile{f: f}
+	}
+	return s.levels[parity], nil
+}
+
+// writeChunk moves c's states and links to the file of its level's
+// parity and frees its buffer.
+func (s *spiller) writeChunk(c *chunk, width, parity int, pool *bufPool) error {
+	sf, err := s.level(parity)
+	if err != nil {
+		return err
+	}
+	data := chunkData(c.buf, c.n, width)
+	off := sf.next.Add(int64(len(data))) - int64(len(data))
+	if _, err := sf.f.WriteAt(data, off); err != nil {
+		return fmt.Errorf("engine: spill: %w", err)
+	}
+	s.written.Add(int64(len(data)))
+	pool.put(c.buf)
+	c.buf, c.off = nil, off
+	return nil
+}
+
+// readChunk loads a spilled chunk into buf.
+func (s *spiller) readChunk(c *chunk, width, parity int, buf []byte) error {
+	sf := s.levels[parity]
+	size := c.n * (width + 8)
+	if _, err := sf.f.ReadAt(buf[:size], c.off); err != nil {
+		return fmt.Errorf("engine: reading spilled frontier: %w", err)
+	}
+	if c.n < chunkStates {
+		// Move the links to where a full buffer keeps them.
+		copy(buf[chunkStates*width:], buf[c.n*width:size])
+	}
+	return nil
+}
+
+// reset empties the file of a level that has been explored.
+func (s *spiller) reset(parity int) error {
+	sf := s.levels[parity]
+	if sf == nil || sf.next.Load() == 0 {
+		return nil
+	}
+	sf.next.Store(0)
+	if err := sf.f.Truncate(0); err != nil {
+		return fmt.Errorf("engine: spill: %w", err)
+	}
+	return nil
+}
+
+func (s *spiller) close() {
+	for _, sf := range s.levels {
+		if sf != nil {
+			sf.f.Close()
+		}
+	}
+	if s.trace != nil {
+		s.trace.Close()
+	}
+}
+
+// chunkData is the part of a chunk buffer that holds data: n encodings,
+// then n links (moved next to the encodings when the chunk is not full).
+func chunkData(buf []byte, n, width int) []byte {
+	if n < chunkStates {
+		copy(buf[n*width:], buf[chunkStates*width:chunkStates*width+n*8])
+	}
+	return buf[:n*(width+8)]
+}
+
+// link is a state's trace link: its parent's id plus one (0 for an
+// initial state) and the ordinal of the successor (or initial state) it
+// was found as.
+func link(parent uint64, ord uint32) uint64 { return parent<<ordBits | uint64(ord) }
+
+const (
+	ordBits  = 24
+	maxOrd   = 1<<ordBits - 1
+	maxState = 1<<(64-ordBits) - 2
+)
+
+func unlink(l uint64) (parent uint64, ord uint32) { return l >> ordBits, uint32(l & maxOrd) }
+
+// traceStore holds every state's link, by state id, in segments; those of
+// finished levels go to a file when memory runs short.
+type traceStore struct {
+	mu   sync.Mutex
+	segs []*[traceSeg]uint64
+	// onDisk[i]: segment i was written to the trace file and dropped.
+	onDisk []bool
+	sp     *spiller
+	mem    *memAccount
+}
+
+const traceSeg = 1 << 16
+
+// put stores the links of the states with ids base, base+1, ...
+func (t *traceStore) put(base uint64, links []byte) {
+	for len(links) > 0 {
+		seg := t.segment(base / traceSeg)
+		i := base % traceSeg
+		n := min(uint64(len(links)/8), traceSeg-i)
+		for k := range n {
+			seg[i+k] = binary.LittleEndian.Uint64(links[8*k:])
+		}
+		links = links[8*n:]
+		base += n
+	}
+}
+
+func (t *traceStore) segment(i uint64) *[traceSeg]uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for uint64(len(t.segs)) <= i {
+		t.segs = append(t.segs, nil)
+		t.onDisk = append(t.onDisk, false)
+	}
+	if t.segs[i] == nil {
+		if t.onDisk[i] {
+			panic("engine: writing a trace segment that was spilled")
+		}
+		t.segs[i] = new([traceSeg]uint64)
+		t.mem.add(traceSeg * 8)
+	}
+	return t.segs[i]
+}
+
+// get returns the link of state id.
+func (t *traceStore) get(id uint64) (uint64, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := id / traceSeg
+	if i >= uint64(len(t.segs)) {
+		return 0, fmt.Errorf("engine: no trace link for state %d", id)
+	}
+	if seg := t.segs[i]; seg != nil {
+		return seg[id%traceSeg], nil
+	}
+	if !t.onDisk[i] {
+		return 0, fmt.Errorf("engine: no trace link for state %d", id)
+	}
+	var b [8]byte
+	if _, err := t.sp.trace.ReadAt(b[:], int64(id)*8); err != nil {
+		return 0, fmt.Errorf("engine: reading spilled trace: %w", err)
+	}
+	return binary.LittleEndian.Uint64(b[:]), nil
+}
+
+// spill writes to disk every segment wholly below id limit (whose states
+// all have their links) and frees it.
+func (t *traceStore) spill(limit uint64) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var buf []byte
+	for i, seg := range t.segs {
+		if seg == nil || uint64(i+1)*traceSeg > limit {
+			continue
+		}
+		if t.sp.trace == nil {
+			f, err := t.sp.create("tlcrun-trace-*")
+			if err != nil {
+				return err
+			}
+			t.sp.trace = f
+		}
+		if buf == nil {
+			buf = make([]byte, traceSeg*8)
+		}
+		for k, l := range seg {
+			binary.LittleEndian.PutUint64(buf[8*k:], l)
+		}
+		if _, err := t.sp.trace.WriteAt(buf, int64(i)*traceSeg*8); err != nil {
+			return fmt.Errorf("engine: spill: %w", err)
+		}
+		t.sp.written.Add(int64(len(buf)))
+		t.segs[i] = nil
+		t.onDisk[i] = true
+		t.mem.add(-traceSeg * 8)
+	}
+	return nil
+}
+
+var errTooMany = errors.New("engine: more states or successors than trace links can number")
