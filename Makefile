@@ -1,0 +1,47 @@
+# Make targets for people and CI. `make help` lists them.
+GO       ?= go
+TLCRUN   := $(GO) run ./cmd/tlcrun
+FUZZTIME ?= 30s
+NPM      ?= npm
+
+.PHONY: help check test lint deps verify verify-long fuzz build clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+check: ## check the contract at the reference bounds R0 with the Go engine (no Java)
+	$(TLCRUN) check spec/R0.cfg
+
+test: deps lint ## the whole test suite (what .ci/run runs)
+	$(GO) test ./...
+
+lint: ## gofmt and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# The differential test compares the Go model with the spec as read by the
+# npm package tla-checker; it is skipped (with a message) where npm is absent.
+deps: ## install the pinned npm package tla-checker for the differential test
+	@if [ -d internal/tlachecker/js/node_modules/tla-checker ]; then :; \
+	elif command -v $(NPM) >/dev/null 2>&1; then $(NPM) ci --prefix internal/tlachecker/js --no-audit --no-fund; \
+	else echo "npm not found: the tla-checker differential test will be skipped"; fi
+
+verify: ## every quick model of spec/manifest.json against its recorded result
+	$(TLCRUN) verify
+
+verify-long: ## every model of the manifest, the scaled bounds R8 included
+	$(TLCRUN) verify --tier all
+
+fuzz: ## run every fuzzer for FUZZTIME each (default 30s)
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+	  done; \
+	done
+
+build: ## build the commands into bin/
+	$(GO) build -o bin/ ./cmd/...
+
+clean: ## remove build outputs
+	rm -rf bin
