@@ -29,26 +29,35 @@ type RunOptions struct {
 // Report is the outcome of a run, in a form for people (Text) and machines
 // (JSON).
 type Report struct {
-	Engine    string      `json:"engine"`
-	Spec      string      `json:"spec"`
-	Config    string      `json:"config"`
-	Verdict   string      `json:"verdict"`
-	Generated uint64      `json:"generated"`
-	Distinct  uint64      `json:"distinct"`
-	Queue     uint64      `json:"queue"`
-	Depth     int         `json:"depth"`
-	Seconds   float64     `json:"seconds"`
+	Engine    string  `json:"engine"`
+	Spec      string  `json:"spec"`
+	Config    string  `json:"config"`
+	Verdict   string  `json:"verdict"`
+	Generated uint64  `json:"generated"`
+	Distinct  uint64  `json:"distinct"`
+	Queue     uint64  `json:"queue"`
+	Depth     int     `json:"depth"`
+	Seconds   float64 `json:"seconds"`
+	// Perf are the run's performance figures; they depend on the machine,
+	// so they stay out of the JSON report (tlcrun prints them on stderr).
+	Perf     Perf        `json:"-"`
+	Checked  []string    `json:"checked"`
+	Violated []Violation `json:"violations"`
+}
+
+// Perf are the performance figures of a run.
+type Perf struct {
 	// Workers is the number of exploring goroutines.
-	Workers int `json:"workers"`
+	Workers int
 	// PeakMemory is the most the engine held in memory (fingerprint set,
-	// frontier, trace links) and Spilled what it wrote to disk, in bytes.
-	PeakMemory int64 `json:"peak_memory"`
-	Spilled    int64 `json:"spilled"`
+	// frontier, trace links), FingerprintMemory the fingerprint set's
+	// final size, and Spilled what went to disk, in bytes.
+	PeakMemory, FingerprintMemory, Spilled int64
 	// Collision is TLC's optimistic estimate of the probability that two
 	// distinct states shared a fingerprint.
-	Collision float64  `json:"fingerprint_collision_probability"`
-	Checked   []string `json:"checked"`
-	Violated  []Violation `json:"violations"`
+	Collision float64
+	// LivenessGraph is set when liveness needed the explicit graph.
+	LivenessGraph bool
 }
 
 // Violation is one violated property and its shortest counterexample.
@@ -113,8 +122,11 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
 	rep.Verdict = res.Verdict.String()
 	rep.Generated, rep.Distinct, rep.Queue, rep.Depth = res.Generated, res.Distinct, res.Queue, res.Depth
 	rep.Seconds = res.Elapsed.Seconds()
-	rep.Workers, rep.PeakMemory, rep.Spilled = res.Workers, res.PeakMemory, res.Spilled
-	rep.Collision = res.CollisionProbability()
+	rep.Perf = Perf{
+		Workers: res.Workers, PeakMemory: res.PeakMemory, Spilled: res.Spilled,
+		FingerprintMemory: res.FingerprintMemory, Collision: res.CollisionProbability(),
+		LivenessGraph: res.LivenessGraph,
+	}
 	for _, v := range res.Violations {
 		rep.Violated = append(rep.Violated, violation(m, v))
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -328,30 +329,30 @@ func (s *search[S, L]) exploreLevel(ctx context.Context) ([]cand, error) {
 // record keeps the first violation of each property found on a level and
 // reports whether the run stops here.
 func (s *search[S, L]) record(best []cand) bool {
-	var first cand
+	var level []cand
 	for p, c := range best {
-		if !c.ok || s.done[p] {
-			continue
-		}
-		s.done[p] = true
-		s.found1 = append(s.found1, c)
-		if c.before(first) {
-			first = c
+		if c.ok && !s.done[p] {
+			s.done[p] = true
+			level = append(level, c)
 		}
 	}
-	if !first.ok || s.opt.Continue {
+	if len(level) == 0 {
 		return false
 	}
-	// Stopping at the first error reports that one only: the violation a
-	// single worker meets first.
-	k := len(s.found1) - 1
-	for i, c := range s.found1 {
-		if c == first {
-			k = i
+	// In the order a single worker meets them.
+	slices.SortFunc(level, func(a, b cand) int {
+		if a.before(b) {
+			return -1
 		}
+		return 1
+	})
+	if !s.opt.Continue {
+		// Stopping at the first error reports that one only.
+		s.found1 = append(s.found1, level[0])
+		return true
 	}
-	s.found1 = []cand{s.found1[k]}
-	return true
+	s.found1 = append(s.found1, level...)
+	return false
 }
 
 // violations rebuilds the counterexample of every recorded violation.
@@ -448,6 +449,10 @@ type worker[S, L any] struct {
 	rank     uint64
 	moved    bool
 
+	batch []pending
+	benc  []byte // encodings of the batch
+	sink  uint64 // keeps the touching loads alive
+
 	out  *chunk
 	outs []*chunk
 
@@ -459,7 +464,8 @@ type worker[S, L any] struct {
 }
 
 func newWorker[S, L any](s *search[S, L]) *worker[S, L] {
-	w := &worker[S, L]{s: s, best: make([]cand, len(s.done))}
+	w := &worker[S, L]{s: s, best: make([]cand, len(s.done)),
+		batch: make([]pending, 0, batchSize), benc: make([]byte, batchSize*s.width)}
 	w.emit = w.successor
 	return w
 }
@@ -520,14 +526,19 @@ func (w *worker[S, L]) explore(k int) error {
 			return w.err
 		}
 		if w.nsucc == 0 && checkDeadlock {
+			w.flush()
 			w.offer(cand{ok: true, prop: len(s.done) - 1, pos: [3]uint64{uint64(k), uint64(i), math.MaxUint64}, self: true, id: w.parentID})
 		}
 		if s.live != nil && !w.goal && !w.moved && !w.stuck.ok {
 			w.stuck = cand{ok: true, pos: w.pos, self: true, id: w.parentID}
 		}
 	}
+	w.flush()
 	if err := w.seal(); err != nil {
 		return err
+	}
+	if w.err != nil {
+		return w.err
 	}
 	s.outs[k] = w.outs
 	if c.buf != nil {
@@ -542,9 +553,9 @@ func (w *worker[S, L]) explore(k int) error {
 	return nil
 }
 
-// successor handles one successor of the state being explored: it counts
-// it, adds it to the next level if it is new, and checks the invariants
-// on it. It is Next's emit function.
+// successor handles one successor of the state being explored: it
+// counts it, checks the liveness conditions on the step, and queues it for
+// the fingerprint set. It is Next's emit function.
 func (w *worker[S, L]) successor(l L, t S) {
 	s := w.s
 	ord := w.ord
@@ -555,14 +566,8 @@ func (w *worker[S, L]) successor(l L, t S) {
 		w.err = errTooMany
 		return
 	}
-	if w.out == nil || w.out.n == chunkStates {
-		if err := w.seal(); err != nil {
-			w.err = err
-			return
-		}
-		w.out = &chunk{buf: s.pool.get()}
-	}
-	dst := w.out.buf[w.out.n*s.width : (w.out.n+1)*s.width]
+	n := len(w.batch)
+	dst := w.benc[n*s.width : (n+1)*s.width]
 	s.m.Encode(dst, t)
 	if s.live != nil && !bytes.Equal(dst, w.enc) {
 		w.moved = true
@@ -574,20 +579,65 @@ func (w *worker[S, L]) successor(l L, t S) {
 			w.rankFail = true
 		}
 	}
-	if !s.seen.insert(fingerprint(dst)) {
+	pos := w.pos
+	pos[2] = ord
+	w.batch = append(w.batch, pending{fp: fingerprint(dst), link: link(w.parentID+1, uint32(ord)), pos: pos})
+	if len(w.batch) == batchSize {
+		w.flush()
+	}
+}
+
+// batchSize is how many successors go to the fingerprint set together.
+// Their buckets are first touched all at once, so that the cache misses
+// overlap instead of following one another.
+const batchSize = 64
+
+// pending is a successor waiting for the fingerprint set.
+type pending struct {
+	fp, link uint64
+	pos      [3]uint64
+}
+
+// flush adds the queued successors to the fingerprint set, in order; the
+// new ones join the next level and have the invariants checked.
+func (w *worker[S, L]) flush() {
+	s := w.s
+	if w.err != nil {
+		w.batch = w.batch[:0]
 		return
 	}
-	ln := link(w.parentID+1, uint32(ord))
-	binary.LittleEndian.PutUint64(w.out.buf[chunkStates*s.width+8*w.out.n:], ln)
-	w.out.n++
-	w.distinct++
-	for p, inv := range s.opt.Invariants {
-		if !s.done[p] && !inv.Holds(t) {
-			pos := w.pos
-			pos[2] = ord
-			w.offer(cand{ok: true, prop: p, pos: pos, link: ln})
+	var acc uint64
+	for i := range w.batch {
+		acc += s.seen.touch(w.batch[i].fp)
+	}
+	w.sink += acc
+	for i := range w.batch {
+		p := &w.batch[i]
+		if !s.seen.insert(p.fp) {
+			continue
+		}
+		if w.out == nil || w.out.n == chunkStates {
+			if err := w.seal(); err != nil {
+				w.err = err
+				break
+			}
+			w.out = &chunk{buf: s.pool.get()}
+		}
+		enc := w.benc[i*s.width : (i+1)*s.width]
+		copy(w.out.buf[w.out.n*s.width:], enc)
+		binary.LittleEndian.PutUint64(w.out.buf[chunkStates*s.width+8*w.out.n:], p.link)
+		w.out.n++
+		w.distinct++
+		if len(s.opt.Invariants) > 0 {
+			t := s.m.Decode(enc)
+			for k, inv := range s.opt.Invariants {
+				if !s.done[k] && !inv.Holds(t) {
+					w.offer(cand{ok: true, prop: k, pos: p.pos, link: p.link})
+				}
+			}
 		}
 	}
+	w.batch = w.batch[:0]
 }
 
 // seal closes the output chunk: it joins the next level, in memory or,

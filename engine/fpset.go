@@ -95,6 +95,13 @@ func (t *fpTable) find(fp uint64) (bool, uint64) {
 	}
 }
 
+// touch loads the first slot of fp's home bucket, to bring it into the
+// cache before insert needs it.
+func (s *fpSet) touch(fp uint64) uint64 {
+	t := s.shards[fp>>(64-fpShardBits)].tab.Load()
+	return atomic.LoadUint64(&t.slots[t.bucket(fp)*bucketSlots])
+}
+
 // insert adds fp and reports whether it was new.
 func (s *fpSet) insert(fp uint64) bool {
 	sh := &s.shards[fp>>(64-fpShardBits)]
