@@ -1,0 +1,97 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// PeakRSS is the most memory this process has had resident (VmHWM), in
+// bytes; 0 where /proc is not there.
+func PeakRSS() int64 { return procStatus("/proc/self/status", "VmHWM:") }
+
+// TotalMemory is the machine's physical memory in bytes; 0 if unknown.
+func TotalMemory() int64 { return procStatus("/proc/meminfo", "MemTotal:") }
+
+// procStatus reads a "Name:   123 kB" line of a /proc file.
+func procStatus(path, key string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, key) {
+			continue
+		}
+		fields := strings.Fields(line[len(key):])
+		if len(fields) == 0 {
+			return 0
+		}
+		n, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return 0
+		}
+		if len(fields) > 1 && strings.EqualFold(fields[1], "kB") {
+			n <<= 10
+		}
+		return n
+	}
+	return 0
+}
+
+// ParseSize reads a byte count: a number with an optional unit (B, K, KB,
+// KiB, M, MB, MiB, G, GB, GiB, T...; all binary, as memory is counted).
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+		i++
+	}
+	num, unit := t[:i], strings.ToUpper(strings.TrimSpace(t[i:]))
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("size %q: want a number with an optional unit, such as 512MiB or 4G", s)
+	}
+	unit = strings.TrimSuffix(strings.TrimSuffix(unit, "B"), "I")
+	shift := map[string]uint{"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
+	sh, ok := shift[unit]
+	if !ok {
+		return 0, fmt.Errorf("size %q: unknown unit (use K, M, G or T)", s)
+	}
+	return int64(v * float64(uint64(1)<<sh)), nil
+}
+
+// Bytes prints a byte count the way people read it: 212 MiB, 3.4 GiB.
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n), -1
+	for v >= unit && i < 4 {
+		v /= unit
+		i++
+	}
+	if v >= 100 {
+		return fmt.Sprintf("%.0f %ciB", v, "KMGTP"[i])
+	}
+	return fmt.Sprintf("%.1f %ciB", v, "KMGTP"[i])
+}
+
+// Count prints an integer with thousands separators, as TLC does.
+func Count(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
