@@ -313,6 +313,15 @@ func (s *scanner) boolean(path string) (bool, error) {
 	case len(rest) >= 5 && string(rest[:5]) == "false":
 		s.i += 5
 		return false, nil
+	case len(rest) > 0 && (rest[0] == 't' || rest[0] == 'f'):
+		n := 0
+		for n < len(rest) && n < 8 && 'a' <= rest[n] && rest[n] <= 'z' {
+			n++
+		}
+		if s.i+n == len(s.b) {
+			return false, errAt(path, "want true or false, found %q at the end of the line (truncated?)", rest[:n])
+		}
+		return false, errAt(path, "want true or false, found %q", rest[:n])
 	}
 	return false, errAt(path, "want true or false, found %s", s.found())
 }

@@ -1,0 +1,110 @@
+package tlagen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// JarEnv is the environment variable that locates tla2tools.jar.
+const JarEnv = "TLA2TOOLS_JAR"
+
+// ErrNoTLC says TLC is not available: no jar, or no java.
+var ErrNoTLC = errors.New("tlagen: TLC not available")
+
+// FindTLC returns the path of tla2tools.jar from TLA2TOOLS_JAR, after
+// checking that it and java exist.
+func FindTLC() (string, error) {
+	jar := os.Getenv(JarEnv)
+	if jar == "" {
+		return "", fmt.Errorf("%w: set %s to the path of tla2tools.jar", ErrNoTLC, JarEnv)
+	}
+	if _, err := os.Stat(jar); err != nil {
+		return "", fmt.Errorf("%w: %s=%s: %v", ErrNoTLC, JarEnv, jar, err)
+	}
+	if _, err := exec.LookPath("java"); err != nil {
+		return "", fmt.Errorf("%w: no java on PATH", ErrNoTLC)
+	}
+	return jar, nil
+}
+
+// TLCResult is TLC's verdict on a trace-validation module.
+type TLCResult struct {
+	Accepted bool
+	// Matched is the number of events some behaviour matched: the depth
+	// of TLC's search minus one (the initial state).
+	Matched int
+	// Elapsed is the wall time of the java process.
+	Elapsed time.Duration
+	Output  string
+}
+
+var (
+	depthRE   = regexp.MustCompile(`The depth of the complete state graph search is (\d+)\.`)
+	acceptRE  = regexp.MustCompile(`(?m)^Model checking completed\. No error has been found\.`)
+	rejectRE  = regexp.MustCompile(`(?m)^Error: Postcondition TraceAccepted .* is false\.`)
+	javaFlags = []string{"-XX:+UseParallelGC"}
+)
+
+// RunTLC runs TLC on <dir>/<module>.tla with its cfg, the one way this
+// project runs TLC on trace modules: one worker (the verdict does not
+// depend on it and one worker keeps timings comparable), no trace
+// explorer spec (nothing to explore), and its metadata in a temporary
+// folder. Resume.tla must be in dir.
+func RunTLC(ctx context.Context, jar, dir, module string) (*TLCResult, error) {
+	meta, err := os.MkdirTemp("", "tlagen-meta-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(meta)
+	cp := jar
+	if deps := filepath.Join(filepath.Dir(jar), "CommunityModules-deps.jar"); fileExists(deps) {
+		cp += string(os.PathListSeparator) + deps
+	}
+	args := append(append([]string{}, javaFlags...), "-cp", cp, "tlc2.TLC",
+		"-workers", "1", "-noGenerateSpecTE", "-metadir", meta,
+		"-config", module+".cfg", module+".tla")
+	cmd := exec.CommandContext(ctx, "java", args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	runErr := cmd.Run()
+	r := &TLCResult{Elapsed: time.Since(start), Output: out.String()}
+	if m := depthRE.FindStringSubmatch(r.Output); m != nil {
+		d, _ := strconv.Atoi(m[1])
+		r.Matched = d - 1
+	}
+	switch {
+	case acceptRE.MatchString(r.Output):
+		r.Accepted = true
+	case rejectRE.MatchString(r.Output):
+	default:
+		if runErr == nil {
+			runErr = errors.New("no verdict in the output")
+		}
+		return r, fmt.Errorf("tlagen: TLC on %s: %v\n%s", module, runErr, tail(r.Output, 40))
+	}
+	return r, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
