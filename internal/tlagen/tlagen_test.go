@@ -52,7 +52,6 @@ func TestGenerateShape(t *testing.T) {
 	}
 }
 
-
 func TestGenerateRefusesBadNames(t *testing.T) {
 	p := model.R0()
 	p.Values = []string{"va", "v-b"}
