@@ -1,0 +1,35 @@
+// Package tlc reads the output of TLC, the TLA+ model checker, when it runs
+// with -tool. In that mode TLC wraps every message in markers that carry
+// the message's code and class:
+//
+//	@!@!@STARTMSG 2110:1 @!@!@
+//	Invariant NotSolved is violated.
+//	@!@!@ENDMSG 2110 @!@!@
+//
+// The package goes by those codes (the constants of TLC's EC class, named
+// here Code...), never by the prose, except to pull the numbers and names
+// out of a message it has already identified. Reader yields the messages
+// one by one as TLC writes them; Result.Add folds them into a Result (the
+// version, progress reports, final counts, violations with their error
+// traces, errors with spec positions, SANY's parse errors); Parse does both
+// for a whole output. ExitStatus and Meaning explain TLC's exit codes, and
+// ReadJSONTrace reads the trace TLC writes with -dumpTrace json.
+//
+// Following a run as it goes:
+//
+//	rd := tlc.NewReader(stdout)
+//	res := &tlc.Result{}
+//	for {
+//		m, err := rd.Next()
+//		if err != nil {
+//			break // io.EOF at the end
+//		}
+//		res.Add(m)
+//		if m.Code == tlc.CodeProgressStats {
+//			p := res.Progress[len(res.Progress)-1]
+//			fmt.Printf("%d distinct states, %d on queue\n", p.Distinct, p.Queue)
+//		}
+//	}
+//
+// States in traces are tlavalue.States, values parsed from TLC's printing.
+package tlc

@@ -1,0 +1,5 @@
+---- MODULE Lex ----
+VARIABLE x
+Init == x = "unterminated
+Next == x' = x
+====
