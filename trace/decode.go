@@ -51,7 +51,13 @@ type Decoder struct {
 
 // NewDecoder returns a decoder reading from r.
 func NewDecoder(r io.Reader) *Decoder {
-	return &Decoder{r: bufio.NewReaderSize(r, 64<<10), nextSeq: 1}
+	return &Decoder{r: bufio.NewReaderSize(r, 16<<10), nextSeq: 1}
+}
+
+// Reset makes d read a new trace from r, keeping its buffers.
+func (d *Decoder) Reset(r io.Reader) {
+	d.r.Reset(r)
+	*d = Decoder{r: d.r, long: d.long[:0], sc: scanner{buf: d.sc.buf[:0]}, nextSeq: 1}
 }
 
 // readLine returns the next line that is not blank, without its line

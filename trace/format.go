@@ -135,9 +135,17 @@ func (v Var) String() string {
 
 // ParseVar returns the variable with the spec's name.
 func ParseVar(name string) (Var, bool) {
-	i := slices.Index(model.VarNames, name)
-	return Var(i), i >= 0
+	v, ok := varByName[name]
+	return v, ok
 }
+
+var varByName = func() map[string]Var {
+	m := map[string]Var{}
+	for i, name := range model.VarNames {
+		m[name] = Var(i)
+	}
+	return m
+}()
 
 // VarSet is a set of the spec's variables.
 type VarSet uint16

@@ -52,6 +52,9 @@ func (s *scanner) ws() {
 
 // peek returns the next non-space byte, or 0 at the end of the line.
 func (s *scanner) peek() byte {
+	if s.i < len(s.b) && s.b[s.i] > ' ' {
+		return s.b[s.i]
+	}
 	s.ws()
 	if s.i < len(s.b) {
 		return s.b[s.i]
@@ -165,6 +168,10 @@ func (s *scanner) str(path string) ([]byte, error) {
 	ascii := true
 	for s.i < len(s.b) {
 		c := s.b[s.i]
+		if plain[c] {
+			s.i++
+			continue
+		}
 		switch {
 		case c == '"':
 			out := s.b[start:s.i]
@@ -184,6 +191,15 @@ func (s *scanner) str(path string) ([]byte, error) {
 	}
 	return nil, errAt(path, "unterminated string (truncated line?)")
 }
+
+// plain marks the bytes a string may hold as they are: not the quote, the
+// backslash, a control character or the start of a multi-byte rune.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // escaped finishes a string that has escapes, from its start.
 func (s *scanner) escaped(path string, start int) ([]byte, error) {

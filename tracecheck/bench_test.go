@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/trace"
@@ -35,6 +36,14 @@ func benchTraces(b *testing.B, p model.Params, obs trace.VarSet, n int) []*trace
 	return out
 }
 
+// reportRates reports events per second of wall time and of CPU time.
+func reportRates(b *testing.B, events int, cpu time.Duration) {
+	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(events)*float64(b.N)/cpu.Seconds(), "events/cpu-s")
+	}
+}
+
 func countEvents(ts []*trace.Trace) int {
 	n := 0
 	for _, t := range ts {
@@ -47,6 +56,7 @@ func benchCheck(b *testing.B, p model.Params, obs trace.VarSet) {
 	ts := benchTraces(b, p, obs, 100000)
 	n := countEvents(ts)
 	b.ResetTimer()
+	cpu := cpuTime()
 	for b.Loop() {
 		for _, t := range ts {
 			r, err := Check(t, Options{})
@@ -55,12 +65,19 @@ func benchCheck(b *testing.B, p model.Params, obs trace.VarSet) {
 			}
 		}
 	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	reportRates(b, n, cpuTime()-cpu)
 	b.ReportMetric(float64(n)/float64(len(ts)), "events/trace")
 }
 
-// BenchmarkCheckFull: fully observed traces, decoded in memory.
+// BenchmarkCheckFull: fully observed traces of 20 tasks, decoded in
+// memory (the longest runs the model's representation admits).
 func BenchmarkCheckFull(b *testing.B) { benchCheck(b, benchParams(), trace.AllVars) }
+
+// BenchmarkCheckFullR8: fully observed traces at the scaled bounds R8.
+func BenchmarkCheckFullR8(b *testing.B) { benchCheck(b, model.R8(), trace.AllVars) }
+
+// BenchmarkCheckFullR0: fully observed traces at the reference bounds R0.
+func BenchmarkCheckFullR0(b *testing.B) { benchCheck(b, model.R0(), trace.AllVars) }
 
 // BenchmarkCheckPartial: traces that observe pc and effects only.
 func BenchmarkCheckPartial(b *testing.B) {
@@ -83,9 +100,11 @@ func BenchmarkDecodeCheckFull(b *testing.B) {
 		size += buf.Len()
 	}
 	b.ResetTimer()
+	cpu := cpuTime()
+	d := trace.NewDecoder(nil)
 	for b.Loop() {
 		for _, f := range files {
-			d := trace.NewDecoder(bytes.NewReader(f))
+			d.Reset(bytes.NewReader(f))
 			h, err := d.Header()
 			if err != nil {
 				b.Fatal(err)
@@ -104,7 +123,7 @@ func BenchmarkDecodeCheckFull(b *testing.B) {
 			}
 		}
 	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	reportRates(b, n, cpuTime()-cpu)
 	b.ReportMetric(float64(size)/float64(n), "bytes/event")
 	b.SetBytes(int64(size))
 }
