@@ -1,6 +1,10 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/resumecontract/resumecheck/recovery"
+)
 
 // Model is the Resume spec at fixed constants. It is immutable and safe for
 // concurrent use. Make one with New.
@@ -140,6 +144,13 @@ func ResumeAt(d Decision, frontier int8) int8 {
 	return frontier + 1
 }
 
+// referenceRecovery is the reference ("skip") decision: the sequencer's
+// recovery function itself, called with the durable part of the state, so
+// that checking the model checks the code the sequencer runs.
+func referenceRecovery(frontier int8, waiting bool, consumed int8) recovery.Plan {
+	return recovery.Recover(recovery.View{Frontier: int(frontier), Parked: waiting, Consumed: consumed != NoVal})
+}
+
 // CrashRecover crashes the process and recovers with decision d, which
 // must be one of RecoveryChoices(s) (or skip, when parked).
 func (m *Model) CrashRecover(s State, d Decision) (State, bool) {
@@ -155,9 +166,10 @@ func (m *Model) CrashRecover(s State, d Decision) (State, bool) {
 		if d != Skip {
 			return State{}, false
 		}
-		t.PC = s.Frontier + 1
+		plan := referenceRecovery(s.Frontier, s.Waiting, s.Consumed)
+		t.PC = int8(plan.Next)
 		t.Recoveries = append(t.Recoveries, Recovery{Frontier: s.Frontier, Decision: Skip})
-		t.Waiting = !m.P.Faults.Has(VolatilePark)
+		t.Waiting = plan.Parked && !m.P.Faults.Has(VolatilePark)
 		t.Lost = m.P.Faults.Has(VolatilePark)
 		return t, true
 	}
@@ -168,7 +180,12 @@ func (m *Model) CrashRecover(s State, d Decision) (State, bool) {
 	if !ok {
 		return State{}, false
 	}
-	t.PC = ResumeAt(d, s.Frontier)
+	if d == Skip {
+		plan := referenceRecovery(s.Frontier, s.Waiting, s.Consumed)
+		t.PC, t.Waiting = int8(plan.Next), plan.Parked
+	} else {
+		t.PC = ResumeAt(d, s.Frontier)
+	}
 	t.Recoveries = append(t.Recoveries, Recovery{Frontier: s.Frontier, Decision: d})
 	if d == Redelivered && m.isTask(s.Frontier) && s.Frontier != m.ip() {
 		t.Effects[s.Frontier-1]++

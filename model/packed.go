@@ -421,16 +421,27 @@ func (m *Model) NextPacked(s Packed, emit func(Label, Packed)) {
 		}
 		if waiting {
 			t := recover(Skip)
-			l.pc.set(&t, uint64(frontier+1))
-			if f.Has(VolatilePark) {
+			plan := referenceRecovery(frontier, waiting, consumed)
+			l.pc.set(&t, uint64(plan.Next))
+			if !plan.Parked || f.Has(VolatilePark) {
 				l.waiting.set(&t, 0)
+			}
+			if f.Has(VolatilePark) {
 				l.lost.set(&t, 1)
 			}
 			emit(Label{Action: CrashRecover, Decision: Skip}, t)
 		} else {
 			for _, d := range m.recoveryChoices(consumed) {
 				t := recover(d)
-				l.pc.set(&t, uint64(ResumeAt(d, frontier)))
+				if d == Skip {
+					plan := referenceRecovery(frontier, waiting, consumed)
+					l.pc.set(&t, uint64(plan.Next))
+					if plan.Parked {
+						l.waiting.set(&t, 1)
+					}
+				} else {
+					l.pc.set(&t, uint64(ResumeAt(d, frontier)))
+				}
 				if d == Redelivered && frontier >= 1 && frontier <= n && frontier != ip {
 					inc(&t, l.effects[frontier-1], "effects")
 				}
