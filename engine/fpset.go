@@ -10,26 +10,28 @@ import (
 // nothing else: 8 bytes per state over the load factor, and no pointers
 // for the garbage collector to scan.
 //
-// The set is split into 4096 shards by the fingerprint's top 12 bits. A
+// The set is split into 16 shards by the fingerprint's top 4 bits. A
 // shard is an open-addressing table of 64-byte buckets of eight slots
 // (one cache line), probed bucket by bucket; most lookups touch one line.
-// A shard grows by half when it is 90% full, on its own, so growth never
-// stalls the other shards and never needs twice the memory of the whole
-// set. Lookups read without locking (a slot only ever goes from empty to
-// a fingerprint, and a table is replaced, never changed after it is
-// replaced); an insert takes the shard's lock and looks again. With
-// thousands of shards and a handful of workers the locks are almost
-// never contended.
+// A shard doubles when it is 90% full, on its own, so growth stalls only
+// that shard and needs at most 1/16 of the set's memory again. Lookups
+// read without locking (a slot only ever goes from empty to a
+// fingerprint, and a table is replaced, never changed after it is
+// replaced); an insert takes the shard's lock and looks again. Tables of
+// 2 MiB and more are aligned to huge pages and advised to use them: every
+// lookup is a random access, and with 4 KiB pages nearly every one also
+// misses the TLB. Few, large shards keep them large; with a handful of
+// workers and 16 locks taken only for new states, contention is rare.
 type fpSet struct {
 	shards [fpShards]fpShard
 	mem    *memAccount
 }
 
 const (
-	fpShardBits   = 12
+	fpShardBits   = 4
 	fpShards      = 1 << fpShardBits
 	bucketSlots   = 8
-	initBuckets   = 2
+	initBuckets   = 1024
 	loadNum       = 9 // grow past loadNum/loadDen full
 	loadDen       = 10
 	cacheLineSize = 64
@@ -50,12 +52,20 @@ type fpTable struct {
 
 func newFPTable(nb uint64) *fpTable {
 	n := nb * bucketSlots
-	raw := make([]uint64, n+bucketSlots-1)
-	off := 0
-	if r := uintptr(unsafe.Pointer(&raw[0])) % cacheLineSize; r != 0 {
-		off = int((cacheLineSize - r) / 8)
+	align := uintptr(cacheLineSize)
+	if n*8 >= hugePage {
+		align = hugePage
 	}
-	return &fpTable{slots: raw[off : off+int(n)], nb: nb, limit: n * loadNum / loadDen}
+	raw := make([]uint64, n+uint64(align/8))
+	off := 0
+	if r := uintptr(unsafe.Pointer(&raw[0])) % align; r != 0 {
+		off = int((align - r) / 8)
+	}
+	slots := raw[off : off+int(n)]
+	if align == hugePage {
+		adviseHuge(slots)
+	}
+	return &fpTable{slots: slots, nb: nb, limit: n * loadNum / loadDen}
 }
 
 func (t *fpTable) bytes() int64 { return int64(cap(t.slots)) * 8 }
@@ -124,11 +134,11 @@ func (s *fpSet) insert(fp uint64) bool {
 	return true
 }
 
-// grow replaces the shard's table by one half as large again. Readers
+// grow replaces the shard's table by one twice as large. Readers
 // still holding the old table may miss fingerprints added after this; they
 // then take the lock and look in the new one.
 func (s *fpSet) grow(sh *fpShard, old *fpTable) {
-	t := newFPTable(old.nb + old.nb/2 + 1)
+	t := newFPTable(2 * old.nb)
 	for _, v := range old.slots {
 		if v != 0 {
 			_, slot := t.find(v)

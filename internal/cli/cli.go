@@ -23,6 +23,7 @@ const (
 	ExitSafety    = 12 // an invariant is violated
 	ExitLiveness  = 13 // a temporal property is violated
 	ExitMismatch  = 14 // results differ from the manifest (or between engines)
+	ExitClaims    = 16 // a claim of the fault matrix does not hold
 	ExitCancelled = 130
 )
 
@@ -88,12 +89,13 @@ Exit codes:
   11  deadlock reached
   12  an invariant is violated
   13  a temporal property (liveness) is violated
-  14  results differ from the manifest`,
+  14  results differ from the manifest
+  16  a claim of the fault matrix does not hold`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheckCmd(), newVerifyCmd())
+	root.AddCommand(newCheckCmd(), newVerifyCmd(), newBenchCmd(), newMatrixCmd())
 	return root
 }

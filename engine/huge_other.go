@@ -1,0 +1,7 @@
+//go:build !linux
+
+package engine
+
+const hugePage = 2 << 20
+
+func adviseHuge([]uint64) {}

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/resumecontract/resumecheck/internal/bench"
+)
+
+func newBenchCmd() *cobra.Command {
+	var (
+		cfgs    []string
+		spec    string
+		workers string
+		tlcMode string
+		tlcSkip []string
+		repeat  int
+		mem     string
+		out     string
+	)
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure the Go engine against TLC: distinct states, wall time, rate, peak RSS",
+		Long: `Run each model file with the Go engine and with TLC, at one worker and at
+every core, each run a child process of its own, and print one Markdown
+table: distinct states, states generated, depth, wall time, distinct states
+per second, peak resident memory, and the Go engine's throughput over TLC's
+at the same worker count. The Go and TLC counts must agree (exit 14 if not).
+
+TLC is found through the TLA2TOOLS_JAR environment variable and java on
+PATH; without them the TLC rows are left out, with a note. Defaults: R0, R8
+and the larger bounds R10 (spec/bench/R10.cfg).`,
+		Example: `  TLA2TOOLS_JAR=/opt/tla/tla2tools.jar tlcrun bench
+  tlcrun bench --tlc off --cfg spec/bench/R100M.cfg --out docs/bench-large.md`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := parseWorkers(workers)
+			if err != nil {
+				return usageError(err)
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return &exitError{code: ExitFailure, err: err}
+			}
+			c := bench.Config{Cfgs: cfgs, Spec: spec, Workers: ws, Tlcrun: self, Repeat: repeat,
+				Mem: mem, Log: cmd.ErrOrStderr(), TLCSkip: map[string]bool{}}
+			for _, s := range tlcSkip {
+				c.TLCSkip[s] = true
+			}
+			note := ""
+			switch tlcMode {
+			case "off":
+				note = "TLC not run (--tlc off)."
+			case "auto":
+				t, err := bench.FindTLC()
+				if err != nil {
+					note = fmt.Sprintf("TLC not run: %v (set TLA2TOOLS_JAR to the tla2tools.jar and put java on PATH).", err)
+				}
+				c.TLC = t
+			default:
+				return usageError(fmt.Errorf("--tlc %q: want auto or off", tlcMode))
+			}
+			machine := bench.Machine()
+			start := time.Now()
+			runs := bench.Measure(cmd.Context(), c)
+			var sb strings.Builder
+			fmt.Fprintf(&sb, "Measured %s on %s.\n\n", time.Now().UTC().Format("2006-01-02"), machine)
+			disagree := bench.WriteTable(&sb, runs)
+			if note != "" {
+				fmt.Fprintf(&sb, "\n%s\n", note)
+			}
+			if c.TLC != nil && len(disagree) == 0 {
+				sb.WriteString("\nGo and TLC agree on every count they both produced.\n")
+			}
+			for _, d := range disagree {
+				fmt.Fprintf(&sb, "\nDISAGREEMENT: %s\n", d)
+			}
+			fmt.Fprintf(&sb, "\n(best of %d run(s) each; the whole benchmark took %s)\n", max(repeat, 1), time.Since(start).Round(time.Second))
+			fmt.Fprint(cmd.OutOrStdout(), sb.String())
+			if out != "" {
+				if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
+					return &exitError{code: ExitFailure, err: err}
+				}
+			}
+			if cmd.Context().Err() != nil {
+				return exitCode(ExitCancelled)
+			}
+			if len(disagree) > 0 {
+				return exitCode(ExitMismatch)
+			}
+			for _, r := range runs {
+				if r.Err != nil {
+					return exitCode(ExitFailure)
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&cfgs, "cfg", []string{"spec/R0.cfg", "spec/R8.cfg", "spec/bench/R10.cfg"}, "model files to measure")
+	f.StringVar(&spec, "spec", "spec/Resume.tla", "the spec the model files belong to")
+	f.StringVar(&workers, "workers", "1,all", "worker counts, comma-separated (all = every core)")
+	f.StringVar(&tlcMode, "tlc", "auto", "run TLC too: auto (when TLA2TOOLS_JAR and java are found) or off")
+	f.StringSliceVar(&tlcSkip, "tlc-skip", nil, "model files not to run TLC on (too long for it)")
+	f.IntVar(&repeat, "repeat", 1, "runs per measurement; the fastest counts")
+	f.StringVar(&mem, "mem", "", "the Go engine's --mem budget (default: its own default)")
+	f.StringVar(&out, "out", "", "also write the table to this file")
+	return cmd
+}
+
+// parseWorkers reads a list such as "1,all".
+func parseWorkers(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "all" {
+			out = append(out, runtime.NumCPU())
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--workers: %q is not a worker count", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
