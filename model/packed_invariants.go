@@ -80,7 +80,7 @@ func (m *Model) coEffectPacked(p Packed) bool {
 func (m *Model) coCountPacked(p Packed) bool {
 	return m.lay.consumes.mask <= 1 || m.lay.consumes.get(&p) <= 1
 }
-func (m *Model) coPacked(p Packed) bool       { return m.coEffectPacked(p) && m.coCountPacked(p) }
+func (m *Model) coPacked(p Packed) bool { return m.coEffectPacked(p) && m.coCountPacked(p) }
 
 func (m *Model) rdPacked(p Packed) bool {
 	l := &m.lay
