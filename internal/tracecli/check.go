@@ -1,0 +1,241 @@
+package tracecli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/trace"
+	"github.com/resumecontract/resumecheck/tracecheck"
+)
+
+// checkOptions are tracecheck's flags.
+type checkOptions struct {
+	asJSON        bool
+	quiet         bool
+	noExplain     bool
+	faults        string
+	maxCandidates int
+	show          int
+}
+
+func newTracecheck(stdout, stderr io.Writer) *cobra.Command {
+	var o checkOptions
+	cmd := &cobra.Command{
+		Use:   "tracecheck [flags] TRACE...",
+		Short: "Replay recorded traces against the Go model of the resume contract",
+		Long: `tracecheck replays recorded executions (NDJSON traces, docs/trace.md) against
+the Go model of spec/Resume.tla, at the constants and fault switches the
+trace's header claims.
+
+A trace is accepted when some behaviour of the spec takes the actions its
+events name, in order, and agrees with every variable they observed. For an
+accepted trace tracecheck says which obligations the observed behaviour
+satisfies; for a rejected one where it left the spec (the last matched event,
+the candidate states there, why each action was disabled or how its
+successor differs from the observation) and which fault models accept it
+instead. "-" reads a trace from standard input.
+
+Exit codes:
+  0  every trace is accepted
+  1  a trace could not be read (a missing file, an I/O error)
+  2  bad flags or arguments
+  3  a trace is malformed (not NDJSON, no header, a bad event); the error
+     names the line
+  4  a trace is rejected
+  5  the check gave up on a trace (too many candidate states)
+With several traces the first of 1, 3, 4, 5 that applies is the exit code.`,
+		Example: `  tracecheck run.ndjson
+  tracecheck --json testdata/traces/rejected/*.ndjson
+  tracecheck --faults replay run.ndjson      # check against the replay model
+  sequencer run | tracecheck -`,
+		Args:          cobra.MinimumNArgs(1),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCheck(cmd, args, o)
+		},
+	}
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	f := cmd.Flags()
+	f.BoolVar(&o.asJSON, "json", false, "print the report as JSON (an object; an array of them for several traces)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "print one line per trace")
+	f.BoolVar(&o.noExplain, "no-explain", false, "do not try the fault models on a rejected trace")
+	f.StringVar(&o.faults, "faults", "", `check against these faults (comma-separated, or "none") instead of the header's claim`)
+	f.IntVar(&o.maxCandidates, "max-candidates", 0, "give up when more states than this are candidates (0: 65536)")
+	f.IntVar(&o.show, "show", 0, "candidate states to describe in full on rejection (0: 3)")
+	cmd.AddCommand(newConvert(stdout, stderr))
+	return cmd
+}
+
+// Report is tracecheck's JSON output for one trace.
+type Report struct {
+	File     string             `json:"file"`
+	Verdict  string             `json:"verdict"` // accepted, rejected, unknown, or bad-input
+	Error    string             `json:"error,omitempty"`
+	Producer *trace.Producer    `json:"producer,omitempty"`
+	Faults   []string           `json:"faults"`
+	Events   int                `json:"events"`
+	Result   *tracecheck.Result `json:"result,omitempty"`
+	// Diagnosis: the fault models that accept a rejected trace.
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
+}
+
+// Diagnosis is the fault explanation of a rejected trace.
+type Diagnosis struct {
+	Summary   string                   `json:"summary"`
+	Accepting []tracecheck.Explanation `json:"accepting"`
+}
+
+func parseFaults(s string) (model.FaultSet, error) {
+	var fs model.FaultSet
+	if s == "none" {
+		return 0, nil
+	}
+	for _, name := range strings.Split(s, ",") {
+		f, err := model.ParseFault(strings.TrimSpace(name))
+		if err != nil {
+			return 0, err
+		}
+		fs = fs.With(f)
+	}
+	return fs, nil
+}
+
+func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
+	var override *model.FaultSet
+	if o.faults != "" {
+		fs, err := parseFaults(o.faults)
+		if err != nil {
+			return usageError(fmt.Errorf("--faults: %v", err))
+		}
+		override = &fs
+	}
+	opt := tracecheck.Options{MaxCandidates: o.maxCandidates, MaxShown: o.show}
+	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	var reports []Report
+	worst := ExitAccepted
+	note := func(code int) {
+		rank := map[int]int{ExitAccepted: 0, ExitUnknown: 1, ExitRejected: 2, ExitBadInput: 3, ExitFailure: 4}
+		if rank[code] > rank[worst] {
+			worst = code
+		}
+	}
+	for _, path := range args {
+		rep, code := checkOne(cmd, path, override, opt, !o.noExplain)
+		note(code)
+		if o.asJSON {
+			reports = append(reports, rep)
+			continue
+		}
+		prefix := ""
+		if len(args) > 1 {
+			prefix = path + ": "
+		}
+		switch {
+		case rep.Error != "":
+			fmt.Fprintf(errw, "tracecheck: %s\n", rep.Error)
+		case o.quiet:
+			line := fmt.Sprintf("%s%s", prefix, strings.ToUpper(rep.Verdict))
+			if rep.Result.Verdict == tracecheck.Rejected {
+				line += " at " + rep.Result.Failure.Event.String()
+			}
+			if rep.Diagnosis != nil {
+				line += "; " + rep.Diagnosis.Summary
+			}
+			fmt.Fprintln(out, line)
+		default:
+			if len(args) > 1 {
+				fmt.Fprintf(out, "== %s\n", path)
+			}
+			fmt.Fprint(out, rep.Result.Text())
+			if rep.Diagnosis != nil {
+				fmt.Fprint(out, tracecheck.ExplanationText(rep.Diagnosis.Accepting, nil))
+			}
+		}
+	}
+	if o.asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // TLA+'s << and >> stay readable
+		var v any = reports
+		if len(reports) == 1 {
+			v = reports[0]
+		}
+		if err := enc.Encode(v); err != nil {
+			return &exitError{code: ExitFailure, err: err}
+		}
+	}
+	return exitCode(worst)
+}
+
+// checkOne checks the trace at path ("-": standard input).
+func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, opt tracecheck.Options, explain bool) (Report, int) {
+	rep := Report{File: path, Faults: []string{}}
+	fail := func(err error) (Report, int) {
+		code := ExitFailure
+		rep.Verdict = "error"
+		if errors.Is(err, trace.ErrBadInput) {
+			code, rep.Verdict = ExitBadInput, "bad-input"
+		}
+		rep.Error = err.Error()
+		return rep, code
+	}
+	var tr *trace.Trace
+	var err error
+	if path == "-" {
+		tr, err = trace.Decode(cmd.InOrStdin())
+		if err != nil {
+			err = fmt.Errorf("standard input: %w", err)
+		}
+	} else {
+		tr, err = readTrace(path)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if override != nil {
+		tr.Header.Faults = []string{}
+		for _, f := range override.Faults() {
+			tr.Header.Faults = append(tr.Header.Faults, string(f))
+		}
+	}
+	rep.Producer, rep.Faults, rep.Events = &tr.Header.Producer, tr.Header.Faults, len(tr.Events)
+	res, err := tracecheck.Check(tr, opt)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", path, err))
+	}
+	rep.Result, rep.Verdict = res, res.Verdict.String()
+	switch res.Verdict {
+	case tracecheck.Accepted:
+		return rep, ExitAccepted
+	case tracecheck.Unknown:
+		return rep, ExitUnknown
+	}
+	if explain {
+		accepting, _, err := tracecheck.Explain(tr, opt)
+		if err == nil {
+			if accepting == nil {
+				accepting = []tracecheck.Explanation{}
+			}
+			rep.Diagnosis = &Diagnosis{Summary: tracecheck.Summary(accepting), Accepting: accepting}
+		}
+	}
+	return rep, ExitRejected
+}
+
+// readTrace reads a trace file; a missing file is a failure to run, not
+// bad input.
+func readTrace(path string) (*trace.Trace, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	return trace.ReadFile(path)
+}

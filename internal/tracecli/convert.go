@@ -1,0 +1,175 @@
+package tracecli
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/traceconv"
+	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/trace"
+)
+
+func newConvert(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		from, to, cfg, spec, out string
+		violation                int
+	)
+	cmd := &cobra.Command{
+		Use:   "convert [flags] INPUT",
+		Short: "Convert traces to and from ITF, and counterexamples into traces",
+		Long: `convert reads a behaviour in one format and writes it in another.
+
+--from (the input):
+  trace   a trace (NDJSON, docs/trace.md)
+  itf     the Informal Trace Format of Apalache and Quint
+  tlc     TLC's error trace: its output with -tool, or its -dumpTrace json file
+  tlcrun  the report of "tlcrun check --json" (the Go engine's counterexample)
+--to (the output): trace or itf.
+
+A counterexample becomes a fully observed trace whose header has the cfg's
+constants and faults, so it can be replayed against an implementation.
+TLC's output does not carry the constants: give the cfg TLC ran with --cfg.
+ITF written by convert keeps the trace's header in "#meta"; ITF from other
+tools needs --cfg. A partially observed trace is completed with one
+behaviour of the spec that matches it when written as ITF; a trace the spec
+rejects cannot be.
+
+Exit codes: 0 converted, 1 could not run, 2 bad flags, 3 bad input.`,
+		Example: `  tracecheck convert --to itf run.ndjson > run.itf.json
+  tracecheck convert --from itf run.itf.json
+  tlcrun check --json spec/fault-replay.cfg > cex.json; tracecheck convert --from tlcrun cex.json -o cex.ndjson
+  tracecheck convert --from tlc --cfg spec/fault-replay.cfg tlc-output.txt`,
+		Args:          cobra.ExactArgs(1),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !oneOf(from, "trace", "itf", "tlc", "tlcrun") {
+				return usageError(fmt.Errorf("--from %q: want trace, itf, tlc or tlcrun", from))
+			}
+			if !oneOf(to, "trace", "itf") {
+				return usageError(fmt.Errorf("--to %q: want trace or itf", to))
+			}
+			raw, err := readInput(cmd, args[0])
+			if err != nil {
+				return &exitError{code: ExitFailure, err: err}
+			}
+			params := func() (*model.Params, error) {
+				if cfg == "" {
+					return nil, nil
+				}
+				job, err := check.Load(cfg, spec)
+				if err != nil {
+					return nil, usageError(fmt.Errorf("--cfg: %v", err))
+				}
+				return &job.Params, nil
+			}
+			p, err := params()
+			if err != nil {
+				return err
+			}
+			var tr *trace.Trace
+			var notes []string
+			switch from {
+			case "trace":
+				tr, err = trace.Decode(bytes.NewReader(raw))
+			case "itf":
+				tr, notes, err = traceconv.ReadITF(bytes.NewReader(raw), p, trace.Producer{})
+			case "tlc":
+				if p == nil {
+					return usageError(errors.New("--from tlc needs --cfg: TLC's output does not carry the constants"))
+				}
+				tr, notes, err = traceconv.FromTLC(bytes.NewReader(raw), *p)
+			case "tlcrun":
+				if p == nil {
+					path, rerr := traceconv.ReportConfig(raw)
+					if rerr != nil {
+						return &exitError{code: ExitBadInput, err: rerr}
+					}
+					if path == "" {
+						return usageError(errors.New("the report names no cfg: give it with --cfg"))
+					}
+					job, lerr := check.Load(path, spec)
+					if lerr != nil {
+						return usageError(fmt.Errorf("the report's cfg %s: %v (give it with --cfg)", path, lerr))
+					}
+					p = &job.Params
+				}
+				tr, notes, err = traceconv.FromReport(raw, *p, violation-1)
+			}
+			if err != nil {
+				return convertError(err)
+			}
+			for _, n := range notes {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tracecheck convert: note: %s\n", n)
+			}
+			w := cmd.OutOrStdout()
+			var f *os.File
+			if out != "" && out != "-" {
+				if f, err = os.Create(out); err != nil {
+					return &exitError{code: ExitFailure, err: err}
+				}
+				w = f
+			}
+			bw := bufio.NewWriter(w)
+			switch to {
+			case "trace":
+				err = tr.Encode(bw)
+			case "itf":
+				err = traceconv.WriteITF(bw, tr, filepath.Base(args[0]))
+			}
+			if err == nil {
+				err = bw.Flush()
+			}
+			if f != nil {
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				return convertError(err)
+			}
+			return nil
+		},
+	}
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	fl := cmd.Flags()
+	fl.StringVar(&from, "from", "trace", "input format: trace, itf, tlc or tlcrun")
+	fl.StringVar(&to, "to", "trace", "output format: trace or itf")
+	fl.StringVar(&cfg, "cfg", "", "the TLC cfg whose constants the input has (for tlc, itf from other tools)")
+	fl.StringVar(&spec, "spec", "", "the spec the cfg belongs to (default: Resume.tla beside the cfg)")
+	fl.StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
+	fl.IntVar(&violation, "violation", 1, "tlcrun: which counterexample of the report (from 1)")
+	return cmd
+}
+
+func oneOf(s string, options ...string) bool {
+	for _, o := range options {
+		if s == o {
+			return true
+		}
+	}
+	return false
+}
+
+func readInput(cmd *cobra.Command, path string) ([]byte, error) {
+	if path == "-" {
+		return io.ReadAll(cmd.InOrStdin())
+	}
+	return os.ReadFile(path)
+}
+
+func convertError(err error) error {
+	if errors.Is(err, traceconv.ErrInput) || errors.Is(err, trace.ErrBadInput) || errors.Is(err, model.ErrParams) {
+		return &exitError{code: ExitBadInput, err: err}
+	}
+	return &exitError{code: ExitFailure, err: err}
+}
