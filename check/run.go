@@ -101,10 +101,20 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
 		ProgressEvery: opt.ProgressEvery,
 	}
 	rep := &Report{Engine: "go", Spec: j.SpecPath, Config: j.CfgPath}
+	var holds []func(*model.Model, *model.Packed) bool
 	for _, inv := range j.Invariants {
 		eopt.Invariants = append(eopt.Invariants, engine.Invariant[model.Packed]{
-			Name: inv.Name, Holds: func(p model.Packed) bool { return inv.HoldsPacked(m, p) }})
+			Name: inv.Name, Holds: func(p model.Packed) bool { return inv.HoldsPacked(m, &p) }})
+		holds = append(holds, inv.HoldsPacked)
 		rep.Checked = append(rep.Checked, inv.Name)
+	}
+	eopt.AllHold = func(p model.Packed) bool {
+		for _, h := range holds {
+			if !h(m, &p) {
+				return false
+			}
+		}
+		return true
 	}
 	if j.Liveness && j.Fair {
 		eopt.Liveness = &engine.Liveness[model.Packed]{Name: "Liveness", Goal: m.CompletedPacked, Rank: m.ProgressPacked}

@@ -91,7 +91,7 @@ func Check[S, L any](ctx context.Context, m Model[S, L], opt Options[S]) (*Resul
 	}
 	s.mem.budget = opt.MemoryBudget
 	s.seen = newFPSet(&s.mem)
-	s.pool = &bufPool{size: chunkStates * (s.width + 8), keep: 4 * s.workers, mem: &s.mem}
+	s.pool = &bufPool{size: chunkStates * (s.width + 8), mem: &s.mem}
 	s.sp = &spiller{dir: opt.SpillDir}
 	defer s.sp.close()
 	s.trace = &traceStore{sp: s.sp, mem: &s.mem}
@@ -630,6 +630,9 @@ func (w *worker[S, L]) flush() {
 		w.distinct++
 		if len(s.opt.Invariants) > 0 {
 			t := s.m.Decode(enc)
+			if s.opt.AllHold != nil && s.opt.AllHold(t) {
+				continue
+			}
 			for k, inv := range s.opt.Invariants {
 				if !s.done[k] && !inv.Holds(t) {
 					w.offer(cand{ok: true, prop: k, pos: p.pos, link: p.link})

@@ -70,6 +70,11 @@ type Liveness[S any] struct {
 // stops at the first violation.
 type Options[S any] struct {
 	Invariants []Invariant[S]
+	// AllHold, when set, must be the conjunction of Invariants: it is
+	// tried first on each new state, and only when it fails are the
+	// invariants checked one by one (to name the violated ones). One call
+	// instead of many on the states where everything holds.
+	AllHold func(S) bool
 	// CheckDeadlock reports a state without successors as a violation.
 	CheckDeadlock bool
 	// Continue goes on after violations (like TLC's -continue), recording

@@ -47,7 +47,6 @@ type bufPool struct {
 	mu   sync.Mutex
 	free [][]byte
 	size int
-	keep int
 	mem  *memAccount
 }
 
@@ -64,9 +63,11 @@ func (p *bufPool) get() []byte {
 	return make([]byte, p.size)
 }
 
+// put returns a buffer. Idle buffers are kept (the next level reuses
+// them as the current one frees them) unless memory is over budget.
 func (p *bufPool) put(b []byte) {
 	p.mu.Lock()
-	if len(p.free) < p.keep {
+	if !p.mem.over() {
 		p.free = append(p.free, b)
 		p.mu.Unlock()
 		return

@@ -9,7 +9,7 @@ type Invariant struct {
 	Doc   string
 	Holds func(m *Model, s State) bool
 	// HoldsPacked is Holds on a packed state (what the engine checks).
-	HoldsPacked func(m *Model, p Packed) bool
+	HoldsPacked func(m *Model, p *Packed) bool
 }
 
 // Invariants lists every state predicate the spec defines, in the spec's

@@ -54,6 +54,10 @@ type layout struct {
 	recLen                                 field
 	recFrontier, recDecision               []field
 	maxEffect, maxLog, maxConsumes, maxDec uint64
+
+	// The faults NextPacked consults, looked up once.
+	prefixReplay, invalidPersist, forkIgnore, volatilePark bool
+	doubleConsume, raceConsume, raceEffect                 bool
 }
 
 // allocator hands out bit fields, never splitting one across words.
@@ -129,6 +133,10 @@ func newLayout(p Params) (layout, error) {
 			l.maxDec = max(l.maxDec, uint64(d.dec))
 		}
 	}
+
+	l.prefixReplay, l.invalidPersist, l.forkIgnore = f.Has(PrefixReplay), f.Has(InvalidPersist), f.Has(ForkIgnore)
+	l.volatilePark, l.doubleConsume = f.Has(VolatilePark), f.Has(DoubleConsume)
+	l.raceConsume, l.raceEffect = f.Has(RaceConsume), f.Has(RaceEffect)
 
 	var a allocator
 	l.pc = a.field(n + 1)
@@ -346,7 +354,6 @@ func (l *layout) appendLog(p *Packed, task int8, valid bool) {
 // not allocate.
 func (m *Model) NextPacked(s Packed, emit func(Label, Packed)) {
 	l := &m.lay
-	f := m.P.Faults
 	n := int8(m.P.NTasks)
 	ip := m.ip()
 	pc := int8(l.pc.get(&s))
@@ -359,10 +366,10 @@ func (m *Model) NextPacked(s Packed, emit func(Label, Packed)) {
 	// ExecTask
 	if pc >= 1 && pc <= n && !waiting && !(pc == ip && consumed == NoVal) {
 		t := s
-		if !(pc == ip && f.Has(PrefixReplay)) {
+		if !(pc == ip && l.prefixReplay) {
 			inc(&t, l.effects[pc-1], "effects")
 		}
-		l.appendLog(&t, pc, !(f.Has(InvalidPersist) && pc == n))
+		l.appendLog(&t, pc, !(l.invalidPersist && pc == n))
 		l.frontier.set(&t, uint64(max(frontier, pc)))
 		if pc <= frontier {
 			l.reentered.set(&t, 1)
@@ -398,7 +405,7 @@ func (m *Model) NextPacked(s Packed, emit func(Label, Packed)) {
 		for v := range values {
 			t := s
 			obs := Out(v)
-			if f.Has(ForkIgnore) {
+			if l.forkIgnore {
 				obs = Out(consumed)
 			}
 			l.resValue[resumes].set(&t, uint64(v))
@@ -423,10 +430,10 @@ func (m *Model) NextPacked(s Packed, emit func(Label, Packed)) {
 			t := recover(Skip)
 			plan := referenceRecovery(frontier, waiting, consumed)
 			l.pc.set(&t, uint64(plan.Next))
-			if !plan.Parked || f.Has(VolatilePark) {
+			if !plan.Parked || l.volatilePark {
 				l.waiting.set(&t, 0)
 			}
-			if f.Has(VolatilePark) {
+			if l.volatilePark {
 				l.lost.set(&t, 1)
 			}
 			emit(Label{Action: CrashRecover, Decision: Skip}, t)
@@ -456,7 +463,7 @@ func (m *Model) NextPacked(s Packed, emit func(Label, Packed)) {
 	if pc == n+1 && int(l.strays.get(&s)) < m.P.MaxExtraResumes {
 		t := s
 		inc(&t, l.strays, "strays")
-		if f.Has(DoubleConsume) {
+		if l.doubleConsume {
 			inc(&t, l.effects[ip-1], "effects")
 			inc(&t, l.consumes, "consumes")
 		}
@@ -467,10 +474,10 @@ func (m *Model) NextPacked(s Packed, emit func(Label, Packed)) {
 		for v := range values {
 			t := s
 			inc(&t, l.raced, "raced")
-			if f.Has(RaceConsume) || f.Has(RaceEffect) {
+			if l.raceConsume || l.raceEffect {
 				inc(&t, l.consumes, "consumes")
 			}
-			if f.Has(RaceEffect) {
+			if l.raceEffect {
 				inc(&t, l.effects[ip-1], "effects")
 			}
 			emit(Label{Action: RaceResume, Value: v}, t)

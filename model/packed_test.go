@@ -67,7 +67,7 @@ func TestPackedMirrorsState(t *testing.T) {
 					t.Fatalf("Unpack(Pack(s)) = %+v, want %+v", u, s)
 				}
 				for _, inv := range Invariants {
-					if a, b := inv.Holds(m, s), inv.HoldsPacked(m, ps); a != b {
+					if a, b := inv.Holds(m, s), inv.HoldsPacked(m, &ps); a != b {
 						t.Fatalf("%s: State says %v, Packed says %v on\n%s", inv.Name, a, b, m.Format(s))
 					}
 				}

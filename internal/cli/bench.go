@@ -35,7 +35,7 @@ at the same worker count. The Go and TLC counts must agree (exit 14 if not).
 
 TLC is found through the TLA2TOOLS_JAR environment variable and java on
 PATH; without them the TLC rows are left out, with a note. Defaults: R0, R8
-and the larger bounds R10 (spec/bench/R10.cfg).`,
+and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 		Example: `  TLA2TOOLS_JAR=/opt/tla/tla2tools.jar tlcrun bench
   tlcrun bench --tlc off --cfg spec/bench/R100M.cfg --out docs/bench-large.md`,
 		Args: cobra.NoArgs,
@@ -103,7 +103,7 @@ and the larger bounds R10 (spec/bench/R10.cfg).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&cfgs, "cfg", []string{"spec/R0.cfg", "spec/R8.cfg", "spec/bench/R10.cfg"}, "model files to measure")
+	f.StringSliceVar(&cfgs, "cfg", []string{"spec/R0.cfg", "spec/R8.cfg", "spec/bench/R8-N11.cfg"}, "model files to measure")
 	f.StringVar(&spec, "spec", "spec/Resume.tla", "the spec the model files belong to")
 	f.StringVar(&workers, "workers", "1,all", "worker counts, comma-separated (all = every core)")
 	f.StringVar(&tlcMode, "tlc", "auto", "run TLC too: auto (when TLA2TOOLS_JAR and java are found) or off")
