@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Result is what one TLC run reported. Build it with Parse, or feed it the
@@ -49,6 +50,18 @@ type Result struct {
 
 	Finished bool   // TLC reached its final message (2186)
 	Elapsed  string // as TLC printed it, e.g. "579ms" or "01min 02s"
+
+	// ModuleFiles maps each module SANY parsed to the file it read, as
+	// printed (so that positions in a module can name the file).
+	ModuleFiles map[string]string
+
+	// Set by Run: the TLC process's exit code, its wall time, the command
+	// line, and the end of what it wrote to stderr.
+	ExitCode int
+	Wall     time.Duration
+	Command  []string
+	Stderr   string
+	cfg      string // the model file TLC read, for configuration errors
 
 	// The issue that traces and nested-expression messages belong to, as
 	// an index: pointers into the slices would go stale as they grow.
@@ -665,6 +678,10 @@ func (r *Result) finishSANY() {
 			flush()
 			file = parsingFileRE.FindStringSubmatch(text)[1]
 			files[moduleOf(file)] = file
+			if r.ModuleFiles == nil {
+				r.ModuleFiles = map[string]string{}
+			}
+			r.ModuleFiles[moduleOf(file)] = file
 			semantic = false
 		case text == "***Parse Error***":
 			flush()
