@@ -70,10 +70,12 @@ func newFPTable(nb uint64) *fpTable {
 
 func (t *fpTable) bytes() int64 { return int64(cap(t.slots)) * 8 }
 
-func newFPSet(mem *memAccount) *fpSet {
+func newFPSet(mem *memAccount) *fpSet { return newFPSetSized(mem, initBuckets) }
+
+func newFPSetSized(mem *memAccount, buckets uint64) *fpSet {
 	s := &fpSet{mem: mem}
 	for i := range s.shards {
-		t := newFPTable(initBuckets)
+		t := newFPTable(buckets)
 		s.shards[i].tab.Store(t)
 		mem.add(t.bytes())
 	}

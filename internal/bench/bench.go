@@ -30,8 +30,9 @@ type Config struct {
 	TLC *TLC
 	// TLCSkip lists cfgs TLC is not run on (too long for it).
 	TLCSkip map[string]bool
-	// Repeat runs each measurement this many times and keeps the fastest.
-	Repeat int
+	// Repeat runs each Go measurement this many times, TLCRepeat each TLC
+	// one, and the fastest run counts.
+	Repeat, TLCRepeat int
 	// Mem is the Go engine's --mem budget ("" = its default).
 	Mem string
 	// Log receives a line as each run starts and ends.
@@ -63,7 +64,6 @@ func (r Run) Rate() float64 {
 // Measure runs every configuration.
 func Measure(ctx context.Context, c Config) []Run {
 	var out []Run
-	repeat := max(c.Repeat, 1)
 	logf := func(format string, args ...any) {
 		if c.Log != nil {
 			fmt.Fprintf(c.Log, format+"\n", args...)
@@ -82,6 +82,10 @@ func Measure(ctx context.Context, c Config) []Run {
 		for _, engine := range []string{"go", "tlc"} {
 			if engine == "tlc" && (c.TLC == nil || c.TLCSkip[cfg]) {
 				continue
+			}
+			repeat := max(c.Repeat, 1)
+			if engine == "tlc" {
+				repeat = max(c.TLCRepeat, 1)
 			}
 			for _, w := range c.Workers {
 				var runs []Run

@@ -21,6 +21,7 @@ func newBenchCmd() *cobra.Command {
 		tlcMode string
 		tlcSkip []string
 		repeat  int
+		tlcRep  int
 		mem     string
 		out     string
 	)
@@ -48,7 +49,7 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 			if err != nil {
 				return &exitError{code: ExitFailure, err: err}
 			}
-			c := bench.Config{Cfgs: cfgs, Spec: spec, Workers: ws, Tlcrun: self, Repeat: repeat,
+			c := bench.Config{Cfgs: cfgs, Spec: spec, Workers: ws, Tlcrun: self, Repeat: repeat, TLCRepeat: tlcRep,
 				Mem: mem, Log: cmd.ErrOrStderr(), TLCSkip: map[string]bool{}}
 			for _, s := range tlcSkip {
 				c.TLCSkip[s] = true
@@ -81,7 +82,8 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 			for _, d := range disagree {
 				fmt.Fprintf(&sb, "\nDISAGREEMENT: %s\n", d)
 			}
-			fmt.Fprintf(&sb, "\n(best of %d run(s) each; the whole benchmark took %s)\n", max(repeat, 1), time.Since(start).Round(time.Second))
+			fmt.Fprintf(&sb, "\n(Go: best of %d runs, TLC: best of %d; the whole benchmark took %s)\n",
+				max(repeat, 1), max(tlcRep, 1), time.Since(start).Round(time.Second))
 			fmt.Fprint(cmd.OutOrStdout(), sb.String())
 			if out != "" {
 				if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
@@ -108,7 +110,8 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 	f.StringVar(&workers, "workers", "1,all", "worker counts, comma-separated (all = every core)")
 	f.StringVar(&tlcMode, "tlc", "auto", "run TLC too: auto (when TLA2TOOLS_JAR and java are found) or off")
 	f.StringSliceVar(&tlcSkip, "tlc-skip", nil, "model files not to run TLC on (too long for it)")
-	f.IntVar(&repeat, "repeat", 1, "runs per measurement; the fastest counts")
+	f.IntVar(&repeat, "repeat", 3, "runs per Go engine measurement; the fastest counts")
+	f.IntVar(&tlcRep, "tlc-repeat", 1, "runs per TLC measurement (minutes each at R8); the fastest counts")
 	f.StringVar(&mem, "mem", "", "the Go engine's --mem budget (default: its own default)")
 	f.StringVar(&out, "out", "", "also write the table to this file")
 	return cmd
