@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Starts a PostgreSQL server for the sequencer's tests, on loopback only,
+# with its data under /tmp, and prints its DSN on the last line of stdout.
+# Idempotent: installs the Debian packages if missing, initialises the
+# cluster once, starts it if it is not running, creates the database if it
+# is not there. Use:  export RESUMECHECK_PG_DSN="$(.ci/postgres.sh | tail -1)"
+set -euo pipefail
+
+PGPORT="${RESUMECHECK_PG_PORT:-54329}"
+PGDATA="${RESUMECHECK_PG_DATA:-/tmp/resumecheck-pg}"
+PGDB=resumecheck
+PGUSER_NAME=resumecheck
+
+find_bin() {
+  local d
+  for d in /usr/lib/postgresql/*/bin; do
+    if [ -x "$d/pg_ctl" ]; then echo "$d"; return 0; fi
+  done
+  return 1
+}
+
+if ! BIN="$(find_bin)"; then
+  echo "== installing PostgreSQL (Debian packages)" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update >&2
+  apt-get install -y --no-install-recommends postgresql >&2
+  BIN="$(find_bin)"
+fi
+
+# The server runs as the unprivileged postgres user (it refuses root).
+id postgres >/dev/null 2>&1 || useradd --system --home-dir "$PGDATA" postgres
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+if [ ! -s "$PGDATA/PG_VERSION" ]; then
+  echo "== initdb $PGDATA" >&2
+  mkdir -p "$PGDATA"
+  chown postgres "$PGDATA" 2>/dev/null || true
+  chmod 700 "$PGDATA"
+  as_pg "$BIN/initdb" -D "$PGDATA" -A trust -U postgres --no-locale -E UTF8 >&2
+  cat >>"$PGDATA/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $PGPORT
+unix_socket_directories = '$PGDATA'
+max_connections = 200
+fsync = on
+synchronous_commit = on
+CONF
+fi
+
+if ! as_pg "$BIN/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; then
+  echo "== starting PostgreSQL on 127.0.0.1:$PGPORT" >&2
+  as_pg "$BIN/pg_ctl" -D "$PGDATA" -l "$PGDATA/server.log" -w -t 60 start >&2
+fi
+
+psql_pg() { as_pg psql -h 127.0.0.1 -p "$PGPORT" -U postgres -v ON_ERROR_STOP=1 -tA "$@"; }
+if [ "$(psql_pg -d postgres -c "SELECT 1 FROM pg_roles WHERE rolname = '$PGUSER_NAME'")" != 1 ]; then
+  psql_pg -d postgres -c "CREATE ROLE $PGUSER_NAME LOGIN" >&2
+fi
+if [ "$(psql_pg -d postgres -c "SELECT 1 FROM pg_database WHERE datname = '$PGDB'")" != 1 ]; then
+  psql_pg -d postgres -c "CREATE DATABASE $PGDB OWNER $PGUSER_NAME" >&2
+fi
+
+echo "postgres://$PGUSER_NAME@127.0.0.1:$PGPORT/$PGDB?sslmode=disable"

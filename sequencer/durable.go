@@ -1,0 +1,342 @@
+package sequencer
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Fact kinds and their keys (K1, K2, K3).
+const (
+	kindRun      = "run"      // (0, 0, 0): the run's definition
+	kindRecord   = "record"   // (branch, index, 0): a completion record
+	kindClaim    = "claim"    // (branch, task, attempt): an admission claim
+	kindPark     = "park"     // (branch, task, 0): the durable park
+	kindGrant    = "grant"    // (checkpoint, ordinal, 0): a consume-gate grant
+	kindResume   = "resume"   // (n, 0, 0): a resume aimed at the checkpoint
+	kindFork     = "fork"     // (branch, 0, 0): a fork branch, keyed (checkpoint, ordinal)
+	kindRefusal  = "refusal"  // (n, 0, 0): a refused resume (race or stray)
+	kindRecovery = "recovery" // (n, 0, 0): a recovery and its decision
+	kindEvent    = "event"    // (seq, 0, 0): a trace event
+)
+
+type runBody struct {
+	Workflow string   `json:"workflow"`
+	NTasks   int      `json:"ntasks"`
+	Gate     int      `json:"gate"`
+	Values   []string `json:"values"`
+	Input    State    `json:"input"`
+}
+
+type recordBody struct {
+	Task    int      `json:"task"`
+	State   State    `json:"state"`
+	Outcome []string `json:"outcome,omitempty"`
+	Value   string   `json:"value,omitempty"`
+}
+
+type claimBody struct {
+	Key string `json:"key"`
+}
+
+type parkBody struct {
+	Task int `json:"task"`
+}
+
+type grantBody struct {
+	Value   string `json:"value"`
+	Resumer string `json:"resumer"`
+}
+
+type resumeBody struct {
+	Intent   string   `json:"intent"`
+	Value    string   `json:"value"`
+	Observed []string `json:"observed"`
+	Branch   int      `json:"branch"`
+}
+
+type forkBody struct {
+	Checkpoint int    `json:"checkpoint"`
+	Ordinal    int    `json:"ordinal"`
+	Value      string `json:"value"`
+}
+
+type refusalBody struct {
+	Kind    string `json:"kind"` // "race" or "stray"
+	Value   string `json:"value"`
+	Granted bool   `json:"granted,omitempty"` // consumed anyway (race faults)
+}
+
+type recoveryBody struct {
+	Frontier int    `json:"frontier"`
+	Decision string `json:"decision"`
+	Parked   bool   `json:"parked"`
+	Lost     bool   `json:"lost,omitempty"`
+}
+
+// eventBody is a trace event as stored: the action, its parameter and the
+// variables observed after the step (see specmap.go).
+type eventBody struct {
+	Action   string   `json:"action"`
+	Value    string   `json:"value,omitempty"`
+	Decision string   `json:"decision,omitempty"`
+	Observed []string `json:"observed"`
+	Obs      obsState `json:"vars"`
+	Refusal  int      `json:"refusal,omitempty"` // 1 + the refusal it traces
+}
+
+// Record is a completion record as loaded.
+type Record struct {
+	Branch, Index, Task int
+	State               State
+	Outcome             []string
+	Value               string
+	// Valid: the state validates against the workflow's schema, checked
+	// again on every load.
+	Valid bool
+}
+
+// Claim is an admission claim: the key handed to the effect.
+type Claim struct {
+	Branch, Task, Attempt int
+	Key                   string
+}
+
+// Grant is a consume-gate grant.
+type Grant struct {
+	Checkpoint, Ordinal int
+	Value, Resumer      string
+}
+
+// ResumeEntry is a resume aimed at the interrupt checkpoint that was
+// served: the ordinary one that consumed it, then forks.
+type ResumeEntry struct {
+	Intent   string
+	Value    string
+	Observed []string
+	Branch   int
+}
+
+// ForkEntry is a fork branch.
+type ForkEntry struct {
+	Branch, Checkpoint, Ordinal int
+	Value                       string
+}
+
+// Refusal is a resume the sequencer refused.
+type Refusal struct {
+	N       int
+	Kind    string
+	Value   string
+	Granted bool
+}
+
+// RecoveryEntry is one recovery.
+type RecoveryEntry struct {
+	Frontier int
+	Decision string
+	Parked   bool
+	Lost     bool
+}
+
+// Durable is a run's durable state, parsed from its facts: what recovery
+// and every decision read. Building it does no I/O.
+type Durable struct {
+	Run        string
+	Def        runBody
+	Records    map[int][]Record
+	Claims     map[[2]int][]Claim
+	Parks      map[int]int
+	Grants     []Grant
+	Resumes    []ResumeEntry
+	Forks      []ForkEntry
+	Refusals   []Refusal
+	Recoveries []RecoveryEntry
+	Events     []eventBody
+}
+
+func corrupt(run string, f Fact, err error) error {
+	return fmt.Errorf("%w: run %s, row %s: %v", ErrCorrupt, run, f.key(), err)
+}
+
+// parseFacts builds the durable view. schema re-validates every record.
+func parseFacts(run string, facts []Fact, schema Schema) (*Durable, error) {
+	d := &Durable{Run: run, Records: map[int][]Record{}, Claims: map[[2]int][]Claim{}, Parks: map[int]int{}}
+	facts = slices.Clone(facts)
+	SortFacts(facts)
+	haveRun := false
+	for _, f := range facts {
+		var err error
+		switch f.Kind {
+		case kindRun:
+			haveRun = true
+			err = json.Unmarshal(f.Body, &d.Def)
+			if err == nil && (d.Def.NTasks < 2 || d.Def.Gate < 2 || d.Def.Gate > d.Def.NTasks || len(d.Def.Values) == 0) {
+				err = fmt.Errorf("definition out of range: %d tasks, gate %d", d.Def.NTasks, d.Def.Gate)
+			}
+		case kindRecord:
+			var b recordBody
+			if err = json.Unmarshal(f.Body, &b); err == nil {
+				if b.Task < 1 || (haveRun && b.Task > d.Def.NTasks) {
+					err = fmt.Errorf("task %d out of range", b.Task)
+				}
+				d.Records[int(f.K1)] = append(d.Records[int(f.K1)], Record{Branch: int(f.K1), Index: int(f.K2), Task: b.Task,
+					State: b.State, Outcome: b.Outcome, Value: b.Value, Valid: schema.Validate(b.State) == nil})
+			}
+		case kindClaim:
+			var b claimBody
+			if err = json.Unmarshal(f.Body, &b); err == nil {
+				k := [2]int{int(f.K1), int(f.K2)}
+				d.Claims[k] = append(d.Claims[k], Claim{Branch: int(f.K1), Task: int(f.K2), Attempt: int(f.K3), Key: b.Key})
+			}
+		case kindPark:
+			var b parkBody
+			if err = json.Unmarshal(f.Body, &b); err == nil {
+				d.Parks[int(f.K1)] = b.Task
+			}
+		case kindGrant:
+			var b grantBody
+			if err = json.Unmarshal(f.Body, &b); err == nil {
+				d.Grants = append(d.Grants, Grant{Checkpoint: int(f.K1), Ordinal: int(f.K2), Value: b.Value, Resumer: b.Resumer})
+			}
+		case kindResume:
+			var b resumeBody
+			if err = json.Unmarshal(f.Body, &b); err == nil {
+				d.Resumes = append(d.Resumes, ResumeEntry{Intent: b.Intent, Value: b.Value, Observed: b.Observed, Branch: b.Branch})
+			}
+		case kindFork:
+			var b forkBody
+			if err = json.Unmarshal(f.Body, &b); err == nil {
+				d.Forks = append(d.Forks, ForkEntry{Branch: int(f.K1), Checkpoint: b.Checkpoint, Ordinal: b.Ordinal, Value: b.Value})
+			}
+		case kindRefusal:
+			var b refusalBody
+			if err = json.Unmarshal(f.Body, &b); err == nil {
+				d.Refusals = append(d.Refusals, Refusal{N: int(f.K1), Kind: b.Kind, Value: b.Value, Granted: b.Granted})
+			}
+		case kindRecovery:
+			var b recoveryBody
+			if err = json.Unmarshal(f.Body, &b); err == nil {
+				d.Recoveries = append(d.Recoveries, RecoveryEntry{Frontier: b.Frontier, Decision: b.Decision, Parked: b.Parked, Lost: b.Lost})
+			}
+		case kindEvent:
+			var b eventBody
+			if err = json.Unmarshal(f.Body, &b); err == nil {
+				if int(f.K1) != len(d.Events)+1 {
+					err = fmt.Errorf("event seq %d, want %d", f.K1, len(d.Events)+1)
+				}
+				d.Events = append(d.Events, b)
+			}
+		default:
+			err = fmt.Errorf("unknown kind %q", f.Kind)
+		}
+		if err != nil {
+			return nil, corrupt(run, f, err)
+		}
+	}
+	if !haveRun {
+		return nil, fmt.Errorf("%w: run %s has no definition row", ErrCorrupt, run)
+	}
+	return d, nil
+}
+
+// Frontier is the highest task with a durable record on the branch. A
+// fork branch starts from the interrupt checkpoint: the main branch's
+// records below the gate are its prefix.
+func (d *Durable) Frontier(branch int) int {
+	f := 0
+	if branch != 0 {
+		f = d.Def.Gate - 1
+	}
+	for _, r := range d.Records[branch] {
+		f = max(f, r.Task)
+	}
+	return f
+}
+
+// stateAt is the state execution continues from on the branch after task
+// t: the state of t's last record (the run's input for t = 0).
+func (d *Durable) stateAt(branch, t int) State {
+	if t == 0 {
+		return d.Def.Input
+	}
+	if branch != 0 && t < d.Def.Gate {
+		branch = 0
+	}
+	var s State
+	for _, r := range d.Records[branch] {
+		if r.Task == t {
+			s = r.State
+		}
+	}
+	return s
+}
+
+// committed reports whether the branch has a record of task t.
+func (d *Durable) committed(branch, t int) bool {
+	for _, r := range d.Records[branch] {
+		if r.Task == t {
+			return true
+		}
+	}
+	return false
+}
+
+// consumedGrant is the main branch's winning grant, if any.
+func (d *Durable) consumedGrant() (Grant, bool) {
+	for _, g := range d.Grants {
+		if g.Checkpoint == d.Def.Gate && g.Ordinal == 0 {
+			return g, true
+		}
+	}
+	return Grant{}, false
+}
+
+// parked: the main branch durably parked at the gate, its gate not
+// granted.
+func (d *Durable) parked() bool {
+	_, granted := d.consumedGrant()
+	_, park := d.Parks[0]
+	return park && !granted && !d.committed(0, d.Def.Gate)
+}
+
+// lost: a recovery lost the park (the volatilepark fault).
+func (d *Durable) lost() bool {
+	for _, r := range d.Recoveries {
+		if r.Lost {
+			return true
+		}
+	}
+	return false
+}
+
+// completed: the branch has a record of the last task.
+func (d *Durable) completed(branch int) bool { return d.Frontier(branch) >= d.Def.NTasks }
+
+func (d *Durable) claimKey(branch, task, attempt int) string {
+	return fmt.Sprintf("%s/b%d/t%d/a%d", d.Run, branch, task, attempt)
+}
+
+func (d *Durable) forkOf(branch int) (ForkEntry, bool) {
+	for _, f := range d.Forks {
+		if f.Branch == branch {
+			return f, true
+		}
+	}
+	return ForkEntry{}, false
+}
+
+func (d *Durable) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "run %s (%s): frontier %d", d.Run, d.Def.Workflow, d.Frontier(0))
+	return sb.String()
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("sequencer: cannot encode a fact body: " + err.Error())
+	}
+	return b
+}

@@ -1,0 +1,45 @@
+package sequencer
+
+import "errors"
+
+// Sentinel errors. Callers branch on them with errors.Is; the returned
+// errors wrap them with the run, branch and task they are about.
+var (
+	// ErrUnknownRun: no run of that id is in the store.
+	ErrUnknownRun = errors.New("sequencer: unknown run")
+	// ErrRunExists: Start with the id of a run already in the store.
+	ErrRunExists = errors.New("sequencer: run already exists")
+	// ErrBadValue: a resume value outside the gate's value schema.
+	ErrBadValue = errors.New("sequencer: resume value outside the schema")
+	// ErrBadIntent: a resume intent that is neither ordinary nor fork.
+	ErrBadIntent = errors.New("sequencer: unknown resume intent")
+	// ErrInvalidState: a task produced a state that does not validate
+	// against the workflow's schema; nothing was persisted.
+	ErrInvalidState = errors.New("sequencer: state does not validate against the schema")
+	// ErrConflict: another resume consumed the parked interrupt first (the
+	// consume gate refused this one), or another process committed the
+	// task first.
+	ErrConflict = errors.New("sequencer: conflict")
+	// ErrNotParked: an ordinary resume of a run that is not parked at its
+	// interrupt.
+	ErrNotParked = errors.New("sequencer: run is not parked")
+	// ErrCompleted: a resume of a run that already completed; it is
+	// recorded as a stray resume and has no effect.
+	ErrCompleted = errors.New("sequencer: run already completed")
+	// ErrNoCheckpoint: a fork of a checkpoint the run does not have.
+	ErrNoCheckpoint = errors.New("sequencer: no such checkpoint")
+	// ErrNotConsumed: a fork of the interrupt checkpoint before any
+	// ordinary resume consumed it.
+	ErrNotConsumed = errors.New("sequencer: interrupt not consumed yet")
+	// ErrDuplicateClaim: the admission ledger refused a second claim on a
+	// task that already has a durable record.
+	ErrDuplicateClaim = errors.New("sequencer: duplicate admission claim")
+	// ErrCorrupt: a stored row does not match its checksum or does not
+	// decode.
+	ErrCorrupt = errors.New("sequencer: corrupted store row")
+	// ErrDuplicate is returned by a Store when a fact's key is already
+	// taken; nothing of the update was written.
+	ErrDuplicate = errors.New("sequencer: duplicate fact key")
+	// ErrBadWorkflow: a workflow definition that cannot run.
+	ErrBadWorkflow = errors.New("sequencer: invalid workflow")
+)

@@ -1,0 +1,218 @@
+// Package sqlstore is the sequencer's Store over database/sql: one schema
+// and one set of statements for SQLite and PostgreSQL, which differ only
+// in their Dialect (placeholders, how a transaction locks a run).
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/resumecontract/resumecheck/sequencer"
+)
+
+// Dialect is what differs between the databases.
+type Dialect struct {
+	Name string
+	// Rebind turns a statement written with $1, $2, ... into the
+	// database's placeholders.
+	Rebind func(string) string
+	// LockRun is the statement (argument: the run) that a write
+	// transaction starts with: it must hold a lock against every other
+	// write transaction of the run until commit, and return the run's row
+	// (no row: unknown run).
+	LockRun string
+	// Migrate runs the schema statements (it may need a lock of its own
+	// when several processes start at once).
+	Migrate func(ctx context.Context, db *sql.DB, stmts []string) error
+}
+
+// Schema is the store's tables. seq_runs has one row per run: the row a
+// write transaction locks. seq_facts holds every fact of every run; its
+// primary key is the fact's key, so a second fact with a taken key is
+// refused by the database itself.
+var Schema = []string{
+	`CREATE TABLE IF NOT EXISTS seq_runs (
+		run TEXT PRIMARY KEY
+	)`,
+	`CREATE TABLE IF NOT EXISTS seq_facts (
+		run  TEXT   NOT NULL,
+		kind TEXT   NOT NULL,
+		k1   BIGINT NOT NULL,
+		k2   BIGINT NOT NULL,
+		k3   BIGINT NOT NULL,
+		body TEXT   NOT NULL,
+		sum  TEXT   NOT NULL,
+		PRIMARY KEY (run, kind, k1, k2, k3)
+	)`,
+}
+
+// Store implements sequencer.Store.
+type Store struct {
+	db *sql.DB
+	d  Dialect
+}
+
+// New migrates the schema and returns the store.
+func New(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
+	if err := d.Migrate(ctx, db, Schema); err != nil {
+		return nil, fmt.Errorf("%s store: schema: %w", d.Name, err)
+	}
+	return &Store{db: db, d: d}, nil
+}
+
+// DB is the database handle (tests reach around the store with it, to
+// corrupt rows).
+func (s *Store) DB() *sql.DB { return s.db }
+
+func (s *Store) q(stmt string) string { return s.d.Rebind(stmt) }
+
+func (s *Store) Create(ctx context.Context, run string, facts []sequencer.Fact) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO seq_runs (run) VALUES ($1) ON CONFLICT DO NOTHING`), run)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return fmt.Errorf("%w: %s", sequencer.ErrRunExists, run)
+	}
+	if err := s.insert(ctx, tx, run, facts); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *Store) insert(ctx context.Context, tx *sql.Tx, run string, facts []sequencer.Fact) error {
+	for _, f := range facts {
+		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO seq_facts (run, kind, k1, k2, k3, body, sum)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`),
+			run, f.Kind, f.K1, f.K2, f.K3, string(f.Body), sequencer.Sum(run, f))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return fmt.Errorf("%w: run %s, row %s/%d/%d/%d", sequencer.ErrDuplicate, run, f.Kind, f.K1, f.K2, f.K3)
+		}
+	}
+	return nil
+}
+
+func (s *Store) Update(ctx context.Context, run string, decide func([]sequencer.Fact) ([]sequencer.Fact, error)) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var got string
+	if err := tx.QueryRowContext(ctx, s.q(s.d.LockRun), run).Scan(&got); errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %s", sequencer.ErrUnknownRun, run)
+	} else if err != nil {
+		return err
+	}
+	facts, err := s.load(ctx, tx, run)
+	if err != nil {
+		return err
+	}
+	add, err := decide(facts)
+	if err != nil {
+		return err
+	}
+	if len(add) == 0 {
+		return tx.Commit()
+	}
+	if err := s.insert(ctx, tx, run, add); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func (s *Store) load(ctx context.Context, q querier, run string) ([]sequencer.Fact, error) {
+	rows, err := q.QueryContext(ctx, s.q(`SELECT kind, k1, k2, k3, body, sum FROM seq_facts WHERE run = $1
+		ORDER BY kind, k1, k2, k3`), run)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []sequencer.Fact
+	for rows.Next() {
+		var f sequencer.Fact
+		var body, sum string
+		if err := rows.Scan(&f.Kind, &f.K1, &f.K2, &f.K3, &body, &sum); err != nil {
+			return nil, err
+		}
+		f.Body = []byte(body)
+		if err := sequencer.CheckSum(run, f, sum); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) Load(ctx context.Context, run string) ([]sequencer.Fact, error) {
+	var got string
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT run FROM seq_runs WHERE run = $1`), run).Scan(&got)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %s", sequencer.ErrUnknownRun, run)
+	} else if err != nil {
+		return nil, err
+	}
+	return s.load(ctx, s.db, run)
+}
+
+func (s *Store) Runs(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT run FROM seq_runs ORDER BY run`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) Close() error { return s.db.Close() }
+
+var dollar = regexp.MustCompile(`\$(\d+)`)
+
+// QuestionNumbered rebinds $N to ?N (SQLite's numbered parameters).
+func QuestionNumbered(stmt string) string { return dollar.ReplaceAllString(stmt, "?$1") }
+
+// Dollar leaves $N as it is (PostgreSQL).
+func Dollar(stmt string) string { return stmt }
+
+// Corrupt overwrites a fact's body without its checksum, as a failing
+// disk or a hand edit would: for tests of sequencer.ErrCorrupt.
+func (s *Store) Corrupt(ctx context.Context, run, kind string, k1, k2, k3 int64, body string) error {
+	_, err := s.db.ExecContext(ctx, s.q(`UPDATE seq_facts SET body = $1 WHERE run = $2 AND kind = $3 AND k1 = $4 AND k2 = $5 AND k3 = $6`),
+		body, run, kind, k1, k2, k3)
+	return err
+}
+
+// Count is the number of fact rows of a run (tests check that a refused
+// call wrote nothing).
+func (s *Store) Count(ctx context.Context, run string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT count(*) FROM seq_facts WHERE run = $1`), run).Scan(&n)
+	return n, err
+}

@@ -1,0 +1,677 @@
+package sequencer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/recovery"
+	"github.com/resumecontract/resumecheck/trace"
+)
+
+// Intent is what a resume means: an ordinary resume (deliver the value to
+// the parked interrupt; a retry of it is refused) or a fork (run the gated
+// task again on a new branch with this value).
+type Intent string
+
+// The resume intents (obligation FI).
+const (
+	Ordinary Intent = "ordinary"
+	Fork     Intent = "fork"
+)
+
+// Op is one persistence operation the sequencer completed: a committed
+// store transaction or an effect that returned.
+type Op struct {
+	// N counts the operations of this Sequencer, from 1.
+	N      int
+	Name   string // create, claim, effect, commit, park, gate, refuse, fork, recover
+	Run    string
+	Branch int
+	Task   int
+}
+
+// Options configure a Sequencer. The zero value is the reference
+// sequencer.
+type Options struct {
+	// Faults turns on the spec's faults in the sequencer: for tests only,
+	// to show that the trace check and the ledger check catch them.
+	Faults model.FaultSet
+	// AfterOp is called after every persistence operation (crash tests
+	// kill the process there).
+	AfterOp func(Op)
+	// Resumer names this process in the gate grants it takes.
+	Resumer string
+	// Choose picks one of n alternatives where a fault makes recovery
+	// nondeterministic (nondetrec, regate). Default: by process id.
+	Choose func(n int) int
+}
+
+// Sequencer runs one workflow's runs on a store.
+type Sequencer struct {
+	store Store
+	wf    *Workflow
+	opt   Options
+	ops   int
+}
+
+// New validates the workflow and returns its sequencer.
+func New(st Store, wf *Workflow, opt Options) (*Sequencer, error) {
+	if err := wf.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.Choose == nil {
+		opt.Choose = func(n int) int { return os.Getpid() % n }
+	}
+	if opt.Resumer == "" {
+		opt.Resumer = fmt.Sprintf("pid %d", os.Getpid())
+	}
+	return &Sequencer{store: st, wf: wf, opt: opt}, nil
+}
+
+// Status is where a run stands after a call.
+type Status struct {
+	Run    string `json:"run"`
+	Branch int    `json:"branch"`
+	// Next is the next task to execute (N+1 when complete).
+	Next      int  `json:"next"`
+	Parked    bool `json:"parked"`
+	Completed bool `json:"completed"`
+	// Lost: the run can make no progress (only with the volatilepark
+	// fault).
+	Lost bool `json:"lost,omitempty"`
+	// Outcome is what the gated task returned for this branch's value.
+	Outcome []string `json:"outcome,omitempty"`
+	State   State    `json:"state,omitempty"`
+}
+
+func (s *Sequencer) fault(f model.Fault) bool {
+	return slices.Contains(model.AllFaults, f) && s.opt.Faults.Has(f)
+}
+
+// noIntent is the fault that removes fork intent (named by string: the
+// model may not know it yet).
+const noIntent = model.Fault("nointent")
+
+func (s *Sequencer) afterOp(name, run string, branch, task int) {
+	s.ops++
+	if s.opt.AfterOp != nil {
+		s.opt.AfterOp(Op{N: s.ops, Name: name, Run: run, Branch: branch, Task: task})
+	}
+}
+
+// txn is one transaction's view: the facts loaded, the durable state they
+// make, and the facts the decision adds. Everything on it is pure.
+type txn struct {
+	run    string
+	schema Schema
+	facts  []Fact
+	d      *Durable
+	add    []Fact
+}
+
+func (t *txn) put(f Fact) {
+	t.add = append(t.add, f)
+	t.facts = append(t.facts, f)
+	d, err := parseFacts(t.run, t.facts, t.schema)
+	if err != nil {
+		panic("sequencer: a decision made an unparsable fact: " + err.Error())
+	}
+	t.d = d
+}
+
+func (t *txn) emit(a model.Action, value, decision string, pc, refusal int) {
+	e := t.d.event(a, value, decision, pc, refusal)
+	t.put(Fact{Kind: kindEvent, K1: int64(len(t.d.Events) + 1), Body: mustJSON(e)})
+}
+
+// flushRaces traces refused racers once the gated task has committed: a
+// racer refused while the winner was still inside the gated task is
+// traced after the winner's Consume.
+func (t *txn) flushRaces() {
+	if !t.d.committed(0, t.d.Def.Gate) {
+		return
+	}
+	traced := map[int]bool{}
+	for _, e := range t.d.Events {
+		if e.Refusal > 0 {
+			traced[e.Refusal-1] = true
+		}
+	}
+	for _, r := range t.d.Refusals {
+		if r.Kind == "race" && !traced[r.N] {
+			t.emit(model.RaceResume, r.Value, "", 0, r.N+1)
+		}
+	}
+}
+
+// update runs decide in one store transaction and reports the operation
+// when it wrote something.
+func (s *Sequencer) update(ctx context.Context, run, op string, branch, task int, decide func(t *txn) error) error {
+	wrote := false
+	err := s.store.Update(ctx, run, func(facts []Fact) ([]Fact, error) {
+		d, err := parseFacts(run, facts, s.wf.Schema)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkDef(d); err != nil {
+			return nil, err
+		}
+		t := &txn{run: run, schema: s.wf.Schema, facts: facts, d: d}
+		if err := decide(t); err != nil {
+			return nil, err
+		}
+		wrote = len(t.add) > 0
+		return t.add, nil
+	})
+	if err == nil && wrote {
+		s.afterOp(op, run, branch, task)
+	}
+	return err
+}
+
+func (s *Sequencer) checkDef(d *Durable) error {
+	if d.Def.Workflow != s.wf.Name || d.Def.NTasks != len(s.wf.Tasks) || d.Def.Gate != s.wf.Gate {
+		return fmt.Errorf("%w: run %s is of workflow %s (%d tasks, gate %d), not %s", ErrBadWorkflow,
+			d.Run, d.Def.Workflow, d.Def.NTasks, d.Def.Gate, s.wf.Name)
+	}
+	return nil
+}
+
+func (s *Sequencer) load(ctx context.Context, run string) (*Durable, error) {
+	facts, err := s.store.Load(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	d, err := parseFacts(run, facts, s.wf.Schema)
+	if err != nil {
+		return nil, err
+	}
+	return d, s.checkDef(d)
+}
+
+// ErrBadRunID: a run id that is empty or contains '/'.
+var ErrBadRunID = errors.New("sequencer: invalid run id")
+
+// Start creates the run with its input and runs it until it parks at the
+// interrupt or completes.
+func (s *Sequencer) Start(ctx context.Context, run string, input State) (Status, error) {
+	if run == "" || strings.ContainsAny(run, "/\n") {
+		return Status{}, fmt.Errorf("%w: %q", ErrBadRunID, run)
+	}
+	if err := s.wf.Schema.Validate(input); err != nil {
+		return Status{}, fmt.Errorf("run %s: input: %w", run, err)
+	}
+	def := runBody{Workflow: s.wf.Name, NTasks: len(s.wf.Tasks), Gate: s.wf.Gate, Values: s.wf.Values, Input: input}
+	if def.Input == nil {
+		def.Input = State{}
+	}
+	if err := s.store.Create(ctx, run, []Fact{{Kind: kindRun, Body: mustJSON(def)}}); err != nil {
+		return Status{}, err
+	}
+	s.afterOp("create", run, 0, 0)
+	return s.drive(ctx, run, 0, 1)
+}
+
+// drive executes the branch from task pc until it parks or completes.
+func (s *Sequencer) drive(ctx context.Context, run string, branch, pc int) (Status, error) {
+	n := len(s.wf.Tasks)
+	gate := s.wf.Gate
+	var outcome []string
+	for {
+		d, err := s.load(ctx, run)
+		if err != nil {
+			return Status{}, err
+		}
+		st := Status{Run: run, Branch: branch, Next: pc, Outcome: outcome}
+		if pc > n {
+			st.Completed, st.State = true, d.stateAt(branch, n)
+			return st, nil
+		}
+		value := ""
+		switch {
+		case branch == 0 && pc == gate && !d.committed(0, gate):
+			g, granted := d.consumedGrant()
+			if granted {
+				value = g.Value
+				break
+			}
+			if d.lost() {
+				st.Lost = true
+				return st, nil
+			}
+			if _, parked := d.Parks[0]; parked {
+				st.Parked = true
+				return st, nil
+			}
+			err := s.update(ctx, run, "park", 0, pc, func(t *txn) error {
+				if _, granted := t.d.consumedGrant(); granted || t.d.committed(0, gate) {
+					return fmt.Errorf("%w: run %s: the gate was consumed while parking", ErrConflict, run)
+				}
+				if _, parked := t.d.Parks[0]; parked {
+					return nil
+				}
+				if !s.fault(model.VolatilePark) {
+					t.put(Fact{Kind: kindPark, K2: int64(pc), Body: mustJSON(parkBody{Task: pc})})
+				}
+				t.emit(model.EmitInterrupt, "", "", pc, 0)
+				return nil
+			})
+			if err != nil {
+				return Status{}, err
+			}
+			st.Parked = true
+			return st, nil
+		case branch == 0 && pc == gate:
+			g, _ := d.consumedGrant()
+			value = g.Value
+		case branch != 0 && pc == gate:
+			f, ok := d.forkOf(branch)
+			if !ok {
+				return Status{}, fmt.Errorf("%w: run %s has no branch %d", ErrNoCheckpoint, run, branch)
+			}
+			value = f.Value
+			if s.fault(model.ForkIgnore) {
+				g, _ := d.consumedGrant()
+				value = g.Value
+			}
+		}
+		out, err := s.execTask(ctx, d, branch, pc, value)
+		if err != nil {
+			return Status{}, err
+		}
+		if pc == gate {
+			outcome = out
+		}
+		pc++
+	}
+}
+
+// execTask runs task pc of the branch: claim, effect, validate, commit.
+func (s *Sequencer) execTask(ctx context.Context, d *Durable, branch, pc int, value string) ([]string, error) {
+	run := d.Run
+	task := s.wf.Tasks[pc-1]
+	reexec := d.committed(branch, pc) // only under the replay faults
+	gate := s.wf.Gate
+	var out TaskOutput
+	if reexec && branch == 0 && pc == gate && s.fault(model.PrefixReplay) {
+		// prefixreplay: the gate's effect is served from its record.
+		for _, r := range d.Records[0] {
+			if r.Task == gate {
+				out = TaskOutput{State: r.State, Outcome: r.Outcome}
+			}
+		}
+	} else {
+		key, err := s.claim(ctx, run, branch, pc, reexec)
+		if err != nil {
+			return nil, err
+		}
+		in := TaskInput{Run: run, Branch: branch, Task: pc, Key: key, State: maps.Clone(d.stateAt(branch, pc-1)), Value: value}
+		if in.State == nil {
+			in.State = State{}
+		}
+		out, err = task.Run(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("run %s branch %d task %d (%s): %w", run, branch, pc, task.Name, err)
+		}
+		s.afterOp("effect", run, branch, pc)
+	}
+	if out.State == nil {
+		out.State = State{}
+	}
+	if s.fault(model.InvalidPersist) && pc == len(s.wf.Tasks) {
+		// invalidpersist: the last state is persisted unchecked, and it
+		// is not what the schema allows.
+		out.State = maps.Clone(out.State)
+		out.State["unchecked"] = "\x00"
+	} else if err := s.wf.Schema.Validate(out.State); err != nil {
+		return nil, fmt.Errorf("run %s branch %d task %d (%s): %w; nothing persisted", run, branch, pc, task.Name, err)
+	}
+	err := s.update(ctx, run, "commit", branch, pc, func(t *txn) error {
+		d := t.d
+		replaying := s.fault(model.Replay) || s.fault(model.PrefixReplay) || s.fault(model.NondetRec)
+		if f := d.Frontier(branch); f != pc-1 && !(replaying && pc <= f) {
+			return fmt.Errorf("%w: run %s branch %d: commit of task %d, but the frontier is %d", ErrConflict, run, branch, pc, f)
+		}
+		consume := branch == 0 && pc == gate && !d.committed(0, gate)
+		t.put(Fact{Kind: kindRecord, K1: int64(branch), K2: int64(len(d.Records[branch])),
+			Body: mustJSON(recordBody{Task: pc, State: out.State, Outcome: out.Outcome, Value: value})})
+		switch {
+		case consume:
+			t.put(Fact{Kind: kindResume, K1: int64(len(t.d.Resumes)),
+				Body: mustJSON(resumeBody{Intent: string(Ordinary), Value: value, Observed: out.Outcome})})
+			t.emit(model.Consume, value, "", pc+1, 0)
+			t.flushRaces()
+		case branch == 0:
+			t.emit(model.ExecTask, "", "", pc+1, 0)
+		case pc == gate:
+			f, _ := t.d.forkOf(branch)
+			t.put(Fact{Kind: kindResume, K1: int64(len(t.d.Resumes)),
+				Body: mustJSON(resumeBody{Intent: string(Fork), Value: f.Value, Observed: out.Outcome, Branch: branch})})
+			t.emit(model.ForkResume, f.Value, "", 0, 0)
+		}
+		return nil
+	})
+	return out.Outcome, err
+}
+
+// claim takes the admission claim of (branch, task) and returns its key.
+// A claim of a task whose record is durable is refused; a claim already
+// taken by a process that crashed before the commit is handed out again
+// (its effect may have fired: the key lets the effect deduplicate).
+// fresh (the replay faults) takes a new claim with a new key instead.
+func (s *Sequencer) claim(ctx context.Context, run string, branch, task int, fresh bool) (string, error) {
+	var key string
+	err := s.update(ctx, run, "claim", branch, task, func(t *txn) error {
+		cs := t.d.Claims[[2]int{branch, task}]
+		if t.d.committed(branch, task) && !fresh {
+			return fmt.Errorf("%w: run %s branch %d task %d is committed", ErrDuplicateClaim, run, branch, task)
+		}
+		if len(cs) > 0 && !fresh {
+			key = cs[len(cs)-1].Key
+			return nil
+		}
+		key = t.d.claimKey(branch, task, len(cs))
+		t.put(Fact{Kind: kindClaim, K1: int64(branch), K2: int64(task), K3: int64(len(cs)), Body: mustJSON(claimBody{Key: key})})
+		return nil
+	})
+	return key, err
+}
+
+// fire runs a task's effect under a fresh claim: what the faults that
+// re-fire an effect do.
+func (s *Sequencer) fire(ctx context.Context, d *Durable, task int, value string) error {
+	key, err := s.claim(ctx, d.Run, 0, task, true)
+	if err != nil {
+		return err
+	}
+	in := TaskInput{Run: d.Run, Task: task, Key: key, State: maps.Clone(d.stateAt(0, task-1)), Value: value}
+	if _, err := s.wf.Tasks[task-1].Run(ctx, in); err != nil {
+		return err
+	}
+	s.afterOp("effect", d.Run, 0, task)
+	return nil
+}
+
+// Resume delivers a value to the run's parked interrupt. An ordinary
+// resume takes the consume gate: a compare-and-set on the parked
+// checkpoint, before any task runs; one resume wins and runs the gated
+// task with its value, every other gets ErrConflict (or ErrCompleted
+// after completion) and changes nothing. A fork resume is Fork at the
+// interrupt checkpoint.
+func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent) (Status, error) {
+	switch intent {
+	case Fork:
+		return s.Fork(ctx, run, s.wf.Gate, value)
+	case Ordinary:
+	default:
+		return Status{}, fmt.Errorf("%w: %q (want %s or %s)", ErrBadIntent, intent, Ordinary, Fork)
+	}
+	if !s.wf.validValue(value) {
+		return Status{}, fmt.Errorf("%w: %q (the gate accepts %s)", ErrBadValue, value, strings.Join(s.wf.Values, ", "))
+	}
+	gate := s.wf.Gate
+	if s.fault(noIntent) {
+		// nointent: no way to tell a retry from a fork; a delivery to a
+		// consumed (not completed) checkpoint is served as a fresh
+		// consumption of its value.
+		if d, err := s.load(ctx, run); err == nil && d.committed(0, gate) && !d.completed(0) {
+			return s.Fork(ctx, run, gate, value)
+		}
+	}
+	raceFault := s.fault(model.RaceConsume) || s.fault(model.RaceEffect)
+	var result error
+	loser := false
+	stray := false
+	err := s.update(ctx, run, "gate", 0, gate, func(t *txn) error {
+		d := t.d
+		result, loser, stray = nil, false, false
+		_, granted := d.consumedGrant()
+		switch {
+		case d.completed(0):
+			stray = true
+			result = fmt.Errorf("%w: %w: run %s: the resume is recorded as stray and has no effect", ErrConflict, ErrCompleted, run)
+			if s.fault(model.DoubleConsume) {
+				return nil // handled below, after the effect
+			}
+			t.put(Fact{Kind: kindRefusal, K1: int64(len(d.Refusals)), Body: mustJSON(refusalBody{Kind: "stray", Value: value})})
+			t.emit(model.ExtraResume, "", "", 0, 0)
+		case (granted || d.committed(0, gate)) && raceFault:
+			loser = true
+			result = fmt.Errorf("%w: run %s: the interrupt was consumed by another resume", ErrConflict, run)
+			t.put(Fact{Kind: kindGrant, K1: int64(gate), K2: int64(len(d.Grants)), Body: mustJSON(grantBody{Value: value, Resumer: s.opt.Resumer})})
+		case granted || d.committed(0, gate):
+			result = fmt.Errorf("%w: run %s: the interrupt was consumed by another resume", ErrConflict, run)
+			n := len(d.Refusals)
+			t.put(Fact{Kind: kindRefusal, K1: int64(n), Body: mustJSON(refusalBody{Kind: "race", Value: value})})
+			t.flushRaces()
+		case !d.parked():
+			result = fmt.Errorf("%w: run %s: next task %d, gate %d", ErrNotParked, run, d.Frontier(0)+1, gate)
+		default:
+			t.put(Fact{Kind: kindGrant, K1: int64(gate), Body: mustJSON(grantBody{Value: value, Resumer: s.opt.Resumer})})
+		}
+		return nil
+	})
+	if errors.Is(err, ErrDuplicate) {
+		// The store refused a second grant on the checkpoint: the
+		// compare-and-set lost, whatever the decision read.
+		return Status{}, fmt.Errorf("%w: run %s: the interrupt was consumed by another resume", ErrConflict, run)
+	}
+	if err != nil {
+		return Status{}, err
+	}
+	switch {
+	case stray && s.fault(model.DoubleConsume):
+		// doubleconsume: the stray consumes again and re-fires the gate.
+		d, err := s.load(ctx, run)
+		if err != nil {
+			return Status{}, err
+		}
+		if err := s.fire(ctx, d, gate, value); err != nil {
+			return Status{}, err
+		}
+		err = s.update(ctx, run, "refuse", 0, gate, func(t *txn) error {
+			t.put(Fact{Kind: kindGrant, K1: int64(gate), K2: int64(len(t.d.Grants)), Body: mustJSON(grantBody{Value: value, Resumer: s.opt.Resumer})})
+			t.put(Fact{Kind: kindRefusal, K1: int64(len(t.d.Refusals)), Body: mustJSON(refusalBody{Kind: "stray", Value: value, Granted: true})})
+			t.emit(model.ExtraResume, "", "", 0, 0)
+			return nil
+		})
+		if err != nil {
+			return Status{}, err
+		}
+		return Status{}, result
+	case loser:
+		// raceconsume: the loser consumed too; raceeffect: and it fires
+		// the gated effect.
+		if s.fault(model.RaceEffect) {
+			d, err := s.load(ctx, run)
+			if err != nil {
+				return Status{}, err
+			}
+			if err := s.fire(ctx, d, gate, value); err != nil {
+				return Status{}, err
+			}
+		}
+		err := s.update(ctx, run, "refuse", 0, gate, func(t *txn) error {
+			t.put(Fact{Kind: kindRefusal, K1: int64(len(t.d.Refusals)), Body: mustJSON(refusalBody{Kind: "race", Value: value, Granted: true})})
+			t.flushRaces()
+			return nil
+		})
+		if err != nil {
+			return Status{}, err
+		}
+		return Status{}, result
+	case result != nil:
+		return Status{}, result
+	}
+	return s.drive(ctx, run, 0, gate)
+}
+
+// Fork runs the gated task again on a new branch, keyed (checkpoint,
+// ordinal), with its own value, and continues that branch to completion.
+// The checkpoint is the interrupt's (the gate's task number); it must
+// have been consumed by an ordinary resume first.
+func (s *Sequencer) Fork(ctx context.Context, run string, checkpoint int, value string) (Status, error) {
+	if !s.wf.validValue(value) {
+		return Status{}, fmt.Errorf("%w: %q (the gate accepts %s)", ErrBadValue, value, strings.Join(s.wf.Values, ", "))
+	}
+	branch := 0
+	err := s.update(ctx, run, "fork", 0, checkpoint, func(t *txn) error {
+		d := t.d
+		if _, parked := d.Parks[0]; checkpoint != d.Def.Gate || !(parked || d.committed(0, d.Def.Gate)) {
+			return fmt.Errorf("%w: run %s has no interrupt checkpoint %d (its interrupt is at task %d)", ErrNoCheckpoint, run, checkpoint, d.Def.Gate)
+		}
+		if !d.committed(0, d.Def.Gate) {
+			return fmt.Errorf("%w: run %s: resume it with ordinary intent first", ErrNotConsumed, run)
+		}
+		ordinal := len(d.Forks) + 1
+		branch = ordinal
+		t.put(Fact{Kind: kindFork, K1: int64(branch), Body: mustJSON(forkBody{Checkpoint: checkpoint, Ordinal: ordinal, Value: value})})
+		if s.fault(noIntent) {
+			t.put(Fact{Kind: kindGrant, K1: int64(checkpoint), K2: int64(len(d.Grants)), Body: mustJSON(grantBody{Value: value, Resumer: s.opt.Resumer})})
+		}
+		return nil
+	})
+	if err != nil {
+		return Status{}, err
+	}
+	return s.drive(ctx, run, branch, checkpoint)
+}
+
+// Recover continues a run whose process died, from what is durable only:
+// recovery.Recover decides where (one past the durable frontier; parked
+// again if the park is durable and unconsumed). It records the recovery,
+// then runs the run (and every unfinished fork branch) until it parks or
+// completes. Recovering a run that completed changes nothing.
+func (s *Sequencer) Recover(ctx context.Context, run string) (Status, error) {
+	var plan recovery.Plan
+	var decision string
+	lost := false
+	redeliver := 0
+	err := s.update(ctx, run, "recover", 0, 0, func(t *txn) error {
+		d := t.d
+		f := d.Frontier(0)
+		_, granted := d.consumedGrant()
+		_, park := d.Parks[0]
+		view := recovery.View{Frontier: f, Parked: park && !d.committed(0, d.Def.Gate), Consumed: granted}
+		plan, decision, lost, redeliver = recovery.Recover(view), recovery.Decision, false, 0
+		if d.completed(0) || (f == 0 && len(d.Events) == 0) {
+			// Complete, or nothing durable but the input: the initial
+			// state, which the spec does not recover from.
+			return nil
+		}
+		switch {
+		case view.Parked:
+		case s.fault(model.VolatilePark) && f == d.Def.Gate-1 && !granted:
+			lost = true
+		case s.fault(model.Replay) || s.fault(model.PrefixReplay):
+			plan.Next, decision = 1, "replay"
+		case s.fault(model.NondetRec):
+			if s.opt.Choose(2) == 1 {
+				plan.Next, decision = f, "reexec"
+			}
+		case s.fault(model.Regate) && d.committed(0, d.Def.Gate):
+			if s.opt.Choose(2) == 1 {
+				decision = "regate"
+			}
+		case s.fault(model.Rebuild):
+			decision = "rebuild"
+		case s.fault(model.Redeliver):
+			decision = "redeliver"
+			if f != d.Def.Gate {
+				redeliver = f
+			}
+		}
+		t.put(Fact{Kind: kindRecovery, K1: int64(len(d.Recoveries)),
+			Body: mustJSON(recoveryBody{Frontier: f, Decision: decision, Parked: plan.Parked, Lost: lost})})
+		t.emit(model.CrashRecover, "", decision, plan.Next, 0)
+		return nil
+	})
+	if err != nil {
+		return Status{}, err
+	}
+	if redeliver > 0 {
+		d, err := s.load(ctx, run)
+		if err != nil {
+			return Status{}, err
+		}
+		if err := s.fire(ctx, d, redeliver, ""); err != nil {
+			return Status{}, err
+		}
+	}
+	d, err := s.load(ctx, run)
+	if err != nil {
+		return Status{}, err
+	}
+	var st Status
+	switch {
+	case lost:
+		st = Status{Run: run, Next: plan.Next, Lost: true}
+	case plan.Parked:
+		st = Status{Run: run, Next: plan.Next, Parked: true}
+	default:
+		if st, err = s.drive(ctx, run, 0, plan.Next); err != nil {
+			return st, err
+		}
+	}
+	for _, f := range d.Forks {
+		if !d.completed(f.Branch) {
+			if _, err := s.drive(ctx, run, f.Branch, d.Frontier(f.Branch)+1); err != nil {
+				return st, err
+			}
+		}
+	}
+	return st, nil
+}
+
+// History returns the run's durable state.
+func (s *Sequencer) History(ctx context.Context, run string) (*Durable, error) {
+	return s.load(ctx, run)
+}
+
+// Producer names the sequencer in the traces it writes.
+var Producer = trace.Producer{Name: "resumecheck-sequencer", Version: "1"}
+
+// Trace returns the run's trace: a header whose constants bound what the
+// run did, and its events in sequence order. The header claims the
+// reference semantics (no faults), whatever faults the sequencer had on:
+// a faulty run's trace is to be rejected.
+func (s *Sequencer) Trace(ctx context.Context, run string) (*trace.Trace, error) {
+	d, err := s.load(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	return d.Trace()
+}
+
+// Trace builds the run's trace from its durable state.
+func (d *Durable) Trace() (*trace.Trace, error) {
+	raced := 0
+	for _, e := range d.Events {
+		if e.Action == model.RaceResume.String() {
+			raced++
+		}
+	}
+	p := model.Params{
+		NTasks: d.Def.NTasks, IP: d.Def.Gate, Values: d.Def.Values, NoVal: NoVal,
+		MaxResumes: max(1, len(d.Resumes)), MaxCrashes: len(d.Recoveries),
+		MaxExtraResumes: d.countRefusals("stray"), Racers: 1 + raced,
+		// A crash while parked is part of the reference semantics of the
+		// sequencer: its park is durable.
+		CrashWhileParked: true,
+	}
+	t := &trace.Trace{Header: trace.NewHeader(p, Producer)}
+	for i, e := range d.Events {
+		ev, err := traceEvent(i+1, e, d.Def.Values)
+		if err != nil {
+			return nil, fmt.Errorf("%w: run %s: event %d (%s): %v", ErrCorrupt, d.Run, i+1, e.Action, err)
+		}
+		t.Events = append(t.Events, ev)
+	}
+	return t, nil
+}

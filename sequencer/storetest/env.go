@@ -1,0 +1,31 @@
+package storetest
+
+import (
+	"os"
+	"testing"
+)
+
+// Environment variables the PostgreSQL tests read.
+const (
+	// PostgresEnv holds the DSN of the PostgreSQL server the tests use
+	// (.ci/postgres.sh prints it).
+	PostgresEnv = "RESUMECHECK_PG_DSN"
+	// RequirePostgresEnv = 1 turns a missing server into a failure
+	// instead of a skip (CI sets it).
+	RequirePostgresEnv = "RESUMECHECK_REQUIRE_PG"
+)
+
+// PostgresDSN returns the DSN of the test server, or skips the test (fails
+// it when RESUMECHECK_REQUIRE_PG=1) when there is none.
+func PostgresDSN(t testing.TB) string {
+	t.Helper()
+	dsn := os.Getenv(PostgresEnv)
+	if dsn == "" {
+		msg := PostgresEnv + " is not set: no PostgreSQL server for this test (start one with .ci/postgres.sh and export the DSN it prints)"
+		if os.Getenv(RequirePostgresEnv) == "1" {
+			t.Fatal(msg + "; " + RequirePostgresEnv + "=1 requires it")
+		}
+		t.Skip(msg)
+	}
+	return dsn
+}
