@@ -119,15 +119,23 @@ type Outcome struct {
 	Seconds    float64  `json:"seconds"`
 }
 
-// Measure runs an entry's cfg with the Go engine: once exploring
-// everything (the counts, every violated property) and, when something is
-// violated, once stopping at the first error.
+// Measure runs an entry's cfg with the Go engine (see MeasureJob).
 func (m *Manifest) Measure(ctx context.Context, e Entry) (Expect, float64, error) {
 	job, err := Load(m.CfgPath(e), m.SpecPath())
 	if err != nil {
 		return Expect{}, 0, err
 	}
-	full, err := job.Run(ctx, RunOptions{Continue: true})
+	return MeasureJob(ctx, job, RunOptions{})
+}
+
+// MeasureJob runs a job the way the manifest records it: once exploring
+// everything (the counts, every violated property) and, when something is
+// violated, once stopping at the first error. opt sets the workers,
+// memory and progress; Continue is set by each run. The seconds are those
+// of both runs.
+func MeasureJob(ctx context.Context, job *Job, opt RunOptions) (Expect, float64, error) {
+	opt.Continue = true
+	full, err := job.Run(ctx, opt)
 	if err != nil {
 		return Expect{}, 0, err
 	}
@@ -144,13 +152,14 @@ func (m *Manifest) Measure(ctx context.Context, e Entry) (Expect, float64, error
 		}
 	}
 	if len(full.Violated) > 0 {
-		first, err := job.Run(ctx, RunOptions{})
+		opt.Continue = false
+		first, err := job.Run(ctx, opt)
 		if err != nil {
 			return Expect{}, 0, err
 		}
 		v := first.FirstViolation()
 		if v == nil {
-			return Expect{}, 0, fmt.Errorf("%s: a full run found violations but a stopping run found none", e.Cfg)
+			return Expect{}, 0, fmt.Errorf("%s: a full run found violations but a stopping run found none", job.CfgPath)
 		}
 		got.First, got.FirstKind, got.TraceLength = v.Name(), v.Kind, len(v.Trace)
 		secs += first.Seconds

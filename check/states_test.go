@@ -1,0 +1,40 @@
+package check
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/resumecontract/resumecheck/model"
+)
+
+// TestStatesCountsAsTheEngine checks that States yields each reachable
+// state once: as many as the engine's distinct states, on every quick cfg.
+func TestStatesCountsAsTheEngine(t *testing.T) {
+	cfgs, err := filepath.Glob("../spec/*.cfg")
+	if err != nil || len(cfgs) == 0 {
+		t.Fatalf("no cfg files: %v", err)
+	}
+	for _, cfg := range cfgs {
+		if filepath.Base(cfg) == "R8.cfg" {
+			continue
+		}
+		job, err := Load(cfg, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := run(t, job, RunOptions{Continue: true})
+		m, _ := model.New(job.Params)
+		seen := map[string]bool{}
+		err = job.States(context.Background(), func(s model.State) error {
+			seen[m.Format(s)] = true
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if uint64(len(seen)) != rep.Distinct {
+			t.Errorf("%s: States gave %d different states, the engine counts %d", cfg, len(seen), rep.Distinct)
+		}
+	}
+}
