@@ -100,7 +100,8 @@ func (m *Model) Consume(s State, v int8) (State, bool) {
 }
 
 // ForkResume is another resume aimed at the consumed interrupt checkpoint,
-// with fork intent; with forkignore it observes the first resume's outcome.
+// with fork intent; with forkignore it observes the first resume's outcome,
+// and with nointent it is served as a fresh consumption.
 func (m *Model) ForkResume(s State, v int8) (State, bool) {
 	if s.Consumed == NoVal || len(s.Resumes) >= m.P.MaxResumes {
 		return State{}, false
@@ -111,6 +112,9 @@ func (m *Model) ForkResume(s State, v int8) (State, bool) {
 		obs = Out(s.Consumed)
 	}
 	t.Resumes = append(t.Resumes, ResumeObs{Value: v, Observed: obs})
+	if m.P.Faults.Has(NoIntent) {
+		t.Consumes++
+	}
 	return t, true
 }
 

@@ -57,7 +57,7 @@ type layout struct {
 
 	// The faults NextPacked consults, looked up once.
 	prefixReplay, invalidPersist, forkIgnore, volatilePark bool
-	doubleConsume, raceConsume, raceEffect                 bool
+	doubleConsume, raceConsume, raceEffect, noIntent       bool
 }
 
 // allocator hands out bit fields, never splitting one across words.
@@ -118,6 +118,9 @@ func newLayout(p Params) (layout, error) {
 	if f.Has(RaceConsume) || f.Has(RaceEffect) {
 		l.maxConsumes += uint64(p.Racers - 1)
 	}
+	if f.Has(NoIntent) {
+		l.maxConsumes += uint64(p.MaxResumes)
+	}
 	l.maxLog = n
 	switch {
 	case f.Has(Replay) || f.Has(PrefixReplay):
@@ -137,6 +140,7 @@ func newLayout(p Params) (layout, error) {
 	l.prefixReplay, l.invalidPersist, l.forkIgnore = f.Has(PrefixReplay), f.Has(InvalidPersist), f.Has(ForkIgnore)
 	l.volatilePark, l.doubleConsume = f.Has(VolatilePark), f.Has(DoubleConsume)
 	l.raceConsume, l.raceEffect = f.Has(RaceConsume), f.Has(RaceEffect)
+	l.noIntent = f.Has(NoIntent)
 
 	var a allocator
 	l.pc = a.field(n + 1)
@@ -411,6 +415,9 @@ func (m *Model) NextPacked(s Packed, emit func(Label, Packed)) {
 			l.resValue[resumes].set(&t, uint64(v))
 			l.resObserved[resumes].set(&t, uint64(obs))
 			l.resLen.set(&t, resumes+1)
+			if l.noIntent {
+				inc(&t, l.consumes, "consumes")
+			}
 			emit(Label{Action: ForkResume, Value: v}, t)
 		}
 	}

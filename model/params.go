@@ -27,12 +27,15 @@ const (
 	RaceConsume    Fault = "raceconsume"
 	RaceEffect     Fault = "raceeffect"
 	VolatilePark   Fault = "volatilepark"
+	// NoIntent removes fork intent from the resume interface: a second
+	// delivery to the consumed checkpoint is served as a fresh consumption.
+	NoIntent Fault = "nointent"
 )
 
 // AllFaults lists every fault in the order of the contract's table.
 var AllFaults = []Fault{
 	Replay, ForkIgnore, InvalidPersist, NondetRec, DoubleConsume, PrefixReplay,
-	Regate, Rebuild, Redeliver, RaceConsume, RaceEffect, VolatilePark,
+	Regate, Rebuild, Redeliver, RaceConsume, RaceEffect, VolatilePark, NoIntent,
 }
 
 // recoveryFaults change how recovery continues; at most one may be on

@@ -45,7 +45,8 @@ CONSTANTS
 (* The faults of the contract, section 3. Each is a one-switch mutation.   *)
 FaultNames == {"replay", "forkignore", "invalidpersist", "nondetrec",
                "doubleconsume", "prefixreplay", "regate", "rebuild",
-               "redeliver", "raceconsume", "raceeffect", "volatilepark"}
+               "redeliver", "raceconsume", "raceeffect", "volatilepark",
+               "nointent"}
 
 (* Faults that change how recovery continues; at most one may be on.      *)
 RecoveryFaults == {"replay", "nondetrec", "prefixreplay", "regate",
@@ -179,7 +180,10 @@ Consume(v) ==
 
 (* Another resume aimed at the same interrupt checkpoint, with fork       *)
 (* intent: it must observe its own value's outcome and change nothing     *)
-(* else. With forkignore it is served the first resume's outcome.         *)
+(* else. With forkignore it is served the first resume's outcome. With    *)
+(* nointent the interface has no fork intent, cannot tell a fork from a   *)
+(* retry, and serves every second delivery as a fresh consumption of its  *)
+(* value: FD holds, the consume-once count does not.                      *)
 ForkResume(v) ==
     /\ consumed # NoVal
     /\ Len(resumes) < MaxResumes
@@ -187,8 +191,9 @@ ForkResume(v) ==
                     [value |-> v,
                      observed |-> IF "forkignore" \in Faults
                                   THEN Out(consumed) ELSE Out(v)])
+    /\ consumes' = consumes + IF "nointent" \in Faults THEN 1 ELSE 0
     /\ UNCHANGED <<pc, effects, log, frontier, waiting, consumed, crashes,
-                   recoveries, strays, reentered, rebuilt, consumes, raced, lost>>
+                   recoveries, strays, reentered, rebuilt, raced, lost>>
 
 (* The decisions recovery may take from the durable state, per fault.     *)
 RecoveryChoices ==

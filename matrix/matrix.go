@@ -1,0 +1,243 @@
+// Package matrix builds the fault matrix of the resume contract: every
+// fault model against every obligation, each obligation judged on its own,
+// and from it the independence claims the contract makes (for each
+// obligation a fault that violates it and nothing else).
+package matrix
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/model"
+)
+
+// Column is one property of the matrix.
+type Column struct {
+	Name string
+	// Clause names the obligation a clause column belongs to ("" for an
+	// obligation).
+	Clause string
+	Doc    string
+}
+
+// Columns are the six safety obligations, liveness, then the named
+// clauses of CO and PC.
+var Columns = []Column{
+	{Name: "EO", Doc: "effect exactly-once"},
+	{Name: "PC", Doc: "prefix continuation"},
+	{Name: "FD", Doc: "fork determinism"},
+	{Name: "CV", Doc: "checkpoint validity"},
+	{Name: "CO", Doc: "consume-once"},
+	{Name: "RD", Doc: "recovery determinism"},
+	{Name: "Liveness", Doc: "every fair run completes"},
+	{Name: "COEffect", Clause: "CO", Doc: "the gated effect fired at most once"},
+	{Name: "COCount", Clause: "CO", Doc: "the parked interrupt was consumed at most once"},
+	{Name: "PCPrefix", Clause: "PC", Doc: "no task at or below the frontier re-executed"},
+	{Name: "PCLineage", Clause: "PC", Doc: "no recovery rebuilt from the initial input"},
+}
+
+// Safety are the six safety obligations.
+var Safety = []string{"EO", "PC", "FD", "CV", "CO", "RD"}
+
+// Row is one model of the matrix: the reference semantics (possibly with
+// an extension on) or one fault.
+type Row struct {
+	Name string `json:"name"`
+	// Fault is the fault switched on ("" for a reference row).
+	Fault string `json:"fault,omitempty"`
+	Cfg   string `json:"cfg"`
+}
+
+// Rows lists the matrix's models in a spec folder: the reference, the
+// reference with each extension on, and one row per fault.
+func Rows(specDir string) []Row {
+	rows := []Row{
+		{Name: "reference", Cfg: filepath.Join(specDir, "R0.cfg")},
+		{Name: "reference+race", Cfg: filepath.Join(specDir, "R0-race.cfg")},
+		{Name: "reference+parked", Cfg: filepath.Join(specDir, "R0-parked.cfg")},
+	}
+	for _, f := range model.AllFaults {
+		rows = append(rows, Row{Name: string(f), Fault: string(f), Cfg: filepath.Join(specDir, "fault-"+string(f)+".cfg")})
+	}
+	return rows
+}
+
+// Cell is one (model, property) verdict.
+type Cell struct {
+	// Violated is false when the property holds in every reachable state.
+	Violated bool `json:"violated"`
+	// Length is the number of states of the shortest counterexample.
+	Length int `json:"length,omitempty"`
+	// Distinct is the number of distinct states explored (for a holding
+	// cell: the whole reachable state space).
+	Distinct uint64 `json:"distinct"`
+	// Trace is the counterexample (not in the golden JSON; see Result.Traces).
+	Trace *check.Violation `json:"-"`
+}
+
+// String is the cell as the text and Markdown tables show it.
+func (c Cell) String() string {
+	if c.Violated {
+		return fmt.Sprintf("violated (%d)", c.Length)
+	}
+	return fmt.Sprintf("holds (%d)", c.Distinct)
+}
+
+// RowResult is one row's cells, by column name.
+type RowResult struct {
+	Row
+	Cells   map[string]Cell `json:"cells"`
+	Seconds float64         `json:"-"`
+	// Params are the constants the row was checked at.
+	Params model.Params `json:"-"`
+}
+
+// Result is the whole matrix.
+type Result struct {
+	Bounds string      `json:"bounds"`
+	Engine string      `json:"engine"`
+	Rows   []RowResult `json:"rows"`
+	Claims []Claim     `json:"claims"`
+}
+
+// Options configure Build. The zero value checks the cfgs as they are.
+type Options struct {
+	// Bounds, when set, is a cfg whose bound constants (NTasks, IP,
+	// Values, MaxResumes, MaxCrashes, MaxExtraResumes) replace every row's;
+	// its name labels the result. The fault switches and extensions of
+	// each row stay.
+	Bounds string
+	// Workers for the Go engine (0 = all cores).
+	Workers int
+	// Progress, when set, is told when each row starts.
+	Progress func(row Row, i, n int)
+}
+
+// boundConstants are the constants Options.Bounds replaces.
+var boundConstants = []string{"NTasks", "IP", "Values", "MaxResumes", "MaxCrashes", "MaxExtraResumes"}
+
+// Build checks every row against every column with the Go engine.
+func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
+	res := &Result{Bounds: "R0", Engine: "go"}
+	var bounds *tlacfg.Config
+	if opt.Bounds != "" {
+		var err error
+		if bounds, err = tlacfg.ParseFile(opt.Bounds); err != nil {
+			return nil, fmt.Errorf("matrix: bounds: %w", err)
+		}
+		res.Bounds = filepath.Base(opt.Bounds)
+		res.Bounds = res.Bounds[:len(res.Bounds)-len(filepath.Ext(res.Bounds))]
+	}
+	rows := Rows(specDir)
+	spec := filepath.Join(specDir, check.Module+".tla")
+	for i, row := range rows {
+		if opt.Progress != nil {
+			opt.Progress(row, i, len(rows))
+		}
+		cfg, err := tlacfg.ParseFile(row.Cfg)
+		if err != nil {
+			return nil, fmt.Errorf("matrix: %s: %w", row.Name, err)
+		}
+		if bounds != nil {
+			rebound(cfg, bounds)
+		}
+		rr, err := checkRow(ctx, row, cfg, spec, opt.Workers)
+		if err != nil {
+			return nil, err
+		}
+		res.Rows = append(res.Rows, rr)
+	}
+	res.Claims = Claims(res)
+	return res, nil
+}
+
+// rebound replaces cfg's bound constants by those of bounds. Rows that need
+// two crashes (to meet one frontier twice) keep at least their own count.
+func rebound(cfg, bounds *tlacfg.Config) {
+	for _, name := range boundConstants {
+		b, ok := bounds.Constant(name)
+		if !ok {
+			continue
+		}
+		for i, k := range cfg.Constants {
+			if k.Name != name {
+				continue
+			}
+			if name == "MaxCrashes" {
+				bi, _ := b.Value.AsInt()
+				ki, _ := k.Value.AsInt()
+				if ki > bi {
+					break
+				}
+			}
+			cfg.Constants[i].Value = b.Value
+		}
+	}
+}
+
+// checkRow runs one model with every column's property, continuing past
+// violations so that each property gets its own verdict and its own
+// shortest counterexample.
+func checkRow(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, workers int) (RowResult, error) {
+	cfg.Invariants = nil
+	for _, c := range Columns {
+		if c.Name != "Liveness" {
+			cfg.Invariants = append(cfg.Invariants, c.Name)
+		}
+	}
+	cfg.Properties = []string{"Liveness"}
+	cfg.Specification, cfg.Init, cfg.Next = "FairSpec", "", ""
+	job, err := check.FromConfig(cfg, spec)
+	if err != nil {
+		return RowResult{}, fmt.Errorf("matrix: %s: %w", row.Name, err)
+	}
+	start := time.Now()
+	rep, err := job.Run(ctx, check.RunOptions{Continue: true, Workers: workers})
+	if err != nil {
+		return RowResult{}, fmt.Errorf("matrix: %s: %w", row.Name, err)
+	}
+	if rep.Verdict == "unknown" {
+		return RowResult{}, fmt.Errorf("matrix: %s: %w", row.Name, context.Cause(ctx))
+	}
+	rr := RowResult{Row: row, Cells: map[string]Cell{}, Seconds: time.Since(start).Seconds(), Params: job.Params}
+	for _, c := range Columns {
+		cell := Cell{Distinct: rep.Distinct}
+		for i := range rep.Violated {
+			if v := &rep.Violated[i]; v.Name() == c.Name {
+				cell = Cell{Violated: true, Length: len(v.Trace), Distinct: rep.Distinct, Trace: v}
+			}
+		}
+		rr.Cells[c.Name] = cell
+	}
+	return rr, nil
+}
+
+// Violated lists the columns a row violates, in column order.
+func (r RowResult) Violated(names ...string) []string {
+	if len(names) == 0 {
+		for _, c := range Columns {
+			names = append(names, c.Name)
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if r.Cells[n].Violated {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Row returns the row with the given name.
+func (r *Result) Row(name string) (RowResult, bool) {
+	i := slices.IndexFunc(r.Rows, func(rr RowResult) bool { return rr.Name == name })
+	if i < 0 {
+		return RowResult{}, false
+	}
+	return r.Rows[i], true
+}

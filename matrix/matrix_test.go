@@ -1,0 +1,150 @@
+package matrix
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resumecontract/resumecheck/model"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/R0.json and docs/contract.md from the matrix")
+
+var (
+	r0Once sync.Once
+	r0     *Result
+	r0Err  error
+)
+
+// r0Matrix builds the reference-bounds matrix once for all tests.
+func r0Matrix(t *testing.T) *Result {
+	t.Helper()
+	r0Once.Do(func() { r0, r0Err = Build(context.Background(), "../spec", Options{}) })
+	require.NoError(t, r0Err)
+	return r0
+}
+
+// TestMatrixGolden fails when any cell of the reference-bounds matrix moves:
+// a verdict, a counterexample length or a state count. After a deliberate
+// change to the spec, run go test ./matrix -update and review the diff.
+func TestMatrixGolden(t *testing.T) {
+	var got bytes.Buffer
+	require.NoError(t, r0Matrix(t).WriteJSON(&got))
+	if *update {
+		require.NoError(t, os.WriteFile("testdata/R0.json", got.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile("testdata/R0.json")
+	require.NoError(t, err)
+	if diff := cmp.Diff(string(want), got.String()); diff != "" {
+		t.Errorf("the fault matrix moved (-testdata/R0.json +now):\n%s\nIf intended: go test ./matrix -update", diff)
+	}
+}
+
+// TestDocIsCurrent keeps docs/contract.md generated from the matrix.
+func TestDocIsCurrent(t *testing.T) {
+	var got bytes.Buffer
+	require.NoError(t, r0Matrix(t).WriteDoc(&got))
+	if *update {
+		require.NoError(t, os.WriteFile("../docs/contract.md", got.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile("../docs/contract.md")
+	require.NoError(t, err)
+	if diff := cmp.Diff(string(want), got.String()); diff != "" {
+		t.Errorf("docs/contract.md is stale (-file +generated):\n%s\nRegenerate: go run ./cmd/tlcrun matrix --doc docs/contract.md", diff)
+	}
+}
+
+func TestEveryClaimHolds(t *testing.T) {
+	for _, c := range r0Matrix(t).Claims {
+		assert.True(t, c.Holds, "claim %s does not hold: %s (%v)", c.ID, c.Statement, c.Witnesses)
+	}
+}
+
+func TestSeparatingFaults(t *testing.T) {
+	want := map[string][]string{
+		"independent-EO": {"redeliver"}, "independent-PC": {"rebuild"}, "independent-FD": {"forkignore"},
+		"independent-CV": {"invalidpersist"}, "independent-CO": {"raceconsume", "nointent"},
+		"independent-RD": {"regate"}, "independent-COCount": {"raceconsume", "nointent"},
+		"independent-PCLineage": {"rebuild"}, "independent-Liveness": {"volatilepark"},
+	}
+	for _, c := range r0Matrix(t).Claims {
+		if f, ok := want[c.ID]; ok {
+			assert.Equal(t, f, c.Witnesses, c.ID)
+		}
+	}
+}
+
+// TestClaimsCanFail feeds the claim checker a matrix in which the separating
+// faults have lost their separating power, and expects it to notice.
+func TestClaimsCanFail(t *testing.T) {
+	res := *r0Matrix(t)
+	res.Rows = nil
+	for _, rr := range r0Matrix(t).Rows {
+		cp := rr
+		cp.Cells = map[string]Cell{}
+		for k, v := range rr.Cells {
+			cp.Cells[k] = v
+		}
+		switch rr.Name {
+		case "redeliver":
+			cp.Cells["CV"] = Cell{Violated: true, Length: 3}
+		case "reference":
+			cp.Cells["FD"] = Cell{Violated: true, Length: 2}
+		case "doubleconsume":
+			cp.Cells["EO"] = Cell{}
+		}
+		res.Rows = append(res.Rows, cp)
+	}
+	failed := map[string]bool{}
+	for _, c := range Claims(&res) {
+		if !c.Holds {
+			failed[c.ID] = true
+		}
+	}
+	assert.Equal(t, map[string]bool{"independent-EO": true, "reference": true, "implied-COEffect": true}, failed)
+}
+
+func TestStoryTellsTheDoubleEffect(t *testing.T) {
+	row, ok := r0Matrix(t).Row("redeliver")
+	require.True(t, ok)
+	m, err := model.New(row.Params)
+	require.NoError(t, err)
+	story := strings.Join(Story(m, row.Cells["EO"].Trace), "\n")
+	assert.Contains(t, story, "Task 1 runs; task 1's effect fires.")
+	assert.Contains(t, story, `decides "redeliver"`)
+	assert.Contains(t, story, "fired 2 times")
+}
+
+func TestScaledBoundsRebound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a matrix at larger bounds")
+	}
+	// A small step beyond R0 keeps the test quick while exercising Bounds.
+	dir := t.TempDir()
+	b, err := os.ReadFile("../spec/R0.cfg")
+	require.NoError(t, err)
+	bounds := strings.Replace(strings.Replace(string(b), "NTasks = 3", "NTasks = 4", 1), "IP = 2", "IP = 3", 1)
+	require.NoError(t, os.WriteFile(dir+"/R1.cfg", []byte(bounds), 0o644))
+	res, err := Build(context.Background(), "../spec", Options{Bounds: dir + "/R1.cfg"})
+	require.NoError(t, err)
+	assert.Equal(t, "R1", res.Bounds)
+	for _, rr := range res.Rows {
+		assert.Equal(t, 4, rr.Params.NTasks, rr.Name)
+		assert.Equal(t, 3, rr.Params.IP, rr.Name)
+	}
+	ref, _ := res.Row("reference")
+	assert.Greater(t, ref.Cells["EO"].Distinct, uint64(59))
+	regate, _ := res.Row("regate")
+	assert.Equal(t, 2, regate.Params.MaxCrashes, "rows that need two crashes keep them")
+	for _, c := range res.Claims {
+		assert.True(t, c.Holds, "%s at R1: %v", c.ID, c.Witnesses)
+	}
+}
