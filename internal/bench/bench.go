@@ -49,8 +49,11 @@ type Run struct {
 	Distinct  int64
 	Depth     int
 	Wall      time.Duration
-	PeakRSS   int64 // bytes, of the child process
-	Err       error
+	// CPU is the child's user and system time: under load from other
+	// processes it grows less than Wall, so it tells a busy machine apart.
+	CPU     time.Duration
+	PeakRSS int64 // bytes, of the child process
+	Err     error
 }
 
 // Rate is distinct states per second of wall time.
@@ -123,8 +126,8 @@ func (c Config) goRun(ctx context.Context, cfg string, workers int) Run {
 		args = append(args, "--mem", c.Mem)
 	}
 	args = append(args, cfg)
-	stdout, wall, rss, err := runChild(ctx, exec.CommandContext(ctx, c.Tlcrun, args...))
-	r.Wall, r.PeakRSS = wall, rss
+	stdout, wall, cpu, rss, err := runChild(ctx, exec.CommandContext(ctx, c.Tlcrun, args...))
+	r.Wall, r.CPU, r.PeakRSS = wall, cpu, rss
 	var rep struct {
 		Verdict   string `json:"verdict"`
 		Generated int64  `json:"generated"`
@@ -139,26 +142,28 @@ func (c Config) goRun(ctx context.Context, cfg string, workers int) Run {
 	return r
 }
 
-// runChild runs cmd and returns its standard output, wall time and peak
-// resident memory. A non-zero exit is not an error: checkers exit non-zero
-// when a property is violated.
-func runChild(ctx context.Context, cmd *exec.Cmd) ([]byte, time.Duration, int64, error) {
+// runChild runs cmd and returns its standard output, wall time, CPU time
+// and peak resident memory. A non-zero exit is not an error: checkers exit
+// non-zero when a property is violated.
+func runChild(ctx context.Context, cmd *exec.Cmd) ([]byte, time.Duration, time.Duration, int64, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
 	var rss int64
+	var cpu time.Duration
 	if cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			rss = ru.Maxrss << 10 // kilobytes on Linux
 		}
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) || ctx.Err() != nil {
-		return stdout.Bytes(), wall, rss, fmt.Errorf("%v: %s", err, lastLine(stderr.String()))
+		return stdout.Bytes(), wall, cpu, rss, fmt.Errorf("%v: %s", err, lastLine(stderr.String()))
 	}
-	return stdout.Bytes(), wall, rss, nil
+	return stdout.Bytes(), wall, cpu, rss, nil
 }
 
 func lastLine(s string) string {
@@ -192,8 +197,8 @@ func Machine() string {
 // each worker count, with the Go engine's throughput over TLC's at the same
 // worker count. It returns the disagreements between Go and TLC counts.
 func WriteTable(w io.Writer, runs []Run) []string {
-	fmt.Fprintln(w, "| model | engine | workers | distinct states | generated | depth | wall time | distinct states/s | peak RSS | Go / TLC |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| model | engine | workers | distinct states | generated | depth | wall time | CPU time | distinct states/s | peak RSS | Go / TLC |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	find := func(cfg, engine string, workers int) *Run {
 		for i := range runs {
 			r := &runs[i]
@@ -207,7 +212,7 @@ func WriteTable(w io.Writer, runs []Run) []string {
 	for _, r := range runs {
 		name := strings.TrimSuffix(filepath.Base(r.Cfg), ".cfg")
 		if r.Err != nil {
-			fmt.Fprintf(w, "| %s | %s | %d | failed: %v | | | | | | |\n", name, r.Engine, r.Workers, r.Err)
+			fmt.Fprintf(w, "| %s | %s | %d | failed: %v | | | | | | | |\n", name, r.Engine, r.Workers, r.Err)
 			continue
 		}
 		ratio := ""
@@ -220,8 +225,8 @@ func WriteTable(w io.Writer, runs []Run) []string {
 			disagree = append(disagree, fmt.Sprintf("%s at %d workers: Go %d/%d/%d, TLC %d/%d/%d (generated/distinct/depth)",
 				name, r.Workers, g.Generated, g.Distinct, g.Depth, r.Generated, r.Distinct, r.Depth))
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d | %s | %s | %s | %s |\n", name, r.Engine, r.Workers,
-			Count(uint64(r.Distinct)), Count(uint64(r.Generated)), r.Depth, seconds(r.Wall),
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d | %s | %s | %s | %s | %s |\n", name, r.Engine, r.Workers,
+			Count(uint64(r.Distinct)), Count(uint64(r.Generated)), r.Depth, seconds(r.Wall), seconds(r.CPU),
 			Count(uint64(r.Rate())), Bytes(r.PeakRSS), ratio)
 	}
 	return disagree

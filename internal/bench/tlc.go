@@ -57,8 +57,8 @@ func (t *TLC) Run(ctx context.Context, cfg, spec string, workers int) Run {
 	defer os.RemoveAll(meta)
 	cmd := exec.CommandContext(ctx, t.Java, "-XX:+UseParallelGC", "-cp", t.Jar, "tlc2.TLC",
 		"-workers", strconv.Itoa(workers), "-noGenerateSpecTE", "-metadir", meta, "-config", cfg, spec)
-	out, wall, rss, err := runChild(ctx, cmd)
-	r.Wall, r.PeakRSS = wall, rss
+	out, wall, cpu, rss, err := runChild(ctx, cmd)
+	r.Wall, r.CPU, r.PeakRSS = wall, cpu, rss
 	if err != nil {
 		r.Err = err
 		return r
