@@ -507,6 +507,18 @@ func twice(key string) error { return errAt("", "field %q appears twice", key) }
 func (d *Decoder) record(st *model.State) error {
 	s := &d.sc
 	var r model.Record
+	// Fast path: the layout the encoder writes, {"task":1,"valid":true}.
+	if start := s.i; s.lit(`{"task":`) {
+		n, err := s.integer(".task", 0, maxSmall)
+		if err == nil && s.lit(`,"valid":`) {
+			if r.Valid, err = s.boolean(".valid"); err == nil && s.lit("}") {
+				r.Task = int8(n)
+				st.Log = append(st.Log, r)
+				return nil
+			}
+		}
+		s.i = start
+	}
 	var keys int
 	err := s.object("", func(key []byte) error {
 		switch string(key) {
@@ -539,6 +551,18 @@ func (d *Decoder) record(st *model.State) error {
 func (d *Decoder) resume(st *model.State) error {
 	s := &d.sc
 	var r model.ResumeObs
+	// Fast path: {"value":"va","observed":["va"]}.
+	if start := s.i; s.lit(`{"value":`) {
+		v, err := d.value(".value", false)
+		if err == nil && s.lit(`,"observed":[`) {
+			if o, err := d.value(".observed[0]", false); err == nil && s.lit("]}") {
+				r.Value, r.Observed = v, o
+				st.Resumes = append(st.Resumes, r)
+				return nil
+			}
+		}
+		s.i = start
+	}
 	var keys int
 	err := s.object("", func(key []byte) error {
 		switch string(key) {
@@ -582,6 +606,20 @@ func (d *Decoder) resume(st *model.State) error {
 func (d *Decoder) recovery(st *model.State) error {
 	s := &d.sc
 	var r model.Recovery
+	// Fast path: {"frontier":1,"decision":"skip"}.
+	if start := s.i; s.lit(`{"frontier":`) {
+		n, err := s.integer(".frontier", 0, maxSmall)
+		if err == nil && s.lit(`,"decision":`) {
+			if b, err := s.str(".decision"); err == nil && s.lit("}") {
+				if dec, ok := model.ParseDecision(string(b)); ok {
+					r.Frontier, r.Decision = int8(n), dec
+					st.Recoveries = append(st.Recoveries, r)
+					return nil
+				}
+			}
+		}
+		s.i = start
+	}
 	var keys int
 	err := s.object("", func(key []byte) error {
 		switch string(key) {

@@ -238,7 +238,7 @@ func (e *Event) LabelString(m *model.Model) string {
 func (e *Event) Matches(s *model.State) bool {
 	o := e.Observed
 	if o == AllVars {
-		return e.State.Equal(*s)
+		return statesEqual(&e.State, s)
 	}
 	t := &e.State
 	for v := range numVars {
@@ -247,6 +247,16 @@ func (e *Event) Matches(s *model.State) bool {
 		}
 	}
 	return true
+}
+
+// statesEqual is model.State.Equal without copying the states.
+func statesEqual(s, t *model.State) bool {
+	return s.PC == t.PC && s.Frontier == t.Frontier && s.Waiting == t.Waiting &&
+		s.Consumed == t.Consumed && s.Crashes == t.Crashes && s.Strays == t.Strays &&
+		s.Reentered == t.Reentered && s.Rebuilt == t.Rebuilt && s.Consumes == t.Consumes &&
+		s.Raced == t.Raced && s.Lost == t.Lost &&
+		slices.Equal(s.Effects, t.Effects) && slices.Equal(s.Log, t.Log) &&
+		slices.Equal(s.Resumes, t.Resumes) && slices.Equal(s.Recoveries, t.Recoveries)
 }
 
 // VarEqual reports whether s and t give v the same value.

@@ -131,6 +131,16 @@ func (s *scanner) object(path string, field func(key []byte) error) error {
 	}
 }
 
+// lit consumes lit if the line continues with exactly it (no spaces):
+// the fast path for keys written in the canonical layout.
+func (s *scanner) lit(lit string) bool {
+	if len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
+		s.i += len(lit)
+		return true
+	}
+	return false
+}
+
 // array calls elem for each element of an array (with its index), the
 // cursor on the element.
 func (s *scanner) array(path string, elem func(i int) error) error {

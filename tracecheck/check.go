@@ -98,8 +98,24 @@ type cand struct {
 	label  model.Label
 }
 
-// Checker replays a trace one event at a time. Use New, then Step for
-// each event, then Result.
+// obligations are the contract's six safety obligations, as the model's
+// invariants.
+var obligations = func() []model.Invariant {
+	out := make([]model.Invariant, len(model.Obligations))
+	for i, name := range model.Obligations {
+		inv, err := model.LookupInvariant(name)
+		if err != nil {
+			panic("tracecheck: " + err.Error())
+		}
+		out[i] = inv
+	}
+	return out
+}()
+
+const numObligations = 6
+
+// Checker replays a trace one event at a time. Use New (or NewChecker),
+// then Step for each event, then Result.
 type Checker struct {
 	m    *model.Model
 	opt  Options
@@ -116,7 +132,7 @@ type Checker struct {
 	result  Result
 	// firstSome[i] / firstAll[i]: the first event after which some / every
 	// candidate violates obligation i (0: not yet).
-	firstSome, firstAll []int
+	firstSome, firstAll [numObligations]int
 	history             [][]cand
 }
 
@@ -126,23 +142,20 @@ func New(p model.Params, opt Options) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checker{m: m, opt: opt, seen: map[string]int32{}}
-	for _, name := range model.Obligations {
-		inv, err := model.LookupInvariant(name)
-		if err != nil {
-			return nil, err
-		}
-		c.obls = append(c.obls, inv)
-	}
-	c.firstSome = make([]int, len(c.obls))
-	c.firstAll = make([]int, len(c.obls))
+	return NewChecker(m, opt), nil
+}
+
+// NewChecker returns a checker for the model m, in its initial state;
+// checking many traces of one model, make the model once.
+func NewChecker(m *model.Model, opt Options) *Checker {
+	c := &Checker{m: m, opt: opt, obls: obligations}
 	init := m.Init()
 	c.cur = append(c.cur, cand{s: init, viol: c.violated(init, 0), parent: -1})
 	c.noteObligations()
 	if opt.Witness {
 		c.history = append(c.history, []cand{c.cur[0]})
 	}
-	return c, nil
+	return c
 }
 
 // Model is the model the checker replays against.
@@ -152,6 +165,9 @@ func (c *Checker) Model() *model.Model { return c.m }
 // already have (the obligations are monotone along a behaviour in this
 // spec, but the checker does not rely on it).
 func (c *Checker) violated(s model.State, mask uint8) uint8 {
+	if mask == 0 && c.m.Safety(s) {
+		return 0 // the common case, in one call
+	}
 	for i, inv := range c.obls {
 		if mask&(1<<i) == 0 && !inv.Holds(c.m, s) {
 			mask |= 1 << i
@@ -216,6 +232,9 @@ func (c *Checker) Step(ev *trace.Event) bool {
 	full := ev.Observed == trace.AllVars
 	c.next = c.next[:0]
 	if !full {
+		if c.seen == nil {
+			c.seen = map[string]int32{}
+		}
 		clear(c.seen)
 	}
 	for ci := range c.cur {

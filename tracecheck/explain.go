@@ -44,16 +44,22 @@ func Check(t *trace.Trace, opt Options) (*Result, error) {
 
 // CheckParams replays events against the spec at p.
 func CheckParams(p model.Params, events []trace.Event, opt Options) (*Result, error) {
-	c, err := New(p, opt)
+	m, err := model.New(p)
 	if err != nil {
 		return nil, err
 	}
+	return CheckModel(m, events, opt), nil
+}
+
+// CheckModel replays events against the model m.
+func CheckModel(m *model.Model, events []trace.Event, opt Options) *Result {
+	c := NewChecker(m, opt)
 	for i := range events {
 		if !c.Step(&events[i]) {
 			break
 		}
 	}
-	return c.Result(), nil
+	return c.Result()
 }
 
 // Explain replays the trace against the fault models: the spec at the
