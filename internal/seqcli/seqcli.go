@@ -1,0 +1,647 @@
+// Package seqcli is the seqctl command line: the reference sequencer by
+// hand. It runs the demo workflow on a SQLite file (the default) or a
+// PostgreSQL database, parks it, resumes it, forks it, kills it at a
+// chosen persistence operation, recovers it, and prints its history and
+// its trace. cmd/seqctl only calls Main.
+package seqcli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/sequencer"
+	"github.com/resumecontract/resumecheck/sequencer/demo"
+	"github.com/resumecontract/resumecheck/sequencer/pgstore"
+	"github.com/resumecontract/resumecheck/sequencer/sqlitestore"
+	"github.com/resumecontract/resumecheck/tracecheck"
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	ExitOK       = 0 // done
+	ExitFailure  = 1 // could not be done (I/O, store, internal error)
+	ExitUsage    = 2 // bad flags or arguments
+	ExitConflict = 3 // the consume gate refused the resume: another resume consumed the interrupt, or the run had completed
+	ExitRefused  = 4 // the request names what does not exist or is not allowed now: unknown run, value outside the schema, no such checkpoint, not parked, not consumed, invalid state
+	ExitCorrupt  = 5 // a store row does not match its checksum or does not decode
+	ExitRejected = 6 // trace --check: the trace is rejected by the model
+)
+
+const exitDoc = `Exit codes:
+   0  done
+   1  could not be done (I/O, store, internal error)
+   2  bad flags or arguments
+   3  conflict: the consume gate refused the resume (another resume consumed
+      the interrupt first, or the run had completed)
+   4  refused: unknown run, value outside the schema, no such checkpoint,
+      run not parked, interrupt not consumed yet, invalid state
+   5  a store row is corrupted
+   6  trace --check: the trace is rejected
+ 137  killed by --kill-after (SIGKILL)`
+
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usage(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// code maps an error to its exit code.
+func code(err error) int {
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, sequencer.ErrConflict):
+		return ExitConflict
+	case errors.Is(err, sequencer.ErrCorrupt):
+		return ExitCorrupt
+	case errors.Is(err, sequencer.ErrUnknownRun), errors.Is(err, sequencer.ErrBadValue),
+		errors.Is(err, sequencer.ErrBadIntent), errors.Is(err, sequencer.ErrNoCheckpoint),
+		errors.Is(err, sequencer.ErrNotConsumed), errors.Is(err, sequencer.ErrNotParked),
+		errors.Is(err, sequencer.ErrInvalidState), errors.Is(err, sequencer.ErrRunExists),
+		errors.Is(err, sequencer.ErrBadRunID), errors.Is(err, sequencer.ErrDuplicateClaim):
+		return ExitRefused
+	}
+	return ExitFailure
+}
+
+// Main runs seqctl with args and returns the exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	root := NewRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "seqctl: %v\n", err)
+	var ee *exitError
+	if !errors.As(err, &ee) && isCobraUsage(err) {
+		fmt.Fprintln(stderr, "Run 'seqctl --help' for usage.")
+		return ExitUsage
+	}
+	return code(err)
+}
+
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
+		strings.HasPrefix(msg, "unknown shorthand flag") || strings.Contains(msg, "accepts ") ||
+		strings.HasPrefix(msg, "invalid argument") || strings.HasPrefix(msg, "flag needs an argument") ||
+		strings.HasPrefix(msg, "required flag")
+}
+
+// globals are the flags every command shares.
+type globals struct {
+	store     string
+	ledger    string
+	tasks     int
+	killAfter int
+	faults    []string
+	jsonOut   bool
+	opsLog    bool
+}
+
+// env is an open store, ledger and sequencer.
+type env struct {
+	st     sequencer.Store
+	ledger *demo.Ledger
+	wf     *sequencer.Workflow
+	seq    *sequencer.Sequencer
+	// corrupt and count reach around the store (tests).
+	close func()
+}
+
+func (g *globals) open(ctx context.Context, stderr io.Writer, resumer string) (*env, error) {
+	if g.tasks < 2 {
+		return nil, usage("--tasks %d: want at least 2", g.tasks)
+	}
+	var faults model.FaultSet
+	for _, name := range g.faults {
+		f, err := model.ParseFault(name)
+		if err != nil {
+			return nil, usage("--fault: %v", err)
+		}
+		faults = faults.With(f)
+	}
+	var st sequencer.Store
+	var err error
+	ledger := g.ledger
+	if isPostgres(g.store) {
+		st, err = pgstore.Open(ctx, g.store)
+		if ledger == "" {
+			ledger = g.store
+		}
+	} else {
+		if dir := filepath.Dir(g.store); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, err
+			}
+		}
+		st, err = sqlitestore.Open(ctx, g.store)
+		if ledger == "" {
+			ledger = strings.TrimSuffix(g.store, ".db") + ".ledger.db"
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", redact(g.store), err)
+	}
+	l, err := demo.OpenLedger(ctx, ledger)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("ledger %s: %w", redact(ledger), err)
+	}
+	wf := demo.Workflow(l, g.tasks)
+	opt := sequencer.Options{Faults: faults, Resumer: resumer}
+	opt.AfterOp = func(op sequencer.Op) {
+		if g.opsLog {
+			fmt.Fprintf(stderr, "op %d: %s (branch %d, task %d)\n", op.N, op.Name, op.Branch, op.Task)
+		}
+		if g.killAfter > 0 && op.N == g.killAfter {
+			fmt.Fprintf(stderr, "seqctl: killed after operation %d (%s, branch %d, task %d)\n", op.N, op.Name, op.Branch, op.Task)
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {} // SIGKILL cannot be caught; wait for it
+		}
+	}
+	seq, err := sequencer.New(st, wf, opt)
+	if err != nil {
+		l.Close()
+		st.Close()
+		return nil, err
+	}
+	return &env{st: st, ledger: l, wf: wf, seq: seq, close: func() { l.Close(); st.Close() }}, nil
+}
+
+func isPostgres(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// redact hides a password in a DSN.
+func redact(s string) string {
+	if i := strings.Index(s, "://"); i >= 0 {
+		if j := strings.Index(s[i+3:], "@"); j >= 0 {
+			if k := strings.Index(s[i+3:i+3+j], ":"); k >= 0 {
+				return s[:i+3+k] + ":***" + s[i+3+j:]
+			}
+		}
+	}
+	return s
+}
+
+// NewRoot builds the command tree.
+func NewRoot(stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "seqctl",
+		Short: "Run the demo workflow on the reference sequencer: park, resume, fork, kill, recover, inspect",
+		Long: `seqctl runs the resume contract's demo workflow on the reference sequencer.
+
+The demo has --tasks tasks (default 3); task 2 is gated by an interrupt
+awaiting a value in {va, vb}. Every task fires an effect into an external
+ledger. The store is a SQLite file (default seq.db) or a PostgreSQL DSN
+(postgres://...); the ledger defaults to <store>.ledger.db beside a SQLite
+store and to the same database for PostgreSQL.
+
+` + exitDoc,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.store, "store", "seq.db", "the store: a SQLite file path or a postgres:// DSN")
+	pf.StringVar(&g.ledger, "ledger", "", "the external effect ledger: a SQLite file or a postgres:// DSN (default: beside the store)")
+	pf.IntVar(&g.tasks, "tasks", 3, "number of tasks of the demo workflow (task 2 is gated)")
+	pf.IntVar(&g.killAfter, "kill-after", 0, "SIGKILL this process right after its N-th persistence operation (0: never)")
+	pf.StringArrayVar(&g.faults, "fault", nil, "turn a fault of the spec on in the sequencer (tests only; repeatable)")
+	pf.BoolVar(&g.jsonOut, "json", false, "print results as JSON")
+	pf.BoolVar(&g.opsLog, "ops", false, "print each persistence operation on stderr")
+	root.AddCommand(newRunCmd(g), newResumeCmd(g), newForkCmd(g), newRecoverCmd(g), newHistoryCmd(g),
+		newTraceCmd(g), newLedgerCmd(g), newRunsCmd(g), newBenchCmd(g))
+	return root
+}
+
+func printStatus(w io.Writer, g *globals, st sequencer.Status) error {
+	if g.jsonOut {
+		return json.NewEncoder(w).Encode(st)
+	}
+	where := fmt.Sprintf("run %s", st.Run)
+	if st.Branch != 0 {
+		where += fmt.Sprintf(" branch %d", st.Branch)
+	}
+	switch {
+	case st.Completed:
+		fmt.Fprintf(w, "%s: completed", where)
+		if len(st.Outcome) > 0 {
+			fmt.Fprintf(w, "; the gated task observed %v", st.Outcome)
+		}
+		fmt.Fprintln(w)
+	case st.Parked:
+		fmt.Fprintf(w, "%s: parked at task %d (interrupt), awaiting a value in {%s}\n", where, st.Next, strings.Join(demo.Values, ", "))
+	case st.Lost:
+		fmt.Fprintf(w, "%s: lost: the interrupt at task %d is gone (volatilepark fault)\n", where, st.Next)
+	default:
+		fmt.Fprintf(w, "%s: next task %d\n", where, st.Next)
+	}
+	return nil
+}
+
+func newRunCmd(g *globals) *cobra.Command {
+	var run, customer string
+	var wait bool
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "start a run of the demo workflow; it runs until it parks at the interrupt",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if run == "" {
+				run = fmt.Sprintf("run-%d", time.Now().UnixNano())
+			}
+			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			in := sequencer.State{}
+			if customer != "" {
+				in["customer"] = customer
+			}
+			st, err := e.seq.Start(cmd.Context(), run, in)
+			if err != nil {
+				return err
+			}
+			if err := printStatus(cmd.OutOrStdout(), g, st); err != nil {
+				return err
+			}
+			if wait && st.Parked {
+				// Stay alive while parked, so that a test can kill the
+				// process that parked the run.
+				<-cmd.Context().Done()
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&run, "run", "", "the run id (default: run-<time>)")
+	c.Flags().StringVar(&customer, "customer", "", "the customer field of the input state")
+	c.Flags().BoolVar(&wait, "wait", false, "once parked, keep the process alive until interrupted (to kill it while parked)")
+	return c
+}
+
+func newResumeCmd(g *globals) *cobra.Command {
+	var run, value, intent, barrier string
+	var jitter time.Duration
+	var seed uint64
+	c := &cobra.Command{
+		Use:   "resume",
+		Short: "deliver a value to the run's parked interrupt (ordinary intent) or fork it (fork intent)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if run == "" || value == "" {
+				return usage("resume needs --run and --value")
+			}
+			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), fmt.Sprintf("pid %d", os.Getpid()))
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			if barrier != "" {
+				// Racers: load the run first (the connection is warm),
+				// then wait at the barrier, then wait the jitter.
+				if _, err := e.seq.History(cmd.Context(), run); err != nil {
+					return err
+				}
+				if err := waitBarrier(barrier, cmd.OutOrStdout()); err != nil {
+					return err
+				}
+				if jitter > 0 {
+					r := rand.New(rand.NewPCG(seed, uint64(os.Getpid())))
+					time.Sleep(time.Duration(r.Int64N(int64(jitter) + 1)))
+				}
+			}
+			st, err := e.seq.Resume(cmd.Context(), run, value, sequencer.Intent(intent))
+			if err != nil {
+				return err
+			}
+			return printStatus(cmd.OutOrStdout(), g, st)
+		},
+	}
+	c.Flags().StringVar(&run, "run", "", "the run id")
+	c.Flags().StringVar(&value, "value", "", "the resume value (va or vb)")
+	c.Flags().StringVar(&intent, "intent", string(sequencer.Ordinary), "ordinary or fork")
+	c.Flags().StringVar(&barrier, "barrier", "", "racers: a FIFO to wait on before resuming (the race harness opens it to release every racer at once)")
+	c.Flags().DurationVar(&jitter, "jitter", 0, "racers: wait a random time in [0, jitter] after the barrier")
+	c.Flags().Uint64Var(&seed, "seed", 1, "racers: seed of the jitter")
+	return c
+}
+
+// waitBarrier waits at the FIFO at path: the harness holds it open for
+// writing, so opening it returns at once; this racer then says "ready"
+// on ready and blocks reading until the harness closes its end, which
+// releases every racer at once.
+func waitBarrier(path string, ready io.Writer) error {
+	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("barrier: %w", err)
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintln(ready, "ready"); err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, f)
+	return err
+}
+
+func newForkCmd(g *globals) *cobra.Command {
+	var run, value string
+	var checkpoint int
+	c := &cobra.Command{
+		Use:   "fork",
+		Short: "fork the run at its interrupt checkpoint with a value: a new branch, served its own value",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if run == "" || value == "" {
+				return usage("fork needs --run and --value")
+			}
+			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			st, err := e.seq.Fork(cmd.Context(), run, checkpoint, value)
+			if err != nil {
+				return err
+			}
+			return printStatus(cmd.OutOrStdout(), g, st)
+		},
+	}
+	c.Flags().StringVar(&run, "run", "", "the run id")
+	c.Flags().StringVar(&value, "value", "", "the fork's resume value")
+	c.Flags().IntVar(&checkpoint, "checkpoint", 2, "the checkpoint: the interrupt's task")
+	return c
+}
+
+func newRecoverCmd(g *globals) *cobra.Command {
+	var run string
+	var all bool
+	c := &cobra.Command{
+		Use:   "recover",
+		Short: "recover a run whose process died: continue from what is durable",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if run == "" && !all {
+				return usage("recover needs --run or --all")
+			}
+			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			runs := []string{run}
+			if all {
+				if runs, err = e.st.Runs(cmd.Context()); err != nil {
+					return err
+				}
+			}
+			for _, r := range runs {
+				st, err := e.seq.Recover(cmd.Context(), r)
+				if err != nil {
+					return err
+				}
+				if err := printStatus(cmd.OutOrStdout(), g, st); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&run, "run", "", "the run id")
+	c.Flags().BoolVar(&all, "all", false, "recover every run in the store")
+	return c
+}
+
+func newHistoryCmd(g *globals) *cobra.Command {
+	var run string
+	c := &cobra.Command{
+		Use:   "history",
+		Short: "print what is durable of a run: records, claims, park, gate, resumes, forks, refusals, recoveries",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if run == "" {
+				return usage("history needs --run")
+			}
+			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			d, err := e.seq.History(cmd.Context(), run)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if g.jsonOut {
+				return json.NewEncoder(w).Encode(d)
+			}
+			writeHistory(w, d)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&run, "run", "", "the run id")
+	return c
+}
+
+func writeHistory(w io.Writer, d *sequencer.Durable) {
+	fmt.Fprintf(w, "run %s: workflow %s, %d tasks, interrupt at task %d, values {%s}\n",
+		d.Run, d.Def.Workflow, d.Def.NTasks, d.Def.Gate, strings.Join(d.Def.Values, ", "))
+	branches := make([]int, 0, len(d.Records))
+	for b := range d.Records {
+		branches = append(branches, b)
+	}
+	sort.Ints(branches)
+	for _, b := range branches {
+		fmt.Fprintf(w, "branch %d: frontier %d\n", b, d.Frontier(b))
+		for _, r := range d.Records[b] {
+			valid := "valid"
+			if !r.Valid {
+				valid = "INVALID"
+			}
+			fmt.Fprintf(w, "  record %d: task %d %s state %v", r.Index, r.Task, valid, r.State)
+			if r.Outcome != nil {
+				fmt.Fprintf(w, " outcome %v", r.Outcome)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	var claims []sequencer.Claim
+	for _, cs := range d.Claims {
+		claims = append(claims, cs...)
+	}
+	sort.Slice(claims, func(i, j int) bool { return claims[i].Key < claims[j].Key })
+	for _, c := range claims {
+		fmt.Fprintf(w, "claim: branch %d task %d attempt %d key %s\n", c.Branch, c.Task, c.Attempt, c.Key)
+	}
+	for b, t := range d.Parks {
+		fmt.Fprintf(w, "park: branch %d at task %d\n", b, t)
+	}
+	for _, gr := range d.Grants {
+		fmt.Fprintf(w, "gate grant: checkpoint %d ordinal %d value %s to %s\n", gr.Checkpoint, gr.Ordinal, gr.Value, gr.Resumer)
+	}
+	for i, r := range d.Resumes {
+		fmt.Fprintf(w, "resume %d: %s value %s observed %v (branch %d)\n", i, r.Intent, r.Value, r.Observed, r.Branch)
+	}
+	for _, f := range d.Forks {
+		fmt.Fprintf(w, "fork: branch %d = (checkpoint %d, ordinal %d) value %s\n", f.Branch, f.Checkpoint, f.Ordinal, f.Value)
+	}
+	for _, r := range d.Refusals {
+		fmt.Fprintf(w, "refused: %s resume with %s\n", r.Kind, r.Value)
+	}
+	for i, r := range d.Recoveries {
+		fmt.Fprintf(w, "recovery %d: frontier %d, decision %s, parked %v\n", i+1, r.Frontier, r.Decision, r.Parked)
+	}
+	fmt.Fprintf(w, "trace: %d events\n", len(d.Events))
+}
+
+func newTraceCmd(g *globals) *cobra.Command {
+	var run string
+	var check bool
+	c := &cobra.Command{
+		Use:   "trace",
+		Short: "print the run's trace (NDJSON); --check replays it against the Go model",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if run == "" {
+				return usage("trace needs --run")
+			}
+			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			tr, err := e.seq.Trace(cmd.Context(), run)
+			if err != nil {
+				return err
+			}
+			if !check {
+				return tr.Encode(cmd.OutOrStdout())
+			}
+			r, err := tracecheck.Check(tr, tracecheck.Options{})
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(cmd.OutOrStdout(), r.Text())
+			if r.Verdict != tracecheck.Accepted {
+				acc, _, err := tracecheck.Explain(tr, tracecheck.Options{})
+				if err == nil {
+					fmt.Fprintln(cmd.OutOrStdout(), tracecheck.Summary(acc))
+				}
+				return &exitError{code: ExitRejected, err: fmt.Errorf("run %s: trace %s", run, r.Verdict)}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&run, "run", "", "the run id")
+	c.Flags().BoolVar(&check, "check", false, "replay the trace with tracecheck instead of printing it")
+	return c
+}
+
+func newLedgerCmd(g *globals) *cobra.Command {
+	var run string
+	c := &cobra.Command{
+		Use:   "ledger",
+		Short: "print the effects of a run in the external ledger, and check each landed exactly once",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if run == "" {
+				return usage("ledger needs --run")
+			}
+			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			ctx := cmd.Context()
+			effects, err := e.ledger.Effects(ctx, run)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			for _, ef := range effects {
+				fmt.Fprintf(w, "branch %d task %d: %s (key %s)\n", ef.Branch, ef.Task, ef.What, ef.Key)
+			}
+			n, err := e.ledger.Deliveries(ctx, run)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%d effects applied, %d deliveries\n", len(effects), n)
+			d, err := e.seq.History(ctx, run)
+			if err != nil {
+				return err
+			}
+			if err := e.ledger.CheckExactlyOnce(ctx, run, Branches(d)); err != nil {
+				return err
+			}
+			fmt.Fprintln(w, "every task's effect landed exactly once")
+			return nil
+		},
+	}
+	c.Flags().StringVar(&run, "run", "", "the run id")
+	return c
+}
+
+// Branches lists the tasks each branch of a completed run must have
+// fired: the main branch all, a fork branch the gate and after.
+func Branches(d *sequencer.Durable) map[int][]int {
+	b := map[int][]int{}
+	for t := 1; t <= d.Def.NTasks; t++ {
+		b[0] = append(b[0], t)
+	}
+	for _, f := range d.Forks {
+		for t := d.Def.Gate; t <= d.Def.NTasks; t++ {
+			b[f.Branch] = append(b[f.Branch], t)
+		}
+	}
+	return b
+}
+
+func newRunsCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "runs",
+		Short: "list the runs in the store",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			if err != nil {
+				return err
+			}
+			defer e.close()
+			runs, err := e.st.Runs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			for _, r := range runs {
+				fmt.Fprintln(cmd.OutOrStdout(), r)
+			}
+			return nil
+		},
+	}
+}
