@@ -61,3 +61,18 @@ bench: ## Go engine (1 and all workers) vs TLC on R0, R8 and R8-N11: one table
 bench-large: ## the Go engine on over 100 million states (spec/bench/R100M.cfg); minutes
 	$(GO) build -o bin/tlcrun ./cmd/tlcrun
 	bin/tlcrun bench --cfg spec/bench/R100M.cfg --workers all --tlc off $(BENCH_FLAGS)
+
+# The reference sequencer's long tests and benchmark (issue 6). The
+# PostgreSQL parts need a server: export RESUMECHECK_PG_DSN="$$(.ci/postgres.sh | tail -1)"
+# (they skip without it, or fail with RESUMECHECK_REQUIRE_PG=1).
+REPS ?= 5
+.PHONY: race-matrix killsweep bench-seq
+
+race-matrix: ## sequencer: k racers in {2,3,4,8,16} x jitter {0,1,5,25} ms x {SQLite, PostgreSQL}, REPS repetitions; and across network namespaces
+	$(GO) test ./internal/seqcli -count=1 -timeout 60m -run 'TestRaceMatrix|TestRaceAcrossHosts' -v -args -full -reps $(REPS)
+
+killsweep: ## sequencer: SIGKILL after every persistence operation, and after every operation of the recovery, on both stores
+	$(GO) test ./internal/seqcli -count=1 -timeout 30m -run TestKillSweep -v -args -full
+
+bench-seq: ## sequencer: durable commits/s and resume latency on SQLite and PostgreSQL, beside write+fsync on the same disk
+	$(GO) run ./cmd/seqctl bench --dir .

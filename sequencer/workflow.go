@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"sync"
 )
 
 // State is a workflow's state: what each task reads and returns. It is
@@ -68,7 +69,7 @@ func (sc Schema) Validate(s State) error {
 		if !ok {
 			return fmt.Errorf("%w: field %q is not in the schema", ErrInvalidState, k)
 		}
-		re, err := regexp.Compile("^(?:" + pat + ")$")
+		re, err := compiled(pat)
 		if err != nil {
 			return fmt.Errorf("%w: field %q: pattern: %v", ErrBadWorkflow, k, err)
 		}
@@ -77,6 +78,22 @@ func (sc Schema) Validate(s State) error {
 		}
 	}
 	return nil
+}
+
+// patterns caches compiled schema patterns: records are validated on
+// every load.
+var patterns sync.Map // string -> *regexp.Regexp
+
+func compiled(pat string) (*regexp.Regexp, error) {
+	if re, ok := patterns.Load(pat); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile("^(?:" + pat + ")$")
+	if err != nil {
+		return nil, err
+	}
+	patterns.Store(pat, re)
+	return re, nil
 }
 
 // Validate checks the workflow before anything runs.

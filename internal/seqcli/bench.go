@@ -52,12 +52,16 @@ data directory may be elsewhere: say so when you quote it).`,
 				return err
 			}
 			var rows []BenchResult
-			st, err := sqlitestore.Open(ctx, filepath.Join(dir, fmt.Sprintf("bench-%d.db", os.Getpid())))
+			path := filepath.Join(dir, fmt.Sprintf("bench-%d.db", os.Getpid()))
+			st, err := sqlitestore.Open(ctx, path)
 			if err != nil {
 				return err
 			}
 			r, err := Bench(ctx, "SQLite", st, runs, tasks)
 			st.Close()
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(path + suffix)
+			}
 			if err != nil {
 				return err
 			}
