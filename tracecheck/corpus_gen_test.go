@@ -174,6 +174,7 @@ func TestGenerateCorpus(t *testing.T) {
 		{"raceconsume", with(racing, model.RaceConsume), []model.Label{exec, emit, consume(va), race(vb), exec}},
 		{"raceeffect", with(racing, model.RaceEffect), []model.Label{exec, emit, consume(va), race(vb), exec}},
 		{"volatilepark", with(parked, model.VolatilePark), []model.Label{exec, emit, crash(model.Skip)}},
+		{"nointent", with(r0, model.NoIntent), []model.Label{exec, emit, consume(va), fork(vb), exec}},
 	}
 	for _, fr := range faultRuns {
 		put("rejected/fault-"+fr.name+".ndjson", claim(fr.p, 0, full(run(t, fr.p, fr.ls...))))
@@ -209,6 +210,23 @@ func TestGenerateCorpus(t *testing.T) {
 	hidden := trace.FromSteps(run(t, with(r0, model.Replay), exec, emit, consume(va), crash(model.ReplayFromStart), exec, exec, exec),
 		trace.Vars(trace.VarPC))
 	put("partial/rejected-hidden-replay.ndjson", claim(r0, 0, hidden))
+
+	// The worked example of docs/trace.md: a producer that sees its own
+	// program counter, the effect ledger, the park and the consumed value,
+	// and does not name recovery decisions.
+	docObs := trace.Vars(trace.VarPC, trace.VarEffects, trace.VarWaiting, trace.VarConsumed)
+	unnamed := func(events []trace.Event) []trace.Event {
+		for i := range events {
+			if events[i].Action == model.CrashRecover {
+				events[i].HasDecision, events[i].Decision = false, 0
+			}
+		}
+		return events
+	}
+	put("partial/doc-example.ndjson", claim(r0, 0, unnamed(trace.FromSteps(
+		run(t, r0, exec, emit, consume(va), crash(model.Skip), exec, fork(vb), extra), docObs))))
+	put("partial/doc-example-replay.ndjson", claim(r0, 0, unnamed(trace.FromSteps(
+		run(t, with(r0, model.Replay), exec, emit, consume(va), crash(model.ReplayFromStart), exec, exec, exec), docObs))))
 
 	for name, tr := range files {
 		path := filepath.Join(corpusDir, name)

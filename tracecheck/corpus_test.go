@@ -70,6 +70,7 @@ var corpus = []corpusCase{
 	{file: "rejected/fault-raceconsume.ndjson", verdict: "rejected", events: 5, matched: 3, open: []string{"LV"}, explain: []string{"raceconsume"}},
 	{file: "rejected/fault-raceeffect.ndjson", verdict: "rejected", events: 5, matched: 3, open: []string{"LV"}, explain: []string{"raceeffect"}},
 	{file: "rejected/fault-volatilepark.ndjson", verdict: "rejected", events: 3, matched: 2, open: []string{"LV"}, explain: []string{"volatilepark"}},
+	{file: "rejected/fault-nointent.ndjson", verdict: "rejected", events: 5, matched: 3, open: []string{"LV"}, explain: []string{"nointent"}},
 
 	// Partially observed.
 	{file: "partial/pc-only.ndjson", verdict: "accepted", events: 7, matched: 7},
@@ -80,6 +81,10 @@ var corpus = []corpusCase{
 		violated: []string{"EO", "PC", "CO"}, open: []string{"RD", "LV"}},
 	{file: "partial/rejected-pc.ndjson", verdict: "rejected", events: 7, matched: 5, open: []string{"LV"}},
 	{file: "partial/rejected-actions.ndjson", verdict: "rejected", events: 5, matched: 3, open: []string{"LV"}},
+	// The worked example of docs/trace.md, and its replaying variant.
+	{file: "partial/doc-example.ndjson", verdict: "accepted", events: 7, matched: 7},
+	{file: "partial/doc-example-replay.ndjson", verdict: "rejected", events: 7, matched: 3, open: []string{"LV"},
+		explain: []string{"replay"}},
 	// Seen through pc alone, replay and prefixreplay look the same.
 	{file: "partial/rejected-hidden-replay.ndjson", verdict: "rejected", events: 7, matched: 3, open: []string{"LV"},
 		explain: []string{"replay", "prefixreplay"}},
@@ -196,19 +201,13 @@ func TestCorpusTLC(t *testing.T) {
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for _, tc := range corpus {
-		if tc.verdict == "bad" {
-			continue
-		}
-		tr, err := trace.ReadFile(filepath.Join(corpusDir, tc.file))
-		if err != nil {
-			t.Fatal(err)
-		}
+	// runTLC checks one trace with TLC and compares with tracecheck.
+	runTLC := func(name string, tr *trace.Trace, what string) {
 		res, err := tracecheck.Check(tr, tracecheck.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := tlagen.Generate(tr, tlagen.Options{Module: tlagen.ModuleName(tc.file), Source: tc.file})
+		out, err := tlagen.Generate(tr, tlagen.Options{Module: tlagen.ModuleName(name), Source: name})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,16 +223,46 @@ func TestCorpusTLC(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				t.Errorf("%s: %v", tc.file, err)
+				t.Errorf("%s: %v", name, err)
 				return
 			}
 			if r.Accepted != (res.Verdict == tracecheck.Accepted) || r.Matched != res.Matched {
-				t.Errorf("%s: TLC accepted=%v after %d events; tracecheck %s after %d (module in %s)",
-					tc.file, r.Accepted, r.Matched, res.Verdict, res.Matched, dir)
+				t.Errorf("%s%s: TLC accepted=%v after %d events; tracecheck %s after %d (module in %s)",
+					name, what, r.Accepted, r.Matched, res.Verdict, res.Matched, dir)
 				return
 			}
-			t.Logf("%-40s agree: %-8s after %3d events (TLC %v)", tc.file, res.Verdict, res.Matched, r.Elapsed.Round(1e6))
+			t.Logf("%-40s agree: %-8s after %3d events%s (TLC %v)", name, res.Verdict, res.Matched, what, r.Elapsed.Round(1e6))
 		}()
+	}
+	for _, tc := range corpus {
+		if tc.verdict == "bad" {
+			continue
+		}
+		tr, err := trace.ReadFile(filepath.Join(corpusDir, tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runTLC(tc.file, tr, "")
+		if tc.verdict != "rejected" {
+			continue
+		}
+		// The fault models that explain a rejected trace accept it in
+		// TLC too.
+		accepting, _, err := tracecheck.Explain(tr, tracecheck.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range accepting {
+			fixed := *tr
+			fixed.Header.Faults = e.Faults
+			switch e.Extension {
+			case "Racers = 2":
+				fixed.Header.Constants.Racers = 2
+			case "CrashWhileParked = TRUE":
+				fixed.Header.Constants.CrashWhileParked = true
+			}
+			runTLC(strings.TrimSuffix(tc.file, ".ndjson")+"-as-"+e.Name(), &fixed, " under "+e.Name())
+		}
 	}
 	wg.Wait()
 }
