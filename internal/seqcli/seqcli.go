@@ -96,7 +96,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "seqctl: %v\n", err)
 	var ee *exitError
-	if !errors.As(err, &ee) && isCobraUsage(err) {
+	if !errors.As(err, &ee) && code(err) == ExitFailure && isCobraUsage(err) {
 		fmt.Fprintln(stderr, "Run 'seqctl --help' for usage.")
 		return ExitUsage
 	}
@@ -106,7 +106,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func isCobraUsage(err error) bool {
 	msg := err.Error()
 	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
-		strings.HasPrefix(msg, "unknown shorthand flag") || strings.Contains(msg, "accepts ") ||
+		strings.HasPrefix(msg, "unknown shorthand flag") || strings.HasPrefix(msg, "accepts ") ||
 		strings.HasPrefix(msg, "invalid argument") || strings.HasPrefix(msg, "flag needs an argument") ||
 		strings.HasPrefix(msg, "required flag")
 }
