@@ -1,20 +1,3 @@
-// Package tracecheck replays recorded executions against the Go model of
-// the resume contract.
-//
-// A trace is accepted when some behaviour of the spec (at the constants and
-// fault switches of its header) takes, step by step, the transition each
-// event names and agrees with every variable the event observed. Events
-// may observe any subset of the variables and leave an action's parameter
-// out; the checker then tracks the set of states the spec could be in
-// (the candidates), deduplicated by the model's canonical encoding.
-//
-// For an accepted trace the Result says which of the contract's
-// obligations the observed behaviour satisfies; for a rejected one it
-// says where and why the trace left the spec, and Explain says which
-// fault models accept it instead.
-//
-// The package is a pure core: it takes decoded events (package trace)
-// and returns values. Reading files and printing are the caller's.
 package tracecheck
 
 import (
