@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -25,10 +26,12 @@ func TestKillSweep(t *testing.T) {
 
 func sweep(t *testing.T, tg *target, second bool) {
 	steps := func(run string) [][]string {
-		return [][]string{{"run", "--run", run}, {"resume", "--run", run, "--value", "va"}}
+		return [][]string{{"run", "--run", run}, {"resume", "--run", run, "--value", "va"},
+			{"resume", "--run", run, "--value", "vb", "--intent", "fork"}}
 	}
-	points, runs := 0, 0
-	for si := range 2 {
+	points, second2, runs := 0, 0, 0
+	var names []string
+	for si := range 3 {
 		for k := 1; ; k++ {
 			run := fmt.Sprintf("%ssweep-s%d-k%d", tg.prefix, si, k)
 			st := steps(run)
@@ -43,6 +46,7 @@ func sweep(t *testing.T, tg *target, second bool) {
 				t.Fatalf("kill point %d of %s: exit %d: %s", k, st[si][0], r.code, r.stderr)
 			}
 			points++
+			names = append(names, fmt.Sprintf("%s#%d", st[si][0]+map[bool]string{true: "(fork)", false: ""}[si == 2], k))
 			// Recover in a fresh process; with the second-crash sweep,
 			// first kill the recovering process after each of its
 			// operations.
@@ -55,10 +59,10 @@ func sweep(t *testing.T, tg *target, second bool) {
 					if !r2.killed {
 						t.Fatalf("kill point %d of %s, then recovery killed after %d: exit %d: %s", k, st[si][0], k2, r2.code, r2.stderr)
 					}
-					points++
+					second2++
 				}
 			}
-			finish(t, tg, run, si)
+			finish(t, tg, run, st[si+1:])
 			if err := tg.verify(t, run); err != nil {
 				t.Fatalf("kill point %d of %s (repro: seqctl --kill-after %d %v, then recover): %v", k, st[si][0], k, st[si], err)
 			}
@@ -86,31 +90,27 @@ func sweep(t *testing.T, tg *target, second bool) {
 	if want := "run " + run + ": parked at task 2"; len(line) < len(want) || line[:len(want)] != want {
 		t.Fatalf("run --wait said %q", line)
 	}
-	finish(t, tg, run, 0)
+	finish(t, tg, run, steps(run)[1:])
 	if err := tg.verify(t, run); err != nil {
 		t.Fatalf("killed while parked: %v", err)
 	}
 	points++
 	runs++
-	report(t, "| kill sweep | %s | %d kill points, %d runs | every run completed, 0 duplicates, 0 losses, every trace accepted |", tg.name, points, runs)
+	t.Logf("kill points: %s, and while parked", strings.Join(names, " "))
+	report(t, "| %s | %d (every operation boundary of start, resume, fork) + 1 while parked | %d | %d | every run completed, 0 duplicates, 0 losses, every trace accepted |",
+		tg.name, points-1, second2, runs)
 }
 
-// finish recovers the run in a fresh process and finishes the scenario:
-// a run killed during start is resumed after recovery parks it.
-func finish(t *testing.T, tg *target, run string, step int) {
+// finish recovers the run in a fresh process and runs the rest of the
+// scenario.
+func finish(t *testing.T, tg *target, run string, rest [][]string) {
 	t.Helper()
-	r := tg.run(t, "--json", "recover", "--run", run)
-	if r.code == 4 && step == 0 {
-		// Killed before the run's definition was durable: the run does
-		// not exist; start it again.
-		r = tg.ok(t, "--json", "run", "--run", run)
-	} else if r.code != 0 {
-		t.Fatalf("recover %s: exit %d: %s", run, r.code, r.stderr)
-	}
+	r := tg.ok(t, "--json", "recover", "--run", run)
 	st := status(t, r)
-	if st.Parked {
-		tg.ok(t, "resume", "--run", run, "--value", "va")
-	} else if !st.Completed {
-		t.Fatalf("run %s after recovery: %+v", run, st)
+	if st.Parked != (len(rest) == 2) || (!st.Parked && !st.Completed) {
+		t.Fatalf("run %s after recovery: %+v, with %d steps to go", run, st, len(rest))
+	}
+	for _, s := range rest {
+		tg.ok(t, s...)
 	}
 }
