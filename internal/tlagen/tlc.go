@@ -42,9 +42,10 @@ type TLCResult struct {
 	// Matched is the number of events some behaviour matched: the depth
 	// of TLC's search minus one (the initial state).
 	Matched int
-	// Elapsed is the wall time of the java process.
-	Elapsed time.Duration
-	Output  string
+	// Elapsed is the wall time of the java process, CPU its user and
+	// system time (all of the JVM's threads: JIT, GC, the worker).
+	Elapsed, CPU time.Duration
+	Output       string
 }
 
 var (
@@ -79,6 +80,9 @@ func RunTLC(ctx context.Context, jar, dir, module string) (*TLCResult, error) {
 	start := time.Now()
 	runErr := cmd.Run()
 	r := &TLCResult{Elapsed: time.Since(start), Output: out.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		r.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	if m := depthRE.FindStringSubmatch(r.Output); m != nil {
 		d, _ := strconv.Atoi(m[1])
 		r.Matched = d - 1
