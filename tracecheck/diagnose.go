@@ -171,7 +171,7 @@ func (c *Checker) reject(ev *trace.Event) {
 			}
 			ac := ActionCheck{Label: m.LabelString(l), Named: isNamed}
 			if ok {
-				ac.Diff = diffObserved(m, ev, &t)
+				ac.Diff = diffObserved(m, ev, obsVars, &t)
 			} else {
 				ac.Disabled = Disabled(m, *s, l)
 			}
@@ -184,7 +184,7 @@ func (c *Checker) reject(ev *trace.Event) {
 	if best != nil {
 		t, _ := m.Apply(c.cur[best.cand].s, best.label)
 		f.Nearest = &Nearest{Candidate: best.cand + 1, Label: m.LabelString(best.label), Named: best.named,
-			Diff: diffObserved(m, ev, &t)}
+			Diff: diffObserved(m, ev, obsVars, &t)}
 	}
 	c.result.Verdict = Rejected
 	c.result.Failure = f
@@ -200,16 +200,17 @@ func countDiffs(ev *trace.Event, t *model.State) int {
 	return n
 }
 
-// diffObserved lists the observed variables on which t disagrees.
-func diffObserved(m *model.Model, ev *trace.Event, t *model.State) []VarDiff {
+// diffObserved lists the observed variables on which t disagrees; obs
+// are the observation's variables as TLA+ values.
+func diffObserved(m *model.Model, ev *trace.Event, obs map[string]tlavalue.Value, t *model.State) []VarDiff {
 	var out []VarDiff
-	var obs, spec map[string]tlavalue.Value
+	var spec map[string]tlavalue.Value
 	for _, v := range ev.Observed.List() {
 		if trace.VarEqual(v, &ev.State, t) {
 			continue
 		}
-		if obs == nil {
-			obs, spec = m.Vars(ev.State), m.Vars(*t)
+		if spec == nil {
+			spec = m.Vars(*t)
 		}
 		name := v.String()
 		d := VarDiff{Var: name, Observed: obs[name].String(), Spec: spec[name].String()}
