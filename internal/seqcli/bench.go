@@ -2,6 +2,7 @@ package seqcli
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +18,7 @@ import (
 
 func newBenchCmd(g *globals) *cobra.Command {
 	var dir, pg string
-	var runs, tasks int
+	var runs, tasks, rounds int
 	var fsyncFor time.Duration
 	c := &cobra.Command{
 		Use:   "bench",
@@ -34,8 +35,8 @@ file in --dir (the same disk as the SQLite file; the PostgreSQL server's
 data directory may be elsewhere: say so when you quote it).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runs < 1 || tasks < 2 {
-				return usage("bench needs --runs >= 1 and --tasks >= 2")
+			if runs < 1 || tasks < 2 || rounds < 1 {
+				return usage("bench needs --runs >= 1, --tasks >= 2, --rounds >= 1")
 			}
 			ctx := cmd.Context()
 			w := cmd.OutOrStdout()
@@ -47,37 +48,61 @@ data directory may be elsewhere: say so when you quote it).`,
 				defer os.RemoveAll(d)
 				dir = d
 			}
-			fs, err := FsyncRate(filepath.Join(dir, "fsync.probe"), fsyncFor)
-			if err != nil {
-				return err
-			}
-			var rows []BenchResult
-			path := filepath.Join(dir, fmt.Sprintf("bench-%d.db", os.Getpid()))
-			st, err := sqlitestore.Open(ctx, path)
-			if err != nil {
-				return err
-			}
-			r, err := Bench(ctx, "SQLite", st, runs, tasks)
-			st.Close()
-			for _, suffix := range []string{"", "-wal", "-shm"} {
-				os.Remove(path + suffix)
-			}
-			if err != nil {
-				return err
-			}
-			rows = append(rows, r)
+			// Rounds interleave the fsync probe and the stores, so that a
+			// disk whose speed drifts (a shared virtual disk does) is
+			// measured under the same conditions for each.
+			var syncs, syncSecs float64
+			sqlite := &BenchResult{Store: "SQLite"}
+			var pgRes *BenchResult
+			var pgStore *pgstore.Store
 			if pg != "" {
+				pgRes = &BenchResult{Store: "PostgreSQL"}
 				st, err := pgstore.Open(ctx, pg)
 				if err != nil {
 					return err
 				}
-				r, err := Bench(ctx, "PostgreSQL", st, runs, tasks)
-				st.Close()
+				defer st.Close()
+				pgStore = st
+			}
+			path := filepath.Join(dir, fmt.Sprintf("bench-%d.db", os.Getpid()))
+			defer func() {
+				for _, suffix := range []string{"", "-wal", "-shm"} {
+					os.Remove(path + suffix)
+				}
+			}()
+			st, err := sqlitestore.Open(ctx, path)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			per := max(1, runs/rounds)
+			for range rounds {
+				n, secs, err := FsyncRate(filepath.Join(dir, "fsync.probe"), fsyncFor/time.Duration(rounds))
 				if err != nil {
 					return err
 				}
-				rows = append(rows, r)
+				syncs += n
+				syncSecs += secs
+				if err := RawCommits(ctx, sqlite, st.DB(), fsyncFor/time.Duration(rounds), sqlitestore.Dialect.Rebind); err != nil {
+					return err
+				}
+				if err := Bench(ctx, sqlite, st, per, tasks); err != nil {
+					return err
+				}
+				if pgRes != nil {
+					if err := RawCommits(ctx, pgRes, pgStore.DB(), fsyncFor/time.Duration(rounds), pgstore.Dialect.Rebind); err != nil {
+						return err
+					}
+					if err := Bench(ctx, pgRes, pgStore, per, tasks); err != nil {
+						return err
+					}
+				}
 			}
+			rows := []*BenchResult{sqlite}
+			if pgRes != nil {
+				rows = append(rows, pgRes)
+			}
+			fs := syncs / syncSecs
 			WriteBenchTable(w, fs, rows, runs, tasks)
 			return nil
 		},
@@ -86,46 +111,66 @@ data directory may be elsewhere: say so when you quote it).`,
 	c.Flags().StringVar(&pg, "pg", os.Getenv("RESUMECHECK_PG_DSN"), "PostgreSQL DSN to measure too (default $RESUMECHECK_PG_DSN)")
 	c.Flags().IntVar(&runs, "runs", 200, "runs per store")
 	c.Flags().IntVar(&tasks, "tasks", 10, "tasks per run (task 2 gated)")
-	c.Flags().DurationVar(&fsyncFor, "fsync-for", 2*time.Second, "how long to measure write+fsync")
+	c.Flags().DurationVar(&fsyncFor, "fsync-for", 3*time.Second, "how long to measure write+fsync, in all")
+	c.Flags().IntVar(&rounds, "rounds", 3, "rounds of (fsync probe, SQLite, PostgreSQL), interleaved")
 	return c
 }
 
-// FsyncRate measures 4 KiB write + fdatasync operations per second on a
-// file at path, for d.
-func FsyncRate(path string, d time.Duration) (float64, error) {
+// FsyncRate performs 4 KiB write + fdatasync operations on a file at
+// path for d, and returns how many and in how many seconds.
+func FsyncRate(path string, d time.Duration) (n, secs float64, err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer os.Remove(path)
 	defer f.Close()
 	buf := make([]byte, 4096)
-	n := 0
 	start := time.Now()
 	for time.Since(start) < d {
-		if _, err := f.WriteAt(buf, int64(n%256)*4096); err != nil {
-			return 0, err
+		if _, err := f.WriteAt(buf, int64(int(n)%256)*4096); err != nil {
+			return 0, 0, err
 		}
 		if err := f.Sync(); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		n++
 	}
-	return float64(n) / time.Since(start).Seconds(), nil
+	return n, time.Since(start).Seconds(), nil
 }
 
-// BenchResult is one store's figures.
+// BenchResult accumulates one store's measurements.
 type BenchResult struct {
-	Store          string
-	CommitsPerSec  float64
-	TasksPerSec    float64
-	ResumeMean     time.Duration
-	ResumeP50      time.Duration
-	ResumeP99      time.Duration
-	GateMean       time.Duration
-	CommitMean     time.Duration
-	OpsPerRun      float64
-	ResumesMeasure int
+	Store   string
+	Runs    int
+	Tasks   int
+	Commits int
+	Elapsed time.Duration
+	Resume  []time.Duration // resume call to the gated task's commit
+	Gate    []time.Duration // resume call to the gate's transaction done
+	Commit  []time.Duration // task commit transactions
+	// RawN transactions of one single-row INSERT each took RawSecs: the
+	// store's own commit rate on this disk.
+	RawN    int
+	RawSecs float64
+}
+
+// RawCommits measures the database's own durable commit rate: one
+// single-row INSERT per transaction, for d.
+func RawCommits(ctx context.Context, r *BenchResult, db *sql.DB, d time.Duration, rebind func(string) string) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS seq_bench_raw (n BIGINT NOT NULL)`); err != nil {
+		return err
+	}
+	start := time.Now()
+	for time.Since(start) < d {
+		if _, err := db.ExecContext(ctx, rebind(`INSERT INTO seq_bench_raw (n) VALUES ($1)`), r.RawN); err != nil {
+			return err
+		}
+		r.RawN++
+	}
+	r.RawSecs += time.Since(start).Seconds()
+	_, err := db.ExecContext(ctx, `DELETE FROM seq_bench_raw`)
+	return err
 }
 
 // benchWorkflow has no effects: the benchmark measures the sequencer and
@@ -147,64 +192,51 @@ func benchWorkflow(n int) *sequencer.Workflow {
 	return w
 }
 
-// Bench runs runs runs of a tasks-task workflow on st: each starts (and
-// parks), then is resumed (and completes).
-func Bench(ctx context.Context, name string, st sequencer.Store, runs, tasks int) (BenchResult, error) {
-	r := BenchResult{Store: name, ResumesMeasure: runs}
-	var commits int
+// Bench runs runs runs of a tasks-task workflow on st, adding to r: each
+// run starts (and parks), then is resumed (and completes).
+func Bench(ctx context.Context, r *BenchResult, st sequencer.Store, runs, tasks int) error {
 	var gateDone, consumed, resumeStart time.Time
-	var gates, commitTimes []time.Duration
 	last := time.Now()
 	opt := sequencer.Options{AfterOp: func(op sequencer.Op) {
 		now := time.Now()
 		if op.Name != "effect" {
-			commits++
+			r.Commits++
 			if op.Name == "commit" {
-				commitTimes = append(commitTimes, now.Sub(last))
+				r.Commit = append(r.Commit, now.Sub(last))
 			}
 		}
-		if op.Name == "gate" {
+		switch {
+		case op.Name == "gate":
 			gateDone = now
-		}
-		if op.Name == "commit" && op.Task == 2 && op.Branch == 0 {
+		case op.Name == "commit" && op.Task == 2 && op.Branch == 0:
 			consumed = now
 		}
 		last = now
 	}}
 	seq, err := sequencer.New(st, benchWorkflow(tasks), opt)
 	if err != nil {
-		return r, err
+		return err
 	}
 	prefix := fmt.Sprintf("bench-%d-%d-", os.Getpid(), time.Now().UnixNano())
-	var lat []time.Duration
 	start := time.Now()
 	for i := range runs {
 		run := fmt.Sprint(prefix, i)
 		last = time.Now()
 		if _, err := seq.Start(ctx, run, nil); err != nil {
-			return r, err
+			return err
 		}
 		resumeStart = time.Now()
 		last = resumeStart
 		if _, err := seq.Resume(ctx, run, "va", sequencer.Ordinary); err != nil {
-			return r, err
+			return err
 		}
-		// Resume latency: from the call to the durable commit of the
-		// gated task (the rest of the run is ordinary task execution).
-		lat = append(lat, consumed.Sub(resumeStart))
-		gates = append(gates, gateDone.Sub(resumeStart))
+		r.Resume = append(r.Resume, consumed.Sub(resumeStart))
+		r.Gate = append(r.Gate, gateDone.Sub(resumeStart))
 	}
-	elapsed := time.Since(start)
-	r.CommitsPerSec = float64(commits) / elapsed.Seconds()
-	r.TasksPerSec = float64(runs*tasks) / elapsed.Seconds()
-	r.OpsPerRun = float64(commits) / float64(runs)
-	slices.Sort(lat)
-	r.ResumeMean = mean(lat)
-	r.ResumeP50 = lat[len(lat)/2]
-	r.ResumeP99 = lat[min(len(lat)-1, len(lat)*99/100)]
-	r.GateMean = mean(gates)
-	r.CommitMean = mean(commitTimes)
-	return r, nil
+	r.Elapsed += time.Since(start)
+	r.Runs += runs
+	r.Tasks = tasks
+	return nil
 }
 
 func mean(ds []time.Duration) time.Duration {
@@ -220,16 +252,24 @@ func mean(ds []time.Duration) time.Duration {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
 
+func pct(ds []time.Duration, p int) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
 // WriteBenchTable prints the figures as a Markdown table.
-func WriteBenchTable(w io.Writer, fsync float64, rows []BenchResult, runs, tasks int) {
-	fmt.Fprintf(w, "| store | durable commits/s | tasks/s | resume latency mean / p50 / p99 | gate CAS per resume | commit (claim+task+commit) mean |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|\n")
-	fmt.Fprintf(w, "| write+fdatasync (4 KiB), same disk | %.0f | | | | %s per sync |\n", fsync, ms(time.Duration(float64(time.Second)/fsync)))
+func WriteBenchTable(w io.Writer, fsync float64, rows []*BenchResult, runs, tasks int) {
+	fmt.Fprintf(w, "| store | durable commits/s | the database's own commits/s (1-row INSERT) | tasks/s | resume latency mean / p50 / p99 | consume gate per resume (load + CAS transaction) | task commit transaction, mean |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| write+fdatasync (4 KiB), same disk | %.0f | | | | | %s per sync |\n", fsync, ms(time.Duration(float64(time.Second)/fsync)))
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %s | %.0f | %.0f | %s / %s / %s | %s (%.0f%% of a resume) | %s |\n",
-			r.Store, r.CommitsPerSec, r.TasksPerSec, ms(r.ResumeMean), ms(r.ResumeP50), ms(r.ResumeP99),
-			ms(r.GateMean), 100*float64(r.GateMean)/float64(r.ResumeMean), ms(r.CommitMean))
+		secs := r.Elapsed.Seconds()
+		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %s / %s / %s | %s (%.0f%% of a resume) | %s |\n",
+			r.Store, float64(r.Commits)/secs, float64(r.RawN)/r.RawSecs, float64(r.Runs*r.Tasks)/secs,
+			ms(mean(r.Resume)), ms(pct(r.Resume, 50)), ms(pct(r.Resume, 99)),
+			ms(mean(r.Gate)), 100*float64(mean(r.Gate))/float64(mean(r.Resume)), ms(mean(r.Commit)))
 	}
-	fmt.Fprintf(w, "\n%d runs of %d tasks per store (task 2 gated); a run is %.0f store transactions, each synced.\n",
-		runs, tasks, rows[0].OpsPerRun)
+	fmt.Fprintf(w, "\n%d runs of %d tasks per store (task 2 gated), in rounds interleaved with the fsync probe; a run is %.0f store transactions, each synced.\n",
+		rows[0].Runs, tasks, float64(rows[0].Commits)/float64(rows[0].Runs))
 }
