@@ -153,92 +153,113 @@ type Durable struct {
 	Forks      []ForkEntry
 	Refusals   []Refusal
 	Recoveries []RecoveryEntry
-	Events     []eventBody
+	Events     []EventHead
+
+	schema  Schema
+	haveRun bool
 }
 
 func corrupt(run string, f Fact, err error) error {
 	return fmt.Errorf("%w: run %s, row %s: %v", ErrCorrupt, run, f.key(), err)
 }
 
+// EventHead is what decisions read of a stored trace event; the whole
+// event is decoded only to build the trace.
+type EventHead struct {
+	Action  string `json:"action"`
+	Refusal int    `json:"refusal,omitempty"`
+	raw     []byte
+}
+
 // parseFacts builds the durable view. schema re-validates every record.
 func parseFacts(run string, facts []Fact, schema Schema) (*Durable, error) {
-	d := &Durable{Run: run, Records: map[int][]Record{}, Claims: map[[2]int][]Claim{}, Parks: map[int]int{}}
+	d := &Durable{Run: run, Records: map[int][]Record{}, Claims: map[[2]int][]Claim{}, Parks: map[int]int{}, schema: schema}
 	facts = slices.Clone(facts)
 	SortFacts(facts)
-	haveRun := false
 	for _, f := range facts {
-		var err error
-		switch f.Kind {
-		case kindRun:
-			haveRun = true
-			err = json.Unmarshal(f.Body, &d.Def)
-			if err == nil && (d.Def.NTasks < 2 || d.Def.Gate < 2 || d.Def.Gate > d.Def.NTasks || len(d.Def.Values) == 0) {
-				err = fmt.Errorf("definition out of range: %d tasks, gate %d", d.Def.NTasks, d.Def.Gate)
-			}
-		case kindRecord:
-			var b recordBody
-			if err = json.Unmarshal(f.Body, &b); err == nil {
-				if b.Task < 1 || (haveRun && b.Task > d.Def.NTasks) {
-					err = fmt.Errorf("task %d out of range", b.Task)
-				}
-				d.Records[int(f.K1)] = append(d.Records[int(f.K1)], Record{Branch: int(f.K1), Index: int(f.K2), Task: b.Task,
-					State: b.State, Outcome: b.Outcome, Value: b.Value, Valid: schema.Validate(b.State) == nil})
-			}
-		case kindClaim:
-			var b claimBody
-			if err = json.Unmarshal(f.Body, &b); err == nil {
-				k := [2]int{int(f.K1), int(f.K2)}
-				d.Claims[k] = append(d.Claims[k], Claim{Branch: int(f.K1), Task: int(f.K2), Attempt: int(f.K3), Key: b.Key})
-			}
-		case kindPark:
-			var b parkBody
-			if err = json.Unmarshal(f.Body, &b); err == nil {
-				d.Parks[int(f.K1)] = b.Task
-			}
-		case kindGrant:
-			var b grantBody
-			if err = json.Unmarshal(f.Body, &b); err == nil {
-				d.Grants = append(d.Grants, Grant{Checkpoint: int(f.K1), Ordinal: int(f.K2), Value: b.Value, Resumer: b.Resumer})
-			}
-		case kindResume:
-			var b resumeBody
-			if err = json.Unmarshal(f.Body, &b); err == nil {
-				d.Resumes = append(d.Resumes, ResumeEntry{Intent: b.Intent, Value: b.Value, Observed: b.Observed, Branch: b.Branch})
-			}
-		case kindFork:
-			var b forkBody
-			if err = json.Unmarshal(f.Body, &b); err == nil {
-				d.Forks = append(d.Forks, ForkEntry{Branch: int(f.K1), Checkpoint: b.Checkpoint, Ordinal: b.Ordinal, Value: b.Value})
-			}
-		case kindRefusal:
-			var b refusalBody
-			if err = json.Unmarshal(f.Body, &b); err == nil {
-				d.Refusals = append(d.Refusals, Refusal{N: int(f.K1), Kind: b.Kind, Value: b.Value, Granted: b.Granted})
-			}
-		case kindRecovery:
-			var b recoveryBody
-			if err = json.Unmarshal(f.Body, &b); err == nil {
-				d.Recoveries = append(d.Recoveries, RecoveryEntry{Frontier: b.Frontier, Decision: b.Decision, Parked: b.Parked, Lost: b.Lost})
-			}
-		case kindEvent:
-			var b eventBody
-			if err = json.Unmarshal(f.Body, &b); err == nil {
-				if int(f.K1) != len(d.Events)+1 {
-					err = fmt.Errorf("event seq %d, want %d", f.K1, len(d.Events)+1)
-				}
-				d.Events = append(d.Events, b)
-			}
-		default:
-			err = fmt.Errorf("unknown kind %q", f.Kind)
-		}
-		if err != nil {
-			return nil, corrupt(run, f, err)
+		if err := d.addFact(f); err != nil {
+			return nil, err
 		}
 	}
-	if !haveRun {
+	if !d.haveRun {
 		return nil, fmt.Errorf("%w: run %s has no definition row", ErrCorrupt, run)
 	}
 	return d, nil
+}
+
+// addFact adds one fact to the view. Facts of a kind must come in key
+// order (parseFacts sorts them; a decision adds each after the others).
+func (d *Durable) addFact(f Fact) error {
+	run := d.Run
+	var err error
+	switch f.Kind {
+	case kindRun:
+		d.haveRun = true
+		err = json.Unmarshal(f.Body, &d.Def)
+		if err == nil && (d.Def.NTasks < 2 || d.Def.Gate < 2 || d.Def.Gate > d.Def.NTasks || len(d.Def.Values) == 0) {
+			err = fmt.Errorf("definition out of range: %d tasks, gate %d", d.Def.NTasks, d.Def.Gate)
+		}
+	case kindRecord:
+		var b recordBody
+		if err = json.Unmarshal(f.Body, &b); err == nil {
+			if b.Task < 1 || (d.haveRun && b.Task > d.Def.NTasks) {
+				err = fmt.Errorf("task %d out of range", b.Task)
+			}
+			d.Records[int(f.K1)] = append(d.Records[int(f.K1)], Record{Branch: int(f.K1), Index: int(f.K2), Task: b.Task,
+				State: b.State, Outcome: b.Outcome, Value: b.Value, Valid: d.schema.Validate(b.State) == nil})
+		}
+	case kindClaim:
+		var b claimBody
+		if err = json.Unmarshal(f.Body, &b); err == nil {
+			k := [2]int{int(f.K1), int(f.K2)}
+			d.Claims[k] = append(d.Claims[k], Claim{Branch: int(f.K1), Task: int(f.K2), Attempt: int(f.K3), Key: b.Key})
+		}
+	case kindPark:
+		var b parkBody
+		if err = json.Unmarshal(f.Body, &b); err == nil {
+			d.Parks[int(f.K1)] = b.Task
+		}
+	case kindGrant:
+		var b grantBody
+		if err = json.Unmarshal(f.Body, &b); err == nil {
+			d.Grants = append(d.Grants, Grant{Checkpoint: int(f.K1), Ordinal: int(f.K2), Value: b.Value, Resumer: b.Resumer})
+		}
+	case kindResume:
+		var b resumeBody
+		if err = json.Unmarshal(f.Body, &b); err == nil {
+			d.Resumes = append(d.Resumes, ResumeEntry{Intent: b.Intent, Value: b.Value, Observed: b.Observed, Branch: b.Branch})
+		}
+	case kindFork:
+		var b forkBody
+		if err = json.Unmarshal(f.Body, &b); err == nil {
+			d.Forks = append(d.Forks, ForkEntry{Branch: int(f.K1), Checkpoint: b.Checkpoint, Ordinal: b.Ordinal, Value: b.Value})
+		}
+	case kindRefusal:
+		var b refusalBody
+		if err = json.Unmarshal(f.Body, &b); err == nil {
+			d.Refusals = append(d.Refusals, Refusal{N: int(f.K1), Kind: b.Kind, Value: b.Value, Granted: b.Granted})
+		}
+	case kindRecovery:
+		var b recoveryBody
+		if err = json.Unmarshal(f.Body, &b); err == nil {
+			d.Recoveries = append(d.Recoveries, RecoveryEntry{Frontier: b.Frontier, Decision: b.Decision, Parked: b.Parked, Lost: b.Lost})
+		}
+	case kindEvent:
+		var h EventHead
+		if err = json.Unmarshal(f.Body, &h); err == nil {
+			if int(f.K1) != len(d.Events)+1 {
+				err = fmt.Errorf("event seq %d, want %d", f.K1, len(d.Events)+1)
+			}
+			h.raw = f.Body
+			d.Events = append(d.Events, h)
+		}
+	default:
+		err = fmt.Errorf("unknown kind %q", f.Kind)
+	}
+	if err != nil {
+		return corrupt(run, f, err)
+	}
+	return nil
 }
 
 // Frontier is the highest task with a durable record on the branch. A

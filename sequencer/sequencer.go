@@ -2,6 +2,7 @@ package sequencer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -105,24 +106,19 @@ func (s *Sequencer) afterOp(name, run string, branch, task int) {
 	}
 }
 
-// txn is one transaction's view: the facts loaded, the durable state they
-// make, and the facts the decision adds. Everything on it is pure.
+// txn is one transaction's view: the durable state loaded (with the
+// decision's facts added as it makes them) and the facts the decision
+// adds. Everything on it is pure.
 type txn struct {
-	run    string
-	schema Schema
-	facts  []Fact
-	d      *Durable
-	add    []Fact
+	d   *Durable
+	add []Fact
 }
 
 func (t *txn) put(f Fact) {
 	t.add = append(t.add, f)
-	t.facts = append(t.facts, f)
-	d, err := parseFacts(t.run, t.facts, t.schema)
-	if err != nil {
+	if err := t.d.addFact(f); err != nil {
 		panic("sequencer: a decision made an unparsable fact: " + err.Error())
 	}
-	t.d = d
 }
 
 func (t *txn) emit(a model.Action, value, decision string, pc, refusal int) {
@@ -162,7 +158,7 @@ func (s *Sequencer) update(ctx context.Context, run, op string, branch, task int
 		if err := s.checkDef(d); err != nil {
 			return nil, err
 		}
-		t := &txn{run: run, schema: s.wf.Schema, facts: facts, d: d}
+		t := &txn{d: d}
 		if err := decide(t); err != nil {
 			return nil, err
 		}
@@ -666,7 +662,11 @@ func (d *Durable) Trace() (*trace.Trace, error) {
 		CrashWhileParked: true,
 	}
 	t := &trace.Trace{Header: trace.NewHeader(p, Producer)}
-	for i, e := range d.Events {
+	for i, h := range d.Events {
+		var e eventBody
+		if err := json.Unmarshal(h.raw, &e); err != nil {
+			return nil, fmt.Errorf("%w: run %s: event %d: %v", ErrCorrupt, d.Run, i+1, err)
+		}
 		ev, err := traceEvent(i+1, e, d.Def.Values)
 		if err != nil {
 			return nil, fmt.Errorf("%w: run %s: event %d (%s): %v", ErrCorrupt, d.Run, i+1, e.Action, err)

@@ -38,6 +38,7 @@ const (
 	ExitRefused  = 4 // the request names what does not exist or is not allowed now: unknown run, value outside the schema, no such checkpoint, not parked, not consumed, invalid state
 	ExitCorrupt  = 5 // a store row does not match its checksum or does not decode
 	ExitRejected = 6 // trace --check: the trace is rejected by the model
+	ExitLedger   = 7 // ledger: an effect landed twice, or never
 )
 
 const exitDoc = `Exit codes:
@@ -50,6 +51,7 @@ const exitDoc = `Exit codes:
       run not parked, interrupt not consumed yet, invalid state
    5  a store row is corrupted
    6  trace --check: the trace is rejected
+   7  ledger: an effect landed twice, or never
  137  killed by --kill-after (SIGKILL)`
 
 type exitError struct {
@@ -598,7 +600,7 @@ func newLedgerCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if err := e.ledger.CheckExactlyOnce(ctx, run, Branches(d)); err != nil {
-				return err
+				return &exitError{code: ExitLedger, err: err}
 			}
 			fmt.Fprintln(w, "every task's effect landed exactly once")
 			return nil
