@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +15,10 @@ import (
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/internal/bench"
+	"github.com/resumecontract/resumecheck/internal/crosscheck"
+	"github.com/resumecontract/resumecheck/internal/sweep"
+	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/internal/tlc"
 )
 
 func newCheckCmd() *cobra.Command {
@@ -24,6 +31,8 @@ func newCheckCmd() *cobra.Command {
 		workers   int
 		mem       string
 		spillDir  string
+		compare   bool
+		tf        tlcFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "check CFG",
@@ -35,6 +44,15 @@ report follows TLC's: a shortest counterexample for a violated property,
 printed as TLA+ states, then the counts (states generated, distinct states,
 depth). With --json the same report is one JSON object on stdout.
 
+--engine tlc runs TLC instead (in its -tool mode, its files in a temporary
+folder, never beside the spec; see tlcrun doctor) and prints its report
+the same way, exit codes included. --engine both measures the model with
+each engine the way the manifest records it (the whole state space, and a
+run stopping at the first violation when something is violated) and
+compares the verdict, the first violation and its length, the violated
+properties and the counts; --compare-states also compares the state sets
+(TLC's -dump against the Go engine's). A disagreement exits 15.
+
 The Go engine explores with --workers goroutines (default: every core);
 the counts, the depth and the verdict do not depend on it. Past the --mem
 budget the frontier and the trace links go to disk (--spill-dir) and the
@@ -45,11 +63,23 @@ partial figures (exit 130).`,
 		Example: `  tlcrun check spec/R0.cfg
   tlcrun check --json spec/fault-replay.cfg
   tlcrun check --continue spec/fault-nondetrec.cfg   # every violated property
-  tlcrun check --workers 1 --mem 200MiB spec/R8.cfg`,
+  tlcrun check --workers 1 --mem 200MiB spec/R8.cfg
+  tlcrun check --engine tlc spec/fault-replay.cfg
+  tlcrun check --engine both --compare-states spec/R0.cfg`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if engineArg != "go" {
-				return usageError(fmt.Errorf("--engine %q: this build has the Go engine only (go)", engineArg))
+			if err := validEngine(engineArg); err != nil {
+				return err
+			}
+			if compare && engineArg != "both" {
+				return usageError(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+			}
+			var progressTo io.Writer
+			if progress > 0 {
+				progressTo = cmd.ErrOrStderr()
+			}
+			if engineArg == "tlc" {
+				return checkTLC(cmd, args[0], spec, cont, asJSON, tf.options(progressTo))
 			}
 			job, err := check.Load(args[0], spec)
 			if err != nil {
@@ -66,6 +96,9 @@ partial figures (exit 130).`,
 				MemoryBudget: budget, SpillDir: spillDir}
 			if progress > 0 {
 				opt.Progress = progressPrinter(cmd.ErrOrStderr())
+			}
+			if engineArg == "both" {
+				return checkBoth(cmd, job, asJSON, crosscheck.Options{TLC: tf.options(progressTo), Go: opt, CompareStates: compare})
 			}
 			// The engine's heap is mostly pointer-free tables and buffers, so
 			// collecting more often costs little and keeps the resident
@@ -93,14 +126,121 @@ partial figures (exit 130).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&spec, "spec", "", "the spec (default: Resume.tla beside the cfg)")
-	f.StringVar(&engineArg, "engine", "go", "checker to run: go")
+	f.StringVar(&engineArg, "engine", "go", "checker to run: go, tlc, or both (and compare them)")
+	f.BoolVar(&compare, "compare-states", false, "with --engine both: compare the state sets too (TLC's -dump against the Go engine's)")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.BoolVar(&cont, "continue", false, "explore everything and report every violated property")
 	f.DurationVar(&progress, "progress", 5*time.Second, "interval between progress lines on stderr (0 = none, and no summary)")
 	f.IntVar(&workers, "workers", 0, "exploring goroutines (0 = every core)")
 	f.StringVar(&mem, "mem", "auto", "memory budget before the frontier spills to disk, e.g. 300MiB, 4G (auto = half the RAM, 0 = none)")
 	f.StringVar(&spillDir, "spill-dir", "", "folder for spill files (default: the system's temporary folder)")
+	tf.add(f)
 	return cmd
+}
+
+// checkTLC is check --engine tlc: one TLC run, reported as the Go engine's
+// are.
+func checkTLC(cmd *cobra.Command, cfgPath, specPath string, cont, asJSON bool, opt tlc.Options) error {
+	specPath = check.SpecFor(cfgPath, specPath)
+	opt.Spec, opt.Cfg, opt.Continue = specPath, cfgPath, cont
+	res, err := tlc.Run(cmd.Context(), opt)
+	if err != nil {
+		return runError(err)
+	}
+	if err := res.Err(); err != nil {
+		return runError(err)
+	}
+	cfg, err := tlacfg.ParseFile(cfgPath)
+	if err != nil {
+		return usageError(err)
+	}
+	rep := crosscheck.Report(res, cfg, specPath, nil)
+	if opt.Progress != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "Summary: TLC %s (rev %s), %d worker%s, %s wall time (TLC: %s).",
+			res.Version, res.Revision, res.Workers, plural(res.Workers), res.Wall.Round(time.Millisecond), res.Elapsed)
+		if res.Success != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), " Fingerprint collision probability (optimistic): %.1E.", res.Success.CollisionProbability)
+		}
+		fmt.Fprintln(cmd.ErrOrStderr())
+	}
+	if asJSON {
+		err = rep.WriteJSON(cmd.OutOrStdout())
+	} else {
+		err = rep.WriteText(cmd.OutOrStdout())
+	}
+	if err != nil {
+		return &exitError{code: ExitFailure, err: err}
+	}
+	return exitCode(reportCode(rep))
+}
+
+// checkBoth is check --engine both: both engines measured and compared.
+func checkBoth(cmd *cobra.Command, job *check.Job, asJSON bool, opt crosscheck.Options) error {
+	c, err := crosscheck.Both(cmd.Context(), job, opt)
+	if err != nil {
+		return runError(err)
+	}
+	out := cmd.OutOrStdout()
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(c); err != nil {
+			return &exitError{code: ExitFailure, err: err}
+		}
+	} else {
+		writeComparison(out, job, c)
+	}
+	if !c.Agree() {
+		return exitCode(ExitDisagree)
+	}
+	return exitCode(expectCode(c.Go.Found))
+}
+
+// writeComparison prints both engines' findings side by side.
+func writeComparison(w io.Writer, job *check.Job, c *crosscheck.Comparison) {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Checking %s (spec %s) with the go and tlc engines\n", job.CfgPath, job.SpecPath)
+	fmt.Fprintf(&sb, "Properties: %s\n\n", strings.Join(crosscheck.Checked(job.Cfg), " "))
+	tw := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', 0)
+	row := func(name string, f func(m *crosscheck.Measurement) string) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, f(c.Go), f(c.TLC))
+	}
+	row("", func(m *crosscheck.Measurement) string { return m.Engine })
+	row("verdict", func(m *crosscheck.Measurement) string { return m.Found.Result })
+	row("first violation", func(m *crosscheck.Measurement) string {
+		if m.Found.First == "" {
+			return "-"
+		}
+		return fmt.Sprintf("%s (%s, %d states)", m.Found.First, m.Found.FirstKind, m.Found.TraceLength)
+	})
+	row("violated", func(m *crosscheck.Measurement) string {
+		if len(m.Found.Violated) == 0 {
+			return "-"
+		}
+		return strings.Join(m.Found.Violated, " ")
+	})
+	row("generated", func(m *crosscheck.Measurement) string { return fmt.Sprint(m.Found.Generated) })
+	row("distinct", func(m *crosscheck.Measurement) string { return fmt.Sprint(m.Found.Distinct) })
+	row("depth", func(m *crosscheck.Measurement) string { return fmt.Sprint(m.Found.Depth) })
+	row("runs", func(m *crosscheck.Measurement) string { return fmt.Sprint(m.Runs) })
+	row("time", func(m *crosscheck.Measurement) string { return sweep.Seconds(m.Seconds) })
+	tw.Flush()
+	sb.WriteString("\n")
+	if c.States != nil {
+		c.States.Write(&sb)
+	}
+	if c.Agree() {
+		sb.WriteString("The engines agree.\n")
+	} else {
+		sb.WriteString("The engines DISAGREE:\n")
+		for _, d := range c.Differences {
+			fmt.Fprintf(&sb, "  %s\n", d)
+		}
+		if c.States != nil && !c.States.Equal() {
+			sb.WriteString("  the state sets differ (above)\n")
+		}
+	}
+	io.WriteString(w, sb.String())
 }
 
 // memBudget reads --mem.

@@ -19,10 +19,12 @@ const (
 	ExitOK        = 0  // every checked property holds
 	ExitFailure   = 1  // the run could not be completed (I/O, internal error)
 	ExitUsage     = 2  // bad flags or bad input files
+	ExitNoTLC     = 3  // TLC is needed but cannot run: no jar, no Java, Java too old, not TLC
 	ExitDeadlock  = 11 // a deadlock was reached
 	ExitSafety    = 12 // an invariant is violated
 	ExitLiveness  = 13 // a temporal property is violated
-	ExitMismatch  = 14 // results differ from the manifest (or between engines)
+	ExitMismatch  = 14 // results differ from the manifest
+	ExitDisagree  = 15 // the Go engine and TLC disagree (--engine both)
 	ExitClaims    = 16 // a claim of the fault matrix does not hold
 	ExitCancelled = 130
 )
@@ -81,21 +83,28 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		Long: `tlcrun checks the resume contract's TLA+ models.
 
 The Go engine explores the Go mirror of spec/Resume.tla (no Java needed).
+With --engine tlc the same commands run TLC, and with --engine both they
+run both and compare them (tlcrun doctor says whether TLC can run here;
+tlcrun install fetches a pinned release).
 
 Exit codes:
    0  every checked property holds
    1  the run could not be completed
-   2  bad flags or bad input (a malformed cfg, an unknown constant, a missing spec)
+   2  bad flags or bad input (a malformed cfg, an unknown constant, a missing
+      spec, a spec TLC cannot parse)
+   3  TLC is needed but cannot run (no tla2tools.jar, no Java, Java older
+      than 11, a jar that is not TLC): the message says how to fix it
   11  deadlock reached
   12  an invariant is violated
   13  a temporal property (liveness) is violated
   14  results differ from the manifest
+  15  the Go engine and TLC disagree (--engine both)
   16  a claim of the fault matrix does not hold`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheckCmd(), newVerifyCmd(), newBenchCmd(), newMatrixCmd())
+	root.AddCommand(newCheckCmd(), newVerifyCmd(), newSweepCmd(), newDoctorCmd(), newInstallCmd(), newBenchCmd(), newMatrixCmd())
 	return root
 }

@@ -9,14 +9,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/crosscheck"
 )
 
 func newVerifyCmd() *cobra.Command {
 	var (
-		tier   string
-		only   []string
-		asJSON bool
-		print  bool
+		tier      string
+		only      []string
+		asJSON    bool
+		print     bool
+		engineArg string
+		tf        tlcFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "verify [MANIFEST]",
@@ -26,11 +29,17 @@ engine and compare the verdict, the first violated property and its
 counterexample length, every violated property, and the full state-space
 counts with what the manifest records. Any difference exits 14.
 
+--engine tlc checks the manifest with TLC instead, and --engine both with
+both engines, which must then also agree with each other (exit 15 when
+they do not). TLC reports only the first invariant a state violates, so
+finding every violated invariant takes it a few runs per model.
+
 --print writes the manifest as found instead (to review and commit after a
 deliberate change to the spec).`,
 		Example: `  tlcrun verify
   tlcrun verify --tier all            # include the long models (R8)
-  tlcrun verify --only fault-replay.cfg --json`,
+  tlcrun verify --only fault-replay.cfg --json
+  tlcrun verify --engine both         # TLC too: the Go mirror and the spec agree`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := "spec/manifest.json"
@@ -40,41 +49,84 @@ deliberate change to the spec).`,
 			if tier != "quick" && tier != "long" && tier != "all" {
 				return usageError(fmt.Errorf("--tier %q: want quick, long or all", tier))
 			}
+			if err := validEngine(engineArg); err != nil {
+				return err
+			}
+			if print && engineArg == "both" {
+				return usageError(fmt.Errorf("--print writes what one engine found: use it with --engine go or --engine tlc"))
+			}
 			man, err := check.LoadManifest(path)
 			if err != nil {
 				return inputError(err)
+			}
+			if err := tf.preflight(cmd.Context(), engineArg); err != nil {
+				return err
 			}
 			for _, o := range only {
 				if !slices.ContainsFunc(man.Models, func(e check.Entry) bool { return e.Cfg == o }) {
 					return usageError(fmt.Errorf("--only %s: not in %s", o, path))
 				}
 			}
+			useGo, useTLC := engineArg != "tlc", engineArg != "go"
+			copt := crosscheck.Options{TLC: tf.options(nil)}
 			out := cmd.OutOrStdout()
-			var outcomes []check.Outcome
-			bad := 0
+			var outcomes []verifyOutcome
+			bad, differ := 0, 0
 			for i, e := range man.Models {
 				if (tier != "all" && e.Tier != tier) || (len(only) > 0 && !slices.Contains(only, e.Cfg)) {
 					continue
 				}
-				o, err := man.Verify(cmd.Context(), e)
-				if err != nil {
-					return inputError(fmt.Errorf("%s: %w", e.Cfg, err))
+				vo := verifyOutcome{Cfg: e.Cfg}
+				if useGo {
+					o, err := man.Verify(cmd.Context(), e)
+					if err != nil {
+						return inputError(fmt.Errorf("%s: %w", e.Cfg, err))
+					}
+					vo.Go = &o
 				}
+				if useTLC {
+					m, err := crosscheck.MeasureTLC(cmd.Context(), man.CfgPath(e), man.SpecPath(), copt, "")
+					if err != nil {
+						return runError(fmt.Errorf("%s: %w", e.Cfg, err))
+					}
+					vo.TLC = &check.Outcome{Cfg: e.Cfg, Expect: m.Found, Mismatches: check.Diff(e.Expect, m.Found), Seconds: m.Seconds}
+				}
+				if vo.Go != nil && vo.TLC != nil {
+					vo.EnginesDiffer = crosscheck.Differences(
+						&crosscheck.Measurement{Engine: "go", Found: vo.Go.Expect},
+						&crosscheck.Measurement{Engine: "tlc", Found: vo.TLC.Expect})
+				}
+				found := vo.first()
 				if print {
-					man.Models[i].Expect = o.Expect
+					man.Models[i].Expect = found.Expect
 				}
-				outcomes = append(outcomes, o)
-				if len(o.Mismatches) > 0 {
+				outcomes = append(outcomes, vo)
+				mismatched := vo.mismatched()
+				if mismatched {
 					bad++
+				}
+				if len(vo.EnginesDiffer) > 0 {
+					differ++
 				}
 				if !asJSON && !print {
 					status := "ok  "
-					if len(o.Mismatches) > 0 {
+					if mismatched || len(vo.EnginesDiffer) > 0 {
 						status = "FAIL"
 					}
-					fmt.Fprintf(out, "%s %-28s %-9s %s\n", status, e.Cfg, o.Expect.Result, describe(o.Expect))
-					for _, m := range o.Mismatches {
-						fmt.Fprintf(out, "     %s\n", m)
+					fmt.Fprintf(out, "%s %-28s %-9s %s\n", status, e.Cfg, found.Expect.Result, describe(found.Expect))
+					for _, o := range []*check.Outcome{vo.Go, vo.TLC} {
+						if o == nil {
+							continue
+						}
+						for _, m := range o.Mismatches {
+							if engineArg == "both" {
+								m = engineName(o == vo.Go) + ": " + m
+							}
+							fmt.Fprintf(out, "     %s\n", m)
+						}
+					}
+					for _, d := range vo.EnginesDiffer {
+						fmt.Fprintf(out, "     the engines differ: %s\n", d)
 					}
 				}
 			}
@@ -89,11 +141,31 @@ deliberate change to the spec).`,
 			case asJSON:
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				if err := enc.Encode(outcomes); err != nil {
+				var v any = outcomes
+				if engineArg != "both" {
+					// One engine: the outcomes as check.Outcomes.
+					list := make([]check.Outcome, len(outcomes))
+					for i, o := range outcomes {
+						list[i] = *o.first()
+					}
+					v = list
+				}
+				if err := enc.Encode(v); err != nil {
 					return &exitError{code: ExitFailure, err: err}
 				}
 			default:
-				fmt.Fprintf(out, "%d models checked, %d agree with %s, %d differ\n", len(outcomes), len(outcomes)-bad, path, bad)
+				switch engineArg {
+				case "go":
+					fmt.Fprintf(out, "%d models checked, %d agree with %s, %d differ\n", len(outcomes), len(outcomes)-bad, path, bad)
+				case "tlc":
+					fmt.Fprintf(out, "%d models checked with TLC, %d agree with %s, %d differ\n", len(outcomes), len(outcomes)-bad, path, bad)
+				default:
+					fmt.Fprintf(out, "%d models checked with the Go engine and TLC, %d agree with %s, %d differ; the engines differ on %d\n",
+						len(outcomes), len(outcomes)-bad, path, bad, differ)
+				}
+			}
+			if differ > 0 {
+				return exitCode(ExitDisagree)
 			}
 			if bad > 0 {
 				return exitCode(ExitMismatch)
@@ -106,7 +178,37 @@ deliberate change to the spec).`,
 	f.StringSliceVar(&only, "only", nil, "check only these cfgs (as named in the manifest)")
 	f.BoolVar(&asJSON, "json", false, "print the outcomes as JSON")
 	f.BoolVar(&print, "print", false, "print the manifest as found (to update it)")
+	f.StringVar(&engineArg, "engine", "go", "checker to run: go, tlc, or both (and compare them)")
+	tf.add(f)
 	return cmd
+}
+
+// verifyOutcome is what each engine found for one model of the manifest.
+type verifyOutcome struct {
+	Cfg string         `json:"cfg"`
+	Go  *check.Outcome `json:"go,omitempty"`
+	TLC *check.Outcome `json:"tlc,omitempty"`
+	// EnginesDiffer lists what the two engines disagree on.
+	EnginesDiffer []string `json:"engines_differ,omitempty"`
+}
+
+// first is the Go engine's outcome, or TLC's without it.
+func (v *verifyOutcome) first() *check.Outcome {
+	if v.Go != nil {
+		return v.Go
+	}
+	return v.TLC
+}
+
+func (v *verifyOutcome) mismatched() bool {
+	return v.Go != nil && len(v.Go.Mismatches) > 0 || v.TLC != nil && len(v.TLC.Mismatches) > 0
+}
+
+func engineName(isGo bool) string {
+	if isGo {
+		return "go"
+	}
+	return "tlc"
 }
 
 func describe(e check.Expect) string {

@@ -296,6 +296,10 @@ func Both(ctx context.Context, job *check.Job, opt Options) (*Comparison, error)
 	}
 	defer done()
 	opt.WorkDir = work
+	// Without TLC the Go engine's run would be wasted.
+	if _, err := tlc.Find(ctx, opt.TLC.Jar, opt.TLC.Java); err != nil {
+		return nil, err
+	}
 	c := &Comparison{Cfg: job.CfgPath}
 	if c.Go, err = MeasureGo(ctx, job, opt); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -116,6 +117,11 @@ func download(ctx context.Context, client *http.Client, url string, w io.Writer)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		// The client's error repeats the URL: keep what it wraps.
+		var uerr *neturl.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
 		return "", fmt.Errorf("download %s: %w%s", url, err, offlineHint(err))
 	}
 	defer resp.Body.Close()

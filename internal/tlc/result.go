@@ -62,6 +62,8 @@ type Result struct {
 	Command  []string
 	Stderr   string
 	cfg      string // the model file TLC read, for configuration errors
+	// assumptions holds the spec's text of each false ASSUME (Run).
+	assumptions map[Location]string
 
 	// The issue that traces and nested-expression messages belong to, as
 	// an index: pointers into the slices would go stale as they grow.

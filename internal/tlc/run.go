@@ -131,6 +131,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if readErr != nil {
 		return res, fmt.Errorf("tlc: reading TLC's output: %w%s", readErr, res.stderrTail())
 	}
+	res.readAssumptions()
 	if !res.Finished && ExitStatus(res.ExitCode).Crashed() {
 		return res, fmt.Errorf("tlc: TLC stopped before its end (exit %d: %s)%s", res.ExitCode, ExitStatus(res.ExitCode), res.stderrTail())
 	}
@@ -316,6 +317,9 @@ func (r *Result) Err() error {
 	e := &Error{Kind: is.Kind, Msg: strings.Join(strings.Fields(is.Message), " "), More: len(errs) - 1}
 	if is.Kind == KindAssumption && len(is.Locations) > 0 {
 		e.Msg = "ASSUME is false for the cfg's constants"
+		if text, ok := r.assumptions[is.Locations[0]]; ok {
+			e.Msg = "ASSUME " + text + " is false for the cfg's constants"
+		}
 		if r.cfg != "" {
 			e.Msg += " (" + r.cfg + ")"
 		}
@@ -330,4 +334,42 @@ func (r *Result) Err() error {
 		e.File = r.cfg
 	}
 	return e
+}
+
+// readAssumptions reads the text of each false ASSUME from the spec, so
+// that the error can quote it.
+func (r *Result) readAssumptions() {
+	for _, is := range r.Violations {
+		if is.Kind != KindAssumption || len(is.Locations) == 0 {
+			continue
+		}
+		loc := is.Locations[0]
+		file, ok := r.ModuleFiles[loc.Module]
+		if !ok || loc.BeginLine < 1 || loc.EndLine < loc.BeginLine {
+			continue
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(string(b), "\n")
+		if loc.EndLine > len(lines) {
+			continue
+		}
+		var parts []string
+		for n := loc.BeginLine; n <= loc.EndLine; n++ {
+			line := lines[n-1]
+			if n == loc.EndLine && loc.EndCol <= len(line) {
+				line = line[:loc.EndCol]
+			}
+			if n == loc.BeginLine && loc.BeginCol-1 <= len(line) {
+				line = line[loc.BeginCol-1:]
+			}
+			parts = append(parts, strings.TrimSpace(line))
+		}
+		if r.assumptions == nil {
+			r.assumptions = map[Location]string{}
+		}
+		r.assumptions[loc] = strings.Join(parts, " ")
+	}
 }

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/resumecontract/resumecheck/internal/tlc"
+)
+
+func newDoctorCmd() *cobra.Command {
+	var jar, java string
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Say whether TLC can run here: the Java and the TLC jar found, or what is missing",
+		Long: `Look for what --engine tlc and --engine both need, the way they look, and
+say what was found and what is missing, with how to fix it.
+
+tla2tools.jar: --jar, else $TLA2TOOLS_JAR, else the default location
+(tla2tools.jar under resumecheck/ in the user's cache folder:
+$XDG_CACHE_HOME or ~/.cache on Linux, ~/Library/Caches on macOS), which is
+where tlcrun install puts it. Java: --java, else $JAVA_HOME/bin/java, else
+java on PATH; TLC needs Java 11 or later.
+
+Exit 0 when TLC can run, 3 when something is missing. The Go engine (the
+default of check, verify and sweep) needs neither.`,
+		Example: `  tlcrun doctor
+  tlcrun doctor --jar ~/Downloads/tla2tools.jar`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			var problems int
+			line := func(what, text string) {
+				fmt.Fprintf(out, "%-8s %s\n", what+":", strings.ReplaceAll(text, "\n", "\n         "))
+			}
+			s := &tlc.Setup{}
+			var err error
+
+			// Java.
+			if s.Java, s.JavaFrom, err = tlc.FindJava(java); err == nil {
+				s.JavaInfo, err = tlc.CheckJava(cmd.Context(), s.Java)
+			}
+			switch {
+			case err == nil:
+				line("Java", fmt.Sprintf("%s (%s)\n%s: Java %d, ok (TLC needs %d or later)", s.Java, from(s.JavaFrom), s.JavaInfo.Description, s.JavaInfo.Major, tlc.MinJava))
+			default:
+				problems++
+				line("Java", "MISSING: "+err.Error())
+			}
+			javaOK := err == nil
+
+			// The jar.
+			if s.Jar, s.JarFrom, err = tlc.FindJar(jar); err == nil {
+				s.JarInfo, err = tlc.CheckJar(s.Jar)
+			}
+			if err != nil {
+				problems++
+				line("TLC", "MISSING: "+err.Error())
+			} else {
+				desc := "a TLC jar"
+				if s.JarInfo.Version != "" || s.JarInfo.Revision != "" {
+					desc = fmt.Sprintf("release %s, revision %s", orUnknown(s.JarInfo.Version), orUnknown(s.JarInfo.Revision))
+				}
+				if javaOK {
+					if v, verr := s.TLCVersion(cmd.Context()); verr == nil {
+						desc = v + ", " + desc
+					} else {
+						problems++
+						desc = "BROKEN: " + verr.Error()
+					}
+				}
+				line("TLC", fmt.Sprintf("%s (%s)\n%s", s.Jar, from(s.JarFrom), desc))
+			}
+
+			def, derr := tlc.DefaultJar()
+			switch {
+			case derr != nil:
+				line("Default", derr.Error())
+			default:
+				state := "present"
+				if _, err := os.Stat(def); errors.Is(err, os.ErrNotExist) {
+					state = "absent; tlcrun install --version V --sha256 H puts a release there"
+				}
+				line("Default", fmt.Sprintf("%s (%s)", def, state))
+			}
+			fmt.Fprintln(out)
+			if problems > 0 {
+				fmt.Fprintf(out, "Not ready: --engine tlc and --engine both cannot run TLC (%d problem%s above). The Go engine needs neither.\n", problems, plural(problems))
+				return exitCode(ExitNoTLC)
+			}
+			fmt.Fprintln(out, "Ready: --engine tlc and --engine both will run this TLC.")
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&jar, "jar", "", "tla2tools.jar to check (default: $TLA2TOOLS_JAR, else the default location)")
+	f.StringVar(&java, "java", "", "java to check (default: $JAVA_HOME/bin/java, else java on PATH)")
+	return cmd
+}
+
+func from(where string) string {
+	switch where {
+	case tlc.FromFlag:
+		return "from the flag"
+	case tlc.FromEnv:
+		return "from " + tlc.JarEnv
+	case tlc.FromDefault:
+		return "the default location"
+	case tlc.FromJavaHome:
+		return "from JAVA_HOME"
+	case tlc.FromPath:
+		return "found on PATH"
+	}
+	return where
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/resumecontract/resumecheck/internal/tlc"
+)
+
+func newInstallCmd() *cobra.Command {
+	var opt tlc.InstallOptions
+	cmd := &cobra.Command{
+		Use:   "install --version V --sha256 H [--url U]",
+		Short: "Download a pinned TLC release into the default location",
+		Long: `Download tla2tools.jar of TLC release V, check that its SHA-256 is H and
+that it holds TLC, and only then put it in the default location, where
+tlcrun finds it when neither --jar nor TLA2TOOLS_JAR is given (tlcrun
+doctor prints that path). A checksum that does not match is refused and
+nothing is installed.
+
+The jar comes from TLC's GitHub releases,
+  ` + fmt.Sprintf(tlc.ReleaseURL, "V") + `
+unless --url says otherwise (a mirror, a file server of your own). On a
+machine without a network, download the jar elsewhere, check its SHA-256,
+and give its path with --jar or TLA2TOOLS_JAR instead.`,
+		Example: `  tlcrun install --version 1.8.0 --sha256 <the SHA-256 of that release's tla2tools.jar>
+  tlcrun install --version 1.8.0 --sha256 <H> --url https://mirror.example/tla2tools-1.8.0.jar`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opt.Validate(); err != nil {
+				return usageError(err)
+			}
+			url := opt.URL
+			if url == "" {
+				url = fmt.Sprintf(tlc.ReleaseURL, strings.TrimPrefix(opt.Version, "v"))
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "Downloading %s\n", url)
+			path, err := tlc.Install(cmd.Context(), opt)
+			if err != nil {
+				// A refused checksum, an unreachable server, a file that
+				// is not TLC: the install failed, whatever the cause.
+				return &exitError{code: ExitFailure, err: err}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Installed TLC %s at %s (SHA-256 %s).\n", opt.Version, path, strings.ToLower(opt.SHA256))
+			fmt.Fprintf(cmd.OutOrStdout(), "tlcrun finds it there unless --jar or %s names another jar; tlcrun doctor checks it runs.\n", tlc.JarEnv)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opt.Version, "version", "", "the TLC release, e.g. 1.8.0")
+	f.StringVar(&opt.SHA256, "sha256", "", "the SHA-256 of the release's tla2tools.jar, in hex: the pin")
+	f.StringVar(&opt.URL, "url", "", "where to download the jar (default: the release on GitHub)")
+	return cmd
+}

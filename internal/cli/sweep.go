@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/crosscheck"
+	"github.com/resumecontract/resumecheck/internal/sweep"
+)
+
+func newSweepCmd() *cobra.Command {
+	var (
+		base      string
+		spec      string
+		sets      []string
+		engineArg string
+		format    string
+		compare   bool
+		cfgDir    string
+		progress  time.Duration
+		workers   int
+		mem       string
+		tf        tlcFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "sweep --set NAME=VALUES ... [--base CFG]",
+		Short: "Check a model over ranges of its constants and print a table",
+		Long: `Check the base cfg (default spec/R0.cfg) at every point of a grid of
+constants and print one row per point: the verdict, the violated
+properties, the counts of the whole state space, and the time.
+
+Each --set gives a constant of the base cfg and its values: a range of
+integers (NTasks=3..10) or a comma-separated list of values as a cfg
+writes them (MaxCrashes=1,2,4; Faults={},{"replay"}; Values={va},{va, vb}).
+The first --set varies slowest. The cfg of each point is generated in a
+temporary folder (kept in --cfg-dir if given), never beside the spec, and
+every point is validated against the spec before anything runs.
+
+--engine go (default), tlc or both. With both, each point is measured by
+each engine the way the manifest records a model, and the engines must
+agree on every figure (with --compare-states, on the state sets too); a
+disagreement exits 15. Otherwise the exit code is that of the first point
+with a violation (11, 12, 13), or 0.
+
+A line on stderr starts and ends each point, and TLC's and the Go
+engine's progress lines come in between (--progress 0: none).`,
+		Example: `  tlcrun sweep --set NTasks=3..6 --set MaxCrashes=1..2
+  tlcrun sweep --engine both --set NTasks=3..5 --format markdown
+  tlcrun sweep --base spec/fault-replay.cfg --set MaxCrashes=1..3 --format json
+  tlcrun sweep --set 'Faults={},{"replay"},{"redeliver"}' --engine both`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := validEngine(engineArg); err != nil {
+				return err
+			}
+			switch format {
+			case "text", "json", "markdown":
+			default:
+				return usageError(fmt.Errorf("--format %q: want text, json or markdown", format))
+			}
+			if compare && engineArg != "both" {
+				return usageError(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+			}
+			var params []sweep.Param
+			for _, s := range sets {
+				p, err := sweep.ParseParam(s)
+				if err != nil {
+					return usageError(fmt.Errorf("--set %w", err))
+				}
+				params = append(params, p)
+			}
+			budget, err := memBudget(mem)
+			if err != nil {
+				return usageError(err)
+			}
+			var log io.Writer
+			gopt := check.RunOptions{Workers: workers, MemoryBudget: budget, ProgressEvery: progress}
+			if progress > 0 {
+				log = cmd.ErrOrStderr()
+				gopt.Progress = progressPrinter(log)
+			}
+			t, err := sweep.Run(cmd.Context(), base, spec, params, sweep.Options{
+				Engine: engineArg, CfgDir: cfgDir, Log: log,
+				Cross: crosscheck.Options{TLC: tf.options(log), Go: gopt, CompareStates: compare},
+			})
+			if err != nil {
+				return runError(err)
+			}
+			out := cmd.OutOrStdout()
+			switch format {
+			case "json":
+				err = t.WriteJSON(out)
+			case "markdown":
+				err = t.WriteMarkdown(out)
+			default:
+				err = t.WriteText(out)
+			}
+			if err != nil {
+				return &exitError{code: ExitFailure, err: err}
+			}
+			if t.Disagreements() > 0 {
+				return exitCode(ExitDisagree)
+			}
+			for i := range t.Rows {
+				if code := expectCode(t.Rows[i].Found()); code != ExitOK {
+					return exitCode(code)
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&base, "base", "spec/R0.cfg", "the cfg whose constants the grid changes")
+	f.StringVar(&spec, "spec", "", "the spec (default: Resume.tla beside the base cfg)")
+	f.StringArrayVar(&sets, "set", nil, "NAME=VALUES: a constant and its values, a..b or v1,v2,... (repeatable)")
+	f.StringVar(&engineArg, "engine", "go", "checker to run: go, tlc, or both (and compare them)")
+	f.StringVar(&format, "format", "text", "table format: text, json or markdown")
+	f.BoolVar(&compare, "compare-states", false, "with --engine both: compare the state sets too (TLC's -dump against the Go engine's)")
+	f.StringVar(&cfgDir, "cfg-dir", "", "keep the generated cfgs in this folder (default: a temporary folder, removed)")
+	f.DurationVar(&progress, "progress", 10*time.Second, "interval between the Go engine's progress lines on stderr (0 = no progress at all)")
+	f.IntVar(&workers, "workers", 0, "the Go engine's goroutines (0 = every core)")
+	f.StringVar(&mem, "mem", "auto", "the Go engine's memory budget before it spills to disk (auto = half the RAM, 0 = none)")
+	tf.add(f)
+	return cmd
+}
