@@ -64,6 +64,11 @@ func pgTarget(t *testing.T) *target {
 	dsn := storetest.PostgresDSN(t)
 	tg := &target{name: "PostgreSQL", store: dsn, ledger: dsn, prefix: fmt.Sprintf("p%d-%d-", os.Getpid(), time.Now().UnixNano())}
 	tg.open(t)
+	t.Cleanup(func() {
+		if err := storetest.DropRuns(context.Background(), tg.st.(*pgstore.Store).DB(), tg.prefix); err != nil {
+			t.Error(err)
+		}
+	})
 	return tg
 }
 

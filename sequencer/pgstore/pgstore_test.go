@@ -26,5 +26,10 @@ func TestSuite(t *testing.T) {
 	}
 	defer l.Close()
 	prefix := fmt.Sprintf("%d-%d-", os.Getpid(), time.Now().UnixNano())
+	defer func() {
+		if err := storetest.DropRuns(ctx, st.DB(), prefix); err != nil {
+			t.Error(err)
+		}
+	}()
 	storetest.Run(t, &storetest.Harness{Store: st, Ledger: l, Corrupt: st.Corrupt, Count: st.Count, Prefix: prefix})
 }

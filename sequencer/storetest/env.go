@@ -1,7 +1,11 @@
 package storetest
 
 import (
+	"context"
+	"database/sql"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -28,4 +32,17 @@ func PostgresDSN(t testing.TB) string {
 		t.Skip(msg)
 	}
 	return dsn
+}
+
+// DropRuns deletes every row of the runs whose id starts with prefix from
+// the store's and the demo ledger's tables: PostgreSQL tests share one
+// database and clean up after themselves.
+func DropRuns(ctx context.Context, db *sql.DB, prefix string) error {
+	pat := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(prefix) + "%"
+	for _, table := range []string{"seq_facts", "seq_runs", "demo_effects", "demo_deliveries"} {
+		if _, err := db.ExecContext(ctx, "DELETE FROM "+table+` WHERE run LIKE $1`, pat); err != nil {
+			return fmt.Errorf("cleaning %s: %w", table, err)
+		}
+	}
+	return nil
 }
