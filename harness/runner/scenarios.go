@@ -1,0 +1,527 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/resumecontract/resumecheck/harness"
+)
+
+// scenario runs one scenario's cells.
+func (r *Runner) scenario(ctx context.Context, sc harness.Scenario, skip string) ([]harness.Cell, error) {
+	cell := func(name string) harness.Cell {
+		return harness.Cell{Name: name, Scenario: sc.Name, Store: r.store, Measures: sc.Measures, Skipped: skip}
+	}
+	var cells []harness.Cell
+	switch sc.Name {
+	case "crash", "killsweep":
+		for _, addr := range []string{harness.AddressResume, harness.AddressResubmit} {
+			c := cell(sc.Name + "/" + addr)
+			if addr == harness.AddressResubmit && !r.features.Resubmit && c.Skipped == "" {
+				c.Skipped = "the subject has no re-submission of an input to an existing run"
+			}
+			if r.store == harness.StoreMemory && c.Skipped == "" {
+				c.Skipped = "an in-memory store does not survive a kill"
+			}
+			cells = append(cells, c)
+		}
+	default:
+		cells = append(cells, cell(sc.Name))
+	}
+	for i := range cells {
+		c := &cells[i]
+		if c.Skipped == "" {
+			if err := r.runCell(ctx, sc, c); err != nil {
+				return nil, err
+			}
+		}
+		if sc.Name == "fork" {
+			r.forkIntent(c)
+		}
+		c.Aggregate()
+		if sc.Name == "fork" {
+			r.forkIntent(c)
+		}
+	}
+	return cells, nil
+}
+
+// forkIntent decides FI: violated by definition without an intent
+// discriminator; with one, it holds when the fork was served its own
+// value.
+func (r *Runner) forkIntent(c *harness.Cell) {
+	if c.Skipped != "" && r.features.Fork {
+		return
+	}
+	if !r.features.Fork {
+		c.Skipped = ""
+		c.Status = map[string]harness.Status{"FI": harness.Violated, "FD": harness.NA}
+		c.Summary = "the subject's resume interface has no fork intent (adapter feature fork=false): a second delivery to a consumed checkpoint cannot be told from a retry (see the fd cell for which of FD and CO it gives up)"
+		return
+	}
+	if c.Status == nil {
+		return
+	}
+	st := harness.Holds
+	for _, run := range c.Runs {
+		if run.Obligations["FD"] != harness.Holds {
+			st = harness.Violated
+		}
+	}
+	if len(c.Runs) == 0 {
+		st = harness.Undetermined
+	}
+	c.Status["FI"] = st
+}
+
+func (r *Runner) runCell(ctx context.Context, sc harness.Scenario, c *harness.Cell) error {
+	one := func(label string, drive func(rc *runCtx)) error {
+		rc, err := r.newRun(ctx, c.Name, label, sc.Workflow)
+		if err != nil {
+			return err
+		}
+		drive(rc)
+		rv, _, err := rc.finish(c.Name)
+		if err != nil {
+			return err
+		}
+		c.Runs = append(c.Runs, *rv)
+		return nil
+	}
+	switch sc.Name {
+	case "fd":
+		return one("fd", r.driveFD)
+	case "stray":
+		return one("stray", r.driveStray)
+	case "cv":
+		if !r.features.InvalidState {
+			c.Skipped = "the adapter cannot make a task write a schema-invalid state (feature invalid_state=false)"
+			return nil
+		}
+		return one("cv", r.driveCV)
+	case "parked":
+		return one("parked", r.driveParked)
+	case "fork":
+		if !r.features.Fork {
+			return nil
+		}
+		return one("fork", r.driveFork)
+	case "crash":
+		addr := addressOf(c.Name)
+		return one("crash-"+addr, func(rc *runCtx) {
+			rc.killWhen = func(n int, m *harness.Message) bool {
+				return m.Kind == harness.NoteEffect && m.Task == 3 && (m.Branch == "" || m.Branch == harness.MainBranch)
+			}
+			r.driveCrash(rc, addr)
+		})
+	case "killsweep":
+		return r.sweep(ctx, sc, c)
+	case "race":
+		if r.store == harness.StoreMemory {
+			c.Skipped = "racing processes need a shared store"
+			return nil
+		}
+		return r.race(ctx, sc, c)
+	}
+	return fmt.Errorf("runner: unknown scenario %q", sc.Name)
+}
+
+func addressOf(cell string) string {
+	for i := len(cell) - 1; i >= 0; i-- {
+		if cell[i] == '/' {
+			return cell[i+1:]
+		}
+	}
+	return harness.AddressResume
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func resumeReq(value, intent, branch string, checkpoint *string) *harness.Request {
+	return &harness.Request{Op: harness.OpResume, Value: value, Intent: intent, Branch: branch, Checkpoint: checkpoint}
+}
+
+// startAndResume runs start and the first resume with va on p; it
+// returns the interrupt checkpoint and whether both went through.
+func (r *Runner) startAndResume(rc *runCtx, p *Proc) (string, bool) {
+	rep, err := rc.call(p, harness.RoleStart, &harness.Request{Op: harness.OpStart, Input: input(rc), Branch: harness.MainBranch}, true)
+	if err != nil {
+		rc.fail(err)
+		return "", false
+	}
+	if !rep.OK || rep.Status != harness.StatusParked {
+		rc.problem("start did not park: ok=%t status=%q error=%s", rep.OK, rep.Status, rep.Error)
+		return "", false
+	}
+	ckpt := rep.Checkpoint
+	if _, err := rc.call(p, harness.RoleResume, resumeReq("va", harness.IntentOrdinary, harness.MainBranch, nil), true); err != nil {
+		rc.fail(err)
+		return ckpt, false
+	}
+	return ckpt, true
+}
+
+func (r *Runner) report(rc *runCtx, p *Proc) {
+	if _, err := rc.call(p, harness.RoleReport, &harness.Request{Op: harness.OpCheckpoint}, true); err != nil {
+		rc.fail(err)
+	}
+}
+
+func (r *Runner) driveFD(rc *runCtx) {
+	p, err := rc.spawn(true)
+	if err != nil {
+		rc.fail(err)
+		return
+	}
+	defer p.Quit(rc.ctx)
+	ckpt, ok := r.startAndResume(rc, p)
+	if !ok {
+		return
+	}
+	req := resumeReq("vb", harness.IntentOrdinary, "r2", nil)
+	switch {
+	case r.features.Fork:
+		req.Intent = harness.IntentFork
+	case r.features.CheckpointAddress && ckpt != "":
+		req.Checkpoint = ptr(ckpt)
+	}
+	if _, err := rc.call(p, harness.RoleSecond, req, true); err != nil {
+		rc.fail(err)
+		return
+	}
+	r.report(rc, p)
+}
+
+func (r *Runner) driveStray(rc *runCtx) {
+	p, err := rc.spawn(true)
+	if err != nil {
+		rc.fail(err)
+		return
+	}
+	defer p.Quit(rc.ctx)
+	if _, ok := r.startAndResume(rc, p); !ok {
+		return
+	}
+	if _, err := rc.call(p, harness.RoleStray, resumeReq("vb", harness.IntentOrdinary, harness.MainBranch, nil), true); err != nil {
+		rc.fail(err)
+		return
+	}
+	r.report(rc, p)
+}
+
+func (r *Runner) driveCV(rc *runCtx) {
+	p, err := rc.spawn(true)
+	if err != nil {
+		rc.fail(err)
+		return
+	}
+	defer p.Quit(rc.ctx)
+	r.startAndResume(rc, p)
+	r.report(rc, p)
+}
+
+func (r *Runner) driveFork(rc *runCtx) {
+	p, err := rc.spawn(true)
+	if err != nil {
+		rc.fail(err)
+		return
+	}
+	defer p.Quit(rc.ctx)
+	if _, ok := r.startAndResume(rc, p); !ok {
+		return
+	}
+	if _, err := rc.call(p, harness.RoleFork, resumeReq("vb", harness.IntentFork, "fork1", nil), true); err != nil {
+		rc.fail(err)
+		return
+	}
+	r.report(rc, p)
+}
+
+func (r *Runner) driveParked(rc *runCtx) {
+	p, err := rc.spawn(true)
+	if err != nil {
+		rc.fail(err)
+		return
+	}
+	rep, err := rc.call(p, harness.RoleStart, &harness.Request{Op: harness.OpStart, Input: input(rc), Branch: harness.MainBranch}, true)
+	if err != nil {
+		rc.fail(err)
+		p.Kill()
+		return
+	}
+	if !rep.OK || rep.Status != harness.StatusParked {
+		rc.problem("start did not park: ok=%t status=%q error=%s", rep.OK, rep.Status, rep.Error)
+		p.Kill()
+		return
+	}
+	rc.killIdle(p)
+	q, err := rc.spawn(true)
+	if err != nil {
+		rc.fail(err)
+		return
+	}
+	defer q.Quit(rc.ctx)
+	r.report(rc, q)
+	if _, err := rc.call(q, harness.RoleResume, resumeReq("va", harness.IntentOrdinary, harness.MainBranch, nil), true); err != nil {
+		rc.fail(err)
+		return
+	}
+	r.report(rc, q)
+}
+
+// driveCrash runs start and resume va with the run's kill predicate,
+// then recovers through addr in a new process.
+func (r *Runner) driveCrash(rc *runCtx, addr string) {
+	p, err := rc.spawn(true)
+	if err != nil {
+		rc.fail(err)
+		return
+	}
+	r.startAndResume(rc, p)
+	p.Kill()
+	if !rc.killed {
+		return
+	}
+	r.recoverVia(rc, addr)
+}
+
+// recoverVia continues a killed run in a new process: a checkpoint
+// report, the recovery through addr (a refused re-submission is followed
+// by the documented resume call), and resume va whenever the run parks.
+func (r *Runner) recoverVia(rc *runCtx, addr string) {
+	q, err := rc.spawn(true)
+	if err != nil {
+		rc.fail(err)
+		return
+	}
+	defer q.Quit(rc.ctx)
+	r.report(rc, q)
+	rep, err := rc.call(q, harness.RoleRecover, &harness.Request{Op: harness.OpRecover, Address: addr, Input: input(rc), Branch: harness.MainBranch}, true)
+	if err != nil {
+		rc.fail(err)
+		return
+	}
+	if addr == harness.AddressResubmit && !rep.OK && rep.Error != nil && rep.Error.Kind == harness.ErrKindRefused {
+		if rep, err = rc.call(q, harness.RoleRecover, &harness.Request{Op: harness.OpRecover, Address: harness.AddressResume, Input: input(rc), Branch: harness.MainBranch}, true); err != nil {
+			rc.fail(err)
+			return
+		}
+	}
+	for range 3 {
+		if !rep.OK || rep.Status != harness.StatusParked {
+			break
+		}
+		if rep, err = rc.call(q, harness.RoleResume, resumeReq("va", harness.IntentOrdinary, harness.MainBranch, nil), true); err != nil {
+			rc.fail(err)
+			return
+		}
+	}
+	r.report(rc, q)
+}
+
+// sweep is the kill-point sweep: a dry run counts the notes of start +
+// resume va, then one run per note, killed there and recovered through
+// the cell's address.
+func (r *Runner) sweep(ctx context.Context, sc harness.Scenario, c *harness.Cell) error {
+	addr := addressOf(c.Name)
+	dry, err := r.newRun(ctx, c.Name, "dry", sc.Workflow)
+	if err != nil {
+		return err
+	}
+	p, err := dry.spawn(true)
+	if err != nil {
+		dry.fail(err)
+	} else {
+		r.startAndResume(dry, p)
+		p.Quit(ctx)
+	}
+	m := dry.notes
+	rv, _, err := dry.finish(c.Name)
+	if err != nil {
+		return err
+	}
+	rv.Notes = append([]string{fmt.Sprintf("the dry run (no kill) sent %d notes: the sweep's kill points", m)}, rv.Notes...)
+	c.Runs = append(c.Runs, *rv)
+	if m == 0 {
+		return nil
+	}
+	for i := 1; i <= m; i++ {
+		label := fmt.Sprintf("note-%02d", i)
+		rc, err := r.newRun(ctx, c.Name, label, sc.Workflow)
+		if err != nil {
+			return err
+		}
+		at := i
+		var where string
+		rc.killWhen = func(n int, msg *harness.Message) bool {
+			if n == at {
+				where = fmt.Sprintf("kill at note %d: %s", n, describeNote(msg))
+				return true
+			}
+			return false
+		}
+		r.driveCrash(rc, addr)
+		rv, _, err := rc.finish(c.Name)
+		if err != nil {
+			return err
+		}
+		if where != "" {
+			rv.Notes = append([]string{where}, rv.Notes...)
+		} else {
+			rv.Notes = append([]string{fmt.Sprintf("note %d was not reached (the run sent fewer notes than the dry run's %d)", at, m)}, rv.Notes...)
+		}
+		c.Runs = append(c.Runs, *rv)
+	}
+	return nil
+}
+
+func describeNote(m *harness.Message) string {
+	switch m.Kind {
+	case harness.NotePersist:
+		if m.Task > 0 {
+			return fmt.Sprintf("after persistence operation %s (task %d)", m.OpName, m.Task)
+		}
+		return "after persistence operation " + m.OpName
+	case harness.NoteEffect:
+		return fmt.Sprintf("inside task %d, after its effect", m.Task)
+	case harness.NoteTask:
+		return fmt.Sprintf("inside task %d, before its effect", m.Task)
+	}
+	return m.Kind
+}
+
+// race runs the race grid: for every k, jitter and repetition, a run
+// parked by one process and resumed by k processes released together.
+// The racer processes are a pool reused across runs (each gets a new
+// setup per run).
+func (r *Runner) race(ctx context.Context, sc harness.Scenario, c *harness.Cell) error {
+	g := r.opt.Grid
+	rng := rand.New(rand.NewPCG(uint64(g.Seed), 7))
+	maxK := 0
+	for _, k := range g.Ks {
+		maxK = max(maxK, k)
+	}
+	var pool []*Proc
+	defer func() {
+		for _, p := range pool {
+			p.Quit(ctx)
+		}
+	}()
+	for _, k := range g.Ks {
+		for _, j := range g.JitterMS {
+			pt := harness.RacePoint{K: k, JitterMS: j, Reps: g.Reps, CO: harness.Holds}
+			sat := 0.0
+			for rep := 1; rep <= g.Reps; rep++ {
+				label := fmt.Sprintf("k%02d-j%02d-r%d", k, j, rep)
+				rc, err := r.newRun(ctx, c.Name, label, sc.Workflow)
+				if err != nil {
+					return err
+				}
+				rc.log.Racers = k
+				delays := make([]time.Duration, k)
+				for i := range delays {
+					if j > 0 {
+						delays[i] = time.Duration(rng.Int64N(int64(j)*int64(time.Millisecond) + 1))
+					}
+				}
+				pool = r.raceRun(rc, pool, k, delays)
+				rv, b, err := rc.finish(c.Name)
+				if err != nil {
+					return err
+				}
+				c.Runs = append(c.Runs, *rv)
+				gated := rv.Counts.Applied[sc.Workflow.Gate-1]
+				pt.Gated += gated
+				if b != nil {
+					pt.Served += b.Consumers
+				}
+				sat += float64(max(0, gated-1)) / float64(k-1)
+				if rv.Obligations["CO"] == harness.Violated {
+					pt.CO = harness.Violated
+				} else if rv.Obligations["CO"] != harness.Holds && pt.CO == harness.Holds {
+					pt.CO = harness.Undetermined
+				}
+			}
+			pt.Saturation = sat / float64(g.Reps)
+			c.Grid = append(c.Grid, pt)
+		}
+	}
+	return nil
+}
+
+// raceRun drives one race run with a pool of processes (grown as
+// needed; a process that failed is replaced).
+func (r *Runner) raceRun(rc *runCtx, pool []*Proc, k int, delays []time.Duration) []*Proc {
+	// The pool's processes are renumbered for this run: 1 parks it, 1..k
+	// race.
+	for len(pool) < k {
+		rc.procs = len(pool)
+		p, err := Start(rc.ctx, r.launch(fmt.Sprintf("%s/adapter-%d.stderr", rc.dir, len(pool)+1)), len(pool)+1, r.opt.Timeout)
+		if err != nil {
+			rc.fail(err)
+			return pool
+		}
+		pool = append(pool, p)
+	}
+	rc.procs = k
+	alive := pool[:0]
+	for _, p := range pool {
+		if p.dead() {
+			continue
+		}
+		alive = append(alive, p)
+	}
+	if len(alive) < len(pool) {
+		pool = alive
+		return r.raceRun(rc, pool, k, delays)
+	}
+	// The first process parks the run.
+	if err := rc.setup(pool[0], true); err != nil {
+		rc.fail(err)
+		return pool
+	}
+	rep, err := rc.call(pool[0], harness.RoleStart, &harness.Request{Op: harness.OpStart, Input: input(rc), Branch: harness.MainBranch}, true)
+	if err != nil {
+		rc.fail(err)
+		return pool
+	}
+	if !rep.OK || rep.Status != harness.StatusParked {
+		rc.problem("start did not park: ok=%t status=%q error=%s", rep.OK, rep.Status, rep.Error)
+		return pool
+	}
+	// The barrier: every racer is set up (store open, workflow built)
+	// before any is released.
+	var wg sync.WaitGroup
+	errs := make([]error, k)
+	for i := range k {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = rc.setup(pool[i], false)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			rc.fail(err)
+			return pool
+		}
+	}
+	release := time.Now().Add(20 * time.Millisecond)
+	for i := range k {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Until(release.Add(delays[i])))
+			v := harness.Values[i%len(harness.Values)]
+			if _, err := rc.call(pool[i], harness.RoleRacer, resumeReq(v, harness.IntentOrdinary, harness.MainBranch, nil), false); err != nil {
+				rc.fail(err)
+			}
+		}()
+	}
+	wg.Wait()
+	return pool
+}

@@ -1,0 +1,58 @@
+package harness
+
+// Scenario is one kind of cell (docs/harness.md, "Scenarios").
+type Scenario struct {
+	Name     string
+	Workflow Workflow
+	// Measures are the obligations the scenario's runs decide.
+	Measures []string
+	Doc      string
+}
+
+// Values are the resume values of every scenario workflow.
+var Values = []string{"va", "vb"}
+
+func wf(tasks, gate, invalid int) Workflow {
+	return Workflow{Tasks: tasks, Gate: gate, Values: Values, InvalidTask: invalid}
+}
+
+// The scenarios, in the profile's order.
+var Scenarios = []Scenario{
+	{"fd", wf(3, 2, 0), []string{"FD", "EO", "CO"}, "a second resume value aimed at the interrupt checkpoint"},
+	{"stray", wf(3, 2, 0), []string{"CO", "EO"}, "a resume after completion"},
+	{"cv", wf(3, 2, 3), []string{"CV"}, "the last task writes a schema-invalid state"},
+	{"crash", wf(4, 2, 0), []string{"EO", "PC"}, "SIGKILL inside task 3, after its effect; recovery through an address"},
+	{"killsweep", wf(4, 2, 0), []string{"EO", "PC", "RD"}, "SIGKILL at every note of start + resume; recovery through an address"},
+	{"race", wf(3, 3, 0), []string{"CO"}, "k processes resume one parked interrupt behind a barrier"},
+	{"parked", wf(3, 2, 0), []string{"LV"}, "SIGKILL while parked, then resume"},
+	{"fork", wf(3, 2, 0), []string{"FI", "FD"}, "a resume with explicit fork intent"},
+}
+
+// ScenarioByName returns the scenario with that name.
+func ScenarioByName(name string) (Scenario, bool) {
+	for _, s := range Scenarios {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Scenario{}, false
+}
+
+// RaceGrid is the race scenario's grid.
+type RaceGrid struct {
+	Ks        []int `json:"k"`
+	JitterMS  []int `json:"jitter_ms"`
+	Reps      int   `json:"reps"`
+	Seed      int64 `json:"seed"`
+	MaxRacers int   `json:"-"`
+}
+
+// FullGrid is the paper's grid: k in {2,3,4,8,16} x jitter {0,1,5,25} ms.
+func FullGrid(reps int) RaceGrid {
+	return RaceGrid{Ks: []int{2, 3, 4, 8, 16}, JitterMS: []int{0, 1, 5, 25}, Reps: max(1, reps), Seed: 1}
+}
+
+// CIGrid is the bounded grid CI runs: the corners of the full grid.
+func CIGrid() RaceGrid {
+	return RaceGrid{Ks: []int{2, 16}, JitterMS: []int{0, 25}, Reps: 1, Seed: 1}
+}

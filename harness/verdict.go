@@ -1,0 +1,328 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/tracecheck"
+)
+
+// Status is an obligation's verdict in a run, a cell or a profile.
+type Status string
+
+// The statuses.
+const (
+	Holds        Status = "holds"
+	Violated     Status = "violated"
+	Undetermined Status = "undetermined"
+	NA           Status = "n/a"
+)
+
+// Obligations are the contract's obligations, in the profile's order.
+var Obligations = []string{"EO", "PC", "FD", "CV", "CO", "RD", "FI", "LV"}
+
+// RunVerdict is one run's verdict and its evidence.
+type RunVerdict struct {
+	Run string `json:"run"`
+	// Trace is the trace file, relative to the profile's directory.
+	Trace string `json:"trace,omitempty"`
+	// Verdict is tracecheck's on the reference semantics: accepted,
+	// rejected, unknown; or "error" when the run could not be driven.
+	Verdict string `json:"verdict"`
+	Events  int    `json:"events"`
+	Matched int    `json:"matched"`
+	// Explained lists the fault models that accept a rejected trace.
+	Explained []string `json:"explained_by,omitempty"`
+	// Direct: no fault model explains the trace; the obligations were
+	// decided from the ledger and the replies.
+	Direct      bool              `json:"direct,omitempty"`
+	Divergence  string            `json:"divergence,omitempty"`
+	Obligations map[string]Status `json:"obligations"`
+	Counts      Counts            `json:"counts"`
+	Outcomes    []OutcomeObs      `json:"outcomes,omitempty"`
+	Recoveries  []RecoveryObs     `json:"recoveries,omitempty"`
+	Consumers   int               `json:"consumers,omitempty"`
+	Notes       []string          `json:"notes,omitempty"`
+	Problems    []string          `json:"problems,omitempty"`
+	// Excerpt is the trace around the first divergent event.
+	Excerpt []string `json:"excerpt,omitempty"`
+}
+
+// Judge builds a run's trace, checks it against the reference semantics
+// and, when it is rejected, finds the fault models that explain it.
+func Judge(l *RunLog) (*RunVerdict, *Built, error) {
+	rv := &RunVerdict{Run: l.Run, Obligations: map[string]Status{}, Counts: Count(l.Rows, l.Workflow.Tasks), Problems: l.Problems}
+	if len(l.Problems) > 0 {
+		rv.Verdict = "error"
+		return rv, nil, nil
+	}
+	b, err := BuildTrace(l)
+	if err != nil {
+		return nil, nil, err
+	}
+	rv.Events = len(b.Trace.Events)
+	rv.Outcomes, rv.Recoveries, rv.Notes, rv.Consumers = b.Outcomes, b.Recoveries, b.Notes, b.Consumers
+	res, err := tracecheck.Check(b.Trace, tracecheck.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("harness: run %s: built an invalid trace: %w", l.Run, err)
+	}
+	rv.Verdict = res.Verdict.String()
+	rv.Matched = res.Matched
+	direct := directChecks(l, b)
+	switch res.Verdict {
+	case tracecheck.Accepted:
+		for _, o := range res.Obligations {
+			rv.Obligations[o.Name] = Status(o.Status)
+		}
+	default:
+		if res.Failure != nil {
+			rv.Divergence = fmt.Sprintf("%s: matches no behaviour of the reference semantics", res.Failure.Event)
+			rv.Excerpt = excerpt(b, res.Failure.Event.Index)
+		} else if res.Reason != "" {
+			rv.Divergence = res.Reason
+		}
+		acc, _, err := tracecheck.Explain(b.Trace, tracecheck.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(acc) == 0 {
+			rv.Direct = true
+			for k, v := range direct {
+				rv.Obligations[k] = v
+			}
+			break
+		}
+		count := map[string]int{}
+		for _, e := range acc {
+			rv.Explained = append(rv.Explained, e.Name())
+			for _, o := range e.Violates {
+				count[o]++
+			}
+		}
+		for _, o := range []string{"EO", "PC", "FD", "CV", "CO", "RD"} {
+			switch count[o] {
+			case len(acc):
+				rv.Obligations[o] = Violated
+			case 0:
+				rv.Obligations[o] = Holds
+			default:
+				rv.Obligations[o] = Undetermined
+			}
+		}
+		rv.Obligations["LV"] = direct["LV"]
+	}
+	// What the ledger shows directly is never overruled: a duplicate
+	// effect is a violation of EO whatever model explains the trace.
+	for _, o := range []string{"EO", "CO", "CV", "FD"} {
+		if direct[o] == Violated && rv.Obligations[o] != Violated {
+			rv.Obligations[o] = Violated
+			rv.Notes = append(rv.Notes, o+" violated by direct evidence")
+		}
+	}
+	return rv, b, nil
+}
+
+// directChecks decides the obligations from the ledger, the replies and
+// the reports, without the model.
+func directChecks(l *RunLog, b *Built) map[string]Status {
+	w := l.Workflow
+	c := Count(l.Rows, w.Tasks)
+	st := map[string]Status{"EO": Holds, "CO": Holds, "FD": Holds, "CV": Undetermined, "PC": Holds, "RD": Holds, "LV": Violated}
+	for _, n := range c.Applied {
+		if n > 1 {
+			st["EO"] = Violated
+		}
+	}
+	if c.Applied[w.Gate-1] > 1 || b.Consumers > 1 {
+		st["CO"] = Violated
+	}
+	for _, o := range b.Outcomes {
+		if o.Error == "" && o.Role != RoleStray && o.Role != RoleRacer && !o.OwnValue() {
+			st["FD"] = Violated
+		}
+	}
+	if b.Final != nil {
+		st["CV"] = Holds
+		for _, r := range b.Final.Records {
+			if w.ValidateState(r.State) != nil {
+				st["CV"] = Violated
+			}
+		}
+	}
+	for _, r := range b.Recoveries {
+		if r.Decision == "replay" || r.Decision == "reexec" {
+			st["PC"] = Violated
+		}
+	}
+	if b.Completed {
+		st["LV"] = Holds
+	}
+	return st
+}
+
+// excerpt returns the trace's lines around event i (1-based): the event
+// before it, it and the one after.
+func excerpt(b *Built, i int) []string {
+	var buf bytes.Buffer
+	if err := b.Trace.Encode(&buf); err != nil {
+		return nil
+	}
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	// lines[0] is the header; event i is lines[i]
+	lo, hi := max(1, i-1), min(len(lines), i+2)
+	if lo >= hi {
+		return nil
+	}
+	return slices.Clone(lines[lo:hi])
+}
+
+// Cell is one cell of the study: a scenario on a store, its runs and its
+// verdicts for the obligations it measures.
+type Cell struct {
+	Name     string            `json:"name"`
+	Scenario string            `json:"scenario"`
+	Store    string            `json:"store"`
+	Measures []string          `json:"measures"`
+	Status   map[string]Status `json:"status"`
+	Summary  string            `json:"summary"`
+	// Skipped says why the cell did not run (the status is then n/a).
+	Skipped string       `json:"skipped,omitempty"`
+	Runs    []RunVerdict `json:"runs,omitempty"`
+	// Grid holds the race grid's points (k, jitter, saturation).
+	Grid []RacePoint `json:"grid,omitempty"`
+}
+
+// RacePoint is one point of the race grid.
+type RacePoint struct {
+	K          int     `json:"k"`
+	JitterMS   int     `json:"jitter_ms"`
+	Reps       int     `json:"reps"`
+	Gated      int     `json:"gated_effects"` // summed over the repetitions
+	Served     int     `json:"served"`        // racers whose value reached the gate, summed
+	Saturation float64 `json:"saturation"`    // mean of (gated-1)/(k-1)
+	CO         Status  `json:"co"`
+}
+
+// Aggregate sets a cell's status from its runs: violated if a run
+// violated the obligation, holds if every run held it, undetermined
+// otherwise. RD is decided across the runs' recoveries.
+func (c *Cell) Aggregate() {
+	c.Status = map[string]Status{}
+	if c.Skipped != "" {
+		for _, o := range c.Measures {
+			c.Status[o] = NA
+		}
+		c.Summary = c.Skipped
+		return
+	}
+	for _, o := range c.Measures {
+		if o == "RD" {
+			continue
+		}
+		st := Holds
+		if len(c.Runs) == 0 {
+			st = Undetermined
+		}
+		for _, r := range c.Runs {
+			switch r.Obligations[o] {
+			case Violated:
+				st = Violated
+			case Holds:
+			default:
+				if st != Violated {
+					st = Undetermined
+				}
+			}
+		}
+		c.Status[o] = st
+	}
+	if slices.Contains(c.Measures, "RD") {
+		c.Status["RD"] = Holds
+		if pairs := c.rdConflicts(); len(pairs) > 0 {
+			c.Status["RD"] = Violated
+		}
+	}
+	c.Summary = c.summarize()
+}
+
+// rdConflicts lists the durable states from which recoveries decided
+// differently.
+func (c *Cell) rdConflicts() []string {
+	by := map[string]map[string][]string{}
+	for _, r := range c.Runs {
+		for _, rec := range r.Recoveries {
+			if rec.Decision == "" {
+				continue
+			}
+			k := rec.Key()
+			if by[k] == nil {
+				by[k] = map[string][]string{}
+			}
+			by[k][rec.Decision] = append(by[k][rec.Decision], r.Run)
+		}
+	}
+	var out []string
+	keys := make([]string, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if len(by[k]) < 2 {
+			continue
+		}
+		ds := make([]string, 0, len(by[k]))
+		for d, runs := range by[k] {
+			ds = append(ds, fmt.Sprintf("%s (%d runs, e.g. %s)", d, len(runs), runs[0]))
+		}
+		sort.Strings(ds)
+		out = append(out, fmt.Sprintf("from %s: %s", k, strings.Join(ds, " vs ")))
+	}
+	return out
+}
+
+func (c *Cell) summarize() string {
+	var parts []string
+	viol := map[string]int{}
+	explained := map[string]int{}
+	direct := 0
+	for _, r := range c.Runs {
+		for o, s := range r.Obligations {
+			if s == Violated {
+				viol[o]++
+			}
+		}
+		for _, e := range r.Explained {
+			explained[e]++
+		}
+		if r.Direct {
+			direct++
+		}
+	}
+	for _, o := range c.Measures {
+		if c.Status[o] == Violated && o != "RD" {
+			parts = append(parts, fmt.Sprintf("%s violated in %d/%d runs", o, viol[o], len(c.Runs)))
+		}
+	}
+	if pairs := c.rdConflicts(); len(pairs) > 0 && slices.Contains(c.Measures, "RD") {
+		parts = append(parts, "RD violated: "+strings.Join(pairs, "; "))
+	}
+	if len(explained) > 0 {
+		names := make([]string, 0, len(explained))
+		for e, n := range explained {
+			names = append(names, fmt.Sprintf("%s (%d)", e, n))
+		}
+		sort.Strings(names)
+		parts = append(parts, "explained by "+strings.Join(names, ", "))
+	}
+	if direct > 0 {
+		parts = append(parts, fmt.Sprintf("%d runs outside every fault model (decided from the ledger)", direct))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("%d runs, every trace accepted", len(c.Runs))
+	}
+	return fmt.Sprintf("%d runs: %s", len(c.Runs), strings.Join(parts, "; "))
+}

@@ -1,0 +1,469 @@
+// Package conformcli is the conformance command line: it runs subjects
+// through their adapters (harness/runner), writes their profiles, the
+// table across subjects, and compares them with the baselines in
+// testdata/conformance. cmd/conformance only calls Main.
+package conformcli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/harness/runner"
+)
+
+// Exit codes.
+const (
+	ExitOK         = 0
+	ExitFailure    = 1  // could not run: an adapter missing, an I/O error
+	ExitUsage      = 2  // bad flags or arguments
+	ExitChanged    = 10 // a verdict differs from the baseline
+	ExitControlBad = 11 // the control (the reference sequencer) does not conform somewhere
+)
+
+const exitDoc = `Exit codes:
+   0  done; no verdict changed
+   1  could not run (an adapter not installed, an I/O error)
+   2  bad flags or arguments
+  10  a verdict differs from the baseline (the diff names the cell)
+  11  the control subject does not conform in some cell`
+
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Main runs the command with args and returns the exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	root := NewRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "conformance: %v\n", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "invalid argument", "flag needs an argument", "required flag"} {
+		if strings.HasPrefix(msg, p) {
+			return ExitUsage
+		}
+	}
+	return ExitFailure
+}
+
+// NewRoot returns the command tree.
+func NewRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "conformance",
+		Short: "Measure workflow frameworks against the resume contract",
+		Long: `conformance drives pinned framework releases through adapters speaking the
+harness protocol (docs/harness.md), builds a trace of every run, checks it
+with tracecheck, and writes a conformance profile per subject@version/store.
+
+` + exitDoc,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newRun(stdout, stderr), newDiff(stdout), newTable(stdout))
+	return root
+}
+
+type runOptions struct {
+	registry  string
+	subjects  []string
+	stores    []string
+	out       string
+	baseline  string
+	update    bool
+	grid      string
+	reps      int
+	scenarios []string
+	timeout   time.Duration
+	doc       string
+	quiet     bool
+}
+
+func newRun(stdout, stderr io.Writer) *cobra.Command {
+	o := runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run [flags]",
+		Short: "Run subjects through every scenario, write their profiles, compare with the baselines",
+		Example: `  conformance run                                  # every subject of adapters/subjects.json
+  conformance run --subject sequencer --store sqlite
+  conformance run --subject langgraph@1.2.9 --grid full --reps 3
+  conformance run --update                         # rewrite the baselines (review the diff)`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), stdout, stderr) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.registry, "registry", "adapters/subjects.json", "the subject registry")
+	f.StringSliceVar(&o.subjects, "subject", nil, "subjects to run: name or name@version (default: all)")
+	f.StringSliceVar(&o.stores, "store", nil, "stores to run on: sqlite, postgres (default: each subject's)")
+	f.StringVar(&o.out, "out", ".conformance", "where the runs, traces and profiles go")
+	f.StringVar(&o.baseline, "baseline", "testdata/conformance", "the baselines to compare with (\"\": none)")
+	f.BoolVar(&o.update, "update", false, "write the profiles as the new baselines (and the table into --doc)")
+	f.StringVar(&o.grid, "grid", "", "race grid: full (k in {2,3,4,8,16} x jitter {0,1,5,25} ms) or ci (k in {2,16} x {0,25} ms); default: $CONFORMANCE_GRID or full")
+	f.IntVar(&o.reps, "reps", 0, "race repetitions per grid point (default: $CONFORMANCE_REPS or 1)")
+	f.StringSliceVar(&o.scenarios, "scenario", nil, "scenarios to run (default: all): "+scenarioNames())
+	f.DurationVar(&o.timeout, "timeout", 120*time.Second, "bound on one adapter request")
+	f.StringVar(&o.doc, "doc", "docs/conformance.md", "with --update, the document whose table is rewritten")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines")
+	return cmd
+}
+
+func scenarioNames() string {
+	var names []string
+	for _, s := range harness.Scenarios {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func usage(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func (o *runOptions) raceGrid() (harness.RaceGrid, error) {
+	grid := o.grid
+	if grid == "" {
+		grid = os.Getenv("CONFORMANCE_GRID")
+	}
+	reps := o.reps
+	if reps == 0 {
+		if _, err := fmt.Sscan(os.Getenv("CONFORMANCE_REPS"), &reps); err != nil {
+			reps = 1
+		}
+	}
+	switch grid {
+	case "", "full":
+		return harness.FullGrid(reps), nil
+	case "ci":
+		g := harness.CIGrid()
+		g.Reps = max(1, reps)
+		return g, nil
+	}
+	return harness.RaceGrid{}, usage("--grid %q: want full or ci", grid)
+}
+
+func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	reg, err := harness.ReadRegistry(o.registry)
+	if err != nil {
+		return err
+	}
+	grid, err := o.raceGrid()
+	if err != nil {
+		return err
+	}
+	for _, s := range o.scenarios {
+		if _, ok := harness.ScenarioByName(s); !ok {
+			return usage("--scenario %q: want one of %s", s, scenarioNames())
+		}
+	}
+	subjects := reg.Subjects
+	if len(o.subjects) > 0 {
+		subjects = nil
+		for _, sel := range o.subjects {
+			found := reg.Find(sel)
+			if len(found) == 0 {
+				return usage("--subject %q: not in %s", sel, o.registry)
+			}
+			subjects = append(subjects, found...)
+		}
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	progress := stderr
+	if o.quiet {
+		progress = io.Discard
+	}
+	opt := runner.Options{Root: root, Out: o.out, PGDSN: os.Getenv("RESUMECHECK_PG_DSN"), Grid: grid,
+		Timeout: o.timeout, Scenarios: o.scenarios, Progress: progress}
+	if opt.PGDSN == "" {
+		fmt.Fprintln(stderr, "conformance: RESUMECHECK_PG_DSN is not set: the postgres cells are skipped (export RESUMECHECK_PG_DSN=\"$(.ci/postgres.sh | tail -1)\")")
+	}
+	var fresh []*harness.Profile
+	var controlBad []string
+	for _, s := range subjects {
+		for _, store := range s.Stores {
+			if len(o.stores) > 0 && !slices.Contains(o.stores, store) {
+				continue
+			}
+			start := time.Now()
+			p, err := runner.RunProfile(ctx, s, store, opt)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(progress, "== %s done in %s\n", p.ID(), time.Since(start).Round(time.Second))
+			fresh = append(fresh, p)
+			if s.Control {
+				controlBad = append(controlBad, nonConforming(p)...)
+			}
+		}
+	}
+	harness.SortProfiles(fresh)
+	all := fresh
+	if o.baseline != "" {
+		base, err := ReadProfiles(o.baseline)
+		if err != nil {
+			return err
+		}
+		all = merge(base, fresh)
+		if !o.update {
+			changes := harness.Diff(selectIDs(base, fresh), fresh)
+			printTables(stdout, all)
+			if len(changes) > 0 {
+				fmt.Fprintf(stdout, "\n%d verdicts differ from the baseline in %s:\n", len(changes), o.baseline)
+				for _, c := range changes {
+					fmt.Fprintln(stdout, "  "+c.String())
+				}
+				return &exitError{code: ExitChanged, err: fmt.Errorf("%d verdicts differ from the baseline (a changed release or a changed harness; review, then --update)", len(changes))}
+			}
+			fmt.Fprintf(stdout, "\nno verdict differs from the baseline in %s\n", o.baseline)
+		} else {
+			for _, p := range fresh {
+				if err := writeBaseline(opt, p, o.baseline); err != nil {
+					return err
+				}
+			}
+			if err := writeTableFile(filepath.Join(o.baseline, "table.md"), all); err != nil {
+				return err
+			}
+			if o.doc != "" {
+				if err := updateDoc(o.doc, all); err != nil {
+					return err
+				}
+			}
+			printTables(stdout, all)
+		}
+	} else {
+		printTables(stdout, all)
+	}
+	if err := writeTableFile(filepath.Join(o.out, "table.md"), fresh); err != nil {
+		return err
+	}
+	if len(controlBad) > 0 {
+		return &exitError{code: ExitControlBad, err: fmt.Errorf("the control does not conform: %s", strings.Join(controlBad, "; "))}
+	}
+	return nil
+}
+
+// nonConforming lists the cells where a profile has a verdict other than
+// holds or n/a.
+func nonConforming(p *harness.Profile) []string {
+	var out []string
+	for _, c := range p.Cells {
+		for _, o := range harness.Obligations {
+			if st, ok := c.Status[o]; ok && st != harness.Holds && st != harness.NA {
+				out = append(out, fmt.Sprintf("%s cell %s: %s %s", p.ID(), c.Name, o, st))
+			}
+		}
+	}
+	return out
+}
+
+func selectIDs(base, fresh []*harness.Profile) []*harness.Profile {
+	ids := map[string]bool{}
+	for _, p := range fresh {
+		ids[p.ID()] = true
+	}
+	var out []*harness.Profile
+	for _, p := range base {
+		if ids[p.ID()] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func merge(base, fresh []*harness.Profile) []*harness.Profile {
+	ids := map[string]bool{}
+	out := slices.Clone(fresh)
+	for _, p := range fresh {
+		ids[p.ID()] = true
+	}
+	for _, p := range base {
+		if !ids[p.ID()] {
+			out = append(out, p)
+		}
+	}
+	harness.SortProfiles(out)
+	return out
+}
+
+// ReadProfiles reads every DIR/*/profile.json.
+func ReadProfiles(dir string) ([]*harness.Profile, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "profile.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*harness.Profile
+	for _, p := range paths {
+		pr, err := harness.ReadProfile(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pr)
+	}
+	harness.SortProfiles(out)
+	return out, nil
+}
+
+// writeBaseline copies a profile and its traces into the baseline
+// directory.
+func writeBaseline(opt runner.Options, p *harness.Profile, baseline string) error {
+	src := runner.Dir(opt, p)
+	dst := filepath.Join(baseline, strings.TrimSuffix(p.FileName(), ".json"))
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	if err := copyTree(filepath.Join(src, "traces"), filepath.Join(dst, "traces")); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dst, "profile.json"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return p.WriteJSON(f)
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+}
+
+func printTables(w io.Writer, ps []*harness.Profile) {
+	harness.Table(w, ps)
+}
+
+func writeTableFile(path string, ps []*harness.Profile) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	harness.Table(f, ps)
+	fmt.Fprintln(f)
+	harness.CellTable(f, ps)
+	return nil
+}
+
+// The table in docs/conformance.md sits between these markers.
+const (
+	tableBegin = "<!-- conformance table: generated by conformance run --update -->"
+	tableEnd   = "<!-- end of the conformance table -->"
+)
+
+func updateDoc(path string, ps []*harness.Profile) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i, j := strings.Index(s, tableBegin), strings.Index(s, tableEnd)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: no table markers (%q ... %q)", path, tableBegin, tableEnd)
+	}
+	var t strings.Builder
+	harness.Table(&t, ps)
+	s = s[:i+len(tableBegin)] + "\n\n" + t.String() + "\n" + s[j:]
+	return os.WriteFile(path, []byte(s), 0o644)
+}
+
+func newDiff(stdout io.Writer) *cobra.Command {
+	var baseline string
+	cmd := &cobra.Command{
+		Use:   "diff [--baseline DIR] DIR",
+		Short: "Compare the profiles of a run directory (DIR/*/profile.json) with the baselines",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			base, err := ReadProfiles(baseline)
+			if err != nil {
+				return err
+			}
+			fresh, err := ReadProfiles(args[0])
+			if err != nil {
+				return err
+			}
+			changes := harness.Diff(selectIDs(base, fresh), fresh)
+			for _, c := range changes {
+				fmt.Fprintln(stdout, c.String())
+			}
+			if len(changes) > 0 {
+				return &exitError{code: ExitChanged, err: fmt.Errorf("%d verdicts differ", len(changes))}
+			}
+			fmt.Fprintln(stdout, "no verdict differs")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&baseline, "baseline", "testdata/conformance", "the baselines")
+	return cmd
+}
+
+func newTable(stdout io.Writer) *cobra.Command {
+	var cells bool
+	cmd := &cobra.Command{
+		Use:   "table [--cells] DIR",
+		Short: "Print the Markdown table of the profiles in DIR (DIR/*/profile.json)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ps, err := ReadProfiles(args[0])
+			if err != nil {
+				return err
+			}
+			harness.Table(stdout, ps)
+			if cells {
+				fmt.Fprintln(stdout)
+				harness.CellTable(stdout, ps)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&cells, "cells", false, "also the table of every cell")
+	return cmd
+}
