@@ -549,6 +549,13 @@ func (s *Sequencer) Recover(ctx context.Context, run string) (Status, error) {
 	var decision string
 	lost := false
 	redeliver := 0
+	// The faults that make recovery nondeterministic choose here, outside
+	// the decision (which stays a function of the durable state and this
+	// choice).
+	choice := 0
+	if s.fault(model.NondetRec) || s.fault(model.Regate) {
+		choice = s.opt.Choose(2)
+	}
 	err := s.update(ctx, run, "recover", 0, 0, func(t *txn) error {
 		d := t.d
 		f := d.Frontier(0)
@@ -568,11 +575,11 @@ func (s *Sequencer) Recover(ctx context.Context, run string) (Status, error) {
 		case s.fault(model.Replay) || s.fault(model.PrefixReplay):
 			plan.Next, decision = 1, "replay"
 		case s.fault(model.NondetRec):
-			if s.opt.Choose(2) == 1 {
+			if choice == 1 {
 				plan.Next, decision = f, "reexec"
 			}
 		case s.fault(model.Regate) && d.committed(0, d.Def.Gate):
-			if s.opt.Choose(2) == 1 {
+			if choice == 1 {
 				decision = "regate"
 			}
 		case s.fault(model.Rebuild):
