@@ -12,10 +12,11 @@ func BenchmarkFPSetInsert(b *testing.B) {
 	var mem memAccount
 	s := newFPSet(&mem)
 	buf := make([]byte, 16)
+	var c fpCounts
 	b.ResetTimer()
 	for i := range b.N {
 		binary.LittleEndian.PutUint64(buf, uint64(i/2))
-		s.insert(fingerprint(buf))
+		s.insert(fingerprint(buf), &c)
 	}
 }
 
@@ -41,6 +42,7 @@ func BenchmarkFPSetInsertBatched(b *testing.B) {
 	buf := make([]byte, 16)
 	var fps [batchSize]uint64
 	var sink uint64
+	var c fpCounts
 	b.ResetTimer()
 	for i := 0; i < b.N; i += batchSize {
 		for k := range fps {
@@ -51,7 +53,7 @@ func BenchmarkFPSetInsertBatched(b *testing.B) {
 			sink += s.touch(fp)
 		}
 		for _, fp := range fps {
-			s.insert(fp)
+			s.insert(fp, &c)
 		}
 	}
 	_ = sink

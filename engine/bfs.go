@@ -203,6 +203,8 @@ func (s *search[S, L]) initial() error {
 	c := &chunk{buf: s.pool.get()}
 	var level []*chunk
 	var best []cand
+	var counts fpCounts
+	defer s.seen.flushCounts(&counts)
 	for ord, st := range s.m.Init() {
 		s.generated.Add(1)
 		if ord > maxOrd {
@@ -214,7 +216,7 @@ func (s *search[S, L]) initial() error {
 		}
 		dst := c.buf[c.n*s.width : (c.n+1)*s.width]
 		s.m.Encode(dst, st)
-		if !s.seen.insert(fingerprint(dst)) {
+		if !s.seen.insert(fingerprint(dst), &counts) {
 			continue
 		}
 		l := link(0, uint32(ord))
@@ -449,9 +451,10 @@ type worker[S, L any] struct {
 	rank     uint64
 	moved    bool
 
-	batch []pending
-	benc  []byte // encodings of the batch
-	sink  uint64 // keeps the touching loads alive
+	batch  []pending
+	benc   []byte   // encodings of the batch
+	counts fpCounts // inserts not yet counted in the set
+	sink   uint64   // keeps the touching loads alive
 
 	out  *chunk
 	outs []*chunk
@@ -534,6 +537,7 @@ func (w *worker[S, L]) explore(k int) error {
 		}
 	}
 	w.flush()
+	s.seen.flushCounts(&w.counts)
 	if err := w.seal(); err != nil {
 		return err
 	}
@@ -613,7 +617,7 @@ func (w *worker[S, L]) flush() {
 	w.sink += acc
 	for i := range w.batch {
 		p := &w.batch[i]
-		if !s.seen.insert(p.fp) {
+		if !s.seen.insert(p.fp, &w.counts) {
 			continue
 		}
 		if w.out == nil || w.out.n == chunkStates {

@@ -202,18 +202,63 @@ func TestFingerprintSpread(t *testing.T) {
 	s := newFPSet(&mem)
 	buf := make([]byte, 16)
 	hit := make(map[uint64]bool)
+	var c fpCounts
 	for i := range uint64(200000) {
 		binary.LittleEndian.PutUint64(buf, i)
 		fp := fingerprint(buf)
 		hit[fp>>(64-fpShardBits)] = true
-		if !s.insert(fp) {
+		if !s.insert(fp, &c) {
 			t.Fatalf("state %d: fingerprint already present", i)
 		}
-		if s.insert(fp) {
+		if s.insert(fp, &c) {
 			t.Fatalf("state %d: inserted twice", i)
 		}
 	}
-	if len(hit) != fpShards || s.count() != 200000 {
+	s.flushCounts(&c)
+	if len(hit) != fpShards || s.count() < 200000 {
 		t.Fatalf("%d shards hit, %d fingerprints", len(hit), s.count())
+	}
+}
+
+// TestFPSetConcurrent inserts overlapping ranges from several goroutines
+// while the shards grow: every fingerprint must be reported new exactly
+// once and be found afterwards.
+func TestFPSetConcurrent(t *testing.T) {
+	var mem memAccount
+	s := newFPSetSized(&mem, 1)
+	const n, workers = 300000, 4
+	news := make([]int, workers)
+	done := make(chan struct{})
+	for w := range workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			var c fpCounts
+			buf := make([]byte, 16)
+			for i := range uint64(n) {
+				binary.LittleEndian.PutUint64(buf, (i*7+uint64(w)*n/workers)%n)
+				if s.insert(fingerprint(buf), &c) {
+					news[w]++
+				}
+			}
+			s.flushCounts(&c)
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	total := 0
+	for _, k := range news {
+		total += k
+	}
+	if total != n {
+		t.Fatalf("%d inserts reported new, want %d", total, n)
+	}
+	var c fpCounts
+	buf := make([]byte, 16)
+	for i := range uint64(n) {
+		binary.LittleEndian.PutUint64(buf, i)
+		if s.insert(fingerprint(buf), &c) {
+			t.Fatalf("fingerprint of %d lost", i)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -14,14 +15,21 @@ import (
 // shard is an open-addressing table of 64-byte buckets of eight slots
 // (one cache line), probed bucket by bucket; most lookups touch one line.
 // A shard doubles when it is 90% full, on its own, so growth stalls only
-// that shard and needs at most 1/16 of the set's memory again. Lookups
-// read without locking (a slot only ever goes from empty to a
-// fingerprint, and a table is replaced, never changed after it is
-// replaced); an insert takes the shard's lock and looks again. Tables of
-// 2 MiB and more are aligned to huge pages and advised to use them: every
-// lookup is a random access, and with 4 KiB pages nearly every one also
-// misses the TLB. Few, large shards keep them large; with a handful of
-// workers and 16 locks taken only for new states, contention is rare.
+// that shard and needs at most 1/16 of the set's memory again.
+//
+// Lookups and inserts take no lock. A slot only ever goes from empty to a
+// fingerprint, by compare-and-swap, so two inserts of the same fingerprint
+// meet at the same slot and one of them wins. Counts are kept per caller
+// (an inserter) and added to the shard's count every few dozen inserts, so
+// inserts share no counter. To grow, a shard's table is frozen, copied and
+// replaced; an insert that lands in a frozen table inserts again into its
+// replacement (see insert for why nothing is lost). A replaced table is
+// never written again and is left to the garbage collector, so a lookup
+// still reading it is safe.
+//
+// Tables of 2 MiB and more are aligned to huge pages and advised to use
+// them: every lookup is a random access, and with 4 KiB pages nearly every
+// one also misses the TLB. Few, large shards keep them large.
 type fpSet struct {
 	shards [fpShards]fpShard
 	mem    *memAccount
@@ -31,24 +39,34 @@ const (
 	fpShardBits   = 4
 	fpShards      = 1 << fpShardBits
 	bucketSlots   = 8
-	initBuckets   = 1024
+	initBuckets   = 4096
 	loadNum       = 9 // grow past loadNum/loadDen full
 	loadDen       = 10
 	cacheLineSize = 64
+	// countBatch is how many inserts an inserter counts on its own before
+	// adding them to the shard: the shard's count lags by at most
+	// countBatch per inserter, well within a table's free tenth.
+	countBatch = 64
 )
 
 type fpShard struct {
-	mu    sync.Mutex
-	tab   atomic.Pointer[fpTable]
-	count uint64 // guarded by mu
-	_     [cacheLineSize - 24]byte
+	mu  sync.Mutex // serialises growth
+	tab atomic.Pointer[fpTable]
+	_   [cacheLineSize - 16]byte
 }
 
 type fpTable struct {
-	slots []uint64 // nb buckets of bucketSlots, cache-line aligned
-	nb    uint64
-	limit uint64 // grow when count exceeds this
+	slots  []uint64 // nb buckets of bucketSlots, cache-line aligned
+	nb     uint64
+	limit  uint64 // grow when count exceeds this
+	count  atomic.Uint64
+	frozen atomic.Bool // being copied into a replacement
+	_      [cacheLineSize]byte
 }
+
+// fpCounts are one inserter's counts of inserts not yet added to the
+// shards.
+type fpCounts [fpShards]uint32
 
 func newFPTable(nb uint64) *fpTable {
 	n := nb * bucketSlots
@@ -87,24 +105,26 @@ func newFPSetSized(mem *memAccount, buckets uint64) *fpSet {
 func (t *fpTable) bucket(fp uint64) uint64 { return (fp & 0xffffffff) * t.nb >> 32 }
 
 // find returns whether fp is in t and, if not, the first empty slot of
-// its probe sequence. Tables are never full, so it terminates.
-func (t *fpTable) find(fp uint64) (bool, uint64) {
+// its probe sequence; full reports a table with no empty slot left (its
+// counts lagging behind), which must grow before fp can go in.
+func (t *fpTable) find(fp uint64) (found bool, slot uint64, full bool) {
 	b := t.bucket(fp)
-	for {
+	for range t.nb {
 		base := b * bucketSlots
 		for i := base; i < base+bucketSlots; i++ {
 			v := atomic.LoadUint64(&t.slots[i])
 			if v == fp {
-				return true, 0
+				return true, 0, false
 			}
 			if v == 0 {
-				return false, i
+				return false, i, false
 			}
 		}
 		if b++; b == t.nb {
 			b = 0
 		}
 	}
+	return false, 0, true
 }
 
 // touch loads the first slot of fp's home bucket, to bring it into the
@@ -114,51 +134,108 @@ func (s *fpSet) touch(fp uint64) uint64 {
 	return atomic.LoadUint64(&t.slots[t.bucket(fp)*bucketSlots])
 }
 
-// insert adds fp and reports whether it was new.
-func (s *fpSet) insert(fp uint64) bool {
-	sh := &s.shards[fp>>(64-fpShardBits)]
-	if found, _ := sh.tab.Load().find(fp); found {
-		return false
-	}
-	sh.mu.Lock()
+// insert adds fp and reports whether it was new. c holds the caller's
+// uncounted inserts.
+//
+// Why a frozen table loses nothing: an insert that wins a slot then reads
+// the table's frozen flag. If it reads false, the freeze (and so the copy,
+// which starts after it) comes later in the order of atomic operations,
+// and the copy sees the slot. If it reads true, the copy may have missed
+// the slot, so the insert waits for the replacement and inserts there as
+// well (finding the fingerprint if the copy did see it).
+func (s *fpSet) insert(fp uint64, c *fpCounts) bool {
+	i := fp >> (64 - fpShardBits)
+	sh := &s.shards[i]
 	t := sh.tab.Load()
-	found, slot := t.find(fp)
-	if found {
-		sh.mu.Unlock()
-		return false
+	isNew := false
+	for {
+		found, slot, full := t.find(fp)
+		if found {
+			return isNew
+		}
+		if full {
+			s.grow(sh, t)
+		}
+		if t.frozen.Load() {
+			t = s.replacement(sh, t)
+			continue
+		}
+		if !atomic.CompareAndSwapUint64(&t.slots[slot], 0, fp) {
+			continue // another fingerprint took the slot: look again
+		}
+		isNew = true
+		if !t.frozen.Load() {
+			break
+		}
+		t = s.replacement(sh, t)
 	}
-	atomic.StoreUint64(&t.slots[slot], fp)
-	sh.count++
-	if sh.count > t.limit {
-		s.grow(sh, t)
+	if c[i]++; c[i] >= countBatch {
+		s.flushCount(i, c)
 	}
-	sh.mu.Unlock()
 	return true
 }
 
-// grow replaces the shard's table by one twice as large. Readers
-// still holding the old table may miss fingerprints added after this; they
-// then take the lock and look in the new one.
-func (s *fpSet) grow(sh *fpShard, old *fpTable) {
-	t := newFPTable(2 * old.nb)
-	for _, v := range old.slots {
-		if v != 0 {
-			_, slot := t.find(v)
-			t.slots[slot] = v
+// flushCount adds an inserter's count for shard i to the shard, and grows
+// the shard when that makes it full.
+func (s *fpSet) flushCount(i uint64, c *fpCounts) {
+	sh := &s.shards[i]
+	t := sh.tab.Load()
+	n := t.count.Add(uint64(c[i]))
+	c[i] = 0
+	if n > t.limit {
+		s.grow(sh, t)
+	}
+}
+
+// flushCounts adds all of an inserter's counts.
+func (s *fpSet) flushCounts(c *fpCounts) {
+	for i := range c {
+		if c[i] > 0 {
+			s.flushCount(uint64(i), c)
 		}
 	}
+}
+
+// replacement waits until a frozen table is replaced and returns the
+// shard's current table.
+func (s *fpSet) replacement(sh *fpShard, t *fpTable) *fpTable {
+	for {
+		if n := sh.tab.Load(); n != t {
+			return n
+		}
+		runtime.Gosched()
+	}
+}
+
+// grow replaces the shard's table by one twice as large, unless another
+// grower did already.
+func (s *fpSet) grow(sh *fpShard, old *fpTable) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.tab.Load() != old {
+		return
+	}
+	old.frozen.Store(true)
+	t := newFPTable(2 * old.nb)
+	var n uint64
+	for k := range old.slots {
+		if v := atomic.LoadUint64(&old.slots[k]); v != 0 {
+			_, slot, _ := t.find(v)
+			t.slots[slot] = v
+			n++
+		}
+	}
+	t.count.Store(n)
 	sh.tab.Store(t)
 	s.mem.add(t.bytes() - old.bytes())
 }
 
-// count is the number of fingerprints in the set.
+// count is the number of fingerprints in the set (exact once every
+// inserter has flushed its counts).
 func (s *fpSet) count() uint64 {
 	var n uint64
 	for i := range s.shards {
-		sh := &s.shards[i]
-		sh.mu.Lock()
-		n += sh.count
-		sh.mu.Unlock()
+		n += s.shards[i].tab.Load().count.Load()
 	}
 	return n
 }
