@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -255,8 +256,8 @@ func statesEqual(s, t *model.State) bool {
 		s.Consumed == t.Consumed && s.Crashes == t.Crashes && s.Strays == t.Strays &&
 		s.Reentered == t.Reentered && s.Rebuilt == t.Rebuilt && s.Consumes == t.Consumes &&
 		s.Raced == t.Raced && s.Lost == t.Lost &&
-		slices.Equal(s.Effects, t.Effects) && slices.Equal(s.Log, t.Log) &&
-		slices.Equal(s.Resumes, t.Resumes) && slices.Equal(s.Recoveries, t.Recoveries)
+		bytes.Equal(s.Effects, t.Effects) && equalRecords(s.Log, t.Log) &&
+		equalResumes(s.Resumes, t.Resumes) && equalRecoveries(s.Recoveries, t.Recoveries)
 }
 
 // VarEqual reports whether s and t give v the same value.
@@ -265,9 +266,9 @@ func VarEqual(v Var, s, t *model.State) bool {
 	case VarPC:
 		return s.PC == t.PC
 	case VarEffects:
-		return slices.Equal(s.Effects, t.Effects)
+		return bytes.Equal(s.Effects, t.Effects)
 	case VarLog:
-		return slices.Equal(s.Log, t.Log)
+		return equalRecords(s.Log, t.Log)
 	case VarFrontier:
 		return s.Frontier == t.Frontier
 	case VarWaiting:
@@ -275,11 +276,11 @@ func VarEqual(v Var, s, t *model.State) bool {
 	case VarConsumed:
 		return s.Consumed == t.Consumed
 	case VarResumes:
-		return slices.Equal(s.Resumes, t.Resumes)
+		return equalResumes(s.Resumes, t.Resumes)
 	case VarCrashes:
 		return s.Crashes == t.Crashes
 	case VarRecoveries:
-		return slices.Equal(s.Recoveries, t.Recoveries)
+		return equalRecoveries(s.Recoveries, t.Recoveries)
 	case VarStrays:
 		return s.Strays == t.Strays
 	case VarReentered:

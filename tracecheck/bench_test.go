@@ -58,16 +58,22 @@ func countEvents(ts []*trace.Trace) int {
 // pay.)
 const benchEvents = 5000
 
+// benchCheck checks simulated traces of the spec at p, with one model
+// for all of them (as a producer's test suite or a harness would): the
+// per-event throughput. BenchmarkCheckSetup measures what each trace adds.
 func benchCheck(b *testing.B, p model.Params, obs trace.VarSet) {
 	ts := benchTraces(b, p, obs, benchEvents)
 	n := countEvents(ts)
+	m, err := model.New(p)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	cpu := cpuTime()
 	for b.Loop() {
 		for _, t := range ts {
-			r, err := Check(t, Options{})
-			if err != nil || r.Verdict != Accepted {
-				b.Fatalf("not accepted: %v", err)
+			if r := CheckModel(m, t.Events, Options{}); r.Verdict != Accepted {
+				b.Fatalf("not accepted:\n%s", r.Text())
 			}
 		}
 	}
@@ -84,6 +90,18 @@ func BenchmarkCheckFullR8(b *testing.B) { benchCheck(b, model.R8(), trace.AllVar
 
 // BenchmarkCheckFullR0: fully observed traces at the reference bounds R0.
 func BenchmarkCheckFullR0(b *testing.B) { benchCheck(b, model.R0(), trace.AllVars) }
+
+// BenchmarkCheckSetup: the fixed cost of checking one trace with Check
+// (making the model from the header, the checker, and the result with its
+// obligations), on an empty trace.
+func BenchmarkCheckSetup(b *testing.B) {
+	t := &trace.Trace{Header: trace.NewHeader(model.R8(), trace.Producer{Name: "bench"})}
+	for b.Loop() {
+		if r, err := Check(t, Options{}); err != nil || r.Verdict != Accepted {
+			b.Fatal(err)
+		}
+	}
+}
 
 // BenchmarkCheckPartial: traces that observe pc and effects only.
 func BenchmarkCheckPartial(b *testing.B) {

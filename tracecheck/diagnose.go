@@ -340,39 +340,70 @@ func choices(ds []model.Decision) string {
 // behaviours: it holds when every candidate completed; it is violated when
 // from no candidate can any continuation complete the run (the spec's
 // behaviours are finite, so under weak fairness a run that cannot
-// complete ends incomplete); otherwise the trace leaves it open.
+// complete ends incomplete); otherwise the trace leaves it open (also
+// when the search runs out of its budget).
 func (c *Checker) liveness() Obligation {
 	o := Obligation{Name: "LV", Doc: "liveness: under weak fairness the run eventually completes"}
-	completed, stuck := 0, 0
+	completed := 0
+	for i := range c.cur {
+		if c.m.Completed(c.cur[i].s) {
+			completed++
+		}
+	}
+	if completed == len(c.cur) {
+		o.Status, o.Note = Holds, "the run completed"
+		return o
+	}
+	o.Status, o.Note = Undetermined, "the trace ends before the run completes; a continuation could complete it"
+	if completed > 0 {
+		return o
+	}
+	for i := range c.cur {
+		if c.progresses(c.cur[i].s) {
+			return o
+		}
+	}
 	budget := c.opt.livenessBudget()
 	for i := range c.cur {
-		s := c.cur[i].s
-		if c.m.Completed(s) {
-			completed++
-			continue
-		}
-		reach, exhausted := c.canComplete(s, &budget)
-		if !reach && exhausted {
-			stuck++
+		if reach, exhausted := c.canComplete(c.cur[i].s, &budget); reach || !exhausted {
+			return o
 		}
 	}
-	n := len(c.cur)
-	switch {
-	case completed == n:
-		o.Status, o.Note = Holds, "the run completed"
-	case stuck == n:
-		o.Status, o.Note = Violated, "no continuation of the spec completes the run from the last state"
-	default:
-		o.Status, o.Note = Undetermined, "the trace ends before the run completes; a continuation could complete it"
-	}
+	o.Status, o.Note = Violated, "no continuation of the spec completes the run from the last state"
 	return o
 }
 
-// canComplete searches the states reachable from s for a completed one.
+// progresses is a quick probe before canComplete's search: it follows the
+// transitions that move a run forward (ExecTask, EmitInterrupt, Consume)
+// and reports whether they complete it.
+func (c *Checker) progresses(s model.State) bool {
+	forward := []model.Label{{Action: model.ExecTask}, {Action: model.EmitInterrupt}, {Action: model.Consume, Value: 0}}
+	for range 2*int(c.m.Done()) + 2 {
+		if c.m.Completed(s) {
+			return true
+		}
+		moved := false
+		for _, l := range forward {
+			if t, ok := c.m.Apply(s, l); ok {
+				s, moved = t, true
+				break
+			}
+		}
+		if !moved {
+			return false
+		}
+	}
+	return c.m.Completed(s)
+}
+
+// canComplete searches the states reachable from s for a completed one,
+// depth first and first transition first (ExecTask comes first in Next and
+// makes progress, so a completion is usually found in NTasks steps).
 // exhausted is false when the budget ran out first.
 func (c *Checker) canComplete(s model.State, budget *int) (reach, exhausted bool) {
 	seen := map[string]bool{}
 	stack := []model.State{s}
+	var succ []model.State
 	for len(stack) > 0 {
 		if *budget <= 0 {
 			return false, false
@@ -383,13 +414,17 @@ func (c *Checker) canComplete(s model.State, budget *int) (reach, exhausted bool
 		if c.m.Completed(x) {
 			return true, true
 		}
+		succ = succ[:0]
 		c.m.Next(x, func(_ model.Label, t model.State) {
 			k := string(c.m.Encode(nil, t))
 			if !seen[k] {
 				seen[k] = true
-				stack = append(stack, t)
+				succ = append(succ, t)
 			}
 		})
+		for i := len(succ) - 1; i >= 0; i-- {
+			stack = append(stack, succ[i])
+		}
 	}
 	return false, true
 }
