@@ -240,3 +240,17 @@ func testRace(t *testing.T, h *Harness) {
 	e.Accepted(ctx, run, true)
 	e.ExactlyOnce(ctx, run)
 }
+
+// AllHold reports whether the trace was accepted and every obligation,
+// LV included, holds.
+func AllHold(r *tracecheck.Result) bool {
+	if r.Verdict != tracecheck.Accepted {
+		return false
+	}
+	for _, o := range r.Obligations {
+		if o.Status != tracecheck.Holds {
+			return false
+		}
+	}
+	return true
+}
