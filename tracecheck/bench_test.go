@@ -108,10 +108,15 @@ func BenchmarkCheckPartial(b *testing.B) {
 	benchCheck(b, benchParams(), trace.Vars(trace.VarPC, trace.VarEffects))
 }
 
-// BenchmarkDecodeCheckFull: fully observed traces from NDJSON bytes:
-// decoding and checking together, streaming.
-func BenchmarkDecodeCheckFull(b *testing.B) {
-	ts := benchTraces(b, benchParams(), trace.AllVars, benchEvents)
+// BenchmarkDecodeCheckFull: fully observed traces of 20 tasks from
+// NDJSON bytes: decoding and checking together, streaming.
+func BenchmarkDecodeCheckFull(b *testing.B) { benchDecodeCheck(b, benchParams()) }
+
+// BenchmarkDecodeCheckFullR8: the same at the bounds R8.
+func BenchmarkDecodeCheckFullR8(b *testing.B) { benchDecodeCheck(b, model.R8()) }
+
+func benchDecodeCheck(b *testing.B, p model.Params) {
+	ts := benchTraces(b, p, trace.AllVars, benchEvents)
 	n := countEvents(ts)
 	var files [][]byte
 	size := 0
