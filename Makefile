@@ -75,4 +75,48 @@ killsweep: ## sequencer: SIGKILL after every persistence operation, and after ev
 	$(GO) test ./internal/seqcli -count=1 -timeout 30m -run TestKillSweep -v -args -full
 
 bench-seq: ## sequencer: durable commits/s and resume latency on SQLite and PostgreSQL, beside write+fsync on the same disk
-	$(GO) run ./cmd/seqctl bench --dir .
+	$(GO) run ./cmd/seqctl bench
+
+# The conformance harness (issue 8, docs/harness.md): real frameworks,
+# pinned, measured against the contract. Each subject has its own
+# environment under $(SUBJECTS) (gitignored), created by its install
+# target; `make conformance` installs them all, runs every subject of
+# adapters/subjects.json and diffs the profiles against the baselines in
+# testdata/conformance (exit 10 when a verdict changed, 11 when the
+# control does not conform). PostgreSQL cells need RESUMECHECK_PG_DSN
+# (see above); without it they are n/a. CI bounds the run:
+#   CONFORMANCE_GRID=ci CONFORMANCE_REPS=1 CONFORMANCE_SWEEP_STRIDE=3
+SUBJECTS          ?= .subjects
+PYTHON            ?= python3
+CONFORMANCE_FLAGS ?=
+.PHONY: conformance conformance-update conformance-install conformance-install-sequencer
+
+# py_subject(name,version): a venv at $(SUBJECTS)/name-version from the
+# pinned adapters/python/name/requirements-version.txt; reinstalled when
+# that file changes. Other Python subjects reuse it with one $(eval).
+define py_subject
+.PHONY: conformance-install-$(1)-$(2)
+conformance-install-$(1)-$(2): $(SUBJECTS)/$(1)-$(2)/.installed
+$(SUBJECTS)/$(1)-$(2)/.installed: adapters/python/$(1)/requirements-$(2).txt
+	rm -rf $(SUBJECTS)/$(1)-$(2)
+	$(PYTHON) -m venv $(SUBJECTS)/$(1)-$(2)
+	$(SUBJECTS)/$(1)-$(2)/bin/pip install --quiet --disable-pip-version-check -r $$<
+	touch $$@
+CONFORMANCE_INSTALL += conformance-install-$(1)-$(2)
+endef
+
+$(eval $(call py_subject,langgraph,1.2.9))
+$(eval $(call py_subject,langgraph,1.2.24))
+
+# The control: this repository's sequencer behind its Go adapter.
+conformance-install-sequencer: ## build the control subject's adapter (the reference sequencer)
+	$(GO) build -o $(SUBJECTS)/sequencer/adapter ./adapters/go/sequencer
+CONFORMANCE_INSTALL += conformance-install-sequencer
+
+conformance-install: $(CONFORMANCE_INSTALL) ## create every subject's pinned environment under .subjects/
+
+conformance: conformance-install ## run every subject through every scenario; diff the profiles against testdata/conformance
+	$(GO) run ./cmd/conformance run $(CONFORMANCE_FLAGS)
+
+conformance-update: conformance-install ## the same, then rewrite the baselines and the table in docs/conformance.md (review the diff)
+	$(GO) run ./cmd/conformance run --update $(CONFORMANCE_FLAGS)
