@@ -37,6 +37,9 @@ type Options struct {
 	Grid harness.RaceGrid
 	// Timeout bounds one request (default 120 s).
 	Timeout time.Duration
+	// SweepStride kills at every SweepStride-th note of the kill sweep
+	// (default 1: every note); CI bounds the sweep with it.
+	SweepStride int
 	// Scenarios limits the run to these scenarios (nil: all).
 	Scenarios []string
 	// Progress gets one line per run (nil: nothing).
@@ -57,6 +60,9 @@ func (o *Options) defaults() {
 	}
 	if o.Timeout == 0 {
 		o.Timeout = 120 * time.Second
+	}
+	if o.SweepStride < 1 {
+		o.SweepStride = 1
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard

@@ -348,7 +348,7 @@ func (r *Runner) sweep(ctx context.Context, sc harness.Scenario, c *harness.Cell
 	if m == 0 {
 		return nil
 	}
-	for i := 1; i <= m; i++ {
+	for i := 1; i <= m; i += r.opt.SweepStride {
 		label := fmt.Sprintf("note-%02d", i)
 		rc, err := r.newRun(ctx, c.Name, label, sc.Workflow)
 		if err != nil {

@@ -98,6 +98,7 @@ type runOptions struct {
 	update    bool
 	grid      string
 	reps      int
+	stride    int
 	scenarios []string
 	timeout   time.Duration
 	doc       string
@@ -125,6 +126,7 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 	f.BoolVar(&o.update, "update", false, "write the profiles as the new baselines (and the table into --doc)")
 	f.StringVar(&o.grid, "grid", "", "race grid: full (k in {2,3,4,8,16} x jitter {0,1,5,25} ms) or ci (k in {2,16} x {0,25} ms); default: $CONFORMANCE_GRID or full")
 	f.IntVar(&o.reps, "reps", 0, "race repetitions per grid point (default: $CONFORMANCE_REPS or 1)")
+	f.IntVar(&o.stride, "sweep-stride", 0, "kill at every n-th note of the kill sweep (default: $CONFORMANCE_SWEEP_STRIDE or 1, every note)")
 	f.StringSliceVar(&o.scenarios, "scenario", nil, "scenarios to run (default: all): "+scenarioNames())
 	f.DurationVar(&o.timeout, "timeout", 120*time.Second, "bound on one adapter request")
 	f.StringVar(&o.doc, "doc", "docs/conformance.md", "with --update, the document whose table is rewritten")
@@ -195,12 +197,18 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stride := o.stride
+	if stride == 0 {
+		if _, err := fmt.Sscan(os.Getenv("CONFORMANCE_SWEEP_STRIDE"), &stride); err != nil {
+			stride = 1
+		}
+	}
 	progress := stderr
 	if o.quiet {
 		progress = io.Discard
 	}
 	opt := runner.Options{Root: root, Out: o.out, PGDSN: os.Getenv("RESUMECHECK_PG_DSN"), Grid: grid,
-		Timeout: o.timeout, Scenarios: o.scenarios, Progress: progress}
+		Timeout: o.timeout, Scenarios: o.scenarios, Progress: progress, SweepStride: stride}
 	if opt.PGDSN == "" {
 		fmt.Fprintln(stderr, "conformance: RESUMECHECK_PG_DSN is not set: the postgres cells are skipped (export RESUMECHECK_PG_DSN=\"$(.ci/postgres.sh | tail -1)\")")
 	}

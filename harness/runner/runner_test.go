@@ -1,0 +1,113 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/harness/internal/fakeadapter"
+	"github.com/resumecontract/resumecheck/harness/runner"
+)
+
+// The fake adapter is this test binary re-executed with envChild set: no
+// build step, nothing installed.
+const envChild = "RESUMECHECK_FAKE_ADAPTER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envChild) == "1" {
+		os.Exit(fakeadapter.Main())
+	}
+	os.Exit(m.Run())
+}
+
+func profile(t *testing.T, faults string, scenarios ...string) *harness.Profile {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	subj := harness.Subject{Name: "fake", Version: "1", Language: "go", Command: []string{exe}, Stores: []string{"sqlite"}}
+	opt := runner.Options{
+		Root: t.TempDir(), Out: t.TempDir(), Scenarios: scenarios, Timeout: 30 * time.Second,
+		Grid: harness.RaceGrid{Ks: []int{3}, JitterMS: []int{0}, Reps: 1, Seed: 1},
+		Env:  []string{envChild + "=1", fakeadapter.EnvFaults + "=" + faults},
+	}
+	p, err := runner.RunProfile(context.Background(), subj, "sqlite", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range p.Cells {
+		for _, r := range c.Runs {
+			if len(r.Problems) > 0 {
+				t.Errorf("cell %s run %s: %s", c.Name, r.Run, strings.Join(r.Problems, "; "))
+			}
+		}
+	}
+	return p
+}
+
+func cell(t *testing.T, p *harness.Profile, name string) harness.Cell {
+	t.Helper()
+	for _, c := range p.Cells {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no cell %s in %s", name, p.ID())
+	return harness.Cell{}
+}
+
+// TestConformingFake: a subject that keeps the contract conforms in every
+// cell, and every run's trace is accepted.
+func TestConformingFake(t *testing.T) {
+	p := profile(t, "")
+	for _, c := range p.Cells {
+		for o, st := range c.Status {
+			if st != harness.Holds {
+				t.Errorf("cell %s: %s %s (%s)", c.Name, o, st, c.Summary)
+			}
+		}
+		for _, r := range c.Runs {
+			if r.Verdict != "accepted" {
+				t.Errorf("cell %s run %s: %s at %s; notes %v", c.Name, r.Run, r.Verdict, r.Divergence, r.Notes)
+			}
+		}
+	}
+}
+
+// TestFaultsAreCaught: each misbehaviour fails the cell that checks it,
+// with the fault model that explains it where one does.
+func TestFaultsAreCaught(t *testing.T) {
+	cases := []struct {
+		fault, scenario, cell, obligation, explained string
+	}{
+		{fakeadapter.ForkIgnore, "fd", "fd", "FD", "forkignore"},
+		{fakeadapter.DoubleConsume, "stray", "stray", "CO", "doubleconsume"},
+		{fakeadapter.InvalidPersist, "cv", "cv", "CV", "invalidpersist"},
+		{fakeadapter.Replay, "crash", "crash/resume", "PC", "replay"},
+		{fakeadapter.NoKey, "crash", "crash/resume", "EO", "redeliver"},
+		{fakeadapter.RaceEffect + "," + fakeadapter.NoKey, "race", "race", "CO", "raceeffect"},
+		// With idempotency keys the extra racers consume without a second effect.
+		{fakeadapter.RaceEffect, "race", "race", "CO", "raceconsume"},
+		{fakeadapter.VolatilePark, "parked", "parked", "LV", ""},
+		{fakeadapter.NondetRec, "killsweep", "killsweep/resume", "RD", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.fault, func(t *testing.T) {
+			p := profile(t, tc.fault, tc.scenario)
+			c := cell(t, p, tc.cell)
+			if c.Status[tc.obligation] != harness.Violated {
+				t.Fatalf("cell %s: %s is %s, want violated (%s)", c.Name, tc.obligation, c.Status[tc.obligation], c.Summary)
+			}
+			if tc.explained != "" && !strings.Contains(c.Summary, tc.explained) {
+				t.Errorf("cell %s: summary %q does not name %s", c.Name, c.Summary, tc.explained)
+			}
+			if p.Obligations[tc.obligation].Status != harness.Violated {
+				t.Errorf("profile: %s is %s", tc.obligation, p.Obligations[tc.obligation].Status)
+			}
+		})
+	}
+}
