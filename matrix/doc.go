@@ -183,32 +183,51 @@ func writeStory(sb *strings.Builder, row RowResult, column string) {
 
 // failure says in words why the property fails in the last state.
 func failure(column string, row RowResult, cell Cell) string {
+	return fmt.Sprintf("`%s` fails: %s", column, row.Why(column))
+}
+
+// FaultClass says what a fault does and names its real-world class
+// (CONTRACT.md section 3); "" for a name that is not a fault.
+func FaultClass(fault string) string { return faultClasses[fault] }
+
+// Why says in words why a violated cell's property fails in the last state
+// of its counterexample ("" for a cell that holds).
+func (r RowResult) Why(column string) string {
+	cell := r.Cells[column]
+	if cell.Trace == nil || len(cell.Trace.Trace) == 0 {
+		return ""
+	}
 	last := cell.Trace.Trace[len(cell.Trace.Trace)-1]
-	var why string
 	switch column {
 	case "EO":
 		i := slices.IndexFunc(last.State.Effects, func(e uint8) bool { return e > 1 })
-		why = fmt.Sprintf("task %d's effect fired %d times", i+1, last.State.Effects[i])
+		return fmt.Sprintf("task %d's effect fired %d times", i+1, last.State.Effects[i])
 	case "PC":
 		if last.State.Rebuilt {
-			why = "a recovery rebuilt the run from its initial input instead of continuing from the durable log"
-		} else {
-			why = "a task whose completion was durable ran again"
+			return "a recovery rebuilt the run from its initial input instead of continuing from the durable log"
 		}
+		return "a task whose completion was durable ran again"
 	case "FD":
-		why = "a resume observed the outcome of another value"
+		return "a resume observed the outcome of another value"
 	case "CV":
-		why = "the log holds an invalid record"
+		return "the log holds an invalid record"
 	case "CO":
 		if last.State.Consumes > 1 {
-			why = fmt.Sprintf("the parked interrupt was consumed %d times", last.State.Consumes)
-		} else {
-			why = "the gated effect fired twice"
+			return fmt.Sprintf("the parked interrupt was consumed %d times", last.State.Consumes)
 		}
+		return "the gated effect fired twice"
+	case "COEffect":
+		return fmt.Sprintf("the gated effect fired %d times", last.State.Effects[r.Params.IP-1])
+	case "COCount":
+		return fmt.Sprintf("the parked interrupt was consumed %d times", last.State.Consumes)
+	case "PCPrefix":
+		return "a task whose completion was durable ran again"
+	case "PCLineage":
+		return "a recovery rebuilt the run from its initial input instead of continuing from the durable log"
 	case "RD":
-		why = "two recoveries at the same durable frontier decided differently"
+		return "two recoveries at the same durable frontier decided differently"
 	case "Liveness":
-		why = "the run can never complete"
+		return "the run can never complete"
 	}
-	return fmt.Sprintf("`%s` fails: %s", column, why)
+	return "its last state violates it"
 }

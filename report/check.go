@@ -1,0 +1,95 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/model"
+)
+
+type checkView struct {
+	Verdict string
+	Checked string
+	Params  string
+	Tabs    []*panel
+	// Graph is drawn when nothing is violated.
+	Graph *graphUse
+}
+
+// Check is the page of one model check (check.Job.Run at the constants p):
+// the verdict and counts, and each counterexample as a timeline with its
+// path through the state graph.
+func Check(p model.Params, rep *check.Report, opt Options) (*Page, error) {
+	m, err := model.New(p)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	gs := newGraphs(opt)
+	def := gs.get("model", rep.Config, m)
+	v := &checkView{Verdict: rep.Verdict, Checked: strings.Join(rep.Checked, " "), Params: params(p)}
+	for i := range rep.Violated {
+		viol := &rep.Violated[i]
+		name := viol.Name()
+		tab := &panel{ID: fmt.Sprintf("violation-%d", i+1), Group: "violation", Violated: true,
+			Title: fmt.Sprintf("%s violated", name)}
+		switch viol.Kind {
+		case "deadlock":
+			tab.Lead = fmt.Sprintf("Deadlock reached: a state with no successor, after %d states.", len(viol.Trace))
+		case "liveness":
+			tab.Lead = fmt.Sprintf("Temporal property %s is violated: a behaviour of %d states that never completes.", name, len(viol.Trace))
+		default:
+			tab.Lead = fmt.Sprintf("Invariant %s is violated: its shortest counterexample has %d states.", name, len(viol.Trace))
+		}
+		tab.Timeline, tab.Graph = counterexample(m, def, viol)
+		v.Tabs = append(v.Tabs, tab)
+	}
+	if len(v.Tabs) == 0 {
+		v.Graph = def.use(nil, -1)
+	}
+	verdict := map[string]string{"ok": "No error has been found", "violation": "Property violated", "unknown": "Stopped before it was complete"}[rep.Verdict]
+	class := map[string]string{"ok": "good", "violation": "bad"}[rep.Verdict]
+	return &Page{v: pageView{
+		Kind:     "check",
+		Title:    fmt.Sprintf("%s: %s", rep.Config, verdict),
+		Subtitle: fmt.Sprintf("Model check of %s (spec %s) with the %s engine.", rep.Config, rep.Spec, rep.Engine),
+		Facts: []fact{
+			{Name: "verdict", Value: rep.Verdict, Class: class},
+			{Name: "states generated", Value: fmt.Sprint(rep.Generated)},
+			{Name: "distinct states", Value: fmt.Sprint(rep.Distinct)},
+			{Name: "depth", Value: fmt.Sprint(rep.Depth)},
+			{Name: "left on queue", Value: fmt.Sprint(rep.Queue)},
+		},
+		Data:   map[string]any{"kind": "check", "report": rep},
+		Check:  v,
+		Graphs: gs.defs,
+	}}, nil
+}
+
+// Graph returns the state graph of the model at p, with the path of a
+// report's first counterexample (nil when there is none) as node IDs and
+// the index a lasso returns to (-1: none); for WriteDOT.
+func GraphOf(p model.Params, rep *check.Report, opt Options) (*Graph, DOTOptions, error) {
+	m, err := model.New(p)
+	if err != nil {
+		return nil, DOTOptions{}, fmt.Errorf("report: %w", err)
+	}
+	g, err := NewGraph(m, opt.MaxGraphStates)
+	if err != nil {
+		return nil, DOTOptions{}, err
+	}
+	dopt := DOTOptions{LoopTo: -1}
+	if rep != nil {
+		if v := rep.FirstViolation(); v != nil {
+			states := make([]model.State, len(v.Trace))
+			for i, ts := range v.Trace {
+				states[i] = ts.State
+			}
+			dopt.Path, _ = g.Path(states)
+			if v.LoopTo != nil {
+				dopt.LoopTo = *v.LoopTo
+			}
+		}
+	}
+	return g, dopt, nil
+}

@@ -1,0 +1,194 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Profile is a conformance profile as the harness writes it
+// (testdata/conformance/<subject>@<version>-<store>.json): a subject on one
+// store, each obligation's verdict, and the cells that measured them. Only
+// the fields the report shows are read; others are ignored, so the
+// harness may add some.
+type Profile struct {
+	Subject     string                    `json:"subject"`
+	Version     string                    `json:"version"`
+	Store       string                    `json:"store"`
+	Obligations map[string]ProfileVerdict `json:"obligations"`
+	Cells       []ProfileCell             `json:"cells"`
+}
+
+// ID names the profile: subject@version/store.
+func (p *Profile) ID() string { return p.Subject + "@" + p.Version + "/" + p.Store }
+
+// ProfileVerdict is one obligation's verdict in a profile: holds,
+// violated, undetermined or n/a.
+type ProfileVerdict struct {
+	Status    string   `json:"status"`
+	Cells     []string `json:"cells"`
+	Violated  []string `json:"violated"`
+	Explained []string `json:"explained_by"`
+	Evidence  string   `json:"evidence"`
+}
+
+// ProfileCell is one cell of a profile: a scenario run on a store.
+type ProfileCell struct {
+	Name     string            `json:"name"`
+	Scenario string            `json:"scenario"`
+	Store    string            `json:"store"`
+	Status   map[string]string `json:"status"`
+	Summary  string            `json:"summary"`
+	Skipped  string            `json:"skipped"`
+	Runs     []ProfileRun      `json:"runs"`
+}
+
+// ProfileRun is one run of a cell and tracecheck's verdict on its trace.
+type ProfileRun struct {
+	Run        string   `json:"run"`
+	Trace      string   `json:"trace"`
+	Verdict    string   `json:"verdict"`
+	Events     int      `json:"events"`
+	Matched    int      `json:"matched"`
+	Explained  []string `json:"explained_by"`
+	Divergence string   `json:"divergence"`
+	Notes      []string `json:"notes"`
+	Problems   []string `json:"problems"`
+}
+
+// ProfileObligations are the columns of the conformance table, in the
+// harness's order; obligations a profile adds come after them.
+var ProfileObligations = []string{"EO", "PC", "FD", "CV", "CO", "RD", "FI", "LV"}
+
+// ErrNotProfile is returned for a JSON file that is not a profile.
+var ErrNotProfile = errors.New("report: not a conformance profile")
+
+// ReadProfiles reads profiles from files and folders: a folder gives its
+// *.json files and the profile.json of its subfolders (the harness's
+// working folders).
+func ReadProfiles(paths ...string) ([]*Profile, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		direct, _ := filepath.Glob(filepath.Join(p, "*.json"))
+		nested, _ := filepath.Glob(filepath.Join(p, "*", "profile.json"))
+		files = append(files, direct...)
+		files = append(files, nested...)
+	}
+	var out []*Profile
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var p Profile
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if p.Subject == "" || p.Obligations == nil {
+			return nil, fmt.Errorf("%s: %w (no subject or obligations)", f, ErrNotProfile)
+		}
+		out = append(out, &p)
+	}
+	slices.SortFunc(out, func(a, b *Profile) int { return strings.Compare(a.ID(), b.ID()) })
+	return out, nil
+}
+
+type confView struct {
+	Obligations []string
+	Rows        []confRow
+	Panels      []*confPanel
+}
+
+type confRow struct {
+	ID    string
+	Cells []confCell
+}
+
+type confCell struct {
+	Obligation, Status, Class, Explained, Panel string
+}
+
+type confPanel struct {
+	ID, Title, Status, Class, Evidence string
+	Explained                          []string
+	Cells                              []ProfileCell
+	Obligation                         string
+}
+
+// Conformance is the page of the conformance table: a row per subject,
+// version and store, a column per obligation; selecting a verdict shows
+// its evidence, the cells that measured it and their runs.
+func Conformance(profiles []*Profile, opt Options) (*Page, error) {
+	obls := slices.Clone(ProfileObligations)
+	for _, p := range profiles {
+		var extra []string
+		for o := range p.Obligations {
+			if !slices.Contains(obls, o) {
+				extra = append(extra, o)
+			}
+		}
+		slices.Sort(extra)
+		obls = append(obls, extra...)
+	}
+	v := &confView{Obligations: obls}
+	counts := map[string]int{}
+	for _, p := range profiles {
+		row := confRow{ID: p.ID()}
+		for _, o := range obls {
+			ov, ok := p.Obligations[o]
+			if !ok {
+				ov = ProfileVerdict{Status: "n/a", Evidence: "the profile has no verdict for " + o}
+			}
+			id := "conf-" + slug(p.ID()) + "-" + slug(o)
+			class := statusClass(ov.Status)
+			counts[class]++
+			row.Cells = append(row.Cells, confCell{Obligation: o, Status: ov.Status, Class: class,
+				Explained: strings.Join(ov.Explained, ", "), Panel: id})
+			cp := &confPanel{ID: id, Title: fmt.Sprintf("%s: %s %s", p.ID(), o, ov.Status), Status: ov.Status, Class: class,
+				Evidence: ov.Evidence, Explained: ov.Explained, Obligation: o}
+			for _, c := range p.Cells {
+				if _, ok := c.Status[o]; ok {
+					cp.Cells = append(cp.Cells, c)
+				}
+			}
+			v.Panels = append(v.Panels, cp)
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	if profiles == nil {
+		profiles = []*Profile{}
+	}
+	return &Page{v: pageView{
+		Kind:     "conformance",
+		Title:    "Conformance table",
+		Subtitle: "Each subject's recorded runs checked against the resume contract by the conformance harness.",
+		Facts: []fact{
+			{Name: "profiles", Value: fmt.Sprint(len(profiles))},
+			{Name: "holds", Value: fmt.Sprint(counts["holds"]), Class: "good"},
+			{Name: "violated", Value: fmt.Sprint(counts["violated"]), Class: map[bool]string{true: "bad"}[counts["violated"] > 0]},
+			{Name: "undetermined or n/a", Value: fmt.Sprint(counts["undetermined"] + counts["na"])},
+		},
+		Data:        map[string]any{"kind": "conformance", "obligations": obls, "profiles": profiles},
+		Conformance: v,
+	}}, nil
+}
+
+func statusClass(s string) string {
+	switch s {
+	case "holds", "violated", "undetermined":
+		return s
+	}
+	return "na"
+}

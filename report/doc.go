@@ -1,0 +1,22 @@
+// Package report draws the project's results as self-contained HTML pages:
+// the fault matrix as a grid whose cells open their counterexamples, a
+// model check with its counterexamples, a trace's verdict from tracecheck,
+// and the conformance table of the harness's profiles.
+//
+// A counterexample or a trace is drawn as a timeline, one row per step:
+// the action and its parameter, the variables it changed, the effect
+// ledger per task (an effect that fired twice is red), and marks for
+// crashes, recoveries and broken obligations. Beside it, the model's whole
+// state graph (59 states at the reference bounds) is laid out in layers
+// by breadth-first depth and drawn as inline SVG, the path highlighted;
+// (*Graph).WriteDOT exports the same graph for Graphviz.
+//
+// A page carries its styles, its small script and its data (as JSON, in a
+// script element of type application/json): it loads nothing, works opened
+// as a file, and its Content-Security-Policy forbids any request. The
+// package is pure: callers give it results and an io.Writer.
+//
+//	res, err := matrix.Build(ctx, "spec", matrix.Options{})
+//	page, err := report.Matrix(res, report.Options{})
+//	err = page.WritePath("matrix.html")
+package report

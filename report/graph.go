@@ -1,0 +1,381 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/model"
+)
+
+// ErrGraphTooLarge is returned by NewGraph when the model has more
+// reachable states than the limit: drawings are for small bounds (R0 has
+// 59 states), not for the scaled ones.
+var ErrGraphTooLarge = errors.New("report: state graph too large to draw")
+
+// DefaultMaxStates is the largest state graph drawn when Options leave it
+// unset: every model of spec/ at R0 bounds fits (the largest, nondetrec,
+// has 396 states).
+const DefaultMaxStates = 2000
+
+// Graph is a model's whole reachable state graph, laid out in layers by
+// breadth-first depth: the initial state on the left, each step one layer
+// to the right.
+type Graph struct {
+	m     *model.Model
+	Nodes []Node
+	Edges []Edge
+	index map[string]int
+	// Width and Height are the drawing's size in SVG units.
+	Width, Height float64
+}
+
+// Node is one reachable state.
+type Node struct {
+	ID    int
+	State model.State
+	// Depth is the state's breadth-first distance from the initial state.
+	Depth int
+	X, Y  float64
+	// Bad: the state violates one of the six safety obligations.
+	Bad bool
+}
+
+// Edge is one transition, or several with the same ends (their labels
+// joined).
+type Edge struct {
+	From, To int
+	Labels   []model.Label
+}
+
+// NewGraph explores m breadth-first and lays the graph out. It fails with
+// ErrGraphTooLarge past max states (0: DefaultMaxStates).
+func NewGraph(m *model.Model, max int) (*Graph, error) {
+	if max <= 0 {
+		max = DefaultMaxStates
+	}
+	g := &Graph{m: m, index: map[string]int{}}
+	var enc []byte
+	add := func(s model.State, depth int) (int, bool) {
+		enc = m.Encode(enc[:0], s)
+		if id, ok := g.index[string(enc)]; ok {
+			return id, false
+		}
+		id := len(g.Nodes)
+		g.index[string(enc)] = id
+		g.Nodes = append(g.Nodes, Node{ID: id, State: s, Depth: depth, Bad: !m.Safety(s)})
+		return id, true
+	}
+	add(m.Init(), 0)
+	edges := map[[2]int]int{}
+	for i := 0; i < len(g.Nodes); i++ {
+		from := g.Nodes[i]
+		for _, st := range m.Successors(from.State) {
+			to, _ := add(st.State, from.Depth+1)
+			if len(g.Nodes) > max {
+				return nil, fmt.Errorf("%w: more than %d states", ErrGraphTooLarge, max)
+			}
+			key := [2]int{from.ID, to}
+			if e, ok := edges[key]; ok {
+				g.Edges[e].Labels = append(g.Edges[e].Labels, st.Label)
+				continue
+			}
+			edges[key] = len(g.Edges)
+			g.Edges = append(g.Edges, Edge{From: from.ID, To: to, Labels: []model.Label{st.Label}})
+		}
+	}
+	g.layout()
+	return g, nil
+}
+
+// Model is the model whose graph this is.
+func (g *Graph) Model() *model.Model { return g.m }
+
+// Find returns the node of state s.
+func (g *Graph) Find(s model.State) (int, bool) {
+	id, ok := g.index[string(g.m.Encode(nil, s))]
+	return id, ok
+}
+
+// Path returns the nodes of a sequence of states; ok is false when some
+// state is not in the graph (a trace of another model).
+func (g *Graph) Path(states []model.State) (ids []int, ok bool) {
+	for _, s := range states {
+		id, found := g.Find(s)
+		if !found {
+			return nil, false
+		}
+		ids = append(ids, id)
+	}
+	return ids, true
+}
+
+// Drawing constants, in SVG units.
+const (
+	layerGap  = 96.0
+	rowGap    = 20.0
+	margin    = 24.0
+	nodeR     = 5.5
+	labelRoom = 16.0
+)
+
+// layout orders each layer to keep edges short (the barycenter heuristic:
+// a node goes where its neighbours in the adjacent layer are, on average)
+// and places the layers side by side, each centred vertically.
+func (g *Graph) layout() {
+	var layers [][]int
+	for _, n := range g.Nodes {
+		for len(layers) <= n.Depth {
+			layers = append(layers, nil)
+		}
+		layers[n.Depth] = append(layers[n.Depth], n.ID)
+	}
+	pos := make([]float64, len(g.Nodes))
+	place := func(layer []int) {
+		for i, id := range layer {
+			pos[id] = float64(i)
+		}
+	}
+	for _, l := range layers {
+		place(l)
+	}
+	preds := make([][]int, len(g.Nodes))
+	succs := make([][]int, len(g.Nodes))
+	for _, e := range g.Edges {
+		if g.Nodes[e.To].Depth == g.Nodes[e.From].Depth+1 {
+			preds[e.To] = append(preds[e.To], e.From)
+			succs[e.From] = append(succs[e.From], e.To)
+		}
+	}
+	sweep := func(layer []int, nbrs [][]int) {
+		bary := map[int]float64{}
+		for _, id := range layer {
+			if len(nbrs[id]) == 0 {
+				bary[id] = pos[id]
+				continue
+			}
+			sum := 0.0
+			for _, n := range nbrs[id] {
+				sum += pos[n]
+			}
+			bary[id] = sum / float64(len(nbrs[id]))
+		}
+		slices.SortStableFunc(layer, func(a, b int) int {
+			switch {
+			case bary[a] < bary[b]:
+				return -1
+			case bary[a] > bary[b]:
+				return 1
+			}
+			return a - b
+		})
+		place(layer)
+	}
+	for range 3 {
+		for d := 1; d < len(layers); d++ {
+			sweep(layers[d], preds)
+		}
+		for d := len(layers) - 2; d >= 0; d-- {
+			sweep(layers[d], succs)
+		}
+	}
+	widest := 0
+	for _, l := range layers {
+		widest = max(widest, len(l))
+	}
+	for d, l := range layers {
+		off := float64(widest-len(l)) * rowGap / 2
+		for i, id := range l {
+			g.Nodes[id].X = margin + float64(d)*layerGap
+			g.Nodes[id].Y = margin + labelRoom + off + float64(i)*rowGap
+		}
+	}
+	g.Width = 2*margin + float64(max(len(layers)-1, 0))*layerGap
+	g.Height = 2*margin + labelRoom + float64(max(widest-1, 0))*rowGap
+}
+
+// edgePath is the SVG path of an edge: a gentle S-curve to the next layer,
+// an arc for an edge that stays in its layer or goes back.
+func (g *Graph) edgePath(from, to int) string {
+	a, b := g.Nodes[from], g.Nodes[to]
+	if b.X > a.X {
+		mx := (a.X + b.X) / 2
+		return fmt.Sprintf("M%s %sC%s %s %s %s %s %s", num(a.X), num(a.Y), num(mx), num(a.Y), num(mx), num(b.Y), num(b.X), num(b.Y))
+	}
+	// Bend to the side so that the arc does not run through the layer.
+	cx := (a.X+b.X)/2 + layerGap*0.45
+	cy := (a.Y + b.Y) / 2
+	return fmt.Sprintf("M%s %sQ%s %s %s %s", num(a.X), num(a.Y), num(cx), num(cy), num(b.X), num(b.Y))
+}
+
+func num(f float64) string {
+	s := fmt.Sprintf("%.1f", f)
+	return strings.TrimSuffix(s, ".0")
+}
+
+// summary is a node's one-line description: pc and every variable that
+// differs from the initial state.
+func (g *Graph) summary(id int) string {
+	n := g.Nodes[id]
+	init := g.m.Vars(g.m.Init())
+	vars := g.m.Vars(n.State)
+	parts := []string{"pc = " + vars["pc"].String()}
+	for _, name := range model.VarNames {
+		if name == "pc" {
+			continue
+		}
+		if v := vars[name].String(); v != init[name].String() {
+			parts = append(parts, name+" = "+v)
+		}
+	}
+	return fmt.Sprintf("state %d (depth %d): %s", id+1, n.Depth, strings.Join(parts, ", "))
+}
+
+// brief is a node's short description: its number, depth and the
+// variables a reader looks at first.
+func (g *Graph) brief(id int) string {
+	n := g.Nodes[id]
+	vars := g.m.Vars(n.State)
+	s := fmt.Sprintf("state %d (depth %d): pc = %s, effects = %s, frontier = %s", id+1, n.Depth, vars["pc"], vars["effects"], vars["frontier"])
+	if n.State.Waiting {
+		s += ", parked"
+	}
+	if len(n.State.Recoveries) > 0 {
+		s += ", recoveries = " + vars["recoveries"].String()
+	}
+	return s
+}
+
+// kind is a node's class: the initial state, a completed run, a parked
+// run, and whether it violates an obligation.
+func (g *Graph) kind(id int) string {
+	n := g.Nodes[id]
+	var cls []string
+	switch {
+	case id == 0:
+		cls = append(cls, "init")
+	case g.m.Completed(n.State):
+		cls = append(cls, "done")
+	case n.State.Waiting:
+		cls = append(cls, "parked")
+	}
+	if n.Bad {
+		cls = append(cls, "bad")
+	}
+	return strings.Join(cls, " ")
+}
+
+// edgeText is an edge's labels, e.g. "Consume(va)".
+func (g *Graph) edgeText(e Edge) string {
+	names := make([]string, len(e.Labels))
+	for i, l := range e.Labels {
+		names[i] = g.m.LabelString(l)
+	}
+	return strings.Join(names, " | ")
+}
+
+// DOTOptions tune WriteDOT.
+type DOTOptions struct {
+	// Name is the graph's name (default "resume").
+	Name string
+	// Path, when set, is highlighted: the counterexample's states in
+	// order, as node IDs (see Path).
+	Path []int
+	// LoopTo is the index in Path a lasso returns to (-1: none).
+	LoopTo int
+}
+
+// WriteDOT writes the graph in Graphviz's DOT language: one rank per
+// breadth-first depth, nodes labelled with their number and described in
+// their tooltip, transitions labelled with their action, and the path
+// drawn thick in red.
+func (g *Graph) WriteDOT(w io.Writer, opt DOTOptions) error {
+	name := opt.Name
+	if name == "" {
+		name = "resume"
+	}
+	onPath := map[int]int{}
+	for i, id := range opt.Path {
+		if _, ok := onPath[id]; !ok {
+			onPath[id] = i + 1
+		}
+	}
+	pathEdge := map[[2]int]bool{}
+	for i := 1; i < len(opt.Path); i++ {
+		pathEdge[[2]int{opt.Path[i-1], opt.Path[i]}] = true
+	}
+	if opt.LoopTo >= 0 && opt.LoopTo < len(opt.Path) && len(opt.Path) > 0 {
+		pathEdge[[2]int{opt.Path[len(opt.Path)-1], opt.Path[opt.LoopTo]}] = true
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "digraph %s {\n", dotID(name))
+	sb.WriteString("  // Generated by tlcrun; render with: dot -Tsvg FILE.dot > FILE.svg\n")
+	sb.WriteString("  rankdir=LR;\n  node [shape=circle, width=0.3, fixedsize=true, fontsize=9, style=filled, fillcolor=\"#e8edf3\", color=\"#6b7c93\"];\n")
+	sb.WriteString("  edge [fontsize=8, color=\"#9aa7b8\", fontcolor=\"#56627a\"];\n")
+	depths := map[int][]int{}
+	maxDepth := 0
+	for _, n := range g.Nodes {
+		depths[n.Depth] = append(depths[n.Depth], n.ID)
+		maxDepth = max(maxDepth, n.Depth)
+	}
+	for d := 0; d <= maxDepth; d++ {
+		sb.WriteString("  { rank=same;")
+		for _, id := range depths[d] {
+			fmt.Fprintf(&sb, " s%d;", id+1)
+		}
+		sb.WriteString(" }\n")
+	}
+	for _, n := range g.Nodes {
+		attrs := []string{fmt.Sprintf("label=%q", fmt.Sprint(n.ID+1)), "tooltip=" + dotString(g.summary(n.ID))}
+		kind := g.kind(n.ID)
+		switch {
+		case strings.Contains(kind, "bad"):
+			attrs = append(attrs, `fillcolor="#f6d5d3"`, `color="#b3261e"`)
+		case strings.Contains(kind, "done"):
+			attrs = append(attrs, `fillcolor="#d7eedb"`, `color="#2e7d32"`)
+		case strings.Contains(kind, "parked"):
+			attrs = append(attrs, `fillcolor="#fdf0cf"`, `color="#a66f00"`)
+		}
+		if n.ID == 0 {
+			attrs = append(attrs, "penwidth=2")
+		}
+		if step, ok := onPath[n.ID]; ok {
+			attrs = append(attrs, `color="#d93025"`, "penwidth=2.5", fmt.Sprintf("xlabel=%q", fmt.Sprintf("#%d", step)))
+		}
+		fmt.Fprintf(&sb, "  s%d [%s];\n", n.ID+1, strings.Join(attrs, ", "))
+	}
+	for _, e := range g.Edges {
+		attrs := []string{"label=" + dotString(g.edgeText(e))}
+		if pathEdge[[2]int{e.From, e.To}] {
+			attrs = append(attrs, `color="#d93025"`, "penwidth=2.5", `fontcolor="#d93025"`)
+		}
+		fmt.Fprintf(&sb, "  s%d -> s%d [%s];\n", e.From+1, e.To+1, strings.Join(attrs, ", "))
+	}
+	sb.WriteString("}\n")
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// dotString quotes s as a DOT string.
+func dotString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return `"` + r.Replace(s) + `"`
+}
+
+// dotID makes a DOT identifier of name.
+func dotID(name string) string {
+	var sb strings.Builder
+	for _, r := range name {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			sb.WriteRune(r)
+		} else {
+			sb.WriteByte('_')
+		}
+	}
+	if sb.Len() == 0 || sb.String()[0] >= '0' && sb.String()[0] <= '9' {
+		return "g_" + sb.String()
+	}
+	return sb.String()
+}

@@ -1,0 +1,234 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/resumecontract/resumecheck/model"
+)
+
+// A Timeline is a behaviour drawn one row per step: the action, what
+// changed, the effect ledger, and marks for what a reader must not miss
+// (a crash and its recovery, an effect that fired twice, an obligation
+// that just broke).
+type Timeline struct {
+	// Tasks are the task numbers 1..NTasks and Gate the gated task, for the
+	// ledger's header.
+	Tasks []int
+	Gate  int
+	Steps []Step
+	// End says how a liveness counterexample ends ("" for none).
+	End string
+}
+
+// Step is one row: the state after an action (the first row is the
+// initial state).
+type Step struct {
+	// N is the 1-based state number, as TLC numbers them.
+	N int
+	// Action is the spec's action ("" for the initial state) and Label
+	// the same with its parameter.
+	Action, Label string
+	// Event is the trace event the step matched, as the trace names it
+	// (its parameter may be left out: "CrashRecover(?)"); "" outside traces.
+	Event string
+	// Story says the step in words (when known).
+	Story string
+	// Changed are the variables whose value the step changed.
+	Changed []VarChange
+	// State is every variable after the step, in the spec's order.
+	State []VarValue
+	// Ledger is each task's effect count after the step.
+	Ledger []LedgerCell
+	Marks  []Mark
+}
+
+// Classes are the row's classes: has-<kind> for each kind of mark.
+func (s Step) Classes() []string {
+	var out []string
+	for _, m := range s.Marks {
+		if c := "has-" + m.Kind; !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// VarChange is one variable a step changed.
+type VarChange struct {
+	Name, Old, New string
+	// Observed: the producer of a trace observed this variable.
+	Observed bool
+}
+
+// VarValue is one variable's value printed as TLA+.
+type VarValue struct {
+	Name, Value string
+	Changed     bool
+	// Observed: the producer of a trace observed this variable.
+	Observed bool
+}
+
+// LedgerCell is one task's effect count after a step.
+type LedgerCell struct {
+	Task, Count int
+	// Fired: the effect fired in this step; Double: it has fired more than
+	// once; Durable: the task's completion is durable (task <= frontier);
+	// Next: the task is the one the run executes next (pc).
+	Fired, Double, Durable, Next bool
+}
+
+// Mark is a labelled badge on a step; Kind is one of crash, double,
+// violation, park, resume, fork, stray, race, lost, rejected, loop.
+type Mark struct {
+	Kind, Text string
+}
+
+// TimelineOptions tune NewTimeline.
+type TimelineOptions struct {
+	// Story has one sentence per step after the initial state (and
+	// possibly one more for how the behaviour ends); see matrix.Story.
+	Story []string
+	// Properties are the invariants whose first failure is marked (default:
+	// the six obligations and their clauses).
+	Properties []string
+	// Observed, when set, lists per state the variables a trace's producer
+	// observed (Observed[0] is the initial state's: none).
+	Observed [][]string
+	// LoopTo is the 0-based state a lasso returns to (-1 or unset: none);
+	// Stutters says the behaviour ends stuttering.
+	LoopTo   *int
+	Stutters bool
+}
+
+var defaultProperties = []string{"EO", "PC", "PCPrefix", "PCLineage", "FD", "CV", "CO", "COEffect", "COCount", "RD"}
+
+// NewTimeline draws a behaviour: states[0] is the initial state, and
+// labels[i] the transition into states[i] (labels[0] is ignored).
+func NewTimeline(m *model.Model, states []model.State, labels []model.Label, opt TimelineOptions) *Timeline {
+	tl := &Timeline{Gate: m.P.IP}
+	for t := 1; t <= m.P.NTasks; t++ {
+		tl.Tasks = append(tl.Tasks, t)
+	}
+	props := opt.Properties
+	if props == nil {
+		props = defaultProperties
+	}
+	var invs []model.Invariant
+	for _, name := range props {
+		if inv, err := model.LookupInvariant(name); err == nil {
+			invs = append(invs, inv)
+		}
+	}
+	broken := map[string]bool{}
+	var prev map[string]string
+	for i, s := range states {
+		st := Step{N: i + 1}
+		if i > 0 && i < len(labels) {
+			st.Action, st.Label = labels[i].Action.String(), m.LabelString(labels[i])
+		}
+		if i > 0 && i-1 < len(opt.Story) {
+			st.Story = opt.Story[i-1]
+		}
+		var observed []string
+		if i < len(opt.Observed) {
+			observed = opt.Observed[i]
+		}
+		vars := m.Vars(s)
+		cur := map[string]string{}
+		for _, name := range model.VarNames {
+			v := vars[name].String()
+			cur[name] = v
+			changed := prev != nil && prev[name] != v
+			obs := slices.Contains(observed, name)
+			st.State = append(st.State, VarValue{Name: name, Value: v, Changed: changed, Observed: obs})
+			if changed {
+				st.Changed = append(st.Changed, VarChange{Name: name, Old: prev[name], New: v, Observed: obs})
+			}
+		}
+		var before *model.State
+		if i > 0 {
+			before = &states[i-1]
+		}
+		st.Ledger = ledger(m, before, s)
+		var l model.Label
+		if i > 0 && i < len(labels) {
+			l = labels[i]
+		}
+		st.Marks = marks(m, before, s, l)
+		for _, inv := range invs {
+			if !broken[inv.Name] && !inv.Holds(m, s) {
+				broken[inv.Name] = true
+				st.Marks = append(st.Marks, Mark{Kind: "violation", Text: inv.Name + " violated"})
+			}
+		}
+		tl.Steps = append(tl.Steps, st)
+		prev = cur
+	}
+	switch {
+	case opt.Stutters:
+		tl.End = "Stuttering: nothing can happen any more, and the run is not complete."
+	case opt.LoopTo != nil && *opt.LoopTo >= 0:
+		tl.End = fmt.Sprintf("Back to state %d: the run can loop for ever without completing.", *opt.LoopTo+1)
+	}
+	if tl.End != "" && len(tl.Steps) > 0 {
+		last := &tl.Steps[len(tl.Steps)-1]
+		last.Marks = append(last.Marks, Mark{Kind: "loop", Text: "Liveness violated"})
+	}
+	return tl
+}
+
+func ledger(m *model.Model, before *model.State, s model.State) []LedgerCell {
+	cells := make([]LedgerCell, len(s.Effects))
+	for i, n := range s.Effects {
+		t := i + 1
+		c := LedgerCell{Task: t, Count: int(n), Double: n > 1, Durable: t <= int(s.Frontier),
+			Next: t == int(s.PC) && !m.Completed(s)}
+		if before != nil && i < len(before.Effects) && n > before.Effects[i] {
+			c.Fired = true
+		}
+		cells[i] = c
+	}
+	return cells
+}
+
+// marks names what happened in a step that a reader should see at a
+// glance.
+func marks(m *model.Model, before *model.State, s model.State, l model.Label) []Mark {
+	if before == nil {
+		return nil
+	}
+	var out []Mark
+	for i, n := range s.Effects {
+		if i < len(before.Effects) && n > before.Effects[i] && n > 1 {
+			out = append(out, Mark{Kind: "double", Text: fmt.Sprintf("task %d's effect fired %d×", i+1, n)})
+		}
+	}
+	switch l.Action {
+	case model.CrashRecover:
+		text := "crash"
+		if len(s.Recoveries) > len(before.Recoveries) {
+			r := s.Recoveries[len(s.Recoveries)-1]
+			text = fmt.Sprintf("crash; recovery at frontier %d decides %s", r.Frontier, r.Decision)
+		}
+		out = append(out, Mark{Kind: "crash", Text: text})
+		if s.Lost && !before.Lost {
+			out = append(out, Mark{Kind: "lost", Text: "interrupt lost"})
+		}
+	case model.EmitInterrupt:
+		out = append(out, Mark{Kind: "park", Text: "parked at the gate"})
+	case model.Consume:
+		out = append(out, Mark{Kind: "resume", Text: "resumed with " + m.ValueName(l.Value)})
+	case model.ForkResume:
+		out = append(out, Mark{Kind: "fork", Text: "fork with " + m.ValueName(l.Value)})
+	case model.RaceResume:
+		text := "racer with " + m.ValueName(l.Value)
+		if s.Consumes == before.Consumes {
+			text += ": refused"
+		}
+		out = append(out, Mark{Kind: "race", Text: text})
+	case model.ExtraResume:
+		out = append(out, Mark{Kind: "stray", Text: "stray resume"})
+	}
+	return out
+}

@@ -1,0 +1,232 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/matrix"
+	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/trace"
+	"github.com/resumecontract/resumecheck/tracecheck"
+)
+
+// TraceInput is a trace and tracecheck's verdict on it.
+type TraceInput struct {
+	// File names the trace (shown, not read).
+	File  string
+	Trace *trace.Trace
+	// Result is tracecheck's result, checked with Options.Witness so that
+	// the matched events can be drawn as states.
+	Result *tracecheck.Result
+	// Accepting are the fault models that accept a rejected trace
+	// (tracecheck.Explain); Explained says whether they were looked for.
+	Accepting []tracecheck.Explanation
+	Explained bool
+}
+
+// CheckTrace checks a trace with tracecheck (keeping a witness) and, when
+// it is rejected, looks for the fault models that explain it.
+func CheckTrace(file string, t *trace.Trace, opt tracecheck.Options) (TraceInput, error) {
+	opt.Witness = true
+	res, err := tracecheck.Check(t, opt)
+	if err != nil {
+		return TraceInput{}, err
+	}
+	in := TraceInput{File: file, Trace: t, Result: res}
+	if res.Verdict == tracecheck.Rejected {
+		opt.Witness = false
+		accepting, _, err := tracecheck.Explain(t, opt)
+		if err != nil {
+			return TraceInput{}, err
+		}
+		in.Accepting, in.Explained = accepting, true
+	}
+	return in, nil
+}
+
+type traceView struct {
+	File, Producer, Faults, Params string
+	Verdict                        string
+	Events, Matched, Candidates    int
+	Reason                         string
+	Obligations                    []tracecheck.Obligation
+	Timeline                       *Timeline
+	Graph                          *graphUse
+	Rejected                       *rejectedView
+	Explained                      bool
+	Diagnosis                      string
+	Accepting                      []explanation
+	// Explanation is the trace drawn under the first model that accepts
+	// it.
+	Explanation *panel
+}
+
+type rejectedView struct {
+	Event tracecheck.EventRef
+	Last  string
+	// Observed are the event's variables beside the nearest successor's
+	// values where they differ.
+	Observed     []observedVar
+	Nearest      *tracecheck.Nearest
+	NamedEnabled bool
+	Candidates   []tracecheck.Candidate
+	Total        int
+}
+
+type observedVar struct {
+	Var, Value, Spec string
+	Details          []string
+	Differs          bool
+}
+
+type explanation struct {
+	Name, Extension, Violates string
+}
+
+// Trace is the page of a trace's verdict: the events as a timeline of the
+// spec's states, the obligations, and for a rejected trace the last
+// matched event, the candidate states there and why each transition did
+// not match, and the fault models that explain it, with the trace drawn
+// under the first of them.
+func Trace(in TraceInput, opt Options) (*Page, error) {
+	t, res := in.Trace, in.Result
+	p, err := t.Header.Params()
+	if err != nil {
+		return nil, err
+	}
+	m, err := model.New(p)
+	if err != nil {
+		return nil, err
+	}
+	gs := newGraphs(opt)
+	v := &traceView{File: in.File, Producer: t.Header.Producer.Name + " " + t.Header.Producer.Version,
+		Faults: "none (the reference semantics)", Params: params(p), Verdict: res.Verdict.String(),
+		Events: len(t.Events), Matched: res.Matched, Candidates: res.Candidates, Reason: res.Reason,
+		Obligations: res.Obligations, Explained: in.Explained}
+	if len(t.Header.Faults) > 0 {
+		v.Faults = strings.Join(t.Header.Faults, ", ")
+	}
+	def := gs.get("claimed", "the claimed model", m)
+	v.Timeline, v.Graph = traceTimeline(m, def, t.Events, res.Witness)
+	if f := res.Failure; res.Verdict == tracecheck.Rejected && f != nil {
+		rv := &rejectedView{Event: f.Event, Nearest: f.Nearest, NamedEnabled: f.NamedEnabled,
+			Candidates: f.Candidates, Total: f.TotalCandidates, Last: "none: the event is the first, and the spec is in its initial state"}
+		for _, o := range f.Observed {
+			ov := observedVar{Var: o.Var, Value: o.Value}
+			if f.Nearest != nil {
+				for _, d := range f.Nearest.Diff {
+					if d.Var == o.Var {
+						ov.Spec, ov.Details, ov.Differs = d.Spec, d.Details, true
+					}
+				}
+			}
+			rv.Observed = append(rv.Observed, ov)
+		}
+		if res.Last != nil {
+			rv.Last = res.Last.String()
+		}
+		v.Rejected = rv
+	}
+	if in.Explained {
+		v.Diagnosis = tracecheck.Summary(in.Accepting)
+		for _, e := range in.Accepting {
+			v.Accepting = append(v.Accepting, explanation{Name: e.Name(), Extension: e.Extension, Violates: strings.Join(e.Violates, ", ")})
+		}
+		if len(in.Accepting) > 0 {
+			v.Explanation = explainedPanel(gs, t, p, in.Accepting[0])
+		}
+	}
+	class := map[tracecheck.Verdict]string{tracecheck.Accepted: "good", tracecheck.Rejected: "bad"}[res.Verdict]
+	title := fmt.Sprintf("%s: %s", in.File, strings.ToUpper(res.Verdict.String()))
+	data := map[string]any{"kind": "trace", "file": in.File, "header": t.Header, "verdict": res.Verdict, "result": res}
+	if in.Explained {
+		data["accepting"] = in.Accepting
+	}
+	return &Page{v: pageView{
+		Kind:     "trace",
+		Title:    title,
+		Subtitle: "A recorded run replayed against the Go model of the resume contract (tracecheck).",
+		Facts: []fact{
+			{Name: "verdict", Value: res.Verdict.String(), Class: class},
+			{Name: "events", Value: fmt.Sprint(len(t.Events))},
+			{Name: "matched", Value: fmt.Sprint(res.Matched)},
+			{Name: "candidate states", Value: fmt.Sprint(res.Candidates)},
+		},
+		Data:   data,
+		Trace:  v,
+		Graphs: gs.defs,
+	}}, nil
+}
+
+// traceTimeline draws the witness (one behaviour of the spec matching the
+// matched events) with what each event observed.
+func traceTimeline(m *model.Model, def *graphDef, events []trace.Event, witness []model.Step) (*Timeline, *graphUse) {
+	if len(witness) == 0 {
+		return nil, def.use(nil, -1)
+	}
+	states := make([]model.State, len(witness))
+	labels := make([]model.Label, len(witness))
+	observed := make([][]string, len(witness))
+	for i, st := range witness {
+		states[i], labels[i] = st.State, st.Label
+		if i > 0 && i-1 < len(events) {
+			for _, x := range events[i-1].Observed.List() {
+				observed[i] = append(observed[i], x.String())
+			}
+		}
+	}
+	// The story is told as for a counterexample: the witness is a
+	// behaviour of the spec like any other.
+	beh := &check.Violation{}
+	for i := range states {
+		ts := check.TraceState{State: states[i]}
+		if i > 0 {
+			ts.Action = labels[i].Action.String()
+		}
+		beh.Trace = append(beh.Trace, ts)
+	}
+	tl := NewTimeline(m, states, labels, TimelineOptions{Observed: observed, Story: matrix.Story(m, beh)})
+	for i := 1; i < len(tl.Steps) && i-1 < len(events); i++ {
+		ev := &events[i-1]
+		tl.Steps[i].Event = fmt.Sprintf("event %d (seq %d)", i, ev.Seq)
+		if named := ev.LabelString(m); named != tl.Steps[i].Label {
+			tl.Steps[i].Event += ": " + named
+		}
+	}
+	return tl, def.use(states, -1)
+}
+
+// explainedPanel replays the trace under the model e names and draws it.
+func explainedPanel(gs *graphs, t *trace.Trace, base model.Params, e tracecheck.Explanation) *panel {
+	p := base
+	p.Faults = 0
+	for _, name := range e.Faults {
+		if f, err := model.ParseFault(name); err == nil {
+			p.Faults = p.Faults.With(f)
+		}
+	}
+	if strings.Contains(e.Extension, "Racers") && p.Racers < 2 {
+		p.Racers = 2
+	}
+	if strings.Contains(e.Extension, "CrashWhileParked") {
+		p.CrashWhileParked = true
+	}
+	m, err := model.New(p)
+	if err != nil {
+		return nil
+	}
+	res := tracecheck.CheckModel(m, t.Events, tracecheck.Options{Witness: true})
+	if res.Verdict != tracecheck.Accepted {
+		return nil
+	}
+	def := gs.get("explained-"+e.Name(), "the "+e.Name()+" model", m)
+	pn := &panel{ID: "explained", Title: "The trace under the " + e.Name() + " model", Violated: len(e.Violates) > 0}
+	pn.Lead = fmt.Sprintf("Under the %s model (%s) every event matches", e.Name(), params(p))
+	if len(e.Violates) > 0 {
+		pn.Lead += ", and the run violates " + strings.Join(e.Violates, ", ")
+	}
+	pn.Lead += "."
+	pn.Timeline, pn.Graph = traceTimeline(m, def, t.Events, res.Witness)
+	return pn
+}
