@@ -89,9 +89,14 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	// The parallel collector is what TLC's own launchers use; TLC's
 	// temporary files (the standard modules it unpacks) go to the work
 	// folder, and so do its states (-metadir). -noGenerateSpecTE: no
-	// trace-explorer spec beside the user's spec.
+	// trace-explorer spec beside the user's spec. -lncheck final: temporal
+	// properties are checked once, on the whole state space; by default
+	// TLC also checks them on the part explored so far whenever it reports
+	// progress, and a violation found that way ends the run, -continue or
+	// not, so that the counts and the first violation would depend on the
+	// machine's speed.
 	args = append(args, "-XX:+UseParallelGC", "-Djava.io.tmpdir="+tmp, "-cp", setup.Jar, "tlc2.TLC",
-		"-tool", "-workers", strconv.Itoa(workers), "-noGenerateSpecTE", "-metadir", meta)
+		"-tool", "-workers", strconv.Itoa(workers), "-noGenerateSpecTE", "-lncheck", "final", "-metadir", meta)
 	if opt.Continue {
 		args = append(args, "-continue")
 	}

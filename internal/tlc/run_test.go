@@ -58,7 +58,7 @@ func TestRunWithFakeTLC(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "args"))
 	args := strings.Split(strings.TrimSpace(string(b)), "\n")
 	joined := strings.Join(args, " ")
-	for _, want := range []string{"-cp " + jar + " tlc2.TLC -tool -workers 1 -noGenerateSpecTE -metadir ",
+	for _, want := range []string{"-cp " + jar + " tlc2.TLC -tool -workers 1 -noGenerateSpecTE -lncheck final -metadir ",
 		"-continue -dump " + filepath.Join(dir, "states.dump") + " -config " + cfg + " " + spec} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("arguments %q lack %q", joined, want)
