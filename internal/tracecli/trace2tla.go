@@ -143,7 +143,6 @@ func checkBytes(raw []byte) (*tracecheck.Result, error) {
 
 func decodeBytes(raw []byte) (*trace.Trace, error) { return trace.Decode(bytes.NewReader(raw)) }
 
-
 // copySpec puts the spec beside the generated module, refusing to
 // overwrite a different Resume.tla there.
 func copySpec(spec, dir string) error {
