@@ -126,6 +126,7 @@ func TestRandomSchedules(t *testing.T) {
 		if !storetest.AllHold(r2) {
 			t.Fatalf("seed %d: %v: trace %s\n%s\n%s", seed, log, r2.Verdict, r2.Text(), storetest.TraceText(tr))
 		}
+		storetest.SaveTrace(t, tr, run, false)
 		if err := l.CheckExactlyOnce(ctx, run, e.Branches(ctx, run)); err != nil {
 			t.Fatalf("seed %d: %v: %v", seed, log, err)
 		}

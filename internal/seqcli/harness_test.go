@@ -186,6 +186,7 @@ func (tg *target) verify(t testing.TB, run string) error {
 			return fmt.Errorf("run %s: obligation %s %s\n%s", run, o.Name, o.Status, storetest.TraceText(tr))
 		}
 	}
+	storetest.SaveTrace(t, tr, run, false)
 	return nil
 }
 

@@ -5,8 +5,11 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/resumecontract/resumecheck/trace"
 )
 
 // Environment variables the PostgreSQL tests read.
@@ -45,4 +48,30 @@ func DropRuns(ctx context.Context, db *sql.DB, prefix string) error {
 		}
 	}
 	return nil
+}
+
+// TraceDirEnv names a directory where the tests write every trace they
+// replayed and expect accepted (one NDJSON file per run), so that CI can
+// replay them again with the tracecheck command and keep them. Traces of
+// the fault-switch runs, expected rejected, go to its faults/
+// subdirectory.
+const TraceDirEnv = "RESUMECHECK_TRACE_DIR"
+
+// SaveTrace writes tr as <run>.ndjson under $RESUMECHECK_TRACE_DIR (under
+// its faults/ subdirectory when rejected is set); nothing when unset.
+func SaveTrace(t testing.TB, tr *trace.Trace, run string, rejected bool) {
+	dir := os.Getenv(TraceDirEnv)
+	if dir == "" {
+		return
+	}
+	if rejected {
+		dir = filepath.Join(dir, "faults")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := strings.NewReplacer("/", "-", " ", "-", string(os.PathSeparator), "-").Replace(run) + ".ndjson"
+	if err := tr.WriteFile(filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -346,6 +346,7 @@ func RunFault(t testing.TB, h *Harness, f model.Fault) []string {
 	case err != nil:
 		caught = append(caught, "trace: "+err.Error())
 	case r.Verdict != tracecheck.Accepted:
+		SaveTrace(t, tr, run, true)
 		acc, _, err := tracecheck.Explain(tr, tracecheck.Options{})
 		expl := ""
 		if err == nil {

@@ -90,6 +90,7 @@ func (e *Env) Accepted(ctx context.Context, run string, complete bool) {
 	if r.Verdict != tracecheck.Accepted {
 		e.T.Fatalf("run %s: trace %s:\n%s\ntrace:\n%s", run, r.Verdict, r.Text(), TraceText(tr))
 	}
+	SaveTrace(e.T, tr, run, false)
 	for _, o := range r.Obligations {
 		if o.Status == tracecheck.Violated || (o.Status != tracecheck.Holds && (o.Name != "LV" || complete)) {
 			e.T.Fatalf("run %s: obligation %s %s\n%s", run, o.Name, o.Status, TraceText(tr))
