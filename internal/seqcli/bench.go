@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/resumecontract/resumecheck/sequencer"
@@ -153,6 +154,17 @@ type BenchResult struct {
 	// store's own commit rate on this disk.
 	RawN    int
 	RawSecs float64
+	// CPU is this process's CPU time during the runs (the sequencer,
+	// the driver; for SQLite the database too).
+	CPU time.Duration
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // RawCommits measures the database's own durable commit rate: one
@@ -218,6 +230,8 @@ func Bench(ctx context.Context, r *BenchResult, st sequencer.Store, runs, tasks 
 		return err
 	}
 	prefix := fmt.Sprintf("bench-%d-%d-", os.Getpid(), time.Now().UnixNano())
+	cpu0 := cpuTime()
+	defer func() { r.CPU += cpuTime() - cpu0 }()
 	start := time.Now()
 	for i := range runs {
 		run := fmt.Sprint(prefix, i)
@@ -260,15 +274,16 @@ func pct(ds []time.Duration, p int) time.Duration {
 
 // WriteBenchTable prints the figures as a Markdown table.
 func WriteBenchTable(w io.Writer, fsync float64, rows []*BenchResult, runs, tasks int) {
-	fmt.Fprintf(w, "| store | durable commits/s | the database's own commits/s (1-row INSERT) | tasks/s | resume latency mean / p50 / p99 | consume gate per resume (load + CAS transaction) | task commit transaction, mean |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|\n")
-	fmt.Fprintf(w, "| write+fdatasync (4 KiB), same disk | %.0f | | | | | %s per sync |\n", fsync, ms(time.Duration(float64(time.Second)/fsync)))
+	fmt.Fprintf(w, "| store | durable commits/s | the database's own commits/s (1-row INSERT) | tasks/s | resume latency mean / p50 / p99 | consume gate per resume (load + CAS transaction) | task commit transaction, mean | client CPU per transaction |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| write+fdatasync (4 KiB), same disk | %.0f | | | | | %s per sync | |\n", fsync, ms(time.Duration(float64(time.Second)/fsync)))
 	for _, r := range rows {
 		secs := r.Elapsed.Seconds()
-		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %s / %s / %s | %s (%.0f%% of a resume) | %s |\n",
+		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %s / %s / %s | %s (%.0f%% of a resume) | %s | %s |\n",
 			r.Store, float64(r.Commits)/secs, float64(r.RawN)/r.RawSecs, float64(r.Runs*r.Tasks)/secs,
 			ms(mean(r.Resume)), ms(pct(r.Resume, 50)), ms(pct(r.Resume, 99)),
-			ms(mean(r.Gate)), 100*float64(mean(r.Gate))/float64(mean(r.Resume)), ms(mean(r.Commit)))
+			ms(mean(r.Gate)), 100*float64(mean(r.Gate))/float64(mean(r.Resume)), ms(mean(r.Commit)),
+			ms(r.CPU/time.Duration(max(1, r.Commits))))
 	}
 	fmt.Fprintf(w, "\n%d runs of %d tasks per store (task 2 gated), in rounds interleaved with the fsync probe; a run is %.0f store transactions, each synced.\n",
 		rows[0].Runs, tasks, float64(rows[0].Commits)/float64(rows[0].Runs))
