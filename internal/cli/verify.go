@@ -72,6 +72,11 @@ deliberate change to the spec).`,
 			out := cmd.OutOrStdout()
 			var outcomes []verifyOutcome
 			bad, differ := 0, 0
+			// The name column is as wide as the longest cfg checked.
+			width := 0
+			for _, e := range man.Models {
+				width = max(width, len(e.Cfg))
+			}
 			for i, e := range man.Models {
 				if (tier != "all" && e.Tier != tier) || (len(only) > 0 && !slices.Contains(only, e.Cfg)) {
 					continue
@@ -113,7 +118,7 @@ deliberate change to the spec).`,
 					if mismatched || len(vo.EnginesDiffer) > 0 {
 						status = "FAIL"
 					}
-					fmt.Fprintf(out, "%s %-28s %-9s %s\n", status, e.Cfg, found.Expect.Result, describe(found.Expect))
+					fmt.Fprintf(out, "%s %-*s %-9s %s\n", status, width, e.Cfg, found.Expect.Result, describe(found.Expect))
 					for _, o := range []*check.Outcome{vo.Go, vo.TLC} {
 						if o == nil {
 							continue
