@@ -59,13 +59,19 @@ budget the frontier and the trace links go to disk (--spill-dir) and the
 run goes on. Every --progress interval a line on stderr gives the figures
 so far, and a summary at the end gives the wall time, the rate and the
 peak memory (--progress 0: neither). Ctrl-C stops the run and prints the
-partial figures (exit 130).`,
+partial figures (exit 130).
+
+--html also writes the report as one self-contained HTML page (each
+counterexample as a timeline and as a path through the state graph) and
+--dot the state graph for Graphviz; both with the Go engine, for models
+small enough to draw (R0 bounds).`,
 		Example: `  tlcrun check spec/R0.cfg
   tlcrun check --json spec/fault-replay.cfg
   tlcrun check --continue spec/fault-nondetrec.cfg   # every violated property
   tlcrun check --workers 1 --mem 200MiB spec/R8.cfg
   tlcrun check --engine tlc spec/fault-replay.cfg
-  tlcrun check --engine both --compare-states spec/R0.cfg`,
+  tlcrun check --engine both --compare-states spec/R0.cfg
+  tlcrun check --html redeliver.html --dot redeliver.dot spec/fault-redeliver.cfg`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := validEngine(engineArg); err != nil {
@@ -110,6 +116,9 @@ partial figures (exit 130).`,
 			if err != nil {
 				return &exitError{code: ExitFailure, err: err}
 			}
+			if err := writeCheckReports(cmd, job, rep); err != nil {
+				return err
+			}
 			if progress > 0 {
 				writeSummary(cmd.ErrOrStderr(), rep, time.Since(start))
 			}
@@ -135,6 +144,7 @@ partial figures (exit 130).`,
 	f.StringVar(&mem, "mem", "auto", "memory budget before the frontier spills to disk, e.g. 300MiB, 4G (auto = half the RAM, 0 = none)")
 	f.StringVar(&spillDir, "spill-dir", "", "folder for spill files (default: the system's temporary folder)")
 	tf.add(f)
+	addReportFlags(cmd)
 	return cmd
 }
 

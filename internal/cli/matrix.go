@@ -17,6 +17,7 @@ func newMatrixCmd() *cobra.Command {
 		bounds  string
 		format  string
 		doc     string
+		html    string
 		workers int
 	)
 	cmd := &cobra.Command{
@@ -30,12 +31,15 @@ a fault that violates it and nothing else.
 A cell is "violated (k)" with the length of its shortest counterexample, or
 "holds (n)" with the number of distinct states. --bounds replaces every
 model's bounds by those of another cfg (e.g. spec/R8.cfg) and keeps its
-faults and extensions. --doc writes the teaching page (docs/contract.md).
+faults and extensions. --doc writes the teaching page (docs/contract.md),
+--html an HTML page of the grid whose violated cells open their
+counterexamples (a timeline and the path through the state graph).
 Exit 16 when a claim does not hold.`,
 		Example: `  tlcrun matrix
   tlcrun matrix --format markdown
   tlcrun matrix --bounds spec/R8.cfg
-  tlcrun matrix --doc docs/contract.md`,
+  tlcrun matrix --doc docs/contract.md
+  tlcrun matrix --html matrix.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch format {
@@ -78,6 +82,11 @@ Exit 16 when a claim does not hold.`,
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", doc)
 			}
+			if html != "" {
+				if err := writeMatrixHTML(cmd, html, res); err != nil {
+					return err
+				}
+			}
 			if !res.AllHold() {
 				return exitCode(ExitClaims)
 			}
@@ -89,6 +98,7 @@ Exit 16 when a claim does not hold.`,
 	f.StringVar(&bounds, "bounds", "", "a cfg whose bounds replace every model's (e.g. spec/R8.cfg)")
 	f.StringVar(&format, "format", "text", "output: text, json or markdown")
 	f.StringVar(&doc, "doc", "", "also write the teaching page (docs/contract.md) to this file")
+	f.StringVar(&html, "html", "", "also write the matrix as one self-contained HTML page; a violated cell opens its counterexample")
 	f.IntVar(&workers, "workers", 0, "Go engine workers (0 = all cores)")
 	return cmd
 }

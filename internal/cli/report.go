@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/matrix"
+	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/report"
+	"github.com/resumecontract/resumecheck/trace"
+	"github.com/resumecontract/resumecheck/tracecheck"
+)
+
+// The HTML reports (package report): check --html and --dot, matrix
+// --html, and the report command for traces and the conformance table.
+
+// addReportFlags gives check its --html and --dot flags. They draw the Go
+// engine's report, so they refuse the other engines.
+func addReportFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.String("html", "", "also write the report as one self-contained HTML page (counterexamples as timelines, the state graph)")
+	f.String("dot", "", "also write the model's state graph in Graphviz DOT, the first counterexample's path in red")
+	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
+		html, _ := cmd.Flags().GetString("html")
+		dot, _ := cmd.Flags().GetString("dot")
+		if engine := cmd.Flags().Lookup("engine"); engine != nil && engine.Value.String() != "go" && (html != "" || dot != "") {
+			return usageError(fmt.Errorf("--html and --dot draw the Go engine's report: use them with --engine go"))
+		}
+		return nil
+	}
+}
+
+// writeCheckReports writes what check's --html and --dot ask for.
+func writeCheckReports(cmd *cobra.Command, job *check.Job, rep *check.Report) error {
+	html, _ := cmd.Flags().GetString("html")
+	dot, _ := cmd.Flags().GetString("dot")
+	if html != "" {
+		page, err := report.Check(job.Params, rep, report.Options{})
+		if err != nil {
+			return &exitError{code: ExitFailure, err: err}
+		}
+		if err := writePage(cmd, html, page); err != nil {
+			return err
+		}
+	}
+	if dot != "" {
+		g, opt, err := report.GraphOf(job.Params, rep, report.Options{})
+		if errors.Is(err, report.ErrGraphTooLarge) {
+			return &exitError{code: ExitFailure, err: fmt.Errorf("--dot: %w; draw a model at small bounds such as spec/R0.cfg", err)}
+		}
+		if err != nil {
+			return &exitError{code: ExitFailure, err: err}
+		}
+		var buf bytes.Buffer
+		if err := g.WriteDOT(&buf, opt); err != nil {
+			return &exitError{code: ExitFailure, err: err}
+		}
+		if err := os.WriteFile(dot, buf.Bytes(), 0o644); err != nil {
+			return &exitError{code: ExitFailure, err: err}
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d states, %d transitions)\n", dot, len(g.Nodes), len(g.Edges))
+	}
+	return nil
+}
+
+// writeMatrixHTML is matrix --html.
+func writeMatrixHTML(cmd *cobra.Command, path string, res *matrix.Result) error {
+	page, err := report.Matrix(res, report.Options{})
+	if err != nil {
+		return &exitError{code: ExitFailure, err: err}
+	}
+	return writePage(cmd, path, page)
+}
+
+func writePage(cmd *cobra.Command, path string, page *report.Page) error {
+	if err := page.WritePath(path); err != nil {
+		return &exitError{code: ExitFailure, err: err}
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", path)
+	return nil
+}
+
+func newReportCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "HTML reports of a trace's verdict and of the conformance table",
+		Long: `Write one self-contained HTML page (no network, no external scripts or
+fonts; it works opened as a file).
+
+The fault matrix and a model check have their page through their own
+commands: tlcrun matrix --html FILE, tlcrun check --html FILE (and --dot FILE
+for Graphviz). The subcommands here draw what other tools produce:
+
+  trace        a recorded trace replayed by tracecheck: the events as a
+               timeline of the spec's states, the obligations, and for a
+               rejected trace the last matched event, the candidate states
+               there, why each transition did not match, and the fault
+               models that explain it
+  conformance  the conformance harness's profiles as a table; each verdict
+               opens its evidence
+
+Exit 0 when the page is written, whatever it shows; 1 when it could not be
+written; 2 for bad flags or input.`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newReportTraceCmd(), newReportConformanceCmd())
+	return cmd
+}
+
+func newReportTraceCmd() *cobra.Command {
+	var (
+		html          string
+		faults        string
+		maxCandidates int
+	)
+	cmd := &cobra.Command{
+		Use:   "trace --html FILE TRACE",
+		Short: "A trace's verdict from tracecheck as an HTML page",
+		Long: `Replay a trace (NDJSON, docs/trace.md) against the Go model as tracecheck
+does, at the constants and faults its header claims (or --faults), and write
+the verdict as an HTML page: the events as a timeline of the spec's states
+(one behaviour that matches them), the obligations, and for a rejected trace
+the last matched event, the candidate states there and, for each transition,
+why it was disabled or how its successor differs from the observation; then
+the fault models that explain the trace, with the trace drawn under the
+first of them.`,
+		Example: `  tlcrun report trace --html replay.html testdata/traces/partial/doc-example-replay.ndjson`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			tr, err := trace.ReadFile(args[0])
+			switch {
+			case errors.Is(err, trace.ErrBadInput):
+				return usageError(err)
+			case err != nil:
+				return &exitError{code: ExitFailure, err: err}
+			}
+			if faults != "" {
+				fs, err := parseFaultList(faults)
+				if err != nil {
+					return usageError(fmt.Errorf("--faults: %w", err))
+				}
+				tr.Header.Faults = []string{}
+				for _, f := range fs.Faults() {
+					tr.Header.Faults = append(tr.Header.Faults, string(f))
+				}
+			}
+			in, err := report.CheckTrace(args[0], tr, tracecheck.Options{MaxCandidates: maxCandidates})
+			if err != nil {
+				return usageError(fmt.Errorf("%s: %w", args[0], err))
+			}
+			page, err := report.Trace(in, report.Options{})
+			if err != nil {
+				return usageError(fmt.Errorf("%s: %w", args[0], err))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s after %d of %d events\n", args[0], in.Result.Verdict, in.Result.Matched, len(tr.Events))
+			return writePage(cmd, html, page)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&html, "html", "", "the page to write (required)")
+	f.StringVar(&faults, "faults", "", `check against these faults (comma-separated, or "none") instead of the header's claim`)
+	f.IntVar(&maxCandidates, "max-candidates", 0, "give up when more states than this are candidates (0: 65536)")
+	_ = cmd.MarkFlagRequired("html")
+	return cmd
+}
+
+func newReportConformanceCmd() *cobra.Command {
+	var html string
+	cmd := &cobra.Command{
+		Use:   "conformance --html FILE [PROFILE|DIR]...",
+		Short: "The conformance harness's profiles as an HTML table",
+		Long: `Read conformance profiles (the harness's <subject>@<version>-<store>.json
+files; a folder gives its *.json files and the profile.json of its
+subfolders) and write them as one table: a row per subject, version and
+store, a column per obligation. Selecting a verdict shows its evidence: the
+cells that measured it, their runs and tracecheck's verdicts on their traces.
+Without arguments the profiles are read from testdata/conformance.`,
+		Example: `  tlcrun report conformance --html conformance.html
+  tlcrun report conformance --html local.html .conformance`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				args = []string{"testdata/conformance"}
+			}
+			profiles, err := report.ReadProfiles(args...)
+			if err != nil {
+				return usageError(err)
+			}
+			if len(profiles) == 0 {
+				return usageError(fmt.Errorf("no conformance profiles in %v", args))
+			}
+			page, err := report.Conformance(profiles, report.Options{})
+			if err != nil {
+				return &exitError{code: ExitFailure, err: err}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d profiles\n", len(profiles))
+			return writePage(cmd, html, page)
+		},
+	}
+	cmd.Flags().StringVar(&html, "html", "", "the page to write (required)")
+	_ = cmd.MarkFlagRequired("html")
+	return cmd
+}
+
+// parseFaultList reads a comma-separated list of fault names ("none": no
+// fault).
+func parseFaultList(s string) (model.FaultSet, error) {
+	var fs model.FaultSet
+	if s == "none" {
+		return fs, nil
+	}
+	for _, name := range strings.Split(s, ",") {
+		f, err := model.ParseFault(strings.TrimSpace(name))
+		if err != nil {
+			return 0, err
+		}
+		fs = fs.With(f)
+	}
+	return fs, nil
+}
