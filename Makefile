@@ -121,3 +121,28 @@ conformance: conformance-install ## run every subject through every scenario; di
 
 conformance-update: conformance-install ## the same, then rewrite the baselines and the table in docs/conformance.md (review the diff)
 	$(GO) run ./cmd/conformance run --update $(CONFORMANCE_FLAGS)
+
+# TLC: tlcrun finds tla2tools.jar through --jar, TLA2TOOLS_JAR or the cache
+# folder (tlcrun install), and java through JAVA_HOME or PATH; see
+# docs/tlcrun.md. These targets say what is missing when TLC is not there.
+.PHONY: doctor check-both verify-both sweep sweep-long
+SWEEP_FLAGS ?= --set NTasks=3..5 --set MaxCrashes=1..2
+
+doctor: ## say whether TLC can run here (Java 11+, tla2tools.jar), and how to fix what is missing
+	$(TLCRUN) doctor
+
+check-both: ## R0 and every fault cfg with the Go engine and TLC, which must agree (needs TLC)
+	@for cfg in spec/R0.cfg spec/fault-*.cfg; do \
+	  out=$$($(TLCRUN) check --engine both --progress 0 $$cfg 2>&1); code=$$?; \
+	  case $$code in 0|11|12|13) echo "agree  $$cfg (exit $$code)";; \
+	  *) echo "$$out"; exit $$code;; esac; \
+	done
+
+verify-both: ## the quick models of the manifest with both engines (needs TLC)
+	$(TLCRUN) verify --engine both
+
+sweep: ## a small grid around R0 with both engines, which must agree in every cell (needs TLC; SWEEP_FLAGS)
+	$(TLCRUN) sweep --engine both $(SWEEP_FLAGS)
+
+sweep-long: ## the grid reaching R8 with both engines, as recorded in docs/tlcrun.md (needs TLC; about an hour)
+	$(TLCRUN) sweep --engine both --tlc-workers 2 --base spec/R8.cfg --set NTasks=6,8,10 --set MaxCrashes=2,4 --format markdown
