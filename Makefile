@@ -146,3 +146,27 @@ sweep: ## a small grid around R0 with both engines, which must agree in every ce
 
 sweep-long: ## the grid reaching R8 with both engines, as recorded in docs/tlcrun.md (needs TLC; about an hour)
 	$(TLCRUN) sweep --engine both --tlc-workers 2 --base spec/R8.cfg --set NTasks=6,8,10 --set MaxCrashes=2,4 --format markdown
+
+# The HTML reports (package report; docs/contract.md shows them). The
+# browser test drives Debian's chromium (apt-get install chromium) and skips
+# without one, unless RESUMECHECK_REQUIRE_BROWSER=1 (CI sets it).
+REPORT_DIR ?= bin/report
+.PHONY: report report-browser report-shots
+
+report: ## HTML pages in REPORT_DIR: the fault matrix, a check (and its DOT graph), a rejected trace, the conformance table
+	@mkdir -p $(REPORT_DIR)
+	$(GO) build -o bin/tlcrun ./cmd/tlcrun
+	bin/tlcrun matrix --html $(REPORT_DIR)/matrix.html > /dev/null
+	bin/tlcrun check --progress 0 --html $(REPORT_DIR)/redeliver.html --dot $(REPORT_DIR)/redeliver.dot spec/fault-redeliver.cfg > /dev/null || [ $$? -eq 12 ]
+	bin/tlcrun report trace --html $(REPORT_DIR)/trace.html testdata/traces/partial/doc-example-replay.ndjson
+	@if [ -d testdata/conformance ]; then bin/tlcrun report conformance --html $(REPORT_DIR)/conformance.html testdata/conformance; \
+	  else echo "no testdata/conformance: no conformance page"; fi
+
+report-browser: ## the report pages in headless Chromium: no console errors, the grid's cells, a counterexample opened; logs the screenshots' paths
+	RESUMECHECK_REQUIRE_BROWSER=1 $(GO) test ./report -count=1 -run Browser -v
+
+report-shots: ## rewrite docs/img/report-*.png from the browser test (quantized with pngquant when present); review them
+	RESUMECHECK_REQUIRE_BROWSER=1 $(GO) test ./report -count=1 -run Browser -args -shots $(CURDIR)/docs/img
+	@if command -v pngquant >/dev/null 2>&1; then \
+	  for f in docs/img/report-*.png; do pngquant --quality=70-95 --speed 1 --force --output $$f $$f; done; \
+	else echo "pngquant not found: the screenshots are not quantized (apt-get install pngquant)"; fi

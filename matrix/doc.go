@@ -121,6 +121,7 @@ func (r *Result) WriteDoc(w io.Writer) error {
 	sb.WriteString("Each property is checked on its own over the model's whole state space. ")
 	sb.WriteString("A violated cell gives the length in states of its shortest counterexample; a holding cell the number of distinct states.\n\n")
 	writeMarkdownTable(&sb, r)
+	writeReportShots(&sb)
 	sb.WriteString("\n## The claims, as checked\n\n")
 	for _, c := range r.Claims {
 		mark := "checked"
@@ -137,6 +138,18 @@ func (r *Result) WriteDoc(w io.Writer) error {
 	sb.WriteString("one counterexample in full: `go run ./cmd/tlcrun check spec/fault-<name>.cfg`.\n")
 	_, err := io.WriteString(w, sb.String())
 	return err
+}
+
+// writeReportShots shows the same matrix as an HTML page (package report),
+// with the screenshots its browser test takes (make report-shots).
+func writeReportShots(sb *strings.Builder) {
+	sb.WriteString("\nThe same matrix as a page to click through: `tlcrun matrix --html matrix.html` writes it as one self-contained HTML file ")
+	sb.WriteString("(no network; it works opened as a file). Each violated cell opens its counterexample:\n\n")
+	sb.WriteString("![The fault matrix as an HTML page, the cell redeliver / EO selected](img/report-matrix.png)\n\n")
+	sb.WriteString("The counterexample is told as a story and drawn as a timeline, one row per state: the action, what changed, ")
+	sb.WriteString("the effect ledger per task (an effect that fired twice is red), crashes and recoveries marked; ")
+	sb.WriteString("below it, the path through the model's whole state graph (59 states here, in layers by breadth-first depth):\n\n")
+	sb.WriteString("![redeliver's counterexample for EO: task 1 runs, the process crashes, recovery re-delivers task 1's effect](img/report-counterexample.png)\n")
 }
 
 func times(n int) string {

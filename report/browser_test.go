@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -205,8 +206,14 @@ func shotDir(t *testing.T) string {
 // double effect marked.
 func TestBrowserMatrix(t *testing.T) {
 	b := newBrowser(t)
-	res := r0Matrix(t)
-	page, err := Matrix(res, Options{})
+	// The page names each model's cfg as a command to reproduce it; from
+	// the repository's root, as a reader would run it.
+	res := *r0Matrix(t)
+	res.Rows = slices.Clone(res.Rows)
+	for i := range res.Rows {
+		res.Rows[i].Cfg = strings.TrimPrefix(res.Rows[i].Cfg, "../")
+	}
+	page, err := Matrix(&res, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

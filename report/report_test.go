@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -395,5 +397,24 @@ func TestConformancePage(t *testing.T) {
 	}
 	if _, err := ReadProfiles("testdata/profiles/none.json"); err == nil {
 		t.Error("a missing profile is not an error")
+	}
+}
+
+// TestDocScreenshots keeps the screenshots that README.md and
+// docs/contract.md show: present, PNG, and small (make report-shots
+// rewrites them from the browser test).
+func TestDocScreenshots(t *testing.T) {
+	for _, name := range []string{"report-matrix.png", "report-counterexample.png", "report-trace.png"} {
+		b, err := os.ReadFile(filepath.Join("..", "docs", "img", name))
+		if err != nil {
+			t.Errorf("%v (make report-shots writes it)", err)
+			continue
+		}
+		if !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("docs/img/%s is not a PNG", name)
+		}
+		if len(b) > 250<<10 {
+			t.Errorf("docs/img/%s has %d KiB; keep the docs' screenshots small (make report-shots quantizes them with pngquant)", name, len(b)>>10)
+		}
 	}
 }
