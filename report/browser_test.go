@@ -62,9 +62,16 @@ func newBrowser(t *testing.T) *browser {
 		}
 		t.Skip("no Chromium found (apt-get install chromium, or set RESUMECHECK_CHROMIUM); skipping the browser test")
 	}
+	// A fresh profile, removed after the browser has gone (not t.TempDir:
+	// Chromium's helper processes may still write there while the test's
+	// own clean-up runs, which would fail the test).
+	profile, err := os.MkdirTemp("", "resumecheck-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.Flag("headless", true),
 		chromedp.Flag("no-sandbox", true),
 		chromedp.Flag("disable-gpu", true),
@@ -85,7 +92,18 @@ func newBrowser(t *testing.T) *browser {
 	base, cancelBase := context.WithTimeout(context.Background(), 4*time.Minute)
 	actx, cancelAlloc := chromedp.NewExecAllocator(base, opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelCtx(); cancelAlloc(); cancelBase() })
+	t.Cleanup(func() {
+		cancelCtx()
+		cancelAlloc()
+		cancelBase()
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("could not remove the browser profile %s", profile)
+	})
 	b := &browser{t: t, ctx: ctx}
 	chromedp.ListenTarget(ctx, func(ev any) {
 		b.mu.Lock()

@@ -66,9 +66,9 @@ func Check(p model.Params, rep *check.Report, opt Options) (*Page, error) {
 	}}, nil
 }
 
-// Graph returns the state graph of the model at p, with the path of a
-// report's first counterexample (nil when there is none) as node IDs and
-// the index a lasso returns to (-1: none); for WriteDOT.
+// GraphOf returns the state graph of the model at p, and the options that
+// make WriteDOT highlight the path of the report's first counterexample
+// (rep may be nil, or have none).
 func GraphOf(p model.Params, rep *check.Report, opt Options) (*Graph, DOTOptions, error) {
 	m, err := model.New(p)
 	if err != nil {

@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/trace"
@@ -415,6 +417,47 @@ func TestDocScreenshots(t *testing.T) {
 		}
 		if len(b) > 250<<10 {
 			t.Errorf("docs/img/%s has %d KiB; keep the docs' screenshots small (make report-shots quantizes them with pngquant)", name, len(b)>>10)
+		}
+	}
+}
+
+// TestProfilesFromHarness reads a profile as the harness writes it: the
+// report's small input type must keep up with harness.Profile.
+func TestProfilesFromHarness(t *testing.T) {
+	p := &harness.Profile{Subject: "demo", Version: "2", Store: "sqlite", Cells: []harness.Cell{
+		{Name: "crash/resume", Scenario: "crash", Store: "sqlite", Measures: []string{"EO", "PC"},
+			Status: map[string]harness.Status{"EO": harness.Violated, "PC": harness.Holds}, Summary: "1 runs, 1 rejected",
+			Runs: []harness.RunVerdict{{Run: "r1", Trace: "traces/r1.ndjson", Verdict: "rejected", Events: 6, Matched: 3,
+				Explained: []string{"redeliver"}, Obligations: map[string]harness.Status{"EO": harness.Violated}}}},
+	}}
+	p.Finish()
+	path := filepath.Join(t.TempDir(), p.FileName())
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WriteJSON(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, err := ReadProfiles(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID() != p.ID() {
+		t.Fatalf("read %v, want %s", got, p.ID())
+	}
+	eo := got[0].Obligations["EO"]
+	if eo.Status != "violated" || strings.Join(eo.Explained, ",") != "redeliver" || eo.Evidence == "" {
+		t.Errorf("EO: %+v", eo)
+	}
+	run := got[0].Cells[0].Runs[0]
+	if run.Matched != 3 || run.Events != 6 || run.Trace != "traces/r1.ndjson" {
+		t.Errorf("run: %+v", run)
+	}
+	for _, o := range harness.Obligations {
+		if !slices.Contains(ProfileObligations, o) {
+			t.Errorf("the harness's obligation %s is not a column of the report", o)
 		}
 	}
 }

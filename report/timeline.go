@@ -78,6 +78,33 @@ type LedgerCell struct {
 	Fired, Double, Durable, Next bool
 }
 
+// Title describes the cell in words, for its tooltip.
+func (c LedgerCell) Title() string {
+	s := fmt.Sprintf("task %d: its effect fired %s", c.Task, timesWord(c.Count))
+	if c.Fired {
+		s += ", once in this step"
+	}
+	if c.Durable {
+		s += "; its completion is durable"
+	}
+	if c.Next {
+		s += "; it runs next"
+	}
+	return s
+}
+
+func timesWord(n int) string {
+	switch n {
+	case 0:
+		return "never"
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
 // Mark is a labelled badge on a step; Kind is one of crash, double,
 // violation, park, resume, fork, stray, race, lost, rejected, loop.
 type Mark struct {
