@@ -170,3 +170,9 @@ report-shots: ## rewrite docs/img/report-*.png from the browser test (quantized 
 	@if command -v pngquant >/dev/null 2>&1; then \
 	  for f in docs/img/report-*.png; do pngquant --quality=70-95 --speed 1 --force --output $$f $$f; done; \
 	else echo "pngquant not found: the screenshots are not quantized (apt-get install pngquant)"; fi
+
+matrix: ## the fault matrix at the reference bounds (every fault x every obligation, and the claims)
+	$(TLCRUN) matrix
+
+matrix-scaled: ## the fault matrix at the scaled bounds R8 into docs/matrix-R8.md (tens of minutes on 2 cores)
+	$(TLCRUN) matrix --bounds spec/R8.cfg --format markdown > docs/matrix-R8.md.tmp && mv docs/matrix-R8.md.tmp docs/matrix-R8.md
