@@ -537,6 +537,7 @@ func (b *builder) buildRace() (*Built, error) {
 	l := b.log
 	value := map[int]string{}  // proc -> its value
 	consumer := map[int]bool{} // procs whose value the gate ran with
+	served := map[int]bool{}   // procs whose reply was not an error
 	for i := range l.Entries {
 		e := &l.Entries[i]
 		if e.Role != RoleRacer {
@@ -550,6 +551,7 @@ func (b *builder) buildRace() (*Built, error) {
 			consumer[e.Proc] = true
 		}
 		if e.Kind == EntryReply && e.Msg != nil {
+			served[e.Proc] = e.Msg.OK
 			b.out.Outcomes = append(b.out.Outcomes, OutcomeObs{Role: RoleRacer, Value: value[e.Proc], Outcome: string(e.Msg.Outcome), Error: e.Msg.Error.String()})
 		}
 	}
@@ -588,20 +590,36 @@ func (b *builder) buildRace() (*Built, error) {
 	v := b.valueIndex(value[winner])
 	b.emit(model.Consume, v, 0, model.State{})
 	b.steps, b.stepEv = append(b.steps, b.w.Gate), append(b.stepEv, len(b.events)-1)
+	// The other racers: one that consumed or was refused reached the
+	// gate (RaceResume); one that was answered without consuming was
+	// served the completed run, inert: a stray resume (ExtraResume).
+	var inert []int
 	for _, p := range procs {
 		if p == winner {
+			continue
+		}
+		if !consumer[p] && served[p] {
+			inert = append(inert, p)
 			continue
 		}
 		b.raced++
 		b.emit(model.RaceResume, b.valueIndex(value[p]), 0, model.State{})
 	}
+	for range inert {
+		b.strays++
+		b.emit(model.ExtraResume, model.NoVal, 0, model.State{})
+	}
+	if len(inert) > 0 {
+		b.out.Notes = append(b.out.Notes, fmt.Sprintf("%d racers were answered without their value reaching the gate: stray resumes after completion", len(inert)))
+	}
 	last := len(b.events) - 1
-	b.observe(last, trace.Vars(trace.VarPC, trace.VarEffects, trace.VarWaiting, trace.VarConsumed, trace.VarConsumes, trace.VarRaced), func(s *model.State) {
+	b.observe(last, trace.Vars(trace.VarPC, trace.VarEffects, trace.VarWaiting, trace.VarConsumed, trace.VarConsumes, trace.VarRaced, trace.VarStrays), func(s *model.State) {
 		s.PC = int8(b.w.Tasks + 1)
 		s.Effects = effectsOf(c)
 		s.Consumed = v
 		s.Consumes = uint8(len(consumer))
 		s.Raced = uint8(b.raced)
+		s.Strays = uint8(b.strays)
 	})
 	b.out.Completed = true
 	b.out.Final = nil // the racers' reports are not the main line's steps

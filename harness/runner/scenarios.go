@@ -338,27 +338,40 @@ func (r *Runner) sweep(ctx context.Context, sc harness.Scenario, c *harness.Cell
 		r.startAndResume(dry, p)
 		p.Quit(ctx)
 	}
-	m := dry.notes
+	// The kill points are the dry run's notes, named by what they are
+	// (kind, operation, task) and their occurrence, not by their
+	// position: a subject that persists in a background thread
+	// interleaves its notes differently from run to run.
+	var points []noteSig
+	seen := map[noteSig]int{}
+	for _, e := range dry.log.Entries {
+		if e.Kind == harness.EntryNote && e.Msg != nil {
+			sig := sigOf(e.Msg)
+			seen[sig]++
+			sig.occurrence = seen[sig]
+			points = append(points, sig)
+		}
+	}
 	rv, _, err := dry.finish(c.Name)
 	if err != nil {
 		return err
 	}
-	rv.Notes = append([]string{fmt.Sprintf("the dry run (no kill) sent %d notes: the sweep's kill points", m)}, rv.Notes...)
+	rv.Notes = append([]string{fmt.Sprintf("the dry run (no kill) sent %d notes: the sweep's kill points", len(points))}, rv.Notes...)
 	c.Runs = append(c.Runs, *rv)
-	if m == 0 {
-		return nil
-	}
-	for i := 1; i <= m; i += r.opt.SweepStride {
+	for i := 1; i <= len(points); i += r.opt.SweepStride {
 		label := fmt.Sprintf("note-%02d", i)
 		rc, err := r.newRun(ctx, c.Name, label, sc.Workflow)
 		if err != nil {
 			return err
 		}
-		at := i
+		target := points[i-1]
+		counts := map[noteSig]int{}
 		var where string
 		rc.killWhen = func(n int, msg *harness.Message) bool {
-			if n == at {
-				where = fmt.Sprintf("kill at note %d: %s", n, describeNote(msg))
+			sig := sigOf(msg)
+			counts[sig]++
+			if sig.occurrence = counts[sig]; sig == target {
+				where = fmt.Sprintf("kill at note %d: %s (occurrence %d; the dry run's note %d)", n, describeNote(msg), target.occurrence, i)
 				return true
 			}
 			return false
@@ -371,11 +384,25 @@ func (r *Runner) sweep(ctx context.Context, sc harness.Scenario, c *harness.Cell
 		if where != "" {
 			rv.Notes = append([]string{where}, rv.Notes...)
 		} else {
-			rv.Notes = append([]string{fmt.Sprintf("note %d was not reached (the run sent fewer notes than the dry run's %d)", at, m)}, rv.Notes...)
+			rv.Notes = append([]string{fmt.Sprintf("kill point %s (occurrence %d) was not reached", target.String(), target.occurrence)}, rv.Notes...)
 		}
 		c.Runs = append(c.Runs, *rv)
 	}
 	return nil
+}
+
+// noteSig names a note by what it is and its occurrence in the run.
+type noteSig struct {
+	kind, op, branch string
+	task, occurrence int
+}
+
+func sigOf(m *harness.Message) noteSig {
+	return noteSig{kind: m.Kind, op: m.OpName, branch: m.Branch, task: m.Task}
+}
+
+func (s noteSig) String() string {
+	return describeNote(&harness.Message{Kind: s.kind, OpName: s.op, Task: s.task, Branch: s.branch})
 }
 
 func describeNote(m *harness.Message) string {

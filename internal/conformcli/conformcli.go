@@ -6,6 +6,7 @@ package conformcli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -85,7 +86,7 @@ with tracecheck, and writes a conformance profile per subject@version/store.
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRun(stdout, stderr), newDiff(stdout), newTable(stdout))
+	root.AddCommand(newRun(stdout, stderr), newDiff(stdout), newTable(stdout), newJudge(stdout))
 	return root
 }
 
@@ -473,5 +474,43 @@ func newTable(stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&cells, "cells", false, "also the table of every cell")
+	return cmd
+}
+
+func newJudge(stdout io.Writer) *cobra.Command {
+	var traceOnly bool
+	cmd := &cobra.Command{
+		Use:   "judge [--trace] LOG.json",
+		Short: "Build the trace of a recorded run (its log.json) again and print its verdict",
+		Long: `judge rebuilds a run's trace from the observation log the harness kept
+(.conformance/<profile>/runs/<cell>/<run>/log.json) and checks it again: the
+verdict, the obligations, the explaining fault models and the builder's
+notes, as JSON. With --trace it prints the trace instead.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := os.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			var l harness.RunLog
+			if err := json.Unmarshal(b, &l); err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			rv, built, err := harness.Judge(&l)
+			if err != nil {
+				return err
+			}
+			if traceOnly {
+				if built == nil {
+					return fmt.Errorf("%s: the run has problems and no trace: %s", args[0], strings.Join(rv.Problems, "; "))
+				}
+				return built.Trace.Encode(stdout)
+			}
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rv)
+		},
+	}
+	cmd.Flags().BoolVar(&traceOnly, "trace", false, "print the trace, not the verdict")
 	return cmd
 }
