@@ -145,6 +145,14 @@ func FromConfig(cfg *tlacfg.Config, specPath string) (*Job, error) {
 		return nil, inputf("%s: %v", cfg.Path, err)
 	}
 	job.Params = p
+	// The engine searches packed states; refuse bounds without a packed
+	// form before anything runs (tracecheck, which does not pack, accepts
+	// them).
+	if m, err := model.New(p); err != nil {
+		return nil, inputf("%s: %v", cfg.Path, err)
+	} else if err := m.Packable(); err != nil {
+		return nil, inputf("%s: %v; the Go engine cannot search these bounds (TLC can: --engine tlc)", cfg.Path, err)
+	}
 	for _, name := range cfg.Invariants {
 		inv, err := model.LookupInvariant(name)
 		if err != nil {

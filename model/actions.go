@@ -12,6 +12,7 @@ type Model struct {
 	P Params
 
 	lay     layout
+	layErr  error         // why the bounds have no packed form, if so
 	choices [2][]Decision // RecoveryChoices, by "a value was consumed"
 }
 
@@ -21,15 +22,18 @@ func New(p Params) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{P: p}
-	lay, err := newLayout(p)
-	if err != nil {
-		return nil, err
-	}
-	m.lay = lay
+	// Bounds too large for the packed form still make a model: the State
+	// methods (and so tracecheck) work at any bounds; only the engine's
+	// packed search needs Packable.
+	m.lay, m.layErr = newLayout(p)
 	m.choices[0] = m.RecoveryChoices(State{Consumed: NoVal})
 	m.choices[1] = m.RecoveryChoices(State{Consumed: 0})
 	return m, nil
 }
+
+// Packable reports whether states at these bounds have a packed form
+// (needed by the engine's search); the error says why not.
+func (m *Model) Packable() error { return m.layErr }
 
 // Done is the program counter of a completed run (spec: Done).
 func (m *Model) Done() int8 { return int8(m.P.NTasks + 1) }

@@ -115,7 +115,14 @@ func TestPackedWords(t *testing.T) {
 	p := R8()
 	p.NTasks, p.MaxCrashes = MaxTasks, maxCount
 	p.Faults = p.Faults.With(Replay)
-	if _, err := New(p); err == nil {
-		t.Error("New accepted bounds that do not fit a packed state")
+	big, err := New(p)
+	if err != nil {
+		t.Fatalf("New refused bounds the State methods can handle: %v", err)
+	}
+	if big.Packable() == nil {
+		t.Error("Packable accepted bounds that do not fit a packed state")
+	}
+	if _, ok := big.ExecTask(big.Init()); !ok {
+		t.Error("a model without a packed form still executes actions on States")
 	}
 }
