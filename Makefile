@@ -109,6 +109,7 @@ $(eval $(call py_subject,langgraph,1.2.9))
 $(eval $(call py_subject,langgraph,1.2.24))
 $(eval $(call py_subject,pydantic-graph,1.107.10))
 $(eval $(call py_subject,crewai,1.15.2))
+$(eval $(call py_subject,llama-index-workflows,2.22.2))
 
 # The control: this repository's sequencer behind its Go adapter.
 conformance-install-sequencer: ## build the control subject's adapter (the reference sequencer)
