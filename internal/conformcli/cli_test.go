@@ -1,0 +1,96 @@
+package conformcli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/resumecontract/resumecheck/harness"
+)
+
+func writeProfile(t *testing.T, dir string, st harness.Status) {
+	t.Helper()
+	p := &harness.Profile{Subject: "s", Version: "1", Store: "sqlite", Cells: []harness.Cell{{
+		Name: "fd", Scenario: "fd", Measures: []string{"FD"},
+		Runs: []harness.RunVerdict{{Run: "fd", Verdict: "accepted", Obligations: map[string]harness.Status{"FD": st}}},
+	}}}
+	p.Cells[0].Aggregate()
+	p.Finish()
+	d := filepath.Join(dir, "s@1-sqlite")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(d, "profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := p.WriteJSON(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func run(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestTableAndDiff(t *testing.T) {
+	base, now := t.TempDir(), t.TempDir()
+	writeProfile(t, base, harness.Holds)
+	writeProfile(t, now, harness.Violated)
+
+	code, out, _ := run("table", base)
+	if code != ExitOK || !strings.Contains(out, "| s@1/sqlite | n/a | n/a | holds |") {
+		t.Errorf("table: exit %d\n%s", code, out)
+	}
+	code, out, _ = run("diff", "--baseline", base, base)
+	if code != ExitOK || !strings.Contains(out, "no verdict differs") {
+		t.Errorf("diff of equal profiles: exit %d\n%s", code, out)
+	}
+	code, out, _ = run("diff", "--baseline", base, now)
+	if code != ExitChanged || !strings.Contains(out, "s@1/sqlite cell fd FD: holds -> violated") {
+		t.Errorf("diff of a changed verdict: exit %d\n%s", code, out)
+	}
+	if code, _, errs := run("run", "--grid", "huge", "--registry", "../../adapters/subjects.json"); code != ExitUsage {
+		t.Errorf("run --grid huge: exit %d, want %d (%s)", code, ExitUsage, errs)
+	}
+	if code, _, _ := run("nosuch"); code != ExitUsage {
+		t.Errorf("unknown command: exit %d", code)
+	}
+}
+
+// TestJudge rebuilds a run's trace from a recorded log: a happy path of
+// the control subject.
+func TestJudge(t *testing.T) {
+	dir := t.TempDir()
+	log := `{"scenario":"stray","run":"r","store":"sqlite","workflow":{"tasks":3,"gate":2,"values":["va","vb"],"invalid_task":0},
+"entries":[
+{"kind":"request","proc":1,"role":"start","request":{"id":2,"op":"start"}},
+{"kind":"note","proc":1,"role":"start","msg":{"type":"note","n":1,"kind":"task","task":1,"branch":"main"},"counts":{"applied":[0,0,0],"delivered":[0,0,0]}},
+{"kind":"note","proc":1,"role":"start","msg":{"type":"note","n":2,"kind":"effect","task":1,"branch":"main"},"counts":{"applied":[1,0,0],"delivered":[1,0,0]}},
+{"kind":"reply","proc":1,"role":"start","msg":{"type":"reply","id":2,"ok":true,"status":"parked"},"counts":{"applied":[1,0,0],"delivered":[1,0,0]}},
+{"kind":"request","proc":1,"role":"resume","request":{"id":3,"op":"resume","value":"va"}},
+{"kind":"note","proc":1,"role":"resume","msg":{"type":"note","n":3,"kind":"task","task":2,"value":"va","branch":"main"},"counts":{"applied":[1,0,0],"delivered":[1,0,0]}},
+{"kind":"note","proc":1,"role":"resume","msg":{"type":"note","n":4,"kind":"effect","task":2,"branch":"main"},"counts":{"applied":[1,1,0],"delivered":[1,1,0]}},
+{"kind":"note","proc":1,"role":"resume","msg":{"type":"note","n":5,"kind":"effect","task":3,"branch":"main"},"counts":{"applied":[1,1,1],"delivered":[1,1,1]}},
+{"kind":"reply","proc":1,"role":"resume","msg":{"type":"reply","id":3,"ok":true,"status":"completed","outcome":["va"]},"counts":{"applied":[1,1,1],"delivered":[1,1,1]}}
+],
+"rows":[{"seq":1,"task":1,"branch":"main","pid":1},{"seq":2,"task":2,"branch":"main","value":"va","pid":1},{"seq":3,"task":3,"branch":"main","pid":1}]}`
+	path := filepath.Join(dir, "log.json")
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run("judge", path)
+	if code != ExitOK || !strings.Contains(out, `"verdict": "accepted"`) {
+		t.Errorf("judge: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = run("judge", "--trace", path)
+	want := `{"seq":3,"action":"Consume","params":{"value":"va"},"vars":{"pc":3,"effects":[1,1,0],"waiting":false,"consumed":"va","resumes":[{"value":"va","observed":["va"]}]}}`
+	if code != ExitOK || !strings.Contains(out, want) {
+		t.Errorf("judge --trace: exit %d\n%s\nwant the line %s", code, out, want)
+	}
+}
