@@ -13,6 +13,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/internal/tlc"
 	"github.com/resumecontract/resumecheck/model"
 )
 
@@ -114,6 +115,12 @@ type Options struct {
 	Bounds string
 	// Workers for the Go engine (0 = all cores).
 	Workers int
+	// Only, when not empty, restricts the matrix to the rows of these names.
+	Only []string
+	// Engine is "go" (the default) or "tlc".
+	Engine string
+	// TLC says how to run TLC (jar, java, JVM options) for Engine "tlc".
+	TLC tlc.Options
 	// Progress, when set, is told when each row starts.
 	Progress func(row Row, i, n int)
 }
@@ -124,6 +131,13 @@ var boundConstants = []string{"NTasks", "IP", "Values", "MaxResumes", "MaxCrashe
 // Build checks every row against every column with the Go engine.
 func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
 	res := &Result{Bounds: "R0", Engine: "go"}
+	switch opt.Engine {
+	case "", "go":
+	case "tlc":
+		res.Engine = "tlc"
+	default:
+		return nil, fmt.Errorf("matrix: engine %q: want go or tlc", opt.Engine)
+	}
 	var bounds *tlacfg.Config
 	if opt.Bounds != "" {
 		var err error
@@ -134,6 +148,9 @@ func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
 		res.Bounds = res.Bounds[:len(res.Bounds)-len(filepath.Ext(res.Bounds))]
 	}
 	rows := Rows(specDir)
+	if len(opt.Only) > 0 {
+		rows = slices.DeleteFunc(rows, func(r Row) bool { return !slices.Contains(opt.Only, r.Name) })
+	}
 	spec := filepath.Join(specDir, check.Module+".tla")
 	for i, row := range rows {
 		if opt.Progress != nil {
@@ -146,7 +163,12 @@ func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
 		if bounds != nil {
 			rebound(cfg, bounds)
 		}
-		rr, err := checkRow(ctx, row, cfg, spec, opt.Workers)
+		var rr RowResult
+		if res.Engine == "tlc" {
+			rr, err = checkRowTLC(ctx, row, cfg, spec, opt.TLC)
+		} else {
+			rr, err = checkRow(ctx, row, cfg, spec, opt.Workers)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -184,15 +206,7 @@ func rebound(cfg, bounds *tlacfg.Config) {
 // violations so that each property gets its own verdict and its own
 // shortest counterexample.
 func checkRow(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, workers int) (RowResult, error) {
-	cfg.Invariants = nil
-	for _, c := range Columns {
-		if c.Name != "Liveness" {
-			cfg.Invariants = append(cfg.Invariants, c.Name)
-		}
-	}
-	cfg.Properties = []string{"Liveness"}
-	cfg.Specification, cfg.Init, cfg.Next = "FairSpec", "", ""
-	job, err := check.FromConfig(cfg, spec)
+	job, err := check.FromConfig(withColumns(cfg), spec)
 	if err != nil {
 		return RowResult{}, fmt.Errorf("matrix: %s: %w", row.Name, err)
 	}
@@ -215,6 +229,20 @@ func checkRow(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, wor
 		rr.Cells[c.Name] = cell
 	}
 	return rr, nil
+}
+
+// withColumns returns a copy of cfg that checks every column under FairSpec.
+func withColumns(cfg *tlacfg.Config) *tlacfg.Config {
+	c := *cfg
+	c.Invariants = nil
+	for _, col := range Columns {
+		if col.Name != "Liveness" {
+			c.Invariants = append(c.Invariants, col.Name)
+		}
+	}
+	c.Properties = []string{"Liveness"}
+	c.Specification, c.Init, c.Next = "FairSpec", "", ""
+	return &c
 }
 
 // Violated lists the columns a row violates, in column order.

@@ -148,3 +148,48 @@ func TestScaledBoundsRebound(t *testing.T) {
 		assert.True(t, c.Holds, "%s at R1: %v", c.ID, c.Witnesses)
 	}
 }
+
+func TestDifferences(t *testing.T) {
+	a := r0Matrix(t)
+	b := *a
+	b.Engine = "tlc"
+	assert.Empty(t, Differences(a, &b))
+	b.Rows = nil
+	for _, rr := range a.Rows {
+		cp := rr
+		cp.Cells = map[string]Cell{}
+		for k, v := range rr.Cells {
+			cp.Cells[k] = v
+		}
+		if rr.Name == "replay" {
+			c := cp.Cells["EO"]
+			c.Length++
+			cp.Cells["EO"] = c
+		}
+		if rr.Name != "nointent" {
+			b.Rows = append(b.Rows, cp)
+		}
+	}
+	assert.Equal(t, []string{
+		"replay, EO: go says violated (4), tlc says violated (5)",
+		"nointent: only in the go matrix",
+	}, Differences(a, &b))
+}
+
+// TestTLCAgrees builds part of the matrix with TLC, where TLC is found, and
+// requires every cell to equal the Go engine's.
+func TestTLCAgrees(t *testing.T) {
+	if os.Getenv("TLA2TOOLS_JAR") == "" {
+		t.Skip("TLC not found: set TLA2TOOLS_JAR to a tla2tools.jar to compare the matrix with TLC's")
+	}
+	if testing.Short() {
+		t.Skip("runs TLC once per cell")
+	}
+	only := []string{"reference", "redeliver", "volatilepark"}
+	tlcRes, err := Build(context.Background(), "../spec", Options{Engine: "tlc", Only: only})
+	require.NoError(t, err)
+	goRes, err := Build(context.Background(), "../spec", Options{Only: only})
+	require.NoError(t, err)
+	require.Len(t, tlcRes.Rows, len(only))
+	assert.Empty(t, Differences(goRes, tlcRes))
+}

@@ -13,12 +13,14 @@ import (
 
 func newMatrixCmd() *cobra.Command {
 	var (
-		specDir string
-		bounds  string
-		format  string
-		doc     string
-		html    string
-		workers int
+		specDir   string
+		bounds    string
+		format    string
+		doc       string
+		html      string
+		workers   int
+		engineArg string
+		tf        tlcFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "matrix",
@@ -34,12 +36,17 @@ model's bounds by those of another cfg (e.g. spec/R8.cfg) and keeps its
 faults and extensions. --doc writes the teaching page (docs/contract.md),
 --html an HTML page of the grid whose violated cells open their
 counterexamples (a timeline and the path through the state graph).
-Exit 16 when a claim does not hold.`,
+
+--engine tlc builds the matrix with TLC (one run per cell, with one worker,
+stopping at the first violation); --engine both builds it with both engines
+and compares them cell by cell: a disagreement exits 15. Exit 16 when a
+claim does not hold.`,
 		Example: `  tlcrun matrix
   tlcrun matrix --format markdown
   tlcrun matrix --bounds spec/R8.cfg
   tlcrun matrix --doc docs/contract.md
-  tlcrun matrix --html matrix.html`,
+  tlcrun matrix --html matrix.html
+  tlcrun matrix --engine both         # needs TLC (tlcrun doctor)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch format {
@@ -47,18 +54,39 @@ Exit 16 when a claim does not hold.`,
 			default:
 				return usageError(fmt.Errorf("--format %q: want text, json or markdown", format))
 			}
+			if err := validEngine(engineArg); err != nil {
+				return err
+			}
 			if _, err := os.Stat(specDir); err != nil {
 				return usageError(fmt.Errorf("--spec-dir: %w", err))
 			}
+			if err := tf.preflight(cmd.Context(), engineArg); err != nil {
+				return err
+			}
 			start := time.Now()
-			res, err := matrix.Build(cmd.Context(), specDir, matrix.Options{
-				Bounds: bounds, Workers: workers,
-				Progress: func(row matrix.Row, i, n int) {
-					fmt.Fprintf(cmd.ErrOrStderr(), "[%d/%d] %s (%s) after %s\n", i+1, n, row.Name, row.Cfg, time.Since(start).Round(time.Millisecond))
-				},
-			})
+			build := func(engine string) (*matrix.Result, error) {
+				return matrix.Build(cmd.Context(), specDir, matrix.Options{
+					Bounds: bounds, Workers: workers, Engine: engine, TLC: tf.options(nil),
+					Progress: func(row matrix.Row, i, n int) {
+						fmt.Fprintf(cmd.ErrOrStderr(), "[%s %d/%d] %s (%s) after %s\n", engine, i+1, n, row.Name, row.Cfg, time.Since(start).Round(time.Millisecond))
+					},
+				})
+			}
+			first := engineArg
+			if first == "both" {
+				first = "go"
+			}
+			res, err := build(first)
 			if err != nil {
-				return inputError(err)
+				return runError(err)
+			}
+			var differences []string
+			if engineArg == "both" {
+				other, err := build("tlc")
+				if err != nil {
+					return runError(err)
+				}
+				differences = matrix.Differences(res, other)
 			}
 			out := cmd.OutOrStdout()
 			switch format {
@@ -87,6 +115,16 @@ Exit 16 when a claim does not hold.`,
 					return err
 				}
 			}
+			if engineArg == "both" {
+				if len(differences) > 0 {
+					fmt.Fprintf(out, "\nThe Go engine and TLC disagree in %d cells:\n", len(differences))
+					for _, d := range differences {
+						fmt.Fprintf(out, "  %s\n", d)
+					}
+					return exitCode(ExitDisagree)
+				}
+				fmt.Fprintf(out, "\nThe Go engine and TLC agree on every cell (%d models x %d properties).\n", len(res.Rows), len(matrix.Columns))
+			}
 			if !res.AllHold() {
 				return exitCode(ExitClaims)
 			}
@@ -100,5 +138,7 @@ Exit 16 when a claim does not hold.`,
 	f.StringVar(&doc, "doc", "", "also write the teaching page (docs/contract.md) to this file")
 	f.StringVar(&html, "html", "", "also write the matrix as one self-contained HTML page; a violated cell opens its counterexample")
 	f.IntVar(&workers, "workers", 0, "Go engine workers (0 = all cores)")
+	f.StringVar(&engineArg, "engine", "go", "checker: go, tlc, or both (and compare them cell by cell)")
+	tf.add(f)
 	return cmd
 }
