@@ -111,6 +111,32 @@ $(eval $(call py_subject,pydantic-graph,1.107.10))
 $(eval $(call py_subject,crewai,1.15.2))
 $(eval $(call py_subject,llama-index-workflows,2.22.2))
 
+# npm_subject(name,version,dir): `npm ci` of the lock file in
+# adapters/js/dir (node_modules there, gitignored); again when the lock
+# file changes.
+define npm_subject
+.PHONY: conformance-install-$(1)-$(2)
+conformance-install-$(1)-$(2): $(SUBJECTS)/$(1)-$(2)/.installed
+$(SUBJECTS)/$(1)-$(2)/.installed: adapters/js/$(3)/package.json adapters/js/$(3)/package-lock.json
+	$(NPM) ci --prefix adapters/js/$(3) --no-audit --no-fund
+	mkdir -p $$(@D) && touch $$@
+CONFORMANCE_INSTALL += conformance-install-$(1)-$(2)
+endef
+
+# go_subject(name,version,dir): the adapter's own module in adapters/go/dir
+# (its go.mod pins the framework), built into $(SUBJECTS)/name-version.
+define go_subject
+.PHONY: conformance-install-$(1)-$(2)
+conformance-install-$(1)-$(2):
+	cd adapters/go/$(3) && $(GO) build -o $(abspath $(SUBJECTS))/$(1)-$(2)/adapter .
+CONFORMANCE_INSTALL += conformance-install-$(1)-$(2)
+endef
+
+$(eval $(call npm_subject,langgraphjs,1.7.3,langgraphjs))
+$(eval $(call go_subject,eino,0.9.13,eino))
+$(eval $(call go_subject,go-workflows,1.4.2,goworkflows))
+$(eval $(call go_subject,dbos-go,1.9.0,dbosgo))
+
 # The control: this repository's sequencer behind its Go adapter.
 conformance-install-sequencer: ## build the control subject's adapter (the reference sequencer)
 	$(GO) build -o $(SUBJECTS)/sequencer/adapter ./adapters/go/sequencer
