@@ -110,6 +110,7 @@ $(eval $(call py_subject,langgraph,1.2.24))
 $(eval $(call py_subject,pydantic-graph,1.107.10))
 $(eval $(call py_subject,crewai,1.15.2))
 $(eval $(call py_subject,llama-index-workflows,2.22.2))
+$(eval $(call py_subject,dbos,3.4.0))
 
 # npm_subject(name,version,dir): `npm ci` of the lock file in
 # adapters/js/dir (node_modules there, gitignored); again when the lock
