@@ -197,7 +197,13 @@ class CrewAI(rcadapter.Subject):
             return fn()
         except Refusal:
             raise
-        except Exception as e:  # the subject's refusal or failure, as a reply
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as e:  # the subject's refusal or failure, as a reply
+            # BaseException too: a checkpoint written by the event bus while
+            # the flow mutates its state can fail with pyo3's PanicException
+            # ("dictionary changed size during iteration"), which is not an
+            # Exception, and kickoff re-raises it.
             raise Refusal(classify(e), str(e)[:2000], type(e).__name__) from e
 
     def start(self, s, input):
