@@ -111,6 +111,7 @@ $(eval $(call py_subject,pydantic-graph,1.107.10))
 $(eval $(call py_subject,crewai,1.15.2))
 $(eval $(call py_subject,llama-index-workflows,2.22.2))
 $(eval $(call py_subject,dbos,3.4.0))
+$(eval $(call py_subject,remit-contract,0.1.2))
 
 # npm_subject(name,version,dir): `npm ci` of the lock file in
 # adapters/js/dir (node_modules there, gitignored); again when the lock
