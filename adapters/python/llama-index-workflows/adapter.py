@@ -59,6 +59,9 @@ SNAPSHOTS = """CREATE TABLE IF NOT EXISTS llamaindex_contexts (
 )"""
 
 
+QUIET = 3.0  # seconds without an event after which a run with no running step is parked
+
+
 class Go(Event):
     t: int
 
@@ -159,7 +162,21 @@ class LlamaIndexWorkflows(rcadapter.Subject):
         if send is not None:
             handler.ctx.send_event(send)
         parked = False
-        async for ev in handler.stream_events(expose_internal=True):
+        events = handler.stream_events(expose_internal=True).__aiter__()
+        while True:
+            try:
+                ev = await asyncio.wait_for(events.__anext__(), QUIET)
+            except StopAsyncIteration:
+                break
+            except asyncio.TimeoutError:
+                # A context restored while it waited for the human does
+                # not go idle again (it already is): no event comes. With
+                # no step running it is parked where it was saved.
+                if await handler.ctx.running_steps():
+                    continue
+                parked = True
+                await handler.cancel_run()
+                break
             if isinstance(ev, StepStateChanged) and ev.step_state == StepState.NOT_RUNNING and ev.output_event_name:
                 data = handler.ctx.to_dict()
                 self._save("step", data, _last(data))
@@ -230,15 +247,20 @@ class LlamaIndexWorkflows(rcadapter.Subject):
 
     def checkpoint(self, s):
         rows = self._rows()
-        records = []
+        # A snapshot is taken when the stream reports a finished step; the
+        # stream lags the run, so a snapshot may already hold later steps,
+        # and two may hold the same. A record is a snapshot that advanced
+        # `last`.
+        records, prev = [], None
         for _, kind, data in rows:
-            d = json.loads(data)
-            if kind == "step":
-                st = _state_of(d)
-                t = st.get("last")
-                if t == "invalid":
-                    t = s.workflow.get("invalid_task")
-                records.append({"task": t, "state": st})
+            st = _state_of(json.loads(data))
+            t = st.get("last")
+            if kind == "park" or t == prev:
+                continue
+            prev = t
+            if t == "invalid":
+                t = s.workflow.get("invalid_task")
+            records.append({"task": t, "state": st})
         last = json.loads(rows[-1][2]) if rows else {}
         st = _state_of(last) if rows else {}
         return {"records": records, "parked": bool(rows) and rows[-1][1] == "park",
