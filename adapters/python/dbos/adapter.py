@@ -16,9 +16,9 @@ database's write methods on the launched instance: the workflow's status
 row, every step's recorded output, events, sends, the consumption of a
 message, the workflow's outcome, forks.
 
-Every adapter process is an instance of the same application (DBOS's
-default executor id, "local"). DBOS.launch() is DBOS's recovery: it
-resumes the executor's pending workflows. The adapter launches lazily, at
+Every adapter process of a run is the same application instance (one
+executor id per run, "resumecheck-<run>"). DBOS.launch() is DBOS's
+recovery: it resumes the executor's pending workflows. The adapter launches lazily, at
 the first request that runs a workflow:
 
   start             launch; start_workflow(run_wf) under SetWorkflowID(run)
@@ -202,7 +202,11 @@ class Dbos(rcadapter.Subject):
             self.client.destroy()
         self.launched = False
         self.owned = set()
+        # One executor id per run: every process of a run is the same
+        # application instance restarted (launch recovers the run), and no
+        # run recovers another's workflows in a shared PostgreSQL.
         cfg: DBOSConfig = {"name": "resumecheck", "system_database_url": self.url,
+                           "executor_id": "resumecheck-" + s.run,
                            "run_admin_server": False, "enable_otlp": False}
         DBOS_INSTANCE[0] = DBOS(config=cfg)
         self.client = DBOSClient(system_database_url=self.url)
