@@ -59,6 +59,7 @@ SNAPSHOTS = """CREATE TABLE IF NOT EXISTS llamaindex_contexts (
 )"""
 
 
+YIELDS = 20  # event-loop turns a step gives the stream consumer before it runs
 QUIET = 3.0  # seconds without an event after which a run with no running step is parked
 
 
@@ -73,6 +74,13 @@ def build(s, State):
 
     async def task(ctx: Context[State], ev: StartEvent | Go) -> Go | StopEvent:
         t = ev.t if isinstance(ev, Go) else 1
+        # Yield to the event loop before the task runs, so that the
+        # driver, a consumer of the event stream, saves the context of the
+        # step that finished before this one starts. (Task bodies block
+        # the loop while the harness acks their notes; without the yield
+        # the snapshot of step t-1 is taken after step t.)
+        for _ in range(YIELDS):
+            await asyncio.sleep(0)
         value = None
         if t == gate:
             answer = await ctx.wait_for_event(
