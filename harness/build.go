@@ -240,9 +240,12 @@ func (b *builder) effect(t int, value string, c Counts) {
 				b.pc = t + 1
 				b.reqEffects++
 				return
-			case again && t != gate && ri >= 0:
+			case again && ri >= 0:
 				// Applied again: the redeliver shape (recovery continues
-				// past the frontier but re-fires the frontier task).
+				// past the frontier but re-fires the frontier task). At
+				// the gate no model does that (the contract's consume gate
+				// guards the gated effect): the trace is then rejected and
+				// decided from the ledger, PC intact.
 				b.observe(ri, trace.Vars(trace.VarPC, trace.VarEffects), func(s *model.State) {
 					s.PC = int8(t + 1)
 					s.Effects = effectsOf(c)

@@ -326,3 +326,74 @@ func (c *Cell) summarize() string {
 	}
 	return fmt.Sprintf("%d runs: %s", len(c.Runs), strings.Join(parts, "; "))
 }
+
+// Finish decides a cell from its runs: the race grid, the statuses, and
+// for the fork cell FI (violated by definition without an intent
+// discriminator; with one, it holds when every fork was served its own
+// value).
+func (c *Cell) Finish(sc Scenario, f Features) {
+	if sc.Name == "race" && c.Skipped == "" {
+		c.Grid = RaceGridOf(c.Runs, sc.Workflow.Gate)
+	}
+	if sc.Name == "fork" && !f.Fork {
+		c.Skipped = ""
+		c.Status = map[string]Status{"FI": Violated, "FD": NA}
+		c.Summary = "the subject's resume interface has no fork intent (adapter feature fork=false): a second delivery to a consumed checkpoint cannot be told from a retry (see the fd cell for which of FD and CO it gives up)"
+		return
+	}
+	c.Aggregate()
+	if sc.Name == "fork" && c.Skipped == "" {
+		st := Holds
+		if len(c.Runs) == 0 {
+			st = Undetermined
+		}
+		for _, run := range c.Runs {
+			if run.Obligations["FD"] != Holds {
+				st = Violated
+			}
+		}
+		c.Status["FI"] = st
+	}
+}
+
+// RaceLabel names a race run: k, jitter and repetition.
+func RaceLabel(k, jitterMS, rep int) string { return fmt.Sprintf("k%02d-j%02d-r%d", k, jitterMS, rep) }
+
+// RaceGridOf sums a race cell's runs by grid point.
+func RaceGridOf(runs []RunVerdict, gate int) []RacePoint {
+	var out []RacePoint
+	at := map[[2]int]int{}
+	for _, r := range runs {
+		var k, j, rep int
+		if _, err := fmt.Sscanf(r.Run, "k%02d-j%02d-r%d", &k, &j, &rep); err != nil || k < 2 {
+			continue
+		}
+		i, ok := at[[2]int{k, j}]
+		if !ok {
+			i = len(out)
+			at[[2]int{k, j}] = i
+			out = append(out, RacePoint{K: k, JitterMS: j, CO: Holds})
+		}
+		pt := &out[i]
+		gated := 0
+		if gate-1 < len(r.Counts.Applied) {
+			gated = r.Counts.Applied[gate-1]
+		}
+		pt.Reps++
+		pt.Gated += gated
+		pt.Served += r.Consumers
+		pt.Saturation += float64(max(0, gated-1)) / float64(k-1)
+		switch st := r.Obligations["CO"]; {
+		case st == Violated:
+			pt.CO = Violated
+		case st != Holds && pt.CO == Holds:
+			pt.CO = Undetermined
+		}
+	}
+	for i := range out {
+		if out[i].Reps > 0 {
+			out[i].Saturation /= float64(out[i].Reps)
+		}
+	}
+	return out
+}

@@ -38,43 +38,9 @@ func (r *Runner) scenario(ctx context.Context, sc harness.Scenario, skip string)
 				return nil, err
 			}
 		}
-		if sc.Name == "fork" {
-			r.forkIntent(c)
-		}
-		c.Aggregate()
-		if sc.Name == "fork" {
-			r.forkIntent(c)
-		}
+		c.Finish(sc, r.features)
 	}
 	return cells, nil
-}
-
-// forkIntent decides FI: violated by definition without an intent
-// discriminator; with one, it holds when the fork was served its own
-// value.
-func (r *Runner) forkIntent(c *harness.Cell) {
-	if c.Skipped != "" && r.features.Fork {
-		return
-	}
-	if !r.features.Fork {
-		c.Skipped = ""
-		c.Status = map[string]harness.Status{"FI": harness.Violated, "FD": harness.NA}
-		c.Summary = "the subject's resume interface has no fork intent (adapter feature fork=false): a second delivery to a consumed checkpoint cannot be told from a retry (see the fd cell for which of FD and CO it gives up)"
-		return
-	}
-	if c.Status == nil {
-		return
-	}
-	st := harness.Holds
-	for _, run := range c.Runs {
-		if run.Obligations["FD"] != harness.Holds {
-			st = harness.Violated
-		}
-	}
-	if len(c.Runs) == 0 {
-		st = harness.Undetermined
-	}
-	c.Status["FI"] = st
 }
 
 func (r *Runner) runCell(ctx context.Context, sc harness.Scenario, c *harness.Cell) error {
@@ -439,10 +405,8 @@ func (r *Runner) race(ctx context.Context, sc harness.Scenario, c *harness.Cell)
 	}()
 	for _, k := range g.Ks {
 		for _, j := range g.JitterMS {
-			pt := harness.RacePoint{K: k, JitterMS: j, Reps: g.Reps, CO: harness.Holds}
-			sat := 0.0
 			for rep := 1; rep <= g.Reps; rep++ {
-				label := fmt.Sprintf("k%02d-j%02d-r%d", k, j, rep)
+				label := harness.RaceLabel(k, j, rep)
 				rc, err := r.newRun(ctx, c.Name, label, sc.Workflow)
 				if err != nil {
 					return err
@@ -455,25 +419,12 @@ func (r *Runner) race(ctx context.Context, sc harness.Scenario, c *harness.Cell)
 					}
 				}
 				pool = r.raceRun(rc, pool, k, delays)
-				rv, b, err := rc.finish(c.Name)
+				rv, _, err := rc.finish(c.Name)
 				if err != nil {
 					return err
 				}
 				c.Runs = append(c.Runs, *rv)
-				gated := rv.Counts.Applied[sc.Workflow.Gate-1]
-				pt.Gated += gated
-				if b != nil {
-					pt.Served += b.Consumers
-				}
-				sat += float64(max(0, gated-1)) / float64(k-1)
-				if rv.Obligations["CO"] == harness.Violated {
-					pt.CO = harness.Violated
-				} else if rv.Obligations["CO"] != harness.Holds && pt.CO == harness.Holds {
-					pt.CO = harness.Undetermined
-				}
 			}
-			pt.Saturation = sat / float64(g.Reps)
-			c.Grid = append(c.Grid, pt)
 		}
 	}
 	return nil

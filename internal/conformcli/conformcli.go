@@ -86,7 +86,7 @@ with tracecheck, and writes a conformance profile per subject@version/store.
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRun(stdout, stderr), newDiff(stdout), newTable(stdout), newJudge(stdout))
+	root.AddCommand(newRun(stdout, stderr), newDiff(stdout), newTable(stdout), newJudge(stdout), newRejudge(stdout))
 	return root
 }
 
@@ -512,5 +512,62 @@ notes, as JSON. With --trace it prints the trace instead.`,
 		},
 	}
 	cmd.Flags().BoolVar(&traceOnly, "trace", false, "print the trace, not the verdict")
+	return cmd
+}
+
+func newRejudge(stdout io.Writer) *cobra.Command {
+	var out, baseline, doc string
+	var update bool
+	cmd := &cobra.Command{
+		Use:   "rejudge [--out DIR] [--update]",
+		Short: "Judge every recorded run again (after a change of the harness), from the logs in --out",
+		Long: `rejudge rebuilds the traces of every profile in --out from the observation
+logs the runs kept, checks them again, and rewrites the profiles; with
+--update it also writes them as the baselines. No framework runs.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			paths, err := filepath.Glob(filepath.Join(out, "*", "profile.json"))
+			if err != nil {
+				return err
+			}
+			var ps []*harness.Profile
+			for _, path := range paths {
+				p, err := runner.Rejudge(filepath.Dir(path))
+				if err != nil {
+					return err
+				}
+				ps = append(ps, p)
+			}
+			harness.SortProfiles(ps)
+			if update {
+				opt := runner.Options{Out: out}
+				for _, p := range ps {
+					if err := writeBaseline(opt, p, baseline); err != nil {
+						return err
+					}
+				}
+				base, err := ReadProfiles(baseline)
+				if err != nil {
+					return err
+				}
+				all := merge(base, ps)
+				if err := writeTableFile(filepath.Join(baseline, "table.md"), all); err != nil {
+					return err
+				}
+				if doc != "" {
+					if err := updateDoc(doc, all); err != nil {
+						return err
+					}
+				}
+			}
+			harness.Table(stdout, ps)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", ".conformance", "the run directory")
+	f.BoolVar(&update, "update", false, "write the profiles as the new baselines")
+	f.StringVar(&baseline, "baseline", "testdata/conformance", "the baselines")
+	f.StringVar(&doc, "doc", "docs/conformance.md", "with --update, the document whose table is rewritten")
 	return cmd
 }

@@ -1,0 +1,76 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/harness"
+)
+
+// Rejudge builds every run's trace of the profile in dir again from the
+// observation logs the run kept (dir/runs/<cell>/<run>/log.json), checks
+// them, decides the cells and the profile again, and rewrites the traces
+// and dir/profile.json. It is how a change of the trace builder or the
+// verdict rules reaches the baselines without running the frameworks
+// again.
+func Rejudge(dir string) (*harness.Profile, error) {
+	p, err := harness.ReadProfile(filepath.Join(dir, "profile.json"))
+	if err != nil {
+		return nil, err
+	}
+	for ci := range p.Cells {
+		c := &p.Cells[ci]
+		sc, ok := harness.ScenarioByName(c.Scenario)
+		if !ok {
+			return nil, fmt.Errorf("%s: cell %s: unknown scenario %q", dir, c.Name, c.Scenario)
+		}
+		slug := strings.ReplaceAll(c.Name, "/", "-")
+		for ri := range c.Runs {
+			old := &c.Runs[ri]
+			b, err := os.ReadFile(filepath.Join(dir, "runs", slug, old.Run, "log.json"))
+			if err != nil {
+				return nil, fmt.Errorf("%s: cell %s run %s: %w", dir, c.Name, old.Run, err)
+			}
+			var l harness.RunLog
+			if err := json.Unmarshal(b, &l); err != nil {
+				return nil, fmt.Errorf("%s: cell %s run %s: %w", dir, c.Name, old.Run, err)
+			}
+			rv, built, err := harness.Judge(&l)
+			if err != nil {
+				return nil, err
+			}
+			rv.Run = old.Run
+			// The notes the runner added about the kill point.
+			var kept []string
+			for _, n := range old.Notes {
+				if strings.HasPrefix(n, "kill at note") || strings.HasPrefix(n, "kill point") || strings.HasPrefix(n, "the dry run") {
+					kept = append(kept, n)
+				}
+			}
+			rv.Notes = append(kept, rv.Notes...)
+			if built != nil {
+				rel := filepath.Join("traces", slug, old.Run+".ndjson")
+				if err := os.MkdirAll(filepath.Join(dir, "traces", slug), 0o755); err != nil {
+					return nil, err
+				}
+				if err := built.Trace.WriteFile(filepath.Join(dir, rel)); err != nil {
+					return nil, err
+				}
+				rv.Trace = filepath.ToSlash(rel)
+			}
+			*old = *rv
+		}
+		c.Measures = sc.Measures
+		c.Finish(sc, p.Features)
+	}
+	p.Finish()
+	f, err := os.Create(filepath.Join(dir, "profile.json"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return p, p.WriteJSON(f)
+}
