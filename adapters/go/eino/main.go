@@ -312,15 +312,12 @@ func (a *subject) Resume(ctx context.Context, s *adapterkit.Session, value, inte
 	return a.invoke(rctx, key, State{})
 }
 
-// Recover runs the run's checkpoint again: Eino has one call for both
-// addresses (Invoke with the checkpoint id); the input is ignored when a
-// checkpoint exists.
+// Recover runs the run's checkpoint again. Eino has one call for both
+// addresses: Invoke with the run's input and checkpoint id (the input is
+// ignored when the checkpoint exists; without one, the run starts from
+// the input, since compose writes no checkpoint before an interrupt).
 func (a *subject) Recover(ctx context.Context, s *adapterkit.Session, address string, input map[string]any) (adapterkit.Result, error) {
-	in := State{}
-	if address == harness.AddressResubmit {
-		in = inputState(input)
-	}
-	return a.invoke(ctx, s.Run, in)
+	return a.invoke(ctx, s.Run, inputState(input))
 }
 
 // Checkpoint reads the run's checkpoint from the store. Eino keeps one
