@@ -253,9 +253,7 @@ type view struct {
 	recv     *string
 	steps    []string
 	parked   bool
-	// waiting: parked, and the Recv recorded its deadline (the last write
-	// before it waits for a message).
-	waiting bool
+	waiting  bool
 }
 
 func (a *subject) view(ctx context.Context, id string) (*view, error) {
@@ -293,10 +291,12 @@ func (a *subject) view(ctx context.Context, id string) (*view, error) {
 			}
 		}
 	}
-	// Parked: the workflow is PENDING, recorded the tasks before the gate,
-	// and its Recv took no value yet.
-	v.parked = v.status == dbos.WorkflowStatusPending && v.recv == nil && tasks == a.s.Workflow.Gate-1
-	v.waiting = v.parked && slept
+	// Parked: the workflow is PENDING at the gate, its tasks before the
+	// gate recorded and the gate's not (its Recv may have taken a value).
+	// Waiting: parked, no value taken, and the Recv recorded its deadline:
+	// the workflow waits for a message.
+	v.parked = v.status == dbos.WorkflowStatusPending && tasks == a.s.Workflow.Gate-1
+	v.waiting = v.parked && v.recv == nil && slept
 	return v, nil
 }
 

@@ -195,7 +195,23 @@ func (a *subject) Setup(ctx context.Context, s *adapterkit.Session) error {
 	// worker that last ran it), and the locks of a killed worker expire
 	// after 5 s instead of 1-2 min: these only say how soon another
 	// process may continue a run, not what it does.
-	a.raw = gwsqlite.NewSqliteBackend(s.Store.Path, gwsqlite.WithBackendOptions(
+	//
+	// The connection is the one NewSqliteBackend configures (immediate
+	// transactions, WAL, a 5 s busy timeout, one connection), with the busy
+	// timeout set when each connection opens: NewSqliteBackend switches to
+	// WAL before it sets the timeout, and panics with "database is locked"
+	// when several processes open the store at once (the racers do).
+	q := url.Values{}
+	q.Add("_txlock", "immediate")
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	db, err := sql.Open("sqlite", "file:"+s.Store.Path+"?"+q.Encode())
+	if err != nil {
+		return err
+	}
+	db.SetMaxOpenConns(1)
+	a.storeDB = db
+	a.raw = gwsqlite.NewSqliteBackendWithDB(db, gwsqlite.WithApplyMigrations(true), gwsqlite.WithBackendOptions(
 		backend.WithLogger(logger),
 		backend.WithStickyTimeout(0),
 		backend.WithWorkflowLockTimeout(5*time.Second),
@@ -204,13 +220,6 @@ func (a *subject) Setup(ctx context.Context, s *adapterkit.Session) error {
 	a.be = &noting{Backend: a.raw, s: s}
 	a.client = client.New(a.be)
 	a.s, a.w = s, s.Workflow
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(30000)")
-	db, err := sql.Open("sqlite", "file:"+s.Store.Path+"?"+q.Encode())
-	if err != nil {
-		return err
-	}
-	a.storeDB = db
 	return nil
 }
 
@@ -275,7 +284,7 @@ func (a *subject) drive(ctx context.Context, run string) (adapterkit.Result, err
 				return adapterkit.Result{}, v.err
 			}
 			return adapterkit.Result{Status: harness.StatusCompleted, Outcome: v.result.Outcome, State: v.result}, nil
-		case v.parked:
+		case v.waiting:
 			return adapterkit.Result{Status: harness.StatusParked}, nil
 		case time.Now().After(deadline):
 			return adapterkit.Result{Status: harness.StatusIdle}, nil
@@ -291,6 +300,7 @@ type view struct {
 	result    State
 	err       error
 	parked    bool
+	waiting   bool
 	completed []State // activity results in history, then pending
 	signals   []string
 	pendingSg []string
@@ -395,10 +405,12 @@ func (a *subject) view(ctx context.Context, run string) (*view, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	// Parked: the workflow ran the tasks before the gate, nothing is in
-	// flight, no resume value was delivered, and it has not finished.
-	v.parked = !v.finished && v.pending == 0 && len(v.signals) == 0 &&
-		len(v.completed) == a.w.Gate-1 && v.scheduled == len(v.completed)
+	// Parked: the run stands at the gate, its tasks before the gate done
+	// and the gate's not (a value may have been delivered or taken).
+	// Waiting: parked, nothing in flight, no value delivered: the workflow
+	// is blocked on the signal channel.
+	v.parked = !v.finished && len(v.completed) == a.w.Gate-1
+	v.waiting = v.parked && v.pending == 0 && len(v.signals) == 0 && v.scheduled == len(v.completed)
 	return v, nil
 }
 

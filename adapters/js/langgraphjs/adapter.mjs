@@ -278,9 +278,11 @@ async function report() {
       if (!byTask.has(task)) byTask.set(task, []);
       byTask.get(task).push([ch, v]);
     }
+    // Parked: the leaf holds the gate's interrupt and not the gate's
+    // completion (a resume value may already be recorded beside it).
     for (const writes of byTask.values()) {
       const chans = writes.map(([ch]) => ch);
-      if (chans.includes("__interrupt__") && !chans.includes("__resume__")) parked = true;
+      if (chans.includes("__interrupt__") && !chans.includes("last")) parked = true;
       if (chans.includes("__error__")) continue;
       const last = writes.find(([ch]) => ch === "last");
       if (last && last[1] !== prevLast) {
