@@ -265,7 +265,13 @@ class CrewAI(rcadapter.Subject):
                                 "state": {k: state.get(k) for k in ("input", "last", "approval", "outcome")}})
             if state.get("approval") is not None and consumed is None:
                 consumed = state.get("approval")
-        return {"records": records, "parked": pend is not None, "consumed": consumed,
+        # Parked: standing at the gate until the gate's task is recorded:
+        # the feedback is pending, or was taken (pending cleared, `ask`
+        # saved again) and t{IP} has not saved its state yet.
+        gate = "t%d" % s.workflow["gate"]
+        methods = [m for m, _ in rows]
+        at_gate = "ask" in methods and gate not in methods[max(i for i, m in enumerate(methods) if m == "ask"):]
+        return {"records": records, "parked": pend is not None or at_gate, "consumed": consumed,
                 "checkpoint": self._latest_checkpoint(),
                 "raw": {"flow_states": [m for m, _ in rows], "pending_feedback": pend is not None, "checkpoints": ckpts}}
 

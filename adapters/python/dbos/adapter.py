@@ -333,7 +333,10 @@ class Dbos(rcadapter.Subject):
                 records.append({"task": t, "state": out})
             if x["function_name"] == "DBOS.recv" and consumed is None:
                 consumed = x.get("output")
-        return {"records": records, "parked": st.status == "PENDING" and self._parked(s.run),
+        # Parked: PENDING at the gate, the tasks before it recorded and the
+        # gate's not (its recv may have taken a value already).
+        at_gate = st.status == "PENDING" and [r["task"] for r in records] == list(range(1, s.workflow["gate"]))
+        return {"records": records, "parked": at_gate,
                 "consumed": consumed, "checkpoint": s.run,
                 "raw": {"status": st.status, "executor": st.executor_id, "recovery_attempts": st.recovery_attempts,
                         "steps": names}}

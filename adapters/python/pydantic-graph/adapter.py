@@ -262,7 +262,16 @@ class PydanticGraph(rcadapter.Subject):
                 # result is the state of the snapshot written after it.
                 records.append({"task": node.get("t"), "state": raw[i + 1].get("state")})
         last = raw[-1] if raw else {}
-        parked = last.get("kind") == "node" and (last.get("node") or {}).get("node_id") == "AwaitApproval" and last.get("status") == "created"
+        # Parked: standing at the gate until the gate's task is recorded
+        # (the approval point reached and no Task(IP) succeeded after it;
+        # a value may already be taken: the snapshot 'pending').
+        parked = False
+        for x in raw:
+            node = x.get("node") or {}
+            if x.get("kind") == "node" and node.get("node_id") == "AwaitApproval":
+                parked = True
+            elif x.get("kind") == "node" and node.get("node_id") == "Task" and node.get("t") == gate and x.get("status") == "success":
+                parked = False
         return {
             "parked": parked,
             "consumed": consumed,
