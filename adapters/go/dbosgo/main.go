@@ -108,6 +108,7 @@ func main() {
 type subject struct {
 	s        *adapterkit.Session
 	dctx     dbos.Context
+	closers  []func()
 	store    harness.Store
 	run      string
 	executor string
@@ -155,6 +156,7 @@ func (a *subject) Setup(ctx context.Context, s *adapterkit.Session) error {
 		}
 		db.SetMaxOpenConns(8)
 		cfg.SQLiteSystemDB = db
+		a.closers = append(a.closers, func() { db.Close() })
 	case harness.StorePostgres:
 		pc, err := pgxpool.ParseConfig(s.Store.DSN)
 		if err != nil {
@@ -166,6 +168,7 @@ func (a *subject) Setup(ctx context.Context, s *adapterkit.Session) error {
 			return err
 		}
 		cfg.SystemDBPool = pool
+		a.closers = append(a.closers, pool.Close)
 	default:
 		return adapterkit.Refuse(harness.ErrKindUnsupported, fmt.Errorf("store %q", s.Store.Kind))
 	}
@@ -187,6 +190,11 @@ func (a *subject) shutdown() {
 		}
 		a.dctx = nil
 	}
+	// DBOS leaves a handle the application supplied open.
+	for _, c := range a.closers {
+		c()
+	}
+	a.closers = nil
 }
 
 func (a *subject) launch() error {
@@ -319,7 +327,9 @@ func stored(x any) json.RawMessage {
 func (a *subject) wait(ctx context.Context, id string, parkOK bool) (adapterkit.Result, error) {
 	deadline := time.Now().Add(90 * time.Second)
 	for {
+		settled.Lock()
 		v, err := a.view(ctx, id)
+		settled.Unlock()
 		if err != nil {
 			return adapterkit.Result{}, err
 		}
@@ -392,6 +402,12 @@ func (a *subject) Recover(ctx context.Context, s *adapterkit.Session, address st
 		if _, err := dbos.RunWorkflow(a.dctx, a.scenario, inputOf(s, input), dbos.WithWorkflowID(s.Run)); err != nil {
 			return adapterkit.Result{}, err
 		}
+	} else if v, err := a.view(ctx, s.Run); err != nil {
+		return adapterkit.Result{}, err
+	} else if !v.exists {
+		// The kill came before the workflow's row was durable: DBOS's
+		// recovery has nothing to continue.
+		return adapterkit.Result{}, adapterkit.Refuse(harness.ErrKindRefused, fmt.Errorf("no workflow %q in the system database: nothing to recover", s.Run))
 	}
 	return a.wait(ctx, s.Run, true)
 }

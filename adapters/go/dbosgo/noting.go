@@ -22,6 +22,16 @@ import (
 // hook receives the name of each persistence operation.
 type hook func(op string)
 
+// settled is held from just before a transaction commits until its note
+// was sent (and, with sync, acknowledged). A reader that takes it sees the
+// store either before the commit or after its note: the adapter never
+// replies on a state whose note is still to come. (DBOS commits the states
+// the adapter waits for, a recorded step or a finished workflow, in
+// transactions. A write outside a transaction takes settled only for its
+// note: holding it while the write waits for a lock that a committer holds
+// would stall both.)
+var settled sync.Mutex
+
 var writeTarget = regexp.MustCompile(`(?is)\b(insert\s+(?:or\s+\w+\s+)?into|update|delete\s+from)\s+(?:["\x60]?\w+["\x60]?\.)?["\x60]?(\w+)`)
 
 // tables names the tables a statement writes, e.g. "workflow_status".
@@ -162,6 +172,8 @@ func (c *sqliteConn) wrote(ctx context.Context, query string, before int64) {
 		return
 	}
 	if c.changes(ctx) != before {
+		settled.Lock()
+		defer settled.Unlock()
 		c.note(opName("write", tables(query)))
 	}
 }
@@ -205,6 +217,8 @@ func (t *sqliteTx) Commit() error {
 	c := t.c
 	c.tx = nil
 	changed := c.changes(context.Background()) != t.before
+	settled.Lock()
+	defer settled.Unlock()
 	if err := t.Tx.Commit(); err != nil {
 		return err
 	}
@@ -225,6 +239,8 @@ type sqliteRows struct {
 	once sync.Once
 }
 
+// Close ends the statement: outside a transaction, that is when its
+// writes become durable.
 func (r *sqliteRows) Close() error {
 	err := r.Rows.Close()
 	r.once.Do(r.done)
@@ -243,11 +259,24 @@ type pgTracer struct {
 
 type sqlKey struct{}
 
-func (t *pgTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	return context.WithValue(ctx, sqlKey{}, data.SQL)
+type lockedKey struct{}
+
+var commitStmt = regexp.MustCompile(`(?i)^\s*(commit|end)\b`)
+
+// TraceQueryStart takes settled for a COMMIT.
+func (t *pgTracer) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	ctx = context.WithValue(ctx, sqlKey{}, data.SQL)
+	if commitStmt.MatchString(data.SQL) {
+		settled.Lock()
+		ctx = context.WithValue(ctx, lockedKey{}, true)
+	}
+	return ctx
 }
 
 func (t *pgTracer) TraceQueryEnd(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryEndData) {
+	if locked, _ := ctx.Value(lockedKey{}).(bool); locked {
+		defer settled.Unlock()
+	}
 	if data.Err != nil {
 		return
 	}
@@ -285,7 +314,12 @@ func (t *pgTracer) TraceQueryEnd(ctx context.Context, conn *pgx.Conn, data pgx.T
 		delete(t.txs, conn)
 	}
 	t.mu.Unlock()
-	if op != "" {
-		t.note(op)
+	if op == "" {
+		return
 	}
+	if locked, _ := ctx.Value(lockedKey{}).(bool); !locked {
+		settled.Lock()
+		defer settled.Unlock()
+	}
+	t.note(op)
 }

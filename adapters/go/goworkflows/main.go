@@ -459,6 +459,12 @@ func (a *subject) Recover(ctx context.Context, s *adapterkit.Session, address st
 		if err := a.create(ctx, s.Run, input); err != nil {
 			return adapterkit.Result{}, err
 		}
+	} else if inst, err := a.instance(ctx, s.Run); err != nil {
+		return adapterkit.Result{}, err
+	} else if inst == nil {
+		// The kill came before the instance was durable: a worker has
+		// nothing to continue.
+		return adapterkit.Result{}, adapterkit.Refuse(harness.ErrKindRefused, fmt.Errorf("no workflow instance %q in the store: nothing to recover", s.Run))
 	}
 	return a.drive(ctx, s.Run)
 }
