@@ -206,3 +206,6 @@ matrix: ## the fault matrix at the reference bounds (every fault x every obligat
 
 matrix-scaled: ## the fault matrix at the scaled bounds R8 into docs/matrix-R8.md (tens of minutes on 2 cores)
 	$(TLCRUN) matrix --bounds spec/R8.cfg --format markdown > docs/matrix-R8.md.tmp && mv docs/matrix-R8.md.tmp docs/matrix-R8.md
+
+matrix-both: ## the fault matrix with the Go engine and TLC, compared cell by cell (needs TLC; ~10-20 min)
+	$(TLCRUN) matrix --engine both
