@@ -29,9 +29,13 @@ type ObligationVerdict struct {
 	// found it violated.
 	Cells    []string `json:"cells"`
 	Violated []string `json:"violated,omitempty"`
-	// Explained are the fault models that explain the violating runs.
+	// Explained are the fault models that explain violating runs; "a/b"
+	// when models a and b both explain a run.
 	Explained []string `json:"explained_by,omitempty"`
-	Evidence  string   `json:"evidence"`
+	// Direct: some violating run is outside every fault model and was
+	// decided from the ledger.
+	Direct   bool   `json:"direct,omitempty"`
+	Evidence string `json:"evidence"`
 }
 
 // ID names the profile: subject@version/store.
@@ -68,11 +72,18 @@ func (p *Profile) Finish() {
 			case Violated:
 				v.Violated = append(v.Violated, c.Name)
 				for _, r := range c.Runs {
-					if r.Obligations[o] == Violated {
-						for _, e := range r.Explained {
-							explained[e] = true
-						}
+					if r.Obligations[o] != Violated {
+						continue
 					}
+					// A run several models explain alike (a replay
+					// killed before the gate) names them as one
+					// alternative: a/b/c.
+					if len(r.Explained) > 0 {
+						alt := slices.Clone(r.Explained)
+						sort.Strings(alt)
+						explained[strings.Join(alt, "/")] = true
+					}
+					v.Direct = v.Direct || r.Direct
 				}
 			case Holds:
 			default:
@@ -117,6 +128,9 @@ func (p *Profile) evidence(o string, v ObligationVerdict) string {
 	if len(v.Explained) > 0 {
 		s += " (explained by " + strings.Join(v.Explained, ", ") + ")"
 	}
+	if v.Direct {
+		s += " (some violating runs are outside every fault model: decided from the ledger)"
+	}
 	return s
 }
 
@@ -144,8 +158,12 @@ func statusCell(v ObligationVerdict) string {
 	switch v.Status {
 	case Violated:
 		s := "**violated**"
-		if len(v.Explained) > 0 {
-			s += " (" + strings.Join(v.Explained, ", ") + ")"
+		why := slices.Clone(v.Explained)
+		if v.Direct {
+			why = append(why, "outside every model")
+		}
+		if len(why) > 0 {
+			s += " (" + strings.Join(why, ", ") + ")"
 		}
 		return s
 	case Undetermined:

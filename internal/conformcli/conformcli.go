@@ -334,6 +334,9 @@ func ReadProfiles(dir string) ([]*harness.Profile, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The profile's own verdicts by this harness's rules (a baseline
+		// written by an older harness keeps its cells and runs).
+		pr.Finish()
 		out = append(out, pr)
 	}
 	harness.SortProfiles(out)

@@ -107,7 +107,8 @@ class LangGraph(rcadapter.Subject):
             saver = noting(InMemorySaver, s)()
         else:
             raise Refusal("unsupported", "store %r" % st["kind"])
-        saver.setup() if hasattr(saver, "setup") and st["kind"] != "memory" else None
+        if st["kind"] != "memory":
+            saver.setup()  # creates the checkpointer's tables (idempotent)
         self.graph = g.compile(checkpointer=saver)
         self.cfg = {"configurable": {"thread_id": s.run}}
 
