@@ -174,7 +174,7 @@ verify-both: ## the quick models of the manifest with both engines (needs TLC)
 sweep: ## a small grid around R0 with both engines, which must agree in every cell (needs TLC; SWEEP_FLAGS)
 	$(TLCRUN) sweep --engine both $(SWEEP_FLAGS)
 
-sweep-long: ## the grid reaching R8 with both engines, as recorded in docs/tlcrun.md (needs TLC; about an hour)
+sweep-long: ## the grid reaching R8 with both engines, as recorded in docs/tlcrun.md (needs TLC; an hour or more)
 	$(TLCRUN) sweep --engine both --tlc-workers 2 --base spec/R8.cfg --set NTasks=6,8,10 --set MaxCrashes=2,4 --format markdown
 
 # The HTML reports (package report; docs/contract.md shows them). The
