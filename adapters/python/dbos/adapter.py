@@ -49,6 +49,7 @@ from dbos import DBOS, DBOSClient, DBOSConfig, SetWorkflowID  # noqa: E402
 RESUME_GRACE = 20.0   # seconds a resume waits for a live owner before launching
 WAIT = 110.0          # bound on waiting for a run (the harness's request timeout is 120 s)
 RECV_TIMEOUT = 7 * 24 * 3600.0
+SCHEMA = "dbos_resumecheck_py"
 
 S = None  # the harness session: task bodies and storage wrappers use it
 
@@ -205,11 +206,16 @@ class Dbos(rcadapter.Subject):
         # One executor id per run: every process of a run is the same
         # application instance restarted (launch recovers the run), and no
         # run recovers another's workflows in a shared PostgreSQL.
+        # Its own system schema in a PostgreSQL shared with other subjects
+        # (dbos-transact-golang keeps its tables in "dbos" too): DBOS
+        # resolves "the latest application version" over the schema, and a
+        # fork is queued for that version.
         cfg: DBOSConfig = {"name": "resumecheck", "system_database_url": self.url,
                            "executor_id": "resumecheck-" + s.run,
+                           "dbos_system_schema": SCHEMA,
                            "run_admin_server": False, "enable_otlp": False}
         DBOS_INSTANCE[0] = DBOS(config=cfg)
-        self.client = DBOSClient(system_database_url=self.url)
+        self.client = DBOSClient(system_database_url=self.url, dbos_system_schema=SCHEMA)
         self.run, self.url_of_instance = s.run, self.url
 
     def _launch(self):
@@ -302,7 +308,9 @@ class Dbos(rcadapter.Subject):
         recv = [x for x in steps if x["function_name"] == "DBOS.recv"]
         if not recv:
             raise Refusal("refused", "the run has not consumed its gate: nothing to fork from", "NotConsumed")
-        h = DBOS.fork_workflow(s.run, recv[0]["function_id"])
+        # The fork runs this application's code: its version, not whatever
+        # version registered last.
+        h = DBOS.fork_workflow(s.run, recv[0]["function_id"], application_version=DBOS.application_version)
         fid = h.get_workflow_id()
         DBOS.send(fid, value, "approval")
         r = self._wait(fid, until_parked=False) or {"status": "idle"}
