@@ -72,6 +72,7 @@ const (
 	workflowName = "resumecheck-scenario"
 	topic        = "resume"
 	appName      = "resumecheck"
+	pgSchema     = "dbos_go_resumecheck"
 	// recvTimeout: the gate waits for a value this long (a human's answer).
 	recvTimeout = 24 * time.Hour
 )
@@ -168,6 +169,10 @@ func (a *subject) Setup(ctx context.Context, s *adapterkit.Session) error {
 			return err
 		}
 		cfg.SystemDBPool = pool
+		// A schema of its own: a PostgreSQL server shared with other DBOS
+		// applications (the Python DBOS adapter) keeps their queues and
+		// application versions apart.
+		cfg.DatabaseSchema = pgSchema
 		a.closers = append(a.closers, pool.Close)
 	default:
 		return adapterkit.Refuse(harness.ErrKindUnsupported, fmt.Errorf("store %q", s.Store.Kind))
