@@ -240,7 +240,15 @@ class PydanticGraph(rcadapter.Subject):
             return self._call(self._from(Task(1), self.model(**input)))
 
         async def go() -> dict:
-            async with self.graph.iter_from_persistence(self._persistence(), deps=self.drv) as run:
+            p = self._persistence()
+            # A run whose next snapshot is the approval point is parked:
+            # iter_from_persistence would take that snapshot (load_next
+            # marks it 'pending') and stop before the node, leaving nothing
+            # for the human's resume to load. Report it parked instead.
+            nxt = next((x for x in await p.load_all() if x.kind == "node" and x.status == "created"), None)
+            if nxt is not None and isinstance(nxt.node, AwaitApproval):
+                return {"status": "parked", "checkpoint": nxt.id, "state": nxt.state.model_dump()}
+            async with self.graph.iter_from_persistence(p, deps=self.drv) as run:
                 return await self._drive(run)
 
         return self._call(go())
