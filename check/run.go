@@ -101,21 +101,19 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
 		ProgressEvery: opt.ProgressEvery,
 	}
 	rep := &Report{Engine: "go", Spec: j.SpecPath, Config: j.CfgPath}
-	var holds []func(*model.Model, *model.Packed) bool
+	var all model.InvariantSet
 	for _, inv := range j.Invariants {
+		one, err := model.InvariantSetOf(inv.Name)
+		if err != nil {
+			return nil, err
+		}
+		all |= one
+		// p is a copy on the closure's stack; HoldPacked keeps it there.
 		eopt.Invariants = append(eopt.Invariants, engine.Invariant[model.Packed]{
-			Name: inv.Name, Holds: func(p model.Packed) bool { return inv.HoldsPacked(m, &p) }})
-		holds = append(holds, inv.HoldsPacked)
+			Name: inv.Name, Holds: func(p model.Packed) bool { return m.HoldPacked(&p, one) }})
 		rep.Checked = append(rep.Checked, inv.Name)
 	}
-	eopt.AllHold = func(p model.Packed) bool {
-		for _, h := range holds {
-			if !h(m, &p) {
-				return false
-			}
-		}
-		return true
-	}
+	eopt.AllHold = func(p model.Packed) bool { return m.HoldPacked(&p, all) }
 	if j.Liveness && j.Fair {
 		eopt.Liveness = &engine.Liveness[model.Packed]{Name: "Liveness", Goal: m.CompletedPacked, Rank: m.ProgressPacked}
 	}

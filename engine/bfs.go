@@ -454,7 +454,6 @@ type worker[S, L any] struct {
 	batch  []pending
 	benc   []byte   // encodings of the batch
 	counts fpCounts // inserts not yet counted in the set
-	sink   uint64   // keeps the touching loads alive
 
 	out  *chunk
 	outs []*chunk
@@ -610,11 +609,9 @@ func (w *worker[S, L]) flush() {
 		w.batch = w.batch[:0]
 		return
 	}
-	var acc uint64
 	for i := range w.batch {
-		acc += s.seen.touch(w.batch[i].fp)
+		s.seen.touch(w.batch[i].fp)
 	}
-	w.sink += acc
 	for i := range w.batch {
 		p := &w.batch[i]
 		if !s.seen.insert(p.fp, &w.counts) {

@@ -47,6 +47,8 @@ const (
 	// adding them to the shard: the shard's count lags by at most
 	// countBatch per inserter, well within a table's free tenth.
 	countBatch = 64
+	// growBatch is how many old slots a growing shard moves at a time.
+	growBatch = 64
 )
 
 type fpShard struct {
@@ -127,11 +129,11 @@ func (t *fpTable) find(fp uint64) (found bool, slot uint64, full bool) {
 	return false, 0, true
 }
 
-// touch loads the first slot of fp's home bucket, to bring it into the
-// cache before insert needs it.
-func (s *fpSet) touch(fp uint64) uint64 {
+// touch prefetches fp's home bucket, to bring it into the cache before
+// insert needs it.
+func (s *fpSet) touch(fp uint64) {
 	t := s.shards[fp>>(64-fpShardBits)].tab.Load()
-	return atomic.LoadUint64(&t.slots[t.bucket(fp)*bucketSlots])
+	prefetch(&t.slots[t.bucket(fp)*bucketSlots])
 }
 
 // insert adds fp and reports whether it was new. c holds the caller's
@@ -217,13 +219,24 @@ func (s *fpSet) grow(sh *fpShard, old *fpTable) {
 	}
 	old.frozen.Store(true)
 	t := newFPTable(2 * old.nb)
+	// growBatch old slots at a time: prefetch where they go in
+	// the new table, then put them there, so the misses overlap.
 	var n uint64
-	for k := range old.slots {
-		if v := atomic.LoadUint64(&old.slots[k]); v != 0 {
+	var batch [growBatch]uint64
+	for base := 0; base < len(old.slots); base += growBatch {
+		k := 0
+		for j := base; j < min(base+growBatch, len(old.slots)); j++ {
+			if v := atomic.LoadUint64(&old.slots[j]); v != 0 {
+				batch[k] = v
+				k++
+				prefetch(&t.slots[t.bucket(v)*bucketSlots])
+			}
+		}
+		for _, v := range batch[:k] {
 			_, slot, _ := t.find(v)
 			t.slots[slot] = v
-			n++
 		}
+		n += uint64(k)
 	}
 	t.count.Store(n)
 	sh.tab.Store(t)

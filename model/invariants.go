@@ -1,6 +1,10 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+)
 
 // Invariant is one of the spec's state predicates, under the spec's name.
 type Invariant struct {
@@ -27,6 +31,67 @@ var Invariants = []Invariant{
 	{"CO", "consume-once: both clauses", (*Model).CO, (*Model).coPacked},
 	{"RD", "recovery determinism: recoveries at the same frontier decided alike", (*Model).RD, (*Model).rdPacked},
 	{"Safety", "all six obligations", (*Model).Safety, (*Model).safetyPacked},
+}
+
+// InvariantSet is a set of Invariants: bit i stands for Invariants[i].
+type InvariantSet uint32
+
+// InvariantSetOf returns the set of the named invariants.
+func InvariantSetOf(names ...string) (InvariantSet, error) {
+	var set InvariantSet
+	for _, name := range names {
+		i := slices.IndexFunc(Invariants, func(inv Invariant) bool { return inv.Name == name })
+		if i < 0 {
+			return 0, fmt.Errorf("model: no invariant named %q", name)
+		}
+		set |= 1 << i
+	}
+	return set, nil
+}
+
+// HoldPacked reports whether every invariant of set holds on p. It is
+// what a checker calls once per new state: the calls inside are static,
+// so p stays on the caller's stack (a call through HoldsPacked, a func
+// value, makes p escape and costs an allocation per state).
+func (m *Model) HoldPacked(p *Packed, set InvariantSet) bool {
+	for ; set != 0; set &= set - 1 {
+		if !m.holdsPacked(bits.TrailingZeros32(uint32(set)), p) {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsPacked is Invariants[i].HoldsPacked(m, p), called statically
+// (packed_test.go checks the two agree).
+func (m *Model) holdsPacked(i int, p *Packed) bool {
+	switch i {
+	case 0:
+		return m.typeOKPacked(p)
+	case 1:
+		return m.eoPacked(p)
+	case 2:
+		return m.pcPrefixPacked(p)
+	case 3:
+		return m.pcLineagePacked(p)
+	case 4:
+		return m.pcPacked(p)
+	case 5:
+		return m.fdPacked(p)
+	case 6:
+		return m.cvPacked(p)
+	case 7:
+		return m.coEffectPacked(p)
+	case 8:
+		return m.coCountPacked(p)
+	case 9:
+		return m.coPacked(p)
+	case 10:
+		return m.rdPacked(p)
+	case 11:
+		return m.safetyPacked(p)
+	}
+	panic(fmt.Sprintf("model: no invariant %d", i))
 }
 
 // Obligations are the six safety obligations of the contract, in order.

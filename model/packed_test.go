@@ -66,10 +66,19 @@ func TestPackedMirrorsState(t *testing.T) {
 				if u := m.Unpack(ps); !u.Equal(s) {
 					t.Fatalf("Unpack(Pack(s)) = %+v, want %+v", u, s)
 				}
-				for _, inv := range Invariants {
-					if a, b := inv.Holds(m, s), inv.HoldsPacked(m, &ps); a != b {
+				all := true
+				for i, inv := range Invariants {
+					a, b := inv.Holds(m, s), inv.HoldsPacked(m, &ps)
+					if a != b {
 						t.Fatalf("%s: State says %v, Packed says %v on\n%s", inv.Name, a, b, m.Format(s))
 					}
+					if c := m.HoldPacked(&ps, 1<<i); c != a {
+						t.Fatalf("%s: HoldPacked says %v, Holds says %v on\n%s", inv.Name, c, a, m.Format(s))
+					}
+					all = all && a
+				}
+				if c := m.HoldPacked(&ps, 1<<len(Invariants)-1); c != all {
+					t.Fatalf("HoldPacked(every invariant) = %v, want %v on\n%s", c, all, m.Format(s))
 				}
 				if m.Completed(s) != m.CompletedPacked(ps) {
 					t.Fatalf("Completed disagrees on\n%s", m.Format(s))
