@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -29,16 +30,22 @@ func TestFormat(t *testing.T) {
 	}
 }
 
-func TestTLCOutput(t *testing.T) {
-	out := `Progress(24) at 2026-12-02 13:11:49: 14,000,000 states generated, 7,000,000 distinct states found, 5 states left on queue.
-Model checking completed. No error has been found.
-14753520 states generated, 7435360 distinct states found, 0 states left on queue.
-The depth of the complete state graph search is 24.
-`
-	m := tlcCountsRE.FindAllStringSubmatch(out, -1)
-	d := tlcDepthRE.FindStringSubmatch(out)
-	if len(m) != 1 || atoi(m[0][1]) != 14753520 || atoi(m[0][2]) != 7435360 || atoi(d[1]) != 24 {
-		t.Fatalf("counts %v, depth %v", m, d)
+// TestTLCRun measures R0 with the real TLC where there is one (TLA2TOOLS_JAR
+// or the default location): the counts must be TLC's for R0.
+func TestTLCRun(t *testing.T) {
+	tl, err := FindTLC(context.Background(), "", "")
+	if err != nil {
+		t.Skipf("needs TLC (set TLA2TOOLS_JAR to tla2tools.jar, with java 11+): %v", err)
+	}
+	r := tl.Run(context.Background(), "../../spec/R0.cfg", "../../spec/Resume.tla", 1)
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if r.Verdict != "ok" || r.Generated != 87 || r.Distinct != 59 || r.Depth != 8 {
+		t.Errorf("TLC on R0: %s %d/%d/%d, want ok 87/59/8", r.Verdict, r.Generated, r.Distinct, r.Depth)
+	}
+	if r.Wall <= 0 || r.CPU <= 0 || r.PeakRSS <= 0 {
+		t.Errorf("TLC on R0: wall %v, CPU %v, peak RSS %d: want all measured", r.Wall, r.CPU, r.PeakRSS)
 	}
 }
 

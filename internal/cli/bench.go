@@ -24,6 +24,7 @@ func newBenchCmd() *cobra.Command {
 		tlcRep  int
 		mem     string
 		out     string
+		tf      tlcFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -34,8 +35,10 @@ table: distinct states, states generated, depth, wall time, distinct states
 per second, peak resident memory, and the Go engine's throughput over TLC's
 at the same worker count. The Go and TLC counts must agree (exit 14 if not).
 
-TLC is found through the TLA2TOOLS_JAR environment variable and java on
-PATH; without them the TLC rows are left out, with a note. Defaults: R0, R8
+TLC is found as every tlcrun command finds it (--jar, TLA2TOOLS_JAR, the
+default location; --java, JAVA_HOME, PATH: see tlcrun doctor) and run the
+way tlcrun check --engine tlc runs it; without it the TLC rows are left
+out, with a note saying why. Defaults: R0, R8
 and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 		Example: `  TLA2TOOLS_JAR=/opt/tla/tla2tools.jar tlcrun bench
   tlcrun bench --tlc off --cfg spec/bench/R100M.cfg --out docs/bench-large.md`,
@@ -59,11 +62,13 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 			case "off":
 				note = "TLC not run (--tlc off)."
 			case "auto":
-				t, err := bench.FindTLC()
+				t, err := bench.FindTLC(cmd.Context(), tf.jar, tf.java)
 				if err != nil {
-					note = fmt.Sprintf("TLC not run: %v (set TLA2TOOLS_JAR to the tla2tools.jar and put java on PATH).", err)
+					note = fmt.Sprintf("TLC not run: %v (see tlcrun doctor).", err)
+				} else {
+					t.JavaOptions = tf.javaOpts
+					c.TLC = t
 				}
-				c.TLC = t
 			default:
 				return usageError(fmt.Errorf("--tlc %q: want auto or off", tlcMode))
 			}
@@ -108,7 +113,10 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 	f.StringSliceVar(&cfgs, "cfg", []string{"spec/R0.cfg", "spec/R8.cfg", "spec/bench/R8-N11.cfg"}, "model files to measure")
 	f.StringVar(&spec, "spec", "spec/Resume.tla", "the spec the model files belong to")
 	f.StringVar(&workers, "workers", "1,all", "worker counts, comma-separated (all = every core)")
-	f.StringVar(&tlcMode, "tlc", "auto", "run TLC too: auto (when TLA2TOOLS_JAR and java are found) or off")
+	f.StringVar(&tlcMode, "tlc", "auto", "run TLC too: auto (when a tla2tools.jar and java are found) or off")
+	f.StringVar(&tf.jar, "jar", "", "tla2tools.jar (default: $TLA2TOOLS_JAR, else the default location; see tlcrun doctor)")
+	f.StringVar(&tf.java, "java", "", "the java to run TLC with (default: $JAVA_HOME/bin/java, else java on PATH)")
+	f.StringArrayVar(&tf.javaOpts, "java-opt", nil, "an option for TLC's JVM, e.g. --java-opt=-Xmx8g (repeatable)")
 	f.StringSliceVar(&tlcSkip, "tlc-skip", nil, "model files not to run TLC on (too long for it)")
 	f.IntVar(&repeat, "repeat", 3, "runs per Go engine measurement; the fastest counts")
 	f.IntVar(&tlcRep, "tlc-repeat", 1, "runs per TLC measurement (minutes each at R8); the fastest counts")

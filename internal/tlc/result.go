@@ -55,10 +55,14 @@ type Result struct {
 	// printed (so that positions in a module can name the file).
 	ModuleFiles map[string]string
 
-	// Set by Run: the TLC process's exit code, its wall time, the command
-	// line, and the end of what it wrote to stderr.
+	// Set by Run: the TLC process's exit code, its wall time, its CPU time
+	// (user and system), its peak resident memory in bytes (0 where the
+	// system does not say), the command line, and the end of what it
+	// wrote to stderr.
 	ExitCode int
 	Wall     time.Duration
+	CPU      time.Duration
+	PeakRSS  int64
 	Command  []string
 	Stderr   string
 	cfg      string // the model file TLC read, for configuration errors

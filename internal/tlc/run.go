@@ -126,6 +126,8 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	res.Wall = time.Since(start)
 	res.Stderr = stderr.String()
 	res.ExitCode = cmd.ProcessState.ExitCode()
+	res.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	res.PeakRSS = peakRSS(cmd.ProcessState)
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,6 +52,9 @@ func TestRunWithFakeTLC(t *testing.T) {
 	}
 	if res.ExitCode != 12 || res.Stderr != "a line on stderr\n" || len(res.Violations) != 1 || res.Err() != nil {
 		t.Errorf("exit %d, stderr %q, %d violations, err %v", res.ExitCode, res.Stderr, len(res.Violations), res.Err())
+	}
+	if runtime.GOOS == "linux" && (res.PeakRSS <= 0 || res.Wall <= 0) {
+		t.Errorf("peak RSS %d, wall %v: want the child's measured", res.PeakRSS, res.Wall)
 	}
 	if len(codes) == 0 || codes[0] != CodeVersion || codes[len(codes)-1] != CodeFinished {
 		t.Errorf("progress saw %v", codes)
