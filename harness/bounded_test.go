@@ -1,0 +1,48 @@
+package harness
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDiffBounded(t *testing.T) {
+	cell := func(name string, st map[string]Status) Cell { return Cell{Name: name, Status: st} }
+	base := &Profile{Subject: "s", Version: "1", Store: "sqlite",
+		Obligations: map[string]ObligationVerdict{"EO": {Status: Violated}, "CO": {Status: Holds}, "FD": {Status: Violated}},
+		Cells: []Cell{
+			cell("killsweep/resume", map[string]Status{"EO": Violated}),
+			cell("race", map[string]Status{"CO": Holds}),
+			cell("fd", map[string]Status{"FD": Violated}),
+		}}
+	fresh := &Profile{Subject: "s", Version: "1", Store: "sqlite",
+		// EO: the bounded sweep missed the kill point that showed it;
+		// CO: a violation the full run did not have; FD: undecided.
+		Obligations: map[string]ObligationVerdict{"EO": {Status: Holds}, "CO": {Status: Violated}, "FD": {Status: Undetermined}},
+		Cells: []Cell{
+			cell("killsweep/resume", map[string]Status{"EO": Holds}),
+			cell("race", map[string]Status{"CO": Violated}),
+			cell("fd", map[string]Status{"FD": Undetermined}),
+		}}
+	changed, unconfirmed := DiffBounded([]*Profile{base}, []*Profile{fresh})
+	want := []Change{
+		{Profile: "s@1/sqlite", Obligation: "CO", Was: Holds, Now: Violated},
+		{Profile: "s@1/sqlite", Cell: "race", Obligation: "CO", Was: Holds, Now: Violated},
+	}
+	if d := cmp.Diff(want, changed); d != "" {
+		t.Errorf("changed (-want +got):\n%s", d)
+	}
+	wantU := []Change{
+		{Profile: "s@1/sqlite", Obligation: "EO", Was: Violated, Now: Holds},
+		{Profile: "s@1/sqlite", Obligation: "FD", Was: Violated, Now: Undetermined},
+		{Profile: "s@1/sqlite", Cell: "killsweep/resume", Obligation: "EO", Was: Violated, Now: Holds},
+		{Profile: "s@1/sqlite", Cell: "fd", Obligation: "FD", Was: Violated, Now: Undetermined},
+	}
+	if d := cmp.Diff(wantU, unconfirmed); d != "" {
+		t.Errorf("unconfirmed (-want +got):\n%s", d)
+	}
+	// A full comparison counts all six.
+	if n := len(Diff([]*Profile{base}, []*Profile{fresh})); n != 6 {
+		t.Errorf("Diff: %d changes, want 6", n)
+	}
+}
