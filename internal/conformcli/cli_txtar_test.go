@@ -30,7 +30,8 @@ var update = flag.Bool("update", false, "rewrite the expected output of the test
 //	args    the command line, one per line; several lines run in turn in
 //	        the same $WORK (a run, then a diff of what it wrote)
 //	exit    the exit code of each command, one a line
-//	stdout  what the commands printed, after normalising times and paths;
+//	stdout  what the commands printed, after normalising times, paths and
+//	        the random part of run ids;
 //	stderr  with several commands, each one's output follows a line
 //	        "# conformance ARGS" (only where it printed something)
 //	env     NAME=value lines added to the environment
@@ -184,6 +185,9 @@ func runCase(t *testing.T, file, root string, fake func() (string, error)) {
 var (
 	// A profile's running time in the progress lines.
 	doneInRE = regexp.MustCompile(`done in [0-9hms.]+`)
+	// The random suffix of run ids (cell-label-nonce), unique per
+	// invocation.
+	nonceRE = regexp.MustCompile(`-[0-9a-f]{8}\b`)
 )
 
 // normalise replaces the case's folders by their names and the times by
@@ -196,6 +200,7 @@ func normalise(s string, pairs []string) string {
 		s = strings.ReplaceAll(s, pairs[i+1], pairs[i])
 	}
 	s = doneInRE.ReplaceAllString(s, "done in Xs")
+	s = nonceRE.ReplaceAllString(s, "-NONCE")
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		s += "\n[no newline at the end]\n"
 	}
