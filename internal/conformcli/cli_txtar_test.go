@@ -2,6 +2,7 @@ package conformcli_test
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -39,10 +40,11 @@ var update = flag.Bool("update", false, "rewrite the expected output of the test
 // Every other file goes into $WORK, files under bin/ executable. In file
 // contents, args and env, $WORK is the scratch folder, $ROOT the
 // repository and $FAKEADAPTER the fake adapter (harness/internal/
-// fakeadapter), built once with go build when a case names it; $FAKE_FAULTS
-// in env makes it misbehave. Cases are hermetic: RESUMECHECK_PG_DSN and
-// the CONFORMANCE_* variables are cleared, so no PostgreSQL and the
-// grid the case asks for.
+// fakeadapter), built once with go build when a case names it (the case
+// is skipped where there is no go command); FAKE_FAULTS=... in env makes
+// it misbehave. Cases are hermetic: RESUMECHECK_PG_DSN, FAKE_FAULTS and
+// the CONFORMANCE_* variables are cleared first, so no case reaches
+// PostgreSQL and the race grid is the one the case's flags ask for.
 //
 // go test ./internal/conformcli -run TestCommandLine -update rewrites the
 // expectations; review the diff.
@@ -72,7 +74,7 @@ func TestCommandLine(t *testing.T) {
 func buildFake(root, dir string) (string, error) {
 	gocmd, err := exec.LookPath("go")
 	if err != nil {
-		return "", fmt.Errorf("no go command to build the fake adapter: %v", err)
+		return "", fmt.Errorf("no go command to build the fake adapter: %w", err)
 	}
 	exe := filepath.Join(dir, "fakeadapter")
 	cmd := exec.Command(gocmd, "build", "-o", exe, "./harness/internal/fakeadapter/cmd/fakeadapter")
@@ -92,8 +94,11 @@ func runCase(t *testing.T, file, root string, fake func() (string, error)) {
 	pairs := []string{"$WORK", work, "$ROOT", root}
 	if bytes.Contains(txtar.Format(ar), []byte("$FAKEADAPTER")) {
 		exe, err := fake()
-		if err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
 			t.Skipf("needs the fake adapter: %v", err)
+		}
+		if err != nil {
+			t.Fatal(err)
 		}
 		pairs = append(pairs, "$FAKEADAPTER", exe)
 	}
@@ -178,7 +183,8 @@ func runCase(t *testing.T, file, root string, fake func() (string, error)) {
 		}
 	}
 	if t.Failed() {
-		t.Logf("reproduce: go test ./internal/conformcli -run 'TestCommandLine/%s$' -v (the case's $WORK: %s)", strings.TrimSuffix(filepath.Base(file), ".txtar"), work)
+		t.Logf("reproduce: go test ./internal/conformcli -run 'TestCommandLine/%s$' -v; in a scratch $WORK (removed after the test), it ran:\n  conformance %s",
+			strings.TrimSuffix(filepath.Base(file), ".txtar"), strings.Join(lines, "\n  conformance "))
 	}
 }
 
