@@ -38,6 +38,10 @@ type RecoveryObs struct {
 	Frontier int    `json:"frontier"`
 	Parked   bool   `json:"parked"`
 	Consumed bool   `json:"consumed"`
+	// Finished is the report's finished field: the subject's store
+	// records the run as complete. nil when the adapter does not report
+	// it.
+	Finished *bool `json:"finished,omitempty"`
 	// Decision: skip (frontier+1), reexec (the frontier task again),
 	// replay (task 1), regate (parked again after a durable consumption),
 	// none (nothing ran).
@@ -46,9 +50,18 @@ type RecoveryObs struct {
 	First int `json:"first,omitempty"`
 }
 
-// Key is the durable state a recovery started from.
+// Key is the durable state a recovery started from. A run the store
+// records as finished and one it does not are different durable states
+// even at the same frontier (a workflow engine that records its instance
+// complete after the last task's result); finished is part of the key
+// only when the adapter reported it, so logs from before the field judge
+// as they did.
 func (r RecoveryObs) Key() string {
-	return fmt.Sprintf("frontier %d, parked %t, consumed %t", r.Frontier, r.Parked, r.Consumed)
+	k := fmt.Sprintf("frontier %d, parked %t, consumed %t", r.Frontier, r.Parked, r.Consumed)
+	if r.Finished != nil {
+		k += fmt.Sprintf(", finished %t", *r.Finished)
+	}
+	return k
 }
 
 // OutcomeObs is one served resume: its role, the value it carried and the
@@ -446,6 +459,10 @@ func (b *builder) report(m *Message) {
 		}
 	}
 	b.recObs.Frontier, b.recObs.Parked = f, m.Parked
+	if m.Finished != nil {
+		fin := *m.Finished
+		b.recObs.Finished = &fin
+	}
 	b.recObs.Consumed = m.Consumed != nil || f >= b.w.Gate
 	steps := 0
 	for _, t := range b.steps {

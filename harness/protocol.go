@@ -190,7 +190,10 @@ type Message struct {
 	Parked     bool            `json:"parked,omitempty"`
 	Consumed   *string         `json:"consumed,omitempty"`
 	Records    []Record        `json:"records,omitempty"`
-	Raw        json.RawMessage `json:"raw,omitempty"`
+	// Finished (checkpoint reply, optional): the subject's store records
+	// the run as complete. nil when the adapter does not report it.
+	Finished *bool           `json:"finished,omitempty"`
+	Raw      json.RawMessage `json:"raw,omitempty"`
 
 	// note
 	N      int    `json:"n,omitempty"`
