@@ -10,6 +10,7 @@ package adapterkit
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -50,7 +51,11 @@ type Report struct {
 	Parked     bool
 	Consumed   *string
 	Checkpoint string
-	Raw        any
+	// Finished says whether the subject's store records the run as
+	// complete (nil: the adapter does not know; the reply then has no
+	// finished field).
+	Finished *bool
+	Raw      any
 }
 
 // Error is a refusal of the subject, with its protocol kind.
@@ -67,6 +72,11 @@ func Refuse(kind string, err error) error { return &Error{Kind: kind, Err: err} 
 
 // Session is the adapter's side of one process: the current run's setup,
 // the ledger, and the note channel.
+//
+// One goroutine reads stdin (Serve starts it): it hands acks to the Note
+// waiting for them and requests to Serve, so a note sent from a
+// framework's background goroutine between requests never reads stdin
+// itself.
 type Session struct {
 	Run      string
 	Workflow harness.Workflow
@@ -75,21 +85,43 @@ type Session struct {
 	// Branch is the current request's branch label.
 	Branch string
 
-	mu     sync.Mutex
-	in     *bufio.Reader
-	out    io.Writer
+	// mu guards the fields above against a Note from another goroutine
+	// while Serve takes the next request.
+	mu sync.Mutex
+	// noteMu makes a note and the wait for its ack one step, so that
+	// concurrent task bodies get their own acks.
+	noteMu sync.Mutex
 	notes  int
+	// wmu keeps the lines of notes and replies whole.
+	wmu    sync.Mutex
+	out    io.Writer
 	ledger *sql.DB
 	pid    int
+
+	acks chan harness.Ack
+	reqs chan []byte
+	done chan struct{} // closed when Serve returns
+	// readErr is why the reader stopped (io.EOF at the end of stdin); set
+	// before acks and reqs are closed.
+	readErr error
 }
 
+// ErrStdinClosed is returned by Note when stdin ends (or fails) while it
+// waits for an ack.
+var ErrStdinClosed = errors.New("adapterkit: stdin closed")
+
 // Note sends a note and, with sync on, waits for its ack. Safe for
-// concurrent task bodies.
+// concurrent task bodies and for goroutines of the framework that run
+// between requests.
 func (s *Session) Note(kind string, task int, value, op string) error {
+	s.noteMu.Lock()
+	defer s.noteMu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	branch, sync := s.Branch, s.Sync
+	s.mu.Unlock()
 	s.notes++
-	m := map[string]any{"type": harness.TypeNote, "n": s.notes, "kind": kind}
+	n := s.notes
+	m := map[string]any{"type": harness.TypeNote, "n": n, "kind": kind}
 	if task > 0 {
 		m["task"] = task
 	}
@@ -100,25 +132,22 @@ func (s *Session) Note(kind string, task int, value, op string) error {
 		m["op"] = op
 	}
 	if kind != harness.NotePersist {
-		m["branch"] = s.Branch
+		m["branch"] = branch
 	}
 	if err := s.write(m); err != nil {
 		return err
 	}
-	if !s.Sync {
+	if !sync {
 		return nil
 	}
-	for {
-		line, err := s.in.ReadBytes('\n')
-		if err != nil {
-			return fmt.Errorf("adapterkit: waiting for the ack of note %d: %w", s.notes, err)
-		}
-		var a harness.Ack
-		if json.Unmarshal(line, &a) == nil && a.Type == harness.TypeAck && a.N == s.notes {
-			return nil
-		}
-		return fmt.Errorf("adapterkit: waiting for the ack of note %d, got %.100s", s.notes, line)
+	a, ok := <-s.acks
+	if !ok {
+		return fmt.Errorf("%w while waiting for the ack of note %d: %w", ErrStdinClosed, n, s.readErr)
 	}
+	if a.N != n {
+		return fmt.Errorf("adapterkit: waiting for the ack of note %d, got the ack of note %d", n, a.N)
+	}
+	return nil
 }
 
 // Persisted notes a persistence operation that returned.
@@ -134,6 +163,9 @@ func (s *Session) Task(ctx context.Context, t int, value string, key *string) er
 	if err := s.Note(harness.NoteTask, t, value, ""); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	run, branch, ledger := s.Run, s.Branch, s.ledger
+	s.mu.Unlock()
 	var v any
 	if value != "" {
 		v = value
@@ -142,7 +174,7 @@ func (s *Session) Task(ctx context.Context, t int, value string, key *string) er
 	if key != nil {
 		k = *key
 	}
-	if _, err := s.ledger.ExecContext(ctx, harness.LedgerInsert, s.Run, t, s.Branch, v, k, s.pid); err != nil {
+	if _, err := ledger.ExecContext(ctx, harness.LedgerInsert, run, t, branch, v, k, s.pid); err != nil {
 		return fmt.Errorf("adapterkit: ledger: %w", err)
 	}
 	return s.Note(harness.NoteEffect, t, "", "")
@@ -162,8 +194,42 @@ func (s *Session) write(v any) error {
 	if err != nil {
 		return err
 	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	_, err = s.out.Write(append(b, '\n'))
 	return err
+}
+
+// read is the one reader of stdin: acks go to the waiting Note, anything
+// else to Serve as a request line. At the end of stdin (or an error) it
+// records why and closes both channels.
+func (s *Session) read(in io.Reader) {
+	br := bufio.NewReaderSize(in, 1<<16)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var a harness.Ack
+			if json.Unmarshal(line, &a) == nil && a.Type == harness.TypeAck {
+				select {
+				case s.acks <- a:
+				case <-s.done:
+					return
+				}
+			} else {
+				select {
+				case s.reqs <- line:
+				case <-s.done:
+					return
+				}
+			}
+		}
+		if err != nil {
+			s.readErr = err
+			close(s.acks)
+			close(s.reqs)
+			return
+		}
+	}
 }
 
 // Hello is what the adapter says first.
@@ -180,7 +246,11 @@ func Main(h Hello, sub Subject) int {
 
 // Serve runs the protocol on in and out.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, h Hello, sub Subject) int {
-	s := &Session{in: bufio.NewReaderSize(in, 1<<16), out: out, pid: os.Getpid()}
+	// The harness has one request outstanding at a time and acks a note
+	// once: small buffers are enough for the reader never to block on a
+	// receiver that is busy.
+	s := &Session{out: out, pid: os.Getpid(), acks: make(chan harness.Ack, 16), reqs: make(chan []byte, 16), done: make(chan struct{})}
+	defer close(s.done)
 	if err := s.write(map[string]any{"type": harness.TypeHello, "protocol": harness.ProtocolVersion,
 		"subject": h.Subject, "version": h.Version, "features": h.Features}); err != nil {
 		return 1
@@ -190,9 +260,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, h Hello, sub Subjec
 			s.ledger.Close()
 		}
 	}()
+	go s.read(in)
 	for {
-		line, err := s.in.ReadBytes('\n')
-		if len(line) == 0 && err != nil {
+		line, ok := <-s.reqs
+		if !ok {
 			return 0
 		}
 		var req harness.Request
@@ -221,10 +292,13 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, h Hello, sub Subjec
 }
 
 func (s *Session) handle(ctx context.Context, sub Subject, req *harness.Request, reply map[string]any) error {
-	s.Branch = req.Branch
-	if s.Branch == "" {
-		s.Branch = harness.MainBranch
+	branch := req.Branch
+	if branch == "" {
+		branch = harness.MainBranch
 	}
+	s.mu.Lock()
+	s.Branch = branch
+	s.mu.Unlock()
 	putResult := func(r Result, err error) error {
 		if err != nil {
 			return err
@@ -246,16 +320,21 @@ func (s *Session) handle(ctx context.Context, sub Subject, req *harness.Request,
 		if req.Workflow == nil || req.Store == nil {
 			return fmt.Errorf("setup without workflow or store")
 		}
+		s.mu.Lock()
 		s.Run, s.Workflow, s.Store = req.Run, *req.Workflow, *req.Store
 		s.Sync = req.Sync != nil && *req.Sync
-		if s.ledger != nil {
-			s.ledger.Close()
-		}
+		s.mu.Unlock()
 		db, err := sql.Open("sqlite", harness.LedgerDSN(req.Ledger))
 		if err != nil {
 			return err
 		}
+		s.mu.Lock()
+		prev := s.ledger
 		s.ledger = db
+		s.mu.Unlock()
+		if prev != nil {
+			prev.Close()
+		}
 		return sub.Setup(ctx, s)
 	case harness.OpStart:
 		return putResult(sub.Start(ctx, s, req.Input))
@@ -278,6 +357,9 @@ func (s *Session) handle(ctx context.Context, sub Subject, req *harness.Request,
 		}
 		if r.Checkpoint != "" {
 			reply["checkpoint"] = r.Checkpoint
+		}
+		if r.Finished != nil {
+			reply["finished"] = *r.Finished
 		}
 		if r.Raw != nil {
 			reply["raw"] = r.Raw
