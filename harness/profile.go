@@ -49,10 +49,14 @@ func (p *Profile) FileName() string {
 // Finish sets each obligation's verdict from the cells: violated if a
 // cell found it violated, holds if every cell measuring it held, n/a when
 // no cell measured it (or every one was skipped), undetermined otherwise.
-// FI is decided from the features and the fork cell.
+// FI is judged over two cells (see judgeFI).
 func (p *Profile) Finish() {
 	p.Obligations = map[string]ObligationVerdict{}
 	for _, o := range Obligations {
+		if o == "FI" {
+			p.Obligations[o] = p.judgeFI()
+			continue
+		}
 		v := ObligationVerdict{Status: NA}
 		measured := false
 		allHold := true
@@ -105,6 +109,85 @@ func (p *Profile) Finish() {
 		v.Evidence = p.evidence(o, v)
 		p.Obligations[o] = v
 	}
+}
+
+// cellOf returns the profile's first cell of a scenario, or nil.
+func (p *Profile) cellOf(scenario string) *Cell {
+	for i := range p.Cells {
+		if p.Cells[i].Scenario == scenario {
+			return &p.Cells[i]
+		}
+	}
+	return nil
+}
+
+// judgeFI decides fork intent (CONTRACT.md section 2) over two cells. The
+// resume interface carries a discriminator between a retry and a fork only
+// if both kinds of second delivery to the consumed interrupt checkpoint get
+// what they are owed: the fork cell's forks are each served their own value
+// (FI's status in the fork cell; violated by definition without the fork
+// feature), and the stray cell's ordinary resume after completion is inert
+// (CO and EO hold there). A subject whose "fork" is just another delivery
+// serves the fork its value and re-fires on the retry: the fork cell alone
+// cannot see that.
+func (p *Profile) judgeFI() ObligationVerdict {
+	v := ObligationVerdict{Status: NA}
+	fork := p.cellOf("fork")
+	if fork == nil {
+		v.Evidence = "no cell measures it for this subject"
+		return v
+	}
+	stray := p.cellOf("stray")
+	for _, c := range p.Cells {
+		if c.Name == fork.Name || stray != nil && c.Name == stray.Name {
+			v.Cells = append(v.Cells, c.Name)
+		}
+	}
+	half, ok := fork.Status["FI"]
+	if !ok || half == NA {
+		v.Evidence = fork.Skipped
+		if v.Evidence == "" {
+			v.Evidence = "the fork cell did not measure it"
+		}
+		return v
+	}
+	const forkHolds = "fork: holds (every fork was served its own value)"
+	switch {
+	case half == Violated && !p.Features.Fork:
+		v.Status, v.Violated = Violated, []string{fork.Name}
+		v.Evidence = "fork: violated: the resume interface has no fork intent (adapter feature fork=false), so a second delivery to the consumed checkpoint cannot be told from a retry"
+		return v
+	case half == Violated:
+		v.Status, v.Violated = Violated, []string{fork.Name}
+		v.Evidence = "fork: violated: a resume with fork intent was not served its own value"
+		return v
+	case half != Holds:
+		v.Status = Undetermined
+		v.Evidence = "fork: " + string(half)
+		return v
+	}
+	var co, eo Status
+	if stray != nil {
+		co, eo = stray.Status["CO"], stray.Status["EO"]
+	}
+	switch {
+	case stray == nil || stray.Skipped != "" || co == "" || eo == "" || co == NA || eo == NA:
+		v.Status = Undetermined
+		v.Evidence = forkHolds + "; no stray cell measured whether an ordinary resume after completion is inert"
+	case co == Violated:
+		v.Status, v.Violated = Violated, []string{stray.Name}
+		v.Evidence = "fork: holds: every fork was served its own value, but an ordinary resume after completion re-fired the gated effect (stray cell: CO violated): the interface does not tell a retry from a fork"
+	case eo == Violated:
+		v.Status, v.Violated = Violated, []string{stray.Name}
+		v.Evidence = "fork: holds: every fork was served its own value, but an ordinary resume after completion fired an effect again (stray cell: EO violated): the interface does not tell a retry from a fork"
+	case co == Holds && eo == Holds:
+		v.Status = Holds
+		v.Evidence = forkHolds + "; stray: holds (an ordinary resume after completion was inert)"
+	default:
+		v.Status = Undetermined
+		v.Evidence = fmt.Sprintf("%s; stray: CO %s, EO %s", forkHolds, co, eo)
+	}
+	return v
 }
 
 func (p *Profile) evidence(o string, v ObligationVerdict) string {

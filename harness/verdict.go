@@ -328,9 +328,10 @@ func (c *Cell) summarize() string {
 }
 
 // Finish decides a cell from its runs: the race grid, the statuses, and
-// for the fork cell FI (violated by definition without an intent
-// discriminator; with one, it holds when every fork was served its own
-// value).
+// for the fork cell its half of FI (violated by definition without an
+// intent discriminator; with one, it holds when every fork was served its
+// own value). The profile's FI also needs the stray cell: see
+// Profile.Finish.
 func (c *Cell) Finish(sc Scenario, f Features) {
 	if sc.Name == "race" && c.Skipped == "" {
 		c.Grid = RaceGridOf(c.Runs, sc.Workflow.Gate)

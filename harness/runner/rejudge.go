@@ -23,8 +23,7 @@ func Rejudge(dir string) (*harness.Profile, error) {
 	}
 	for ci := range p.Cells {
 		c := &p.Cells[ci]
-		sc, ok := harness.ScenarioByName(c.Scenario)
-		if !ok {
+		if _, ok := harness.ScenarioByName(c.Scenario); !ok {
 			return nil, fmt.Errorf("%s: cell %s: unknown scenario %q", dir, c.Name, c.Scenario)
 		}
 		slug := strings.ReplaceAll(c.Name, "/", "-")
@@ -63,14 +62,34 @@ func Rejudge(dir string) (*harness.Profile, error) {
 			}
 			*old = *rv
 		}
-		c.Measures = sc.Measures
-		c.Finish(sc, p.Features)
 	}
-	p.Finish()
+	if err := Refinish(p); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
 	f, err := os.Create(filepath.Join(dir, "profile.json"))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return p, p.WriteJSON(f)
+}
+
+// Refinish decides a profile's cells again from the runs they hold, and
+// the profile from its cells, by this harness's rules; the runs' own
+// verdicts are kept as they are. It is how a change of the rules that
+// combine runs into cells and cells into a profile (RD's key, FI over the
+// fork and stray cells) reaches committed baselines, which keep their
+// runs' verdicts but not the observation logs Rejudge needs.
+func Refinish(p *harness.Profile) error {
+	for ci := range p.Cells {
+		c := &p.Cells[ci]
+		sc, ok := harness.ScenarioByName(c.Scenario)
+		if !ok {
+			return fmt.Errorf("cell %s: unknown scenario %q", c.Name, c.Scenario)
+		}
+		c.Measures = sc.Measures
+		c.Finish(sc, p.Features)
+	}
+	p.Finish()
+	return nil
 }

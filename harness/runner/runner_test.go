@@ -113,3 +113,22 @@ func TestFaultsAreCaught(t *testing.T) {
 		})
 	}
 }
+
+// TestForkIntentNeedsAnInertStray: a subject whose fork is served its own
+// value but whose ordinary resume after completion re-runs the gate (the
+// fake's doubleconsume, Eino 0.9.13's shape) has no discriminator between
+// a retry and a fork: FI is violated, and the profile names the stray
+// cell. The fork cell alone says its forks were served.
+func TestForkIntentNeedsAnInertStray(t *testing.T) {
+	p := profile(t, fakeadapter.DoubleConsume+","+fakeadapter.NoKey, "stray", "fork")
+	if st := cell(t, p, "fork").Status["FI"]; st != harness.Holds {
+		t.Errorf("fork cell: FI %s, want holds (the fork was served its own value)", st)
+	}
+	fi := p.Obligations["FI"]
+	if fi.Status != harness.Violated || len(fi.Violated) != 1 || fi.Violated[0] != "stray" {
+		t.Errorf("profile: FI %s, violated in %v (%s); want violated in the stray cell", fi.Status, fi.Violated, fi.Evidence)
+	}
+	if ok := profile(t, "", "stray", "fork").Obligations["FI"]; ok.Status != harness.Holds {
+		t.Errorf("the correct fake: FI %s (%s), want holds", ok.Status, ok.Evidence)
+	}
+}

@@ -519,16 +519,34 @@ notes, as JSON. With --trace it prints the trace instead.`,
 }
 
 func newRejudge(stdout io.Writer) *cobra.Command {
-	var out, baseline, doc string
+	var out, baseline, doc, profiles string
 	var update bool
 	cmd := &cobra.Command{
-		Use:   "rejudge [--out DIR] [--update]",
+		Use:   "rejudge [--out DIR] [--update] | rejudge --profiles DIR [--update]",
 		Short: "Judge every recorded run again (after a change of the harness), from the logs in --out",
 		Long: `rejudge rebuilds the traces of every profile in --out from the observation
 logs the runs kept, checks them again, and rewrites the profiles; with
---update it also writes them as the baselines. No framework runs.`,
+--update it also writes them as the baselines. No framework runs.
+
+With --profiles DIR it needs no logs: it decides the cells of every
+DIR/*/profile.json again from the run verdicts they hold, and each profile
+from its cells (the rules that combine runs into cells and cells into a
+profile: RD across recoveries, FI over the fork and stray cells), and
+prints the table and the verdicts that change. The committed baselines
+keep no logs: this is how a change of those rules reaches them. Without
+--update nothing is written and a changed verdict exits 10; with --update
+the profiles in DIR, DIR/table.md and the table in --doc are rewritten.`,
+		Example: `  conformance rejudge --update                             # after a change of the trace builder, from .conformance
+  conformance rejudge --profiles testdata/conformance      # would a rule change move a baseline's verdicts?
+  conformance rejudge --profiles testdata/conformance --update`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if profiles != "" {
+				if cmd.Flags().Changed("out") || cmd.Flags().Changed("baseline") {
+					return usage("--profiles rewrites DIR in place: --out and --baseline do not apply")
+				}
+				return refinishProfiles(stdout, profiles, doc, update)
+			}
 			paths, err := filepath.Glob(filepath.Join(out, "*", "profile.json"))
 			if err != nil {
 				return err
@@ -572,5 +590,77 @@ logs the runs kept, checks them again, and rewrites the profiles; with
 	f.BoolVar(&update, "update", false, "write the profiles as the new baselines")
 	f.StringVar(&baseline, "baseline", "testdata/conformance", "the baselines")
 	f.StringVar(&doc, "doc", "docs/conformance.md", "with --update, the document whose table is rewritten")
+	f.StringVar(&profiles, "profiles", "", "decide the profiles in DIR again from their cells' runs (no logs needed; DIR is typically testdata/conformance)")
 	return cmd
+}
+
+// refinishProfiles is rejudge --profiles: every DIR/*/profile.json decided
+// again from the run verdicts it holds.
+func refinishProfiles(stdout io.Writer, dir, doc string, update bool) error {
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "profile.json"))
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return fmt.Errorf("%s: no profiles (DIR/*/profile.json)", dir)
+	}
+	var was, now []*harness.Profile
+	for _, path := range paths {
+		// As written, without this harness's Finish (ReadProfiles would
+		// apply it and hide the change).
+		old, err := harness.ReadProfile(path)
+		if err != nil {
+			return err
+		}
+		p, err := harness.ReadProfile(path)
+		if err != nil {
+			return err
+		}
+		if err := runner.Refinish(p); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		was, now = append(was, old), append(now, p)
+		if update {
+			if err := saveProfile(path, p); err != nil {
+				return err
+			}
+		}
+	}
+	harness.SortProfiles(was)
+	harness.SortProfiles(now)
+	harness.Table(stdout, now)
+	changes := harness.Diff(was, now)
+	if len(changes) == 0 {
+		fmt.Fprintf(stdout, "\nno verdict changes in %s\n", dir)
+	} else {
+		fmt.Fprintf(stdout, "\n%d verdicts change in %s:\n", len(changes), dir)
+		for _, c := range changes {
+			fmt.Fprintln(stdout, "  "+c.String())
+		}
+	}
+	if !update {
+		if len(changes) > 0 {
+			return &exitError{code: ExitChanged, err: fmt.Errorf("%d verdicts change by this harness's rules (review, then --update)", len(changes))}
+		}
+		return nil
+	}
+	if err := writeTableFile(filepath.Join(dir, "table.md"), now); err != nil {
+		return err
+	}
+	if doc != "" {
+		return updateDoc(doc, now)
+	}
+	return nil
+}
+
+func saveProfile(path string, p *harness.Profile) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := p.WriteJSON(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -1,0 +1,85 @@
+package harness
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestFIOverTwoCells: FI is a profile's judgement over the fork and the
+// stray cells. The first case is Eino 0.9.13's shape: its fork is served
+// its own value, but an ordinary resume after completion re-fires the
+// gated effect; the old rule (the fork cell alone) said FI holds.
+func TestFIOverTwoCells(t *testing.T) {
+	run := func(st map[string]Status) RunVerdict { return RunVerdict{Run: "r", Obligations: st} }
+	cell := func(scenario string, f Features, skipped string, runs ...RunVerdict) Cell {
+		sc, ok := ScenarioByName(scenario)
+		if !ok {
+			t.Fatalf("no scenario %s", scenario)
+		}
+		c := Cell{Name: scenario, Scenario: scenario, Store: StoreSQLite, Measures: sc.Measures, Skipped: skipped, Runs: runs}
+		c.Finish(sc, f)
+		return c
+	}
+	fork := Features{Fork: true}
+	noFork := Features{}
+	inert := run(map[string]Status{"CO": Holds, "EO": Holds})
+	refired := run(map[string]Status{"CO": Violated, "EO": Violated})
+	again := run(map[string]Status{"CO": Holds, "EO": Violated})
+	served := run(map[string]Status{"FD": Holds})
+	ignored := run(map[string]Status{"FD": Violated})
+
+	for _, tc := range []struct {
+		name     string
+		features Features
+		cells    func(f Features) []Cell
+		want     Status
+		violated []string // the cells named as breaking it
+		evidence string   // a part of the evidence
+	}{
+		{"fork served, stray re-fires the gate (eino)", fork,
+			func(f Features) []Cell { return []Cell{cell("stray", f, "", refired), cell("fork", f, "", served)} },
+			Violated, []string{"stray"}, "re-fired the gated effect (stray cell"},
+		{"fork served, stray fires an effect again", fork,
+			func(f Features) []Cell { return []Cell{cell("stray", f, "", again), cell("fork", f, "", served)} },
+			Violated, []string{"stray"}, "fired an effect again"},
+		{"fork served, stray inert", fork,
+			func(f Features) []Cell { return []Cell{cell("stray", f, "", inert), cell("fork", f, "", served)} },
+			Holds, nil, "was inert"},
+		{"fork not served its value", fork,
+			func(f Features) []Cell { return []Cell{cell("stray", f, "", inert), cell("fork", f, "", ignored)} },
+			Violated, []string{"fork"}, "not served its own value"},
+		{"no fork intent", noFork,
+			func(f Features) []Cell { return []Cell{cell("stray", f, "", inert), cell("fork", f, "")} },
+			Violated, []string{"fork"}, "no fork intent"},
+		{"no stray cell", fork,
+			func(f Features) []Cell { return []Cell{cell("fork", f, "", served)} },
+			Undetermined, nil, "no stray cell"},
+		{"stray skipped", fork,
+			func(f Features) []Cell { return []Cell{cell("stray", f, "no PostgreSQL"), cell("fork", f, "", served)} },
+			Undetermined, nil, "no stray cell"},
+		{"fork skipped", fork,
+			func(f Features) []Cell {
+				return []Cell{cell("stray", f, "no PostgreSQL"), cell("fork", f, "no PostgreSQL")}
+			},
+			NA, nil, "no PostgreSQL"},
+		{"no fork cell", fork,
+			func(f Features) []Cell { return []Cell{cell("stray", f, "", refired)} },
+			NA, nil, "no cell measures it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Profile{Subject: "s", Version: "1", Store: StoreSQLite, Features: tc.features, Cells: tc.cells(tc.features)}
+			p.Finish()
+			v := p.Obligations["FI"]
+			if v.Status != tc.want || !slices.Equal(v.Violated, tc.violated) || !strings.Contains(v.Evidence, tc.evidence) {
+				t.Errorf("FI %s, violated in %v, evidence %q; want %s, %v, evidence containing %q",
+					v.Status, v.Violated, v.Evidence, tc.want, tc.violated, tc.evidence)
+			}
+			// The other obligations are the cells' as before: the stray
+			// cell's CO is the profile's CO.
+			if c := p.cellOf("stray"); c != nil && c.Skipped == "" && p.Obligations["CO"].Status != c.Status["CO"] {
+				t.Errorf("CO %s, the stray cell's %s", p.Obligations["CO"].Status, c.Status["CO"])
+			}
+		})
+	}
+}
