@@ -4,10 +4,18 @@ docs/harness.md is the protocol. An adapter subclasses Subject, implements
 its operations, and calls serve(); its task bodies call session.task(...)
 and its storage wrapper calls session.persisted(...). The framework's own
 prints go to stderr: stdout carries protocol messages only.
+
+One thread reads stdin: it hands acks to the note waiting for them and
+requests to serve()'s loop. A note may come from a thread of the framework
+that runs between requests (LangGraph's durability="async" persists from a
+background thread); the harness acks it during its next request, so stdin
+then carries a request and an ack in either order, and neither reader may
+take the other's line.
 """
 
 import json
 import os
+import queue
 import sqlite3
 import sys
 import threading
@@ -16,6 +24,16 @@ import traceback
 PROTOCOL = 1
 
 LEDGER_INSERT = "INSERT INTO effects (run, task, branch, value, key, pid) VALUES (?, ?, ?, ?, ?, ?)"
+
+
+class StdinClosed(EOFError):
+    """stdin ended while a note (sent from a thread other than the main
+    one) waited for its ack. On the main thread the process exits 0
+    instead, as at the end of stdin."""
+
+
+# What the reader puts on both queues at the end of stdin.
+_EOF = object()
 
 
 class Refusal(Exception):
@@ -34,7 +52,13 @@ class Session:
     def __init__(self, out, inp):
         self._out = out
         self._in = inp
+        # _lock makes a note and the wait for its ack one step (concurrent
+        # task bodies get their own acks); _write_lock keeps lines whole.
         self._lock = threading.RLock()
+        self._write_lock = threading.Lock()
+        self._acks = queue.Queue()
+        self._requests = queue.Queue()
+        self._reader = None
         self._notes = 0
         self._ledger = None
         self.run = None
@@ -45,9 +69,43 @@ class Session:
 
     def write(self, msg):
         line = json.dumps(msg, separators=(",", ":"), default=str)
-        with self._lock:
+        with self._write_lock:
             self._out.write(line + "\n")
             self._out.flush()
+
+    def start_reader(self):
+        """Start the one thread that reads stdin (serve() calls it)."""
+        self._reader = threading.Thread(target=self._read, name="rcadapter-stdin", daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        try:
+            for line in iter(self._in.readline, ""):
+                if not line.strip():
+                    continue
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    msg = None
+                if isinstance(msg, dict) and msg.get("type") == "ack":
+                    self._acks.put(msg)
+                else:
+                    # serve() parses it again and fails on a bad line, as
+                    # it always did.
+                    self._requests.put(line)
+        except (OSError, ValueError) as e:
+            print("rcadapter: reading stdin: %s" % e, file=sys.stderr)
+        finally:
+            self._acks.put(_EOF)
+            self._requests.put(_EOF)
+
+    def next_request(self):
+        """The next request line, or None at the end of stdin."""
+        line = self._requests.get()
+        if line is _EOF:
+            self._requests.put(_EOF)
+            return None
+        return line
 
     def note(self, kind, task=None, value=None, op=None):
         """Send a note; with sync on, wait for its ack (the harness may
@@ -67,12 +125,15 @@ class Session:
             self.write(msg)
             if not self.sync:
                 return
-            line = self._in.readline()
-            if not line:
-                raise SystemExit(0)
-            ack = json.loads(line)
-            if ack.get("type") != "ack" or ack.get("n") != n:
-                raise RuntimeError("waiting for the ack of note %d, got %r" % (n, line[:100]))
+            ack = self._acks.get()
+            if ack is _EOF:
+                # Every later waiter sees the end too.
+                self._acks.put(_EOF)
+                if threading.current_thread() is threading.main_thread():
+                    raise SystemExit(0)
+                raise StdinClosed("stdin closed while waiting for the ack of note %d" % n)
+            if ack.get("n") != n:
+                raise RuntimeError("waiting for the ack of note %d, got the ack of note %r" % (n, ack.get("n")))
 
     def persisted(self, op, task=None):
         self.note("persist", task=task, op=op)
@@ -101,7 +162,10 @@ class Session:
 class Subject:
     """What an adapter implements. Each operation returns a dict of reply
     fields (status, checkpoint, outcome, state; for checkpoint: records,
-    parked, consumed, checkpoint, raw) or raises Refusal."""
+    parked, consumed, checkpoint, raw, and optionally finished: True when
+    the subject's store records the run as complete, False when it records
+    it as not complete, left out when the adapter cannot tell) or raises
+    Refusal."""
 
     name = None
     version = None
@@ -132,13 +196,11 @@ def serve(subject):
     s = Session(out, inp)
     s.write({"type": "hello", "protocol": PROTOCOL, "subject": subject.name,
              "version": subject.version, "features": subject.features})
+    s.start_reader()
     while True:
-        line = inp.readline()
-        if not line:
+        line = s.next_request()
+        if line is None:
             return 0
-        line = line.strip()
-        if not line:
-            continue
         req = json.loads(line)
         rid = req.get("id")
         op = req.get("op")
