@@ -171,6 +171,10 @@ func (a *subject) Checkpoint(ctx context.Context, s *adapterkit.Session) (adapte
 			rep.Consumed = &v
 		}
 	}
+	// The sequencer's run is complete when the main line's last task is
+	// committed: that is what its Resume refuses a stray with.
+	finished := d.Frontier(0) >= d.Def.NTasks
+	rep.Finished = &finished
 	rep.Raw = map[string]int{"records": len(d.Records[0]), "claims": len(d.Claims), "grants": len(d.Grants), "recoveries": len(d.Recoveries), "forks": len(d.Forks)}
 	return rep, nil
 }

@@ -301,11 +301,19 @@ async function report() {
     }
   }
   const latest = tuples.length > 0 ? tuples[0].config.configurable.checkpoint_id : null;
+  // Finished: the thread has a checkpoint, and LangGraph's view of it has no
+  // next node and no pending interrupt (what standing() calls completed).
+  let finished = false;
+  if (latest !== null) {
+    const snap = await graph.getState(config());
+    finished = snap.next.length === 0 && !snap.tasks.some((t) => (t.interrupts ?? []).length > 0);
+  }
   return {
     records,
     parked,
     consumed,
     checkpoint: latest,
+    finished,
     raw: {
       checkpoints: tuples.length,
       main_line: line.length,

@@ -328,7 +328,8 @@ class Dbos(rcadapter.Subject):
     def checkpoint(self, s):
         st = self._status_or_none(s.run)
         if st is None:
-            return {"records": [], "parked": False, "consumed": None, "checkpoint": None, "raw": {"status": None}}
+            return {"records": [], "parked": False, "consumed": None, "checkpoint": None, "finished": False,
+                    "raw": {"status": None}}
         steps = self.client.list_workflow_steps(s.run)
         records, consumed, names = [], None, []
         for x in steps:
@@ -344,8 +345,9 @@ class Dbos(rcadapter.Subject):
         # Parked: PENDING at the gate, the tasks before it recorded and the
         # gate's not (its recv may have taken a value already).
         at_gate = st.status == "PENDING" and [r["task"] for r in records] == list(range(1, s.workflow["gate"]))
+        # Finished: the workflow's status row says SUCCESS.
         return {"records": records, "parked": at_gate,
-                "consumed": consumed, "checkpoint": s.run,
+                "consumed": consumed, "checkpoint": s.run, "finished": st.status == "SUCCESS",
                 "raw": {"status": st.status, "executor": st.executor_id, "recovery_attempts": st.recovery_attempts,
                         "steps": names}}
 

@@ -219,11 +219,19 @@ class LangGraph(rcadapter.Subject):
                     consumed = v[0] if isinstance(v, list) and v else v
             if consumed is None:
                 consumed = cur.checkpoint["channel_values"].get("approval")
+        # Finished: the thread has a checkpoint, and LangGraph's own view of
+        # it has no next node and no pending interrupt (what _status calls
+        # completed).
+        finished = False
+        if chain:
+            snap = self.graph.get_state(self.cfg)
+            finished = not snap.next and not any(task.interrupts for task in snap.tasks)
         return {
             "records": records,
             "parked": parked and not any(r["task"] == s.workflow["gate"] for r in records[-1:]),
             "consumed": consumed,
             "checkpoint": chain[-1].config["configurable"].get("checkpoint_id") if chain else None,
+            "finished": finished,
             "raw": {"lineage": len(chain),
                     "pending_writes": sum(len(t.pending_writes or ()) for t in chain),
                     "steps": [t.metadata.get("step") for t in chain]},

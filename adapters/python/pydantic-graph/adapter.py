@@ -280,10 +280,13 @@ class PydanticGraph(rcadapter.Subject):
                 parked = True
             elif x.get("kind") == "node" and node.get("node_id") == "Task" and node.get("t") == gate and x.get("status") == "success":
                 parked = False
+        # Finished: the persistence holds the run's End snapshot.
+        finished = any(x.get("kind") == "end" for x in raw)
         return {
             "parked": parked,
             "consumed": consumed,
             "checkpoint": last.get("id"),
+            "finished": finished,
             "records": records,
             "raw": {"file": str(self.file), "snapshots": [
                 {"id": x.get("id"), "kind": x.get("kind"), "status": x.get("status"),

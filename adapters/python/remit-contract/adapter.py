@@ -272,11 +272,19 @@ class Remit(rcadapter.Subject):
                 claims = self.conn.execute("SELECT count(*) AS c FROM remit_claims WHERE thread = %s", (s.run,)).fetchone()["c"]
         except Exception:
             claims = None
+        # Finished: the thread has a checkpoint, and LangGraph's view of it
+        # (an inspection read: it takes no claim) has no next node and no
+        # pending interrupt.
+        finished = False
+        if chain:
+            snap = self.graph.get_state(self.inspect)
+            finished = not snap.next and not any(task.interrupts for task in snap.tasks)
         return {
             "records": records,
             "parked": parked and not any(r["task"] == s.workflow["gate"] for r in records[-1:]),
             "consumed": consumed,
             "checkpoint": chain[-1].config["configurable"].get("checkpoint_id") if chain else None,
+            "finished": finished,
             "raw": {"lineage": len(chain), "claims": claims,
                     "pending_writes": sum(len(t.pending_writes or ()) for t in chain)},
         }
