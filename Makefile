@@ -47,12 +47,11 @@ clean: ## remove build outputs
 	rm -rf bin
 
 # The benchmark runs the Go engine and TLC as child processes of tlcrun, so
-# each run's peak RSS is its own; TLC is found through TLA2TOOLS_JAR (the
-# default below is where the project's machines have it) and java on PATH,
-# and its rows are left out with a note where there is none.
-TLA2TOOLS_JAR ?= /opt/tla/tla2tools.jar
+# each run's peak RSS is its own. TLC is found as every tlcrun command finds
+# it (--jar, TLA2TOOLS_JAR, the default location of `tlcrun install`; see
+# tlcrun doctor), and its rows are left out with a note where there is none:
+#   TLA2TOOLS_JAR=/path/to/tla2tools.jar make bench
 BENCH_FLAGS   ?=
-export TLA2TOOLS_JAR
 
 bench: ## Go engine (1 and all workers) vs TLC on R0, R8 and R8-N11: one table
 	$(GO) build -o bin/tlcrun ./cmd/tlcrun
