@@ -45,4 +45,13 @@ func TestDiffBounded(t *testing.T) {
 	if n := len(Diff([]*Profile{base}, []*Profile{fresh})); n != 6 {
 		t.Errorf("Diff: %d changes, want 6", n)
 	}
+	// A run of some scenarios only: the obligations no cell measured are
+	// n/a in its profile; not a change.
+	subset := &Profile{Subject: "s", Version: "1", Store: "sqlite",
+		Obligations: map[string]ObligationVerdict{"EO": {Status: Violated}, "CO": {Status: Holds}, "FD": {Status: NA}},
+		Cells:       []Cell{cell("race", map[string]Status{"CO": Holds})}}
+	changed, unconfirmed = DiffBounded([]*Profile{base}, []*Profile{subset})
+	if len(changed) != 0 || len(unconfirmed) != 1 || unconfirmed[0].Obligation != "FD" {
+		t.Errorf("subset: changed %v, unconfirmed %v; want none and FD", changed, unconfirmed)
+	}
 }
