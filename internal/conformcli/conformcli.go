@@ -260,7 +260,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "conformance: RESUMECHECK_PG_DSN is not set: the postgres cells are skipped (export RESUMECHECK_PG_DSN=\"$(.ci/postgres.sh | tail -1)\")")
 	}
 	var fresh []*harness.Profile
-	var controlBad []string
+	var controlBad, broken []string
 	for _, s := range subjects {
 		for _, store := range s.Stores {
 			if len(o.stores) > 0 && !slices.Contains(o.stores, store) {
@@ -273,6 +273,9 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			}
 			fmt.Fprintf(progress, "== %s done in %s\n", p.ID(), time.Since(start).Round(time.Second))
 			fresh = append(fresh, p)
+			if why := undriven(p); why != "" {
+				broken = append(broken, why)
+			}
 			if s.Control {
 				controlBad = append(controlBad, nonConforming(p)...)
 			}
@@ -323,6 +326,9 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			msg += fmt.Sprintf(" (and %d verdicts differ from the baseline, listed above)", len(changes))
 		}
 		return &exitError{code: ExitControlBad, err: errors.New(msg)}
+	}
+	if len(broken) > 0 {
+		return fmt.Errorf("no run could be driven: %s", strings.Join(broken, "; "))
 	}
 	if len(changes) > 0 {
 		if onChange == "report" {
@@ -376,6 +382,30 @@ func differ(n int) string {
 		return "1 verdict differs"
 	}
 	return fmt.Sprintf("%d verdicts differ", n)
+}
+
+// undriven says why a profile has no verdict of its own: every one of its
+// runs failed to be driven (the adapter crashed or misbehaved each time),
+// so its verdicts say nothing about the subject; "" when some run was
+// judged.
+func undriven(p *harness.Profile) string {
+	var first string
+	n := 0
+	for _, c := range p.Cells {
+		for _, r := range c.Runs {
+			if r.Verdict != "error" {
+				return ""
+			}
+			if n == 0 {
+				first = c.Name + " " + r.Run
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: all %d runs failed (the first: %s; see its progress line above or its log under the run directory)", p.ID(), n, first)
 }
 
 // nonConforming lists the cells where a profile has a verdict other than
