@@ -26,6 +26,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import rcadapter  # noqa: E402
 from rcadapter import Refusal  # noqa: E402
 
+import lgrecords  # noqa: E402
+
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.types import Command, interrupt  # noqa: E402
 from pydantic import Field, create_model  # noqa: E402
@@ -166,13 +168,10 @@ class LangGraph(rcadapter.Subject):
     def checkpoint(self, s):
         """The durable state, read from the checkpointer itself (not from
         get_state, which applies pending writes): the main lineage from
-        the latest checkpoint back through its parents, and in each
-        checkpoint the pending writes of the tasks that ran from it. A
-        task's writes that include `last` are a completed execution: a
-        record. Its state is the next checkpoint's values, or, when the
-        step was not checkpointed yet, the checkpoint's values with the
-        task's writes applied (also when the next checkpoint starts a new
-        run from an input instead of continuing the step)."""
+        the latest checkpoint back through its parents. Its records are
+        what a recovery would not run again (lgrecords): the tasks of every
+        step a later checkpoint folded in, and the tasks whose writes are
+        pending on the latest checkpoint."""
         saver = self.graph.checkpointer
         n = s.workflow["tasks"]
         chain = []
@@ -181,30 +180,7 @@ class LangGraph(rcadapter.Subject):
             chain.append(tup)
             tup = saver.get_tuple(tup.parent_config) if tup.parent_config else None
         chain.reverse()
-
-        def fields(values):
-            return {k: v for k, v in values.items() if k in ("input", "last", "approval", "outcome")}
-
-        records = []
-        for i, tup in enumerate(chain):
-            by_task = {}
-            for task_id, channel, value in tup.pending_writes or ():
-                by_task.setdefault(task_id, []).append((channel, value))
-            for writes in by_task.values():
-                chans = dict(writes)
-                if "last" not in chans:
-                    continue
-                t = n
-                for ch in chans:
-                    if ch.startswith("branch:to:t") and ch[11:].isdigit():
-                        t = int(ch[11:]) - 1
-                nxt = chain[i + 1] if i + 1 < len(chain) else None
-                if nxt is not None and (nxt.metadata or {}).get("source") == "loop":
-                    state = fields(nxt.checkpoint["channel_values"])
-                else:
-                    state = fields(tup.checkpoint["channel_values"])
-                    state.update(fields(chans))
-                records.append({"task": t, "state": state})
+        records = lgrecords.records(chain, n)
         parked, consumed = False, None
         if chain:
             cur = chain[-1]
