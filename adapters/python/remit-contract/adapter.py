@@ -38,9 +38,14 @@ import sys
 from typing import Literal, Optional
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+# The LangGraph adapter's reading of a lineage's records: the subject here
+# is LangGraph too, and its records are what its recovery would not redo.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "langgraph"))
 
 import rcadapter  # noqa: E402
 from rcadapter import Refusal  # noqa: E402
+
+import lgrecords  # noqa: E402
 
 import remit  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
@@ -212,10 +217,10 @@ class Remit(rcadapter.Subject):
 
     def checkpoint(self, s):
         """The main lineage from the latest checkpoint back (inspection
-        reads), and per checkpoint the pending writes of the tasks that ran
-        from it: a task whose writes include `last` is a record; its state
-        is the next checkpoint's values (or the checkpoint's values with
-        the writes applied when the step was not checkpointed yet)."""
+        reads). Its records are what LangGraph's recovery would not run
+        again (lgrecords, shared with the LangGraph adapter): the tasks of
+        every step a later checkpoint folded in, and the tasks whose writes
+        are pending on the latest checkpoint."""
         chain = []
         tup = self.saver.get_tuple(self.inspect)
         while tup is not None and len(chain) < 1000:
@@ -226,31 +231,7 @@ class Remit(rcadapter.Subject):
             pc = {"configurable": dict(parent["configurable"], remit_inspect=True)}
             tup = self.saver.get_tuple(pc)
         chain.reverse()
-
-        def fields(values):
-            return {k: v for k, v in values.items() if k in FIELDS}
-
-        n = s.workflow["tasks"]
-        records = []
-        for i, tup in enumerate(chain):
-            by_task = {}
-            for task_id, channel, value in tup.pending_writes or ():
-                by_task.setdefault(task_id, []).append((channel, value))
-            for writes in by_task.values():
-                chans = dict(writes)
-                if "last" not in chans:
-                    continue
-                t = n
-                for ch in chans:
-                    if ch.startswith("branch:to:t") and ch[11:].isdigit():
-                        t = int(ch[11:]) - 1
-                nxt = chain[i + 1] if i + 1 < len(chain) else None
-                if nxt is not None and (nxt.metadata or {}).get("source") == "loop":
-                    state = fields(nxt.checkpoint["channel_values"])
-                else:
-                    state = fields(tup.checkpoint["channel_values"])
-                    state.update(fields(chans))
-                records.append({"task": t, "state": state})
+        records = lgrecords.records(chain, s.workflow["tasks"])
         parked, consumed = False, None
         if chain:
             by_task = {}
@@ -273,12 +254,13 @@ class Remit(rcadapter.Subject):
         except Exception:
             claims = None
         # Finished: the thread has a checkpoint, and LangGraph's view of it
-        # (an inspection read: it takes no claim) has no next node and no
-        # pending interrupt.
+        # (an inspection read: it takes no claim) has no task at all: none
+        # to run, none interrupted, none whose writes are pending (get_state
+        # leaves those out of `next`).
         finished = False
         if chain:
             snap = self.graph.get_state(self.inspect)
-            finished = not snap.next and not any(task.interrupts for task in snap.tasks)
+            finished = not snap.next and not snap.tasks
         return {
             "records": records,
             "parked": parked and not any(r["task"] == s.workflow["gate"] for r in records[-1:]),
