@@ -196,12 +196,14 @@ class LangGraph(rcadapter.Subject):
             if consumed is None:
                 consumed = cur.checkpoint["channel_values"].get("approval")
         # Finished: the thread has a checkpoint, and LangGraph's own view of
-        # it has no next node and no pending interrupt (what _status calls
-        # completed).
+        # it has no task at all: none to run, none interrupted, and none
+        # whose writes are pending (get_state leaves a task with pending
+        # writes out of `next`, so `next` alone calls a run finished whose
+        # latest checkpoint only has the next node's writes beside it).
         finished = False
         if chain:
             snap = self.graph.get_state(self.cfg)
-            finished = not snap.next and not any(task.interrupts for task in snap.tasks)
+            finished = not snap.next and not snap.tasks
         return {
             "records": records,
             "parked": parked and not any(r["task"] == s.workflow["gate"] for r in records[-1:]),
