@@ -21,6 +21,7 @@ import signal
 import sqlite3
 import sys
 import tempfile
+import time
 from typing import Literal, Optional
 
 import remit
@@ -35,6 +36,7 @@ CFG = {"configurable": {"thread_id": "t"}}
 # REMIT's read-intent flag: reading a parked thread this way takes no claim.
 INSPECT = {"configurable": {"thread_id": "t", "remit_inspect": True}}
 N = 4  # t1 -> t2 (the gate) -> t3 -> t4
+WORK = 0.2  # seconds the killed node works before its effect
 
 
 class State(BaseModel):
@@ -76,6 +78,12 @@ def build(invalid_in=None, kill_in=None, kill_before_effect=False):
             value = interrupt("approve?") if t == 2 else None
             if kill_in == t and kill_before_effect:
                 os.kill(os.getpid(), signal.SIGKILL)
+            if kill_in == t:
+                # The node's own work (a model call, say). LangGraph's default
+                # durability writes the previous checkpoint in the background
+                # while this node runs; without the pause a kill can come
+                # before that write, and REPRO.md says what happens then.
+                time.sleep(WORK)
             fire(t, value)
             if kill_in == t:
                 os.kill(os.getpid(), signal.SIGKILL)
