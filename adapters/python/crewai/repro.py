@@ -218,14 +218,23 @@ def race(k):
 
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else ""
-    if what == "crash":
-        bad = crash(sys.argv[2] if len(sys.argv) > 2 else "checkpoint")
-    elif what == "cv":
-        bad = cv()
-    elif what == "race":
-        bad = race(int(sys.argv[2]) if len(sys.argv) > 2 else 4)
-    else:
-        print(__doc__)
-        sys.exit(2)
+    try:
+        if what == "crash":
+            bad = crash(sys.argv[2] if len(sys.argv) > 2 else "checkpoint")
+        elif what == "cv":
+            bad = cv()
+        elif what == "race":
+            bad = race(int(sys.argv[2]) if len(sys.argv) > 2 else 4)
+        else:
+            print(__doc__)
+            sys.exit(2)
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as e:  # noqa: BLE001
+        # A checkpoint written by the event bus's threads while the flow
+        # mutates its state can fail with pyo3's PanicException (not an
+        # Exception), which kickoff re-raises: the case could not run.
+        print("could not run the case: %s: %s" % (type(e).__name__, str(e)[:200]))
+        sys.exit(3)
     print("VIOLATION REPRODUCED" if bad else "not reproduced")
     sys.exit(1 if bad else 0)

@@ -184,7 +184,7 @@ def cv():
         print("refused:", type(e).__name__, e)
         return False
     end = json.loads(FILE.read_bytes())[-1]
-    print("run %s; the end snapshot" % status, " stores last =", repr(end["state"]["last"]), "(the schema says int); no error raised")
+    print("run %s; the end snapshot stores last =" % status, repr(end["state"]["last"]), "(the schema says int); no error raised")
     try:
         asyncio.run(persistence().load_all())
         print("reading the file back: accepted")
