@@ -133,9 +133,9 @@ async def start():
     return await drive(Repro(timeout=None).run())
 
 
-async def resume(value):
+async def resume(value, data=None):
     wf = Repro(timeout=None)
-    ctx = Context.from_dict(wf, latest()[1])
+    ctx = Context.from_dict(wf, data if data is not None else latest()[1])
     return await drive(wf.run(ctx=ctx), HumanResponseEvent(response=value))
 
 
@@ -199,9 +199,12 @@ def cv():
 
 
 def _racer(value, barrier):
+    # Each racer reads the parked context first (as k request handlers
+    # would, each loading the run on a human's answer), then they go at once.
+    data = latest()[1]
     barrier.wait()
     try:
-        asyncio.run(resume(value))
+        asyncio.run(resume(value, data))
     except Exception as e:  # noqa: BLE001
         print("racer %d: %s: %s" % (os.getpid(), type(e).__name__, e), flush=True)
 
@@ -215,6 +218,7 @@ def race(k):
         p.start()
     for p in ps:
         p.join()
+    print("effects per task:", effects())
     gated = effects().get(2, 0)
     print("%d processes resumed one parked context: the gated task 2 fired %d times" % (k, gated))
     return gated > 1
