@@ -419,16 +419,19 @@ func (a *subject) Recover(ctx context.Context, s *adapterkit.Session, address st
 
 // Checkpoint reports the run's workflow from the system database: a record
 // per recorded task step (its output is the state after the task), the
-// value the gate's Recv recorded.
+// value the gate's Recv recorded, and whether its status is SUCCESS.
 func (a *subject) Checkpoint(ctx context.Context, s *adapterkit.Session) (adapterkit.Report, error) {
 	v, err := a.view(ctx, s.Run)
 	if err != nil {
 		return adapterkit.Report{}, err
 	}
+	// Finished: the workflow's status row says SUCCESS.
+	finished := v.status == dbos.WorkflowStatusSuccess
 	return adapterkit.Report{
 		Records:  v.records,
 		Parked:   v.parked,
 		Consumed: v.recv,
+		Finished: &finished,
 		Raw: map[string]any{"status": v.status, "steps": v.steps, "attempts": v.attempts,
 			"executor": v.executor, "error": v.errText},
 	}, nil

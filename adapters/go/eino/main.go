@@ -350,7 +350,9 @@ func (a *subject) Checkpoint(ctx context.Context, s *adapterkit.Session) (adapte
 		return rep, fmt.Errorf("decoding the checkpoint: %w", err)
 	}
 	// Compose writes a checkpoint only when a run interrupts: a stored
-	// checkpoint is an interrupted run, ready to be resumed.
+	// checkpoint is an interrupted run, ready to be resumed. It records no
+	// completion (the checkpoint stays as it was when the run completes),
+	// so the report has no finished field: the store cannot tell.
 	rep.Parked = true
 	rep.Checkpoint = s.Run
 	if snap != nil {

@@ -493,6 +493,21 @@ func (a *subject) Checkpoint(ctx context.Context, s *adapterkit.Session) (adapte
 	if v.instance != nil {
 		rep.Checkpoint = v.instance.ExecutionID
 	}
+	// Finished: the instance's row in the backend's instances table says
+	// Finished (no instance yet: not finished). At the same frontier, a
+	// kill before and one after the workflow task that completed the
+	// execution committed leave different durable states, and a
+	// resubmission treats them differently. Read here only, not in view,
+	// which wait polls.
+	finished := false
+	if v.instance != nil {
+		st, err := a.raw.GetWorkflowInstanceState(ctx, v.instance)
+		if err != nil {
+			return rep, err
+		}
+		finished = st == core.WorkflowInstanceStateFinished
+	}
+	rep.Finished = &finished
 	rep.Raw = map[string]any{"history_events": v.events, "pending_events": v.pending, "signals": v.signals,
 		"pending_signals": v.pendingSg, "activities_scheduled": v.scheduled, "finished": v.finished}
 	return rep, nil
