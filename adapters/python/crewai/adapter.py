@@ -22,7 +22,7 @@ after each returned.
   resume            Flow.from_pending(run, persistence).resume(value)
   recover resume    Flow(...).kickoff(from_checkpoint=CheckpointConfig(restore_from=<latest checkpoint>))
   recover resubmit  Flow(...).kickoff(inputs={"id": run, "input": ...})   (the @persist restore by state id)
-  checkpoint        the flow_states, pending_feedback and checkpoints tables
+  checkpoint        @persist's flow_states and pending_feedback tables, and the latest checkpoint file
 """
 
 import importlib.metadata
@@ -252,11 +252,42 @@ class CrewAI(rcadapter.Subject):
             r["status"] = "idle"
         return r
 
+    def _checkpoint_view(self):
+        """What a recovery through from_checkpoint reads: the latest
+        checkpoint file's completed methods and the human feedback it
+        holds (the flow entity's last_human_feedback, kept once `ask` has
+        finished), or None when there is no checkpoint file."""
+        loc = self._latest_checkpoint()
+        if loc is None:
+            return None
+        try:
+            with open(loc) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            return None
+        for e in doc.get("entities") or ():
+            if e.get("entity_type") != "flow":
+                continue
+            done = sorted(e.get("checkpoint_completed_methods") or ())
+            fb = e.get("last_human_feedback") or {}
+            feedback = fb.get("feedback") if "ask" in done and fb.get("method_name") == "ask" else None
+            return {"file": os.path.basename(loc), "completed": done, "feedback": feedback}
+        return None
+
     def checkpoint(self, s):
+        """Both durable stores. The records are @persist's rows (the state
+        after every task, as stored: what CV judges). A recovery through
+        from_checkpoint (the resume address) reads the latest checkpoint
+        file instead, written asynchronously by the event bus after the
+        method finished: it can hold the feedback `ask` took while @persist
+        does not (the pending feedback is cleared and t{IP} has not saved
+        its state yet). So `consumed` is the feedback either store holds:
+        the approval of a @persist state, else the latest checkpoint's."""
         with sqlite3.connect(self.db) as c:
             rows = c.execute("SELECT method_name, state_json FROM flow_states WHERE flow_uuid = ? ORDER BY id", (s.run,)).fetchall()
             pend = c.execute("SELECT context_json FROM pending_feedback WHERE flow_uuid = ?", (s.run,)).fetchone()
         ckpts = len(self._checkpoints())
+        view = self._checkpoint_view()
         records, consumed = [], None
         for method, sj in rows:
             state = json.loads(sj)
@@ -265,16 +296,20 @@ class CrewAI(rcadapter.Subject):
                                 "state": {k: state.get(k) for k in ("input", "last", "approval", "outcome")}})
             if state.get("approval") is not None and consumed is None:
                 consumed = state.get("approval")
+        if consumed is None and view is not None:
+            consumed = view["feedback"]
         # Parked: standing at the gate until the gate's task is recorded:
         # the feedback is pending, or was taken (pending cleared, `ask`
-        # saved again) and t{IP} has not saved its state yet.
+        # saved again) and t{IP} has not saved its state yet. (A checkpoint
+        # file may hold the taken feedback meanwhile: parked and consumed,
+        # as LangGraph's resume value beside its interrupt.)
         gate = "t%d" % s.workflow["gate"]
         methods = [m for m, _ in rows]
         at_gate = "ask" in methods and gate not in methods[max(i for i, m in enumerate(methods) if m == "ask"):]
         return {"records": records, "parked": pend is not None or at_gate, "consumed": consumed,
                 "checkpoint": self._latest_checkpoint(),
-                "raw": {"flow_states": [m for m, _ in rows], "pending_feedback": pend is not None, "checkpoints": ckpts}}
-
+                "raw": {"flow_states": [m for m, _ in rows], "pending_feedback": pend is not None, "checkpoints": ckpts,
+                        "latest_checkpoint": view}}
 
 def classify(e):
     for cls in type(e).__mro__:
