@@ -302,11 +302,14 @@ async function report() {
   }
   const latest = tuples.length > 0 ? tuples[0].config.configurable.checkpoint_id : null;
   // Finished: the thread has a checkpoint, and LangGraph's view of it has no
-  // next node and no pending interrupt (what standing() calls completed).
+  // task at all: none to run, none interrupted, none whose writes are
+  // pending (getState leaves a task with pending writes out of `next`, so
+  // `next` alone calls a run finished whose latest checkpoint only has the
+  // next node's writes beside it).
   let finished = false;
   if (latest !== null) {
     const snap = await graph.getState(config());
-    finished = snap.next.length === 0 && !snap.tasks.some((t) => (t.interrupts ?? []).length > 0);
+    finished = snap.next.length === 0 && snap.tasks.length === 0;
   }
   return {
     records,
