@@ -499,20 +499,20 @@ func fi() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	fmt.Printf("resume va:                        approval = %s, gated effects = %d\n", out.Approval, gated())
+	fmt.Printf("%-36s approval = %s, gated effects = %d\n", "resume va:", out.Approval, gated())
 	// A client that lost the reply retries: the same call again.
 	out, _, err = w.resume(ctx, id, "va")
 	if err != nil {
 		return false, err
 	}
 	retry := gated()
-	fmt.Printf("retry of the same resume (va):    approval = %s, gated effects = %d\n", out.Approval, retry)
+	fmt.Printf("%-36s approval = %s, gated effects = %d\n", "retry of the same resume (va):", out.Approval, retry)
 	// A fork: Eino's way is the same resume, with progress written elsewhere.
 	out, _, err = w.resume(ctx, id, "vb", compose.WithWriteToCheckPointID(runID+"/fork"))
 	if err != nil {
 		return false, err
 	}
-	fmt.Printf("fork (vb, WithWriteToCheckPointID): approval = %s, gated effects = %d\n", out.Approval, gated())
+	fmt.Printf("%-36s approval = %s, gated effects = %d\n", "fork (vb, WithWriteToCheckPointID):", out.Approval, gated())
 	fmt.Println("checkpoints in the store:", w.st.count(), "(the fork wrote none: compose writes only at an interrupt)")
 	fmt.Println("both are ResumeWithData(interrupt, value) + Invoke(WithCheckPointID(run)): nothing tells the retry from the fork")
 	return retry > 1, nil
