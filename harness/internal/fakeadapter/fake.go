@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/adapterkit"
@@ -26,10 +27,18 @@ const (
 	ForkIgnore     = "forkignore"     // a fork is served the first value
 	InvalidPersist = "invalidpersist" // no schema check before a record is written
 	DoubleConsume  = "doubleconsume"  // a stray resume re-runs the gate
-	RaceEffect     = "raceeffect"     // no consume gate: every racer runs the gate
+	RaceEffect     = "raceeffect"     // no consume gate: every racer runs the gate (see raceWindow)
 	VolatilePark   = "volatilepark"   // the park is not durable
 	NondetRec      = "nondetrec"      // recovery re-runs the frontier task unless a claim is pending
 )
+
+// raceWindow is how long the winning racer of the raceeffect fake lingers
+// between consuming the interrupt and running the gate. Without it the
+// winner can finish the whole run before a loaded machine schedules the
+// other racers, which then meet a completed run and are refused: the
+// fault would be present and the race unobserved. The runner releases
+// every racer at once, well inside this window.
+const raceWindow = 300 * time.Millisecond
 
 // EnvFaults is the environment variable the faults are read from.
 const EnvFaults = "FAKE_FAULTS"
@@ -131,6 +140,16 @@ func stateOf(d *durable) map[string]any {
 	return st
 }
 
+// key is task t's idempotency key, or nil when the fault list says the
+// fake passes none.
+func (f *fake) key(s *adapterkit.Session, t int) *string {
+	if f.has(NoKey) || f.has(Replay) {
+		return nil
+	}
+	k := fmt.Sprintf("%s/%d", s.Run, t)
+	return &k
+}
+
 // run executes tasks from next until it parks or completes.
 func (f *fake) run(ctx context.Context, s *adapterkit.Session, next int, value string) (adapterkit.Result, error) {
 	w := s.Workflow
@@ -161,12 +180,7 @@ func (f *fake) run(ctx context.Context, s *adapterkit.Session, next int, value s
 			return adapterkit.Result{}, err
 		}
 		_ = s.Persisted("claim", t)
-		var key *string
-		if !f.has(NoKey) && !f.has(Replay) {
-			k := fmt.Sprintf("%s/%d", s.Run, t)
-			key = &k
-		}
-		if err := s.Task(ctx, t, v, key); err != nil {
+		if err := s.Task(ctx, t, v, f.key(s, t)); err != nil {
 			return adapterkit.Result{}, err
 		}
 		st := stateOf(&d)
@@ -238,14 +252,15 @@ func (f *fake) Resume(ctx context.Context, s *adapterkit.Session, value, intent 
 		return adapterkit.Result{Status: harness.StatusCompleted, Outcome: []string{v}}, nil
 	}
 	var refusal error
-	stray := false
+	stray, loser := false, false
 	err := f.locked(func(d *durable) (bool, error) {
 		switch {
 		case frontier(d) >= w.Tasks:
 			stray = true
 			refusal = adapterkit.Refuse(harness.ErrKindConflict, errors.New("run completed"))
 			return false, nil
-		case d.Consumed != nil && !f.has(RaceEffect):
+		case d.Consumed != nil:
+			loser = true
 			refusal = adapterkit.Refuse(harness.ErrKindConflict, errors.New("interrupt consumed"))
 			return false, nil
 		case !d.Parked && d.Consumed == nil:
@@ -265,10 +280,25 @@ func (f *fake) Resume(ctx context.Context, s *adapterkit.Session, value, intent 
 			return adapterkit.Result{}, err
 		}
 	}
+	if loser && f.has(RaceEffect) {
+		// No consume gate: the losing racer runs the gated task too (with
+		// its idempotency key unless nokey), then finds the interrupt
+		// taken. The winner alone goes on past the gate.
+		if err := s.Task(ctx, w.Gate, value, f.key(s, w.Gate)); err != nil {
+			return adapterkit.Result{}, err
+		}
+	}
 	if refusal != nil {
 		return adapterkit.Result{}, refusal
 	}
 	_ = s.Persisted("gate", w.Gate)
+	if f.has(RaceEffect) {
+		select {
+		case <-time.After(raceWindow):
+		case <-ctx.Done():
+			return adapterkit.Result{}, ctx.Err()
+		}
+	}
 	return f.run(ctx, s, w.Gate, value)
 }
 
