@@ -37,25 +37,40 @@ const VERSION = versionOf("@langchain/langgraph");
 
 const out = (msg) => process.stdout.write(JSON.stringify(msg) + "\n");
 
-// Lines from stdin, handed out one at a time to whoever waits: the request
-// loop, or a note waiting for its ack.
-const pending = [];
-const waiters = [];
+// Lines from stdin, sorted by type into two channels: acks go to the note
+// waiting for one, every other line to the request loop. A note of a
+// background promise can be waiting for its ack while the loop waits for
+// the next request; arrival order alone would hand either the wrong line.
+function channel() {
+  return { pending: [], waiters: [] };
+}
+const acks = channel();
+const requests = channel();
 let closed = false;
+function deliver(ch, line) {
+  if (ch.waiters.length > 0) ch.waiters.shift()(line);
+  else ch.pending.push(line);
+}
+function isAck(line) {
+  try {
+    return JSON.parse(line)?.type === "ack";
+  } catch {
+    return false; // the request loop reports the malformed line
+  }
+}
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
 rl.on("line", (line) => {
   if (line.trim() === "") return;
-  if (waiters.length > 0) waiters.shift()(line);
-  else pending.push(line);
+  deliver(isAck(line) ? acks : requests, line);
 });
 rl.on("close", () => {
   closed = true;
-  while (waiters.length > 0) waiters.shift()(null);
+  for (const ch of [acks, requests]) while (ch.waiters.length > 0) ch.waiters.shift()(null);
 });
-function nextLine() {
-  if (pending.length > 0) return Promise.resolve(pending.shift());
+function nextLine(ch) {
+  if (ch.pending.length > 0) return Promise.resolve(ch.pending.shift());
   if (closed) return Promise.resolve(null);
-  return new Promise((resolve) => waiters.push(resolve));
+  return new Promise((resolve) => ch.waiters.push(resolve));
 }
 
 class ProtocolError extends Error {}
@@ -89,7 +104,7 @@ function note(fields) {
     const n = session.notes;
     out({ type: "note", n, ...fields });
     if (!session.sync) return;
-    const line = await nextLine();
+    const line = await nextLine(acks);
     if (line === null) throw new ProtocolError(`stdin closed while waiting for the ack of note ${n}`);
     let ack;
     try {
@@ -394,7 +409,7 @@ async function main() {
     },
   });
   for (;;) {
-    const line = await nextLine();
+    const line = await nextLine(requests);
     if (line === null) break;
     let req;
     try {
