@@ -2,26 +2,23 @@ package cli
 
 import (
 	"bytes"
-	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
+	"github.com/resumecontract/resumecheck/internal/clitest"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected output of the testdata/*.txtar cases")
-
-// TestCLI runs every testdata/*.txtar case: the "args" section is the
-// command line ($ROOT is the repository, $WORK a scratch folder holding
-// the case's other files; files under bin/ are executable), "exit" the
-// exit code, "stdout" and "stderr" the output after normalising times and
-// paths. go test ./internal/cli -update rewrites the expectations; review
-// the diff.
+// TestCLI runs every testdata/*.txtar case (see package clitest for how
+// cases run and -update): the "args" section is the tlcrun command line
+// ($ROOT is the repository, $WORK a scratch folder holding the case's
+// other files; files under bin/ are executable), "exit" the exit code,
+// "stdout" and "stderr" the output after normalising times and paths.
+// go test ./internal/cli -update rewrites the expectations; review the
+// diff.
 //
 // Every case runs without TLC: TLA2TOOLS_JAR and JAVA_HOME unset, the
 // user's cache folder (TLC's default location) in $WORK/cache. An "env"
@@ -29,90 +26,28 @@ var update = flag.Bool("update", false, "rewrite the expected output of the test
 // TLA2TOOLS_JAR=$TLA2TOOLS_JAR gets the real jar, and is skipped, saying
 // so, where there is none.
 func TestCLI(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	realJar := os.Getenv("TLA2TOOLS_JAR")
-	files, err := filepath.Glob("testdata/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no cases in testdata: %v", err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
+	clitest.Run(t, "testdata/*.txtar", func(t *testing.T, c *clitest.Case) clitest.Result {
+		c.WriteFiles(t, "args", "exit", "stdout", "stderr", "env")
+		t.Setenv("TLA2TOOLS_JAR", "")
+		t.Setenv("JAVA_HOME", "")
+		t.Setenv("XDG_CACHE_HOME", filepath.Join(c.Work, "cache"))
+		if strings.Contains(c.Section("env"), "$TLA2TOOLS_JAR") {
+			if realJar == "" {
+				t.Skip("needs TLC: set TLA2TOOLS_JAR to the path of tla2tools.jar (and have java 11+) to run this case")
 			}
-			work := t.TempDir()
-			sections := map[string]string{}
-			expand := strings.NewReplacer("$ROOT", root, "$WORK", work)
-			for _, f := range ar.Files {
-				switch f.Name {
-				case "args", "exit", "stdout", "stderr", "env":
-					sections[f.Name] = string(f.Data)
-				default:
-					data := []byte(expand.Replace(string(f.Data)))
-					path := filepath.Join(work, f.Name)
-					mode := os.FileMode(0o644)
-					if strings.HasPrefix(f.Name, "bin/") {
-						mode = 0o755
-					}
-					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, data, mode); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			t.Setenv("TLA2TOOLS_JAR", "")
-			t.Setenv("JAVA_HOME", "")
-			t.Setenv("XDG_CACHE_HOME", filepath.Join(work, "cache"))
-			for _, line := range strings.Split(sections["env"], "\n") {
-				name, value, ok := strings.Cut(strings.TrimSpace(line), "=")
-				if !ok {
-					continue
-				}
-				if strings.Contains(value, "$TLA2TOOLS_JAR") {
-					if realJar == "" {
-						t.Skip("needs TLC: set TLA2TOOLS_JAR to the path of tla2tools.jar (and have java 11+) to run this case")
-					}
-					value = strings.ReplaceAll(value, "$TLA2TOOLS_JAR", realJar)
-				}
-				t.Setenv(name, expand.Replace(value))
-			}
-			args := strings.Fields(expand.Replace(sections["args"]))
-			var stdout, stderr bytes.Buffer
-			code := Main(args, &stdout, &stderr)
-			got := map[string]string{
-				"exit":   strconv.Itoa(code) + "\n",
-				"stdout": normalise(stdout.String(), root, work),
-				"stderr": normalise(stderr.String(), root, work),
-			}
-			if *update {
-				for i, f := range ar.Files {
-					if g, ok := got[f.Name]; ok {
-						ar.Files[i].Data = []byte(g)
-					}
-				}
-				for _, name := range []string{"exit", "stdout", "stderr"} {
-					if _, ok := sections[name]; !ok && got[name] != "" {
-						ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(got[name])})
-					}
-				}
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			for _, name := range []string{"exit", "stdout", "stderr"} {
-				if diff := cmp.Diff(sections[name], got[name]); diff != "" {
-					t.Errorf("%s: %s differs (-want +got):\n%s\nreproduce: tlcrun %s", file, name, diff, strings.Join(args, " "))
-				}
-			}
-		})
-	}
+			c.Vars = append(c.Vars, "$TLA2TOOLS_JAR", realJar)
+		}
+		c.Setenv(t)
+		args := strings.Fields(c.Expand(c.Section("args")))
+		var stdout, stderr bytes.Buffer
+		code := Main(args, &stdout, &stderr)
+		r := clitest.Result{Reproduce: "tlcrun " + strings.Join(args, " ")}
+		r.Add("exit", fmt.Sprintln(code))
+		r.Add("stdout", normalise(stdout.String(), c.Root, c.Work))
+		r.Add("stderr", normalise(stderr.String(), c.Root, c.Work))
+		return r
+	})
 }
 
 var (

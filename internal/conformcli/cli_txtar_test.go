@@ -3,9 +3,7 @@ package conformcli_test
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -13,16 +11,15 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
+	"github.com/resumecontract/resumecheck/internal/clitest"
 	"github.com/resumecontract/resumecheck/internal/conformcli"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected output of the testdata/cli/*.txtar cases")
-
-// TestCommandLine runs every testdata/cli/*.txtar case in a scratch
-// folder, $WORK, which is also the current directory (so the defaults
+// TestCommandLine runs every testdata/cli/*.txtar case (see package
+// clitest for how cases run and -update) in a scratch folder, $WORK,
+// which is also the current directory (so the defaults
 // adapters/subjects.json, .conformance and testdata/conformance are
 // $WORK's, and nothing is written into the repository).
 //
@@ -53,21 +50,11 @@ func TestCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob("testdata/cli/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no cases in testdata/cli: %v", err)
-	}
 	binDir := t.TempDir()
 	fake := sync.OnceValues(func() (string, error) { return buildFake(root, binDir) })
-	for _, file := range files {
-		file, err := filepath.Abs(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			runCase(t, file, root, fake)
-		})
-	}
+	clitest.Run(t, "testdata/cli/*.txtar", func(t *testing.T, c *clitest.Case) clitest.Result {
+		return runCase(t, c, fake)
+	})
 }
 
 // buildFake builds the fake adapter into dir.
@@ -85,14 +72,8 @@ func buildFake(root, dir string) (string, error) {
 	return exe, nil
 }
 
-func runCase(t *testing.T, file, root string, fake func() (string, error)) {
-	ar, err := txtar.ParseFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	pairs := []string{"$WORK", work, "$ROOT", root}
-	if bytes.Contains(txtar.Format(ar), []byte("$FAKEADAPTER")) {
+func runCase(t *testing.T, c *clitest.Case, fake func() (string, error)) clitest.Result {
+	if bytes.Contains(txtar.Format(c.Archive), []byte("$FAKEADAPTER")) {
 		exe, err := fake()
 		if errors.Is(err, exec.ErrNotFound) {
 			t.Skipf("needs the fake adapter: %v", err)
@@ -100,40 +81,17 @@ func runCase(t *testing.T, file, root string, fake func() (string, error)) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pairs = append(pairs, "$FAKEADAPTER", exe)
+		c.Vars = append(c.Vars, "$FAKEADAPTER", exe)
 	}
-	expand := strings.NewReplacer(pairs...)
-	sections := map[string]string{}
-	for _, f := range ar.Files {
-		switch f.Name {
-		case "args", "exit", "stdout", "stderr", "env":
-			sections[f.Name] = string(f.Data)
-			continue
-		}
-		path := filepath.Join(work, f.Name)
-		mode := os.FileMode(0o644)
-		if strings.HasPrefix(f.Name, "bin/") {
-			mode = 0o755
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(expand.Replace(string(f.Data))), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c.WriteFiles(t, "args", "exit", "stdout", "stderr", "env")
 	for _, name := range []string{"RESUMECHECK_PG_DSN", "CONFORMANCE_GRID", "CONFORMANCE_REPS", "CONFORMANCE_SWEEP_STRIDE", "FAKE_FAULTS"} {
 		t.Setenv(name, "")
 	}
-	for _, line := range strings.Split(sections["env"], "\n") {
-		if name, value, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
-			t.Setenv(name, expand.Replace(value))
-		}
-	}
-	t.Chdir(work)
+	c.Setenv(t)
+	t.Chdir(c.Work)
 
 	var lines []string
-	for _, l := range strings.Split(sections["args"], "\n") {
+	for _, l := range strings.Split(c.Section("args"), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			lines = append(lines, l)
 		}
@@ -144,7 +102,7 @@ func runCase(t *testing.T, file, root string, fake func() (string, error)) {
 	var exits, stdouts, stderrs strings.Builder
 	for _, l := range lines {
 		var stdout, stderr bytes.Buffer
-		code := conformcli.Main(strings.Fields(expand.Replace(l)), &stdout, &stderr)
+		code := conformcli.Main(strings.Fields(c.Expand(l)), &stdout, &stderr)
 		fmt.Fprintln(&exits, code)
 		for _, s := range []struct {
 			w   *strings.Builder
@@ -156,36 +114,15 @@ func runCase(t *testing.T, file, root string, fake func() (string, error)) {
 			if len(lines) > 1 {
 				fmt.Fprintf(s.w, "# conformance %s\n", l)
 			}
-			s.w.WriteString(normalise(s.out, pairs))
+			s.w.WriteString(normalise(s.out, c.Vars))
 		}
 	}
-	got := map[string]string{"exit": exits.String(), "stdout": stdouts.String(), "stderr": stderrs.String()}
-
-	if *update {
-		for i, f := range ar.Files {
-			if g, ok := got[f.Name]; ok {
-				ar.Files[i].Data = []byte(g)
-			}
-		}
-		for _, name := range []string{"exit", "stdout", "stderr"} {
-			if _, ok := sections[name]; !ok && got[name] != "" {
-				ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(got[name])})
-			}
-		}
-		if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	for _, name := range []string{"exit", "stdout", "stderr"} {
-		if diff := cmp.Diff(sections[name], got[name]); diff != "" {
-			t.Errorf("%s: %s differs (-want +got):\n%s", filepath.Base(file), name, diff)
-		}
-	}
-	if t.Failed() {
-		t.Logf("reproduce: go test ./internal/conformcli -run 'TestCommandLine/%s$' -v; in a scratch $WORK (removed after the test), it ran:\n  conformance %s",
-			strings.TrimSuffix(filepath.Base(file), ".txtar"), strings.Join(lines, "\n  conformance "))
-	}
+	r := clitest.Result{Reproduce: fmt.Sprintf("go test ./internal/conformcli -run 'TestCommandLine/%s$' -v; in a scratch $WORK (removed after the test), it ran:\n  conformance %s",
+		strings.TrimSuffix(filepath.Base(c.File), ".txtar"), strings.Join(lines, "\n  conformance "))}
+	r.Add("exit", exits.String())
+	r.Add("stdout", stdouts.String())
+	r.Add("stderr", stderrs.String())
+	return r
 }
 
 var (
