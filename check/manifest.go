@@ -2,12 +2,12 @@ package check
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+
+	"github.com/resumecontract/resumecheck/internal/jsonfile"
 )
 
 // Manifest records, for every model file of a spec, the result the
@@ -62,10 +62,8 @@ func LoadManifest(path string) (*Manifest, error) {
 		return nil, inputf("%v", err)
 	}
 	var m Manifest
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return nil, inputf("%s: %v", path, jsonPosition(b, err))
+	if err := jsonfile.Decode(path, b, &m, jsonfile.Options{Strict: true}); err != nil {
+		return nil, inputf("%v", err)
 	}
 	m.dir, m.path = filepath.Dir(path), path
 	for i, e := range m.Models {
@@ -79,22 +77,6 @@ func LoadManifest(path string) (*Manifest, error) {
 		}
 	}
 	return &m, nil
-}
-
-// jsonPosition turns a JSON syntax error's byte offset into a line number.
-func jsonPosition(b []byte, err error) error {
-	var off int64 = -1
-	switch e := err.(type) {
-	case *json.SyntaxError:
-		off = e.Offset
-	case *json.UnmarshalTypeError:
-		off = e.Offset
-	}
-	if off < 0 {
-		return err
-	}
-	line := 1 + strings.Count(string(b[:min(int(off), len(b))]), "\n")
-	return fmt.Errorf("line %d: %v", line, err)
 }
 
 // CfgPath is the path of an entry's cfg.

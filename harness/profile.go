@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/resumecontract/resumecheck/internal/jsonfile"
 )
 
 // Profile is a subject@version on one store: each obligation's verdict
@@ -226,13 +227,9 @@ func (p *Profile) WriteJSON(w io.Writer) error {
 
 // ReadProfile reads a profile's JSON file.
 func ReadProfile(path string) (*Profile, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var p Profile
-	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := jsonfile.Read(path, &p, jsonfile.Options{}); err != nil {
+		return nil, err
 	}
 	return &p, nil
 }

@@ -1,12 +1,11 @@
 package harness
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
+
+	"github.com/resumecontract/resumecheck/internal/jsonfile"
 )
 
 // Subject is one entry of the subject registry (adapters/subjects.json):
@@ -82,15 +81,9 @@ func (r *Registry) Find(sel string) []Subject {
 
 // ReadRegistry reads and validates a registry file.
 func ReadRegistry(path string) (*Registry, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var r Registry
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := jsonfile.Read(path, &r, jsonfile.Options{Strict: true}); err != nil {
+		return nil, err
 	}
 	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

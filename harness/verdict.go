@@ -54,6 +54,14 @@ type RunVerdict struct {
 // Judge builds a run's trace, checks it against the reference semantics
 // and, when it is rejected, finds the fault models that explain it.
 func Judge(l *RunLog) (*RunVerdict, *Built, error) {
+	// A log is a file a user can edit: its workflow is checked before
+	// anything is sized by it.
+	if err := l.Workflow.Validate(); err != nil {
+		if l.Run == "" {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("run %q: %w", l.Run, err)
+	}
 	rv := &RunVerdict{Run: l.Run, Obligations: map[string]Status{}, Counts: Count(l.Rows, l.Workflow.Tasks), Problems: l.Problems}
 	if len(l.Problems) > 0 {
 		rv.Verdict = "error"

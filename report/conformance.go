@@ -1,13 +1,14 @@
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/resumecontract/resumecheck/internal/jsonfile"
 )
 
 // Profile is a conformance profile as the harness writes it
@@ -88,13 +89,9 @@ func ReadProfiles(paths ...string) ([]*Profile, error) {
 	}
 	var out []*Profile
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
 		var p Profile
-		if err := json.Unmarshal(b, &p); err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
+		if err := jsonfile.Read(f, &p, jsonfile.Options{}); err != nil {
+			return nil, err
 		}
 		if p.Subject == "" || p.Obligations == nil {
 			return nil, fmt.Errorf("%s: %w (no subject or obligations)", f, ErrNotProfile)

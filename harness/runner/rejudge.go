@@ -1,13 +1,13 @@
 package runner
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/internal/jsonfile"
 )
 
 // Rejudge builds every run's trace of the profile in dir again from the
@@ -29,17 +29,14 @@ func Rejudge(dir string) (*harness.Profile, error) {
 		slug := strings.ReplaceAll(c.Name, "/", "-")
 		for ri := range c.Runs {
 			old := &c.Runs[ri]
-			b, err := os.ReadFile(filepath.Join(dir, "runs", slug, old.Run, "log.json"))
-			if err != nil {
-				return nil, fmt.Errorf("%s: cell %s run %s: %w", dir, c.Name, old.Run, err)
-			}
 			var l harness.RunLog
-			if err := json.Unmarshal(b, &l); err != nil {
-				return nil, fmt.Errorf("%s: cell %s run %s: %w", dir, c.Name, old.Run, err)
+			logPath := filepath.Join(dir, "runs", slug, old.Run, "log.json")
+			if err := jsonfile.Read(logPath, &l, jsonfile.Options{}); err != nil {
+				return nil, fmt.Errorf("cell %s run %s: %w", c.Name, old.Run, err)
 			}
 			rv, built, err := harness.Judge(&l)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%s: %w", logPath, err)
 			}
 			rv.Run = old.Run
 			// The notes the runner added about the kill point.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/runner"
+	"github.com/resumecontract/resumecheck/internal/jsonfile"
 )
 
 // Exit codes.
@@ -638,17 +639,13 @@ verdict, the obligations, the explaining fault models and the builder's
 notes, as JSON. With --trace it prints the trace instead.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := os.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
 			var l harness.RunLog
-			if err := json.Unmarshal(b, &l); err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
+			if err := jsonfile.Read(args[0], &l, jsonfile.Options{}); err != nil {
+				return err
 			}
 			rv, built, err := harness.Judge(&l)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", args[0], err)
 			}
 			if traceOnly {
 				if built == nil {

@@ -1,0 +1,113 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/resumecontract/resumecheck/internal/jsonfile"
+)
+
+// The logs in testdata/logs are observation logs of real runs (LangGraph
+// 1.2.9 on SQLite, one run of each scenario, recorded by
+// `conformance run`), compacted; verdicts.json holds the verdict the
+// runner gave each at the time.
+const logsDir = "testdata/logs"
+
+type recordedVerdict struct {
+	Verdict     string            `json:"verdict"`
+	Obligations map[string]Status `json:"obligations"`
+	Explained   []string          `json:"explained_by"`
+}
+
+func recordedLogs(t testing.TB) map[string]recordedVerdict {
+	t.Helper()
+	var want map[string]recordedVerdict
+	require.NoError(t, jsonfile.Read(filepath.Join(logsDir, "verdicts.json"), &want, jsonfile.Options{Strict: true}))
+	require.NotEmpty(t, want)
+	return want
+}
+
+// TestJudgeRecordedLogs: judging a real run's log again gives the verdict
+// it was given when it ran: the trace builder and the checker are a pure
+// function of the log.
+func TestJudgeRecordedLogs(t *testing.T) {
+	for name, want := range recordedLogs(t) {
+		t.Run(strings.TrimSuffix(name, ".json"), func(t *testing.T) {
+			var l RunLog
+			require.NoError(t, jsonfile.Read(filepath.Join(logsDir, name), &l, jsonfile.Options{Strict: true}))
+			rv, built, err := Judge(&l)
+			require.NoError(t, err)
+			require.NotNil(t, built)
+			assert.Equal(t, want.Verdict, rv.Verdict)
+			assert.Equal(t, want.Obligations, rv.Obligations)
+			assert.ElementsMatch(t, want.Explained, rv.Explained)
+			assert.Equal(t, len(built.Trace.Events), rv.Events)
+		})
+	}
+}
+
+// TestJudgeRefusesBadWorkflow: a log whose workflow is not the contract's
+// shape is an error naming the run, not a panic (a negative task count
+// once reached make).
+func TestJudgeRefusesBadWorkflow(t *testing.T) {
+	for _, w := range []Workflow{
+		{Tasks: -1, Gate: 2, Values: []string{"va"}},
+		{Tasks: 1 << 40, Gate: 2, Values: []string{"va"}},
+		{Tasks: 3, Gate: 4, Values: []string{"va"}},
+		{Tasks: 3, Gate: 2},
+	} {
+		l := RunLog{Run: "r", Workflow: w, Problems: []string{"adapter died"}}
+		rv, built, err := Judge(&l)
+		assert.ErrorContains(t, err, `run "r": harness: workflow:`, "%+v", w)
+		assert.Nil(t, rv)
+		assert.Nil(t, built)
+	}
+}
+
+// FuzzJudge: whatever a log.json holds (it is a file a user can edit or
+// truncate), judging it returns a verdict or an error; it never panics,
+// and a verdict it returns is one of the checker's.
+func FuzzJudge(f *testing.F) {
+	for name := range recordedLogs(f) {
+		b, err := os.ReadFile(filepath.Join(logsDir, name))
+		require.NoError(f, err)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"scenario":"fd","run":"r","workflow":{"tasks":3,"gate":2,"values":["va","vb"]},"entries":[{"kind":"note","proc":1,"msg":{"type":"note","n":1,"kind":"effect","task":7}}]}`))
+	f.Add([]byte(`{"scenario":"cv","run":"r","workflow":{"tasks":-1,"gate":2,"values":["va"]},"rows":[{"task":1,"branch":"main"}]}`))
+	f.Add([]byte(`{"scenario":"race","run":"r","racers":-1,"workflow":{"tasks":0,"gate":9},"entries":[{"kind":"kill","proc":3,"note":-2}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var l RunLog
+		if jsonfile.Decode("log.json", data, &l, jsonfile.Options{}) != nil {
+			return
+		}
+		rv, built, err := Judge(&l)
+		if err != nil {
+			return
+		}
+		switch rv.Verdict {
+		case "accepted", "rejected", "unknown":
+			if built == nil {
+				t.Fatalf("verdict %s without a trace", rv.Verdict)
+			}
+		case "error":
+			if len(l.Problems) == 0 {
+				t.Fatalf("verdict error without problems")
+			}
+		default:
+			t.Fatalf("verdict %q", rv.Verdict)
+		}
+		for o, s := range rv.Obligations {
+			switch s {
+			case Holds, Violated, Undetermined, NA:
+			default:
+				t.Fatalf("obligation %s: status %q", o, s)
+			}
+		}
+	})
+}

@@ -1,0 +1,100 @@
+package jsonfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type doc struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+	Tags  []string
+}
+
+func TestDecode(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		strict   bool
+		want     string // "" = decodes
+	}{
+		{name: "ok", in: "{\"name\": \"a\", \"count\": 2}\n"},
+		{name: "unknown field, lenient", in: `{"name": "a", "colour": 1}`},
+		{name: "empty", in: " \n\t", want: "f.json: empty file: want a JSON document"},
+		{name: "syntax", in: "{\n  \"name\": \"a\",\n  \"count\": 2,\n}", want: "f.json:4:1: invalid character '}' looking for beginning of object key string"},
+		{name: "type", in: "{\n  \"name\": \"a\",\n  \"count\": \"two\"\n}", want: "f.json:3:16: json: cannot unmarshal string into Go struct field doc.count of type int"},
+		{name: "cut short", in: "{\n  \"name\": \"a\",\n  \"co", want: "f.json:3:5: unexpected end of file: the JSON document is cut short"},
+		{name: "two documents", in: "{\"name\": \"a\"}\n  {\"name\": \"b\"}", want: "f.json:2:3: more after the JSON document"},
+		{name: "trailing garbage", in: "{\"name\": \"a\"} x", want: "f.json:1:15: invalid character 'x' looking for beginning of value"},
+		{name: "unknown field, strict", strict: true, in: "{\n  \"name\": \"colour\",\n  \"colour\": 1\n}", want: "f.json:3:3: json: unknown field \"colour\""},
+		{name: "not an object", in: "[1, 2]", want: "f.json:1:1: json: cannot unmarshal array into Go value of type jsonfile.doc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var d doc
+			err := Decode("f.json", []byte(tc.in), &d, Options{Strict: tc.strict})
+			if tc.want == "" {
+				require.NoError(t, err)
+				assert.Equal(t, "a", d.Name)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+			var fe *Error
+			assert.True(t, errors.As(err, &fe), "an *Error")
+		})
+	}
+}
+
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "p.json")
+	require.NoError(t, os.WriteFile(p, []byte(`{"count": 3}`), 0o644))
+	var d doc
+	require.NoError(t, Read(p, &d, Options{Strict: true}))
+	assert.Equal(t, 3, d.Count)
+	err := Read(filepath.Join(dir, "missing.json"), &d, Options{})
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestPosition(t *testing.T) {
+	data := []byte("ab\ncd\n")
+	for _, tc := range []struct {
+		off       int64
+		line, col int
+	}{{0, 1, 1}, {1, 1, 1}, {2, 1, 2}, {3, 2, 1}, {4, 2, 1}, {5, 2, 2}, {99, 3, 1}, {-4, 1, 1}} {
+		l, c := Position(data, tc.off)
+		assert.Equal(t, [2]int{tc.line, tc.col}, [2]int{l, c}, "offset %d", tc.off)
+	}
+}
+
+// FuzzDecode: any input either decodes or is an *Error whose position,
+// when it has one, lies inside the input.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"name":"a","count":1,"Tags":["x"]}`, "{\n\"count\": \"x\"}", `{"a":1} {"b":2}`, "", "{", `{"colour":1}`} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, strict bool) {
+		var d doc
+		err := Decode("f.json", data, &d, Options{Strict: strict})
+		if err == nil {
+			return
+		}
+		var fe *Error
+		if !errors.As(err, &fe) {
+			t.Fatalf("%T is not an *Error: %v", err, err)
+		}
+		if !strings.HasPrefix(err.Error(), "f.json:") {
+			t.Fatalf("the error does not name the file: %v", err)
+		}
+		lines := 1 + strings.Count(string(data), "\n")
+		if fe.Line < 0 || fe.Line > lines || (fe.Line > 0 && fe.Col < 1) {
+			t.Fatalf("position %d:%d outside %d lines: %v", fe.Line, fe.Col, lines, err)
+		}
+	})
+}
