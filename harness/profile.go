@@ -112,6 +112,34 @@ func (p *Profile) Finish() {
 	}
 }
 
+// WithCells returns a copy of p whose cells of the same name as fresh's
+// are fresh's (a cell p lacks is added in its scenario's place), with the
+// obligations decided again over the result. It records some cells again
+// without measuring the rest: the features are fresh's, the adapter's
+// current declaration.
+func (p *Profile) WithCells(fresh *Profile) *Profile {
+	out := *p
+	out.Features = fresh.Features
+	out.Cells = slices.Clone(p.Cells)
+	for _, c := range fresh.Cells {
+		if i := slices.IndexFunc(out.Cells, func(o Cell) bool { return o.Name == c.Name }); i >= 0 {
+			out.Cells[i] = c
+		} else {
+			out.Cells = append(out.Cells, c)
+		}
+	}
+	// The cells in the order a whole run makes them: by scenario.
+	order := func(c Cell) int {
+		if i := slices.IndexFunc(Scenarios, func(s Scenario) bool { return s.Name == c.Scenario }); i >= 0 {
+			return i
+		}
+		return len(Scenarios)
+	}
+	slices.SortStableFunc(out.Cells, func(a, b Cell) int { return order(a) - order(b) })
+	out.Finish()
+	return &out
+}
+
 // cellOf returns the profile's first cell of a scenario, or nil.
 func (p *Profile) cellOf(scenario string) *Cell {
 	for i := range p.Cells {

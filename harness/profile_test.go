@@ -83,3 +83,44 @@ func TestFIOverTwoCells(t *testing.T) {
 		})
 	}
 }
+
+// TestWithCells: re-recording some cells replaces those and keeps the
+// rest, and the profile's verdicts follow the replaced cells.
+func TestWithCells(t *testing.T) {
+	cell := func(name string, st map[string]Status) Cell {
+		return Cell{Name: name, Scenario: strings.Split(name, "/")[0], Store: StoreSQLite, Status: st,
+			Runs: []RunVerdict{{Run: name, Obligations: st}}}
+	}
+	base := &Profile{Subject: "s", Version: "1", Store: StoreSQLite, Features: Features{Fork: true}, Cells: []Cell{
+		cell("fd", map[string]Status{"FD": Violated}),
+		cell("crash/resume", map[string]Status{"EO": Holds, "PC": Holds}),
+		cell("crash/resubmit", map[string]Status{"EO": Violated, "PC": Violated}),
+	}}
+	base.Finish()
+	fresh := &Profile{Subject: "s", Version: "1", Store: StoreSQLite, Features: Features{Fork: false}, Cells: []Cell{
+		cell("crash/resume", map[string]Status{"EO": Violated, "PC": Holds}),
+		cell("crash/resubmit", map[string]Status{"EO": Holds, "PC": Holds}),
+		cell("cv", map[string]Status{"CV": Holds}),
+	}}
+	got := base.WithCells(fresh)
+
+	var names []string
+	for _, c := range got.Cells {
+		names = append(names, c.Name)
+	}
+	if want := []string{"fd", "cv", "crash/resume", "crash/resubmit"}; !slices.Equal(names, want) {
+		t.Errorf("cells %v, want %v", names, want)
+	}
+	for o, want := range map[string]Status{"FD": Violated, "EO": Violated, "PC": Holds, "CV": Holds} {
+		if s := got.Obligations[o].Status; s != want {
+			t.Errorf("%s: %s, want %s", o, s, want)
+		}
+	}
+	if got.Features.Fork {
+		t.Error("features: the baseline's, want fresh's")
+	}
+	// The baseline is not changed.
+	if base.Cells[1].Name != "crash/resume" || base.Cells[1].Status["EO"] != Holds || len(base.Cells) != 3 || base.Obligations["PC"].Status != Violated {
+		t.Errorf("the baseline changed: %+v", base.Cells)
+	}
+}

@@ -198,8 +198,14 @@ var storeKinds = []string{harness.StoreSQLite, harness.StorePostgres, harness.St
 // full grid, every kill point, every scenario) did: the CI race grid, a
 // kill-sweep stride, or some scenarios only.
 func (o *runOptions) bounded(grid harness.RaceGrid, stride int) bool {
+	return coarse(grid, stride) || len(o.scenarios) > 0
+}
+
+// coarse reports whether a run measures its cells more sparsely than a
+// baseline does: fewer race points or fewer kill points.
+func coarse(grid harness.RaceGrid, stride int) bool {
 	full := harness.FullGrid(1)
-	return len(grid.Ks) < len(full.Ks) || len(grid.JitterMS) < len(full.JitterMS) || stride > 1 || len(o.scenarios) > 0
+	return len(grid.Ks) < len(full.Ks) || len(grid.JitterMS) < len(full.JitterMS) || stride > 1
 }
 
 func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
@@ -226,6 +232,12 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if _, ok := harness.ScenarioByName(s); !ok {
 			return usage("--scenario %q: want one of %s", s, scenarioNames())
 		}
+	}
+	// A baseline is a whole measurement: --update may record some
+	// scenarios again (their cells replace the baseline's, the others
+	// stay), but not a sparser grid or sweep, which would shrink cells.
+	if o.update && coarse(grid, stride) {
+		return usage("--update records baselines at the full race grid and every kill point: drop --grid ci and --sweep-stride (and CONFORMANCE_GRID, CONFORMANCE_SWEEP_STRIDE)")
 	}
 	for _, st := range o.stores {
 		if !slices.Contains(storeKinds, st) {
@@ -298,11 +310,11 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			printTables(stdout, all)
 			changes = o.compare(stdout, selectIDs(base, fresh), fresh, o.bounded(grid, stride))
 		} else {
-			for _, p := range fresh {
-				if err := writeBaseline(opt, p, o.baseline); err != nil {
-					return err
-				}
+			recorded, err := record(stderr, opt, o.baseline, base, fresh)
+			if err != nil {
+				return err
 			}
+			all = merge(base, recorded)
 			if err := writeTableFile(filepath.Join(o.baseline, "table.md"), all); err != nil {
 				return err
 			}
@@ -494,14 +506,90 @@ func ReadProfiles(dir string) ([]*harness.Profile, error) {
 
 // writeBaseline copies a profile and its traces into the baseline
 // directory.
-func writeBaseline(opt runner.Options, p *harness.Profile, baseline string) error {
-	src := runner.Dir(opt, p)
-	dst := filepath.Join(baseline, strings.TrimSuffix(p.FileName(), ".json"))
-	if err := os.RemoveAll(dst); err != nil {
-		return err
+// record writes the fresh profiles of the run directory opt.Out into
+// the baselines opt's caller named (run --update, rejudge --update) and
+// returns the profiles the baselines now hold. A profile with every cell
+// of its baseline replaces it whole; one with some cells (a run of some
+// scenarios) replaces those cells in the baseline profile and keeps the
+// others. A PostgreSQL profile measured without a server (every cell
+// skipped) leaves its baseline as it was.
+func record(stderr io.Writer, opt runner.Options, baseline string, base, fresh []*harness.Profile) ([]*harness.Profile, error) {
+	var out []*harness.Profile
+	for _, p := range fresh {
+		old := findProfile(base, p.ID())
+		if old != nil && allSkipped(p) {
+			fmt.Fprintf(stderr, "conformance: kept the baseline of %s: none of its cells ran (%s)\n", p.ID(), p.Cells[0].Skipped)
+			out = append(out, old)
+			continue
+		}
+		rec, cells := p, []string(nil)
+		if old != nil && !hasCellsOf(p, old) {
+			rec = old.WithCells(p)
+			for _, c := range p.Cells {
+				cells = append(cells, c.Name)
+			}
+		}
+		if err := writeBaseline(runner.Dir(opt, p), rec, baseline, cells); err != nil {
+			return out, err
+		}
+		out = append(out, rec)
 	}
-	if err := copyTree(filepath.Join(src, "traces"), filepath.Join(dst, "traces")); err != nil {
-		return err
+	return out, nil
+}
+
+func allSkipped(p *harness.Profile) bool {
+	for _, c := range p.Cells {
+		if c.Skipped == "" {
+			return false
+		}
+	}
+	return len(p.Cells) > 0
+}
+
+// hasCellsOf reports whether p has a cell of every name old has.
+func hasCellsOf(p, old *harness.Profile) bool {
+	for _, c := range old.Cells {
+		if !slices.ContainsFunc(p.Cells, func(n harness.Cell) bool { return n.Name == c.Name }) {
+			return false
+		}
+	}
+	return true
+}
+
+func findProfile(ps []*harness.Profile, id string) *harness.Profile {
+	for _, p := range ps {
+		if p.ID() == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// writeBaseline writes profile p into the baselines with the traces of
+// the run directory src: all of them (cells nil), or only those of the
+// named cells, whose old traces it removes first.
+func writeBaseline(src string, p *harness.Profile, baseline string, cells []string) error {
+	dst := filepath.Join(baseline, strings.TrimSuffix(p.FileName(), ".json"))
+	if cells == nil {
+		if err := os.RemoveAll(dst); err != nil {
+			return err
+		}
+		if err := copyTree(filepath.Join(src, "traces"), filepath.Join(dst, "traces")); err != nil {
+			return err
+		}
+	}
+	for _, c := range cells {
+		slug := strings.ReplaceAll(c, "/", "-")
+		if err := os.RemoveAll(filepath.Join(dst, "traces", slug)); err != nil {
+			return err
+		}
+		from := filepath.Join(src, "traces", slug)
+		if _, err := os.Stat(from); errors.Is(err, os.ErrNotExist) {
+			continue // a skipped cell has no traces
+		}
+		if err := copyTree(from, filepath.Join(dst, "traces", slug)); err != nil {
+			return err
+		}
 	}
 	f, err := os.Create(filepath.Join(dst, "profile.json"))
 	if err != nil {
@@ -708,17 +796,15 @@ the profiles in DIR, DIR/table.md and the table in --doc are rewritten.`,
 			}
 			harness.SortProfiles(ps)
 			if update {
-				opt := runner.Options{Out: out}
-				for _, p := range ps {
-					if err := writeBaseline(opt, p, baseline); err != nil {
-						return err
-					}
-				}
 				base, err := ReadProfiles(baseline)
 				if err != nil {
 					return err
 				}
-				all := merge(base, ps)
+				recorded, err := record(cmd.ErrOrStderr(), runner.Options{Out: out}, baseline, base, ps)
+				if err != nil {
+					return err
+				}
+				all := merge(base, recorded)
 				if err := writeTableFile(filepath.Join(baseline, "table.md"), all); err != nil {
 					return err
 				}
