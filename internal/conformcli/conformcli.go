@@ -504,15 +504,13 @@ func ReadProfiles(dir string) ([]*harness.Profile, error) {
 	return out, nil
 }
 
-// writeBaseline copies a profile and its traces into the baseline
-// directory.
-// record writes the fresh profiles of the run directory opt.Out into
-// the baselines opt's caller named (run --update, rejudge --update) and
-// returns the profiles the baselines now hold. A profile with every cell
-// of its baseline replaces it whole; one with some cells (a run of some
-// scenarios) replaces those cells in the baseline profile and keeps the
-// others. A PostgreSQL profile measured without a server (every cell
-// skipped) leaves its baseline as it was.
+// record writes the fresh profiles of the run directory opt.Out into the
+// baselines (run --update, rejudge --update) and returns the profiles the
+// baselines now hold. A profile with every cell of its baseline replaces
+// it whole; one with some cells (a run of some scenarios) replaces those
+// cells in the baseline profile and keeps the others. A profile none of
+// whose cells ran (PostgreSQL without a server) leaves its baseline as it
+// was.
 func record(stderr io.Writer, opt runner.Options, baseline string, base, fresh []*harness.Profile) ([]*harness.Profile, error) {
 	var out []*harness.Profile
 	for _, p := range fresh {
