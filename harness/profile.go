@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/internal/jsonfile"
@@ -301,15 +302,48 @@ func CellTable(w io.Writer, ps []*Profile) {
 	fmt.Fprintln(w, "|---|---|---|---|")
 	for _, p := range ps {
 		for _, c := range p.Cells {
-			var vs []string
-			for _, o := range Obligations {
-				if st, ok := c.Status[o]; ok {
-					vs = append(vs, o+" "+string(st))
-				}
-			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", p.ID(), c.Name, strings.Join(vs, ", "), strings.ReplaceAll(c.Summary, "|", "\\|"))
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", p.ID(), c.Name, c.verdicts(), c.summaryCell())
 		}
 	}
+}
+
+// ProfileCells writes one profile's cells, the table of its section in
+// docs/conformance.md.
+func ProfileCells(w io.Writer, p *Profile) {
+	fmt.Fprintln(w, "| cell | verdicts | runs |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, c := range p.Cells {
+		fmt.Fprintf(w, "| `%s` | %s | %s |\n", c.Name, c.verdicts(), c.summaryCell())
+	}
+}
+
+// verdicts lists the cell's statuses in the obligations' order.
+func (c *Cell) verdicts() string {
+	var vs []string
+	for _, o := range Obligations {
+		if st, ok := c.Status[o]; ok {
+			vs = append(vs, o+" "+string(st))
+		}
+	}
+	return strings.Join(vs, ", ")
+}
+
+// summaryCell is the cell's summary for a table, with the race grid's
+// saturation and gated effects when it has a grid.
+func (c *Cell) summaryCell() string {
+	s := strings.ReplaceAll(c.Summary, "|", "\\|")
+	if len(c.Grid) == 0 {
+		return s
+	}
+	var sum, top float64
+	gated := make([]string, len(c.Grid))
+	for i, g := range c.Grid {
+		sum += g.Saturation
+		top = max(top, g.Saturation)
+		gated[i] = strconv.Itoa(g.Gated)
+	}
+	return fmt.Sprintf("%s; saturation: mean %.2f, max %.2f over %d grid points; gated effects %s",
+		s, sum/float64(len(c.Grid)), top, len(c.Grid), strings.Join(gated, ","))
 }
 
 // SortProfiles orders profiles by subject, version and store.

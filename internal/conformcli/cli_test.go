@@ -157,3 +157,73 @@ func TestWriteBaselineCells(t *testing.T) {
 		}
 	}
 }
+
+// TestCommittedDocsAreCurrent: the generated parts of docs/conformance.md
+// and testdata/conformance/table.md are what the committed profiles give.
+// After re-recording or a change of the tables' format:
+// `go run ./cmd/conformance rejudge --profiles testdata/conformance --update`.
+func TestCommittedDocsAreCurrent(t *testing.T) {
+	ps, err := ReadProfiles(filepath.Join("..", "..", "testdata", "conformance"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) == 0 {
+		t.Fatal("no committed profiles")
+	}
+	docPath := filepath.Join("..", "..", "docs", "conformance.md")
+	doc, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := renderDoc(string(doc), ps)
+	if err != nil {
+		t.Fatalf("%s: %v", docPath, err)
+	}
+	if want != string(doc) {
+		t.Errorf("%s is not what the committed profiles give (a generated table is stale): run the command in this test's comment", docPath)
+	}
+	if n := strings.Count(string(doc), cellsPrefix); n < 7 {
+		t.Errorf("%s has %d generated cell tables, want at least 7", docPath, n)
+	}
+	tablePath := filepath.Join("..", "..", "testdata", "conformance", "table.md")
+	got, err := os.ReadFile(tablePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	harness.Table(&b, ps)
+	b.WriteString("\n")
+	harness.CellTable(&b, ps)
+	if b.String() != string(got) {
+		t.Errorf("%s is stale: run the command in this test's comment", tablePath)
+	}
+}
+
+// TestRenderDocMarkers: a malformed generated block is an error naming
+// its line; text outside the markers is kept.
+func TestRenderDocMarkers(t *testing.T) {
+	p := &harness.Profile{Subject: "s", Version: "1", Store: "sqlite", Cells: []harness.Cell{{
+		Name: "cv", Scenario: "cv", Status: map[string]harness.Status{"CV": harness.Holds}, Summary: "1 runs, every trace accepted"}}}
+	p.Finish()
+	table := tableBegin + "\n" + tableEnd + "\n"
+	good := "intro\n" + table + "text\n" + cellsPrefix + "s@1/sqlite" + cellsSuffix + "\nold\n" + cellsEnd + "\nafter\n"
+	got, err := renderDoc(good, []*harness.Profile{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCells := cellsPrefix + "s@1/sqlite" + cellsSuffix + "\n\n| cell | verdicts | runs |\n|---|---|---|\n| `cv` | CV holds | 1 runs, every trace accepted |\n\n" + cellsEnd + "\nafter\n"
+	if !strings.HasPrefix(got, "intro\n") || !strings.HasSuffix(got, wantCells) || strings.Contains(got, "\nold\n") {
+		t.Errorf("rendered:\n%s", got)
+	}
+	for _, tc := range []struct{ doc, want string }{
+		{"no markers\n", "no table markers"},
+		{table + "a\n" + cellsPrefix + "s@1/sqlite -->\n" + cellsEnd, "line 4: a cells marker is"},
+		{table + cellsPrefix + "s@1/sqlite" + cellsSuffix + "\nno end\n", "line 3: the cells of s@1/sqlite have no"},
+		{table + cellsPrefix + "x@2/sqlite" + cellsSuffix + "\n" + cellsEnd, "line 3: cells of x@2/sqlite: no such profile"},
+		{table + cellsPrefix + "s@1/sqlite" + cellsSuffix + "\n" + cellsPrefix + "s@1/sqlite" + cellsSuffix + "\n" + cellsEnd, "line 3: the cells of s@1/sqlite end after the next cells marker"},
+	} {
+		if _, err := renderDoc(tc.doc, []*harness.Profile{p}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.doc, err, tc.want)
+		}
+	}
+}
