@@ -55,3 +55,45 @@ func TestDiffBounded(t *testing.T) {
 		t.Errorf("subset: changed %v, unconfirmed %v; want none and FD", changed, unconfirmed)
 	}
 }
+
+// TestDiffSampled: a full run whose crash cell ran once, against a
+// baseline that ran it ten times and found EO violated in some: a cell
+// (and the profile's verdict it decided) that now holds is unconfirmed;
+// a cell with as many runs as its baseline is compared as usual.
+func TestDiffSampled(t *testing.T) {
+	runs := func(n int) []RunVerdict { return make([]RunVerdict, n) }
+	prof := func(eo Status, crashRuns int, fd Status) *Profile {
+		p := &Profile{Subject: "s", Version: "1", Store: "sqlite", Cells: []Cell{
+			{Name: "crash/resume", Status: map[string]Status{"EO": eo}, Runs: runs(crashRuns)},
+			{Name: "fd", Status: map[string]Status{"FD": fd}, Runs: runs(1)},
+		}}
+		p.Finish()
+		return p
+	}
+	base := prof(Violated, 10, Violated)
+	changed, unconfirmed := DiffSampled([]*Profile{base}, []*Profile{prof(Holds, 1, Holds)}, false)
+	wantC := []Change{
+		{Profile: "s@1/sqlite", Obligation: "FD", Was: Violated, Now: Holds},
+		{Profile: "s@1/sqlite", Cell: "fd", Obligation: "FD", Was: Violated, Now: Holds},
+	}
+	if d := cmp.Diff(wantC, changed); d != "" {
+		t.Errorf("changed (-want +got):\n%s", d)
+	}
+	wantU := []Change{
+		{Profile: "s@1/sqlite", Obligation: "EO", Was: Violated, Now: Holds},
+		{Profile: "s@1/sqlite", Cell: "crash/resume", Obligation: "EO", Was: Violated, Now: Holds},
+	}
+	if d := cmp.Diff(wantU, unconfirmed); d != "" {
+		t.Errorf("unconfirmed (-want +got):\n%s", d)
+	}
+	// As many runs as the baseline: a change.
+	changed, unconfirmed = DiffSampled([]*Profile{base}, []*Profile{prof(Holds, 10, Violated)}, false)
+	if len(changed) != 2 || len(unconfirmed) != 0 {
+		t.Errorf("same sample: changed %v, unconfirmed %v; want 2 and none", changed, unconfirmed)
+	}
+	// A new violation is a change whatever the sample.
+	changed, _ = DiffSampled([]*Profile{prof(Holds, 10, Violated)}, []*Profile{prof(Violated, 1, Violated)}, false)
+	if len(changed) != 2 {
+		t.Errorf("new violation: changed %v, want 2", changed)
+	}
+}

@@ -40,6 +40,10 @@ type Options struct {
 	// SweepStride kills at every SweepStride-th note of the kill sweep
 	// (default 1: every note); CI bounds the sweep with it.
 	SweepStride int
+	// CrashRuns is how many times each crash cell runs (default 1). A
+	// kill lands at a fixed note, but what the subject had made durable
+	// by then can vary (asynchronous writes), so one run can be a draw.
+	CrashRuns int
 	// Scenarios limits the run to these scenarios (nil: all).
 	Scenarios []string
 	// Progress gets one line per run (nil: nothing).
@@ -66,6 +70,9 @@ func (o *Options) defaults() {
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard
+	}
+	if o.CrashRuns < 1 {
+		o.CrashRuns = 1
 	}
 }
 

@@ -3,6 +3,8 @@ package runner_test
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +132,35 @@ func TestForkIntentNeedsAnInertStray(t *testing.T) {
 	}
 	if ok := profile(t, "", "stray", "fork").Obligations["FI"]; ok.Status != harness.Holds {
 		t.Errorf("the correct fake: FI %s (%s), want holds", ok.Status, ok.Evidence)
+	}
+}
+
+// TestCrashRuns: each crash cell runs CrashRuns times; the first run keeps
+// a single run's name and trace path, the others are numbered.
+func TestCrashRuns(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	subj := harness.Subject{Name: "fake", Version: "1", Language: "go", Command: []string{exe}, Stores: []string{"sqlite"}}
+	opt := runner.Options{Root: t.TempDir(), Out: t.TempDir(), Scenarios: []string{"crash"}, Timeout: 30 * time.Second,
+		CrashRuns: 3, Env: []string{envChild + "=1", fakeadapter.EnvFaults + "=" + fakeadapter.NoKey}}
+	p, err := runner.RunProfile(context.Background(), subj, "sqlite", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cell(t, p, "crash/resume")
+	var names []string
+	for _, r := range c.Runs {
+		names = append(names, r.Run)
+		if _, err := os.Stat(filepath.Join(runner.Dir(opt, p), r.Trace)); err != nil {
+			t.Errorf("run %s: its trace: %v", r.Run, err)
+		}
+	}
+	if want := []string{"crash-resume", "crash-resume-r02", "crash-resume-r03"}; !slices.Equal(names, want) {
+		t.Errorf("runs %v, want %v", names, want)
+	}
+	if c.Status["EO"] != harness.Violated || !strings.HasPrefix(c.Summary, "3 runs: EO violated in 3/3 runs") {
+		t.Errorf("cell: %v, %q", c.Status, c.Summary)
 	}
 }

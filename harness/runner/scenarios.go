@@ -77,12 +77,23 @@ func (r *Runner) runCell(ctx context.Context, sc harness.Scenario, c *harness.Ce
 		return one("fork", r.driveFork)
 	case "crash":
 		addr := addressOf(c.Name)
-		return one("crash-"+addr, func(rc *runCtx) {
-			rc.killWhen = func(n int, m *harness.Message) bool {
-				return m.Kind == harness.NoteEffect && m.Task == 3 && (m.Branch == "" || m.Branch == harness.MainBranch)
+		for i := 1; i <= r.opt.CrashRuns; i++ {
+			// The first run keeps the name a single run has.
+			label := "crash-" + addr
+			if i > 1 {
+				label += fmt.Sprintf("-r%02d", i)
 			}
-			r.driveCrash(rc, addr)
-		})
+			err := one(label, func(rc *runCtx) {
+				rc.killWhen = func(n int, m *harness.Message) bool {
+					return m.Kind == harness.NoteEffect && m.Task == 3 && (m.Branch == "" || m.Branch == harness.MainBranch)
+				}
+				r.driveCrash(rc, addr)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	case "killsweep":
 		return r.sweep(ctx, sc, c)
 	case "race":

@@ -101,6 +101,7 @@ type runOptions struct {
 	update    bool
 	grid      string
 	reps      int
+	crashRuns int
 	stride    int
 	scenarios []string
 	timeout   time.Duration
@@ -130,6 +131,7 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 	f.BoolVar(&o.update, "update", false, "write the profiles as the new baselines (and the generated tables into --doc)")
 	f.StringVar(&o.grid, "grid", "", "race grid: full (k in {2,3,4,8,16} x jitter {0,1,5,25} ms) or ci (k in {2,16} x {0,25} ms); default: $CONFORMANCE_GRID or full")
 	f.IntVar(&o.reps, "reps", 0, "race repetitions per grid point (default: $CONFORMANCE_REPS or 1)")
+	f.IntVar(&o.crashRuns, "crash-runs", 0, "runs of each crash cell (default: $CONFORMANCE_CRASH_RUNS or 1); a crash's outcome can vary from run to run")
 	f.IntVar(&o.stride, "sweep-stride", 0, "kill at every n-th note of the kill sweep (default: $CONFORMANCE_SWEEP_STRIDE or 1, every note)")
 	f.StringSliceVar(&o.scenarios, "scenario", nil, "scenarios to run (default: all): "+scenarioNames())
 	f.DurationVar(&o.timeout, "timeout", 120*time.Second, "bound on one adapter request")
@@ -217,6 +219,10 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	crashRuns, err := positive(o.crashRuns, "--crash-runs", "CONFORMANCE_CRASH_RUNS")
+	if err != nil {
+		return err
+	}
 	onChange := o.onChange
 	if onChange == "" {
 		onChange = os.Getenv("CONFORMANCE_ON_CHANGE")
@@ -268,7 +274,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		progress = io.Discard
 	}
 	opt := runner.Options{Root: root, Out: o.out, PGDSN: os.Getenv("RESUMECHECK_PG_DSN"), Grid: grid,
-		Timeout: o.timeout, Scenarios: o.scenarios, Progress: progress, SweepStride: stride}
+		Timeout: o.timeout, Scenarios: o.scenarios, Progress: progress, SweepStride: stride, CrashRuns: crashRuns}
 	if opt.PGDSN == "" {
 		fmt.Fprintln(stderr, "conformance: RESUMECHECK_PG_DSN is not set: the postgres cells are skipped (export RESUMECHECK_PG_DSN=\"$(.ci/postgres.sh | tail -1)\")")
 	}
@@ -354,16 +360,12 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 }
 
 // compare prints how the fresh profiles differ from the baselines and
-// returns the changes. A bounded run is compared with DiffBounded: the
-// violations it did not reproduce are listed apart, as unconfirmed, and
-// are not changes.
+// returns the changes. The comparison is harness.DiffSampled's: a
+// violation that a bounded run, or a cell that ran fewer times than its
+// baseline, did not reproduce is listed apart, as unconfirmed, and is not
+// a change.
 func (o *runOptions) compare(w io.Writer, base, fresh []*harness.Profile, bounded bool) []harness.Change {
-	var changes, unconfirmed []harness.Change
-	if bounded {
-		changes, unconfirmed = harness.DiffBounded(base, fresh)
-	} else {
-		changes = harness.Diff(base, fresh)
-	}
+	changes, unconfirmed := harness.DiffSampled(base, fresh, bounded)
 	if len(changes) > 0 {
 		fmt.Fprintf(w, "\n%s from the baseline in %s:\n", differ(len(changes)), o.baseline)
 		for _, c := range changes {
@@ -373,7 +375,7 @@ func (o *runOptions) compare(w io.Writer, base, fresh []*harness.Profile, bounde
 		fmt.Fprintf(w, "\nno verdict differs from the baseline in %s\n", o.baseline)
 	}
 	if len(unconfirmed) > 0 {
-		fmt.Fprintf(w, "\n%s of the baseline that this bounded run did not reproduce or did not measure (it runs a subset of the baseline's runs; not a change):\n", plural(len(unconfirmed), "verdict"))
+		fmt.Fprintf(w, "\n%s of the baseline that this run did not reproduce or did not measure (a bounded run, or cells run fewer times than the baseline's: a subset of its runs; not a change):\n", plural(len(unconfirmed), "verdict"))
 		for _, c := range unconfirmed {
 			fmt.Fprintln(w, "  "+c.String())
 		}
