@@ -27,6 +27,15 @@ func TestMain(m *testing.M) {
 
 func profile(t *testing.T, faults string, scenarios ...string) *harness.Profile {
 	t.Helper()
+	p, _ := profileWith(t, faults, func(*runner.Options) {}, scenarios...)
+	return p
+}
+
+// profileWith runs the fake adapter with the given faults, and the
+// options edit changes; it returns the profile and the options it ran
+// with.
+func profileWith(t *testing.T, faults string, edit func(*runner.Options), scenarios ...string) (*harness.Profile, runner.Options) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +46,7 @@ func profile(t *testing.T, faults string, scenarios ...string) *harness.Profile 
 		Grid: harness.RaceGrid{Ks: []int{3}, JitterMS: []int{0}, Reps: 1, Seed: 1},
 		Env:  []string{envChild + "=1", fakeadapter.EnvFaults + "=" + faults},
 	}
+	edit(&opt)
 	p, err := runner.RunProfile(context.Background(), subj, "sqlite", opt)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +58,7 @@ func profile(t *testing.T, faults string, scenarios ...string) *harness.Profile 
 			}
 		}
 	}
-	return p
+	return p, opt
 }
 
 func cell(t *testing.T, p *harness.Profile, name string) harness.Cell {
@@ -138,17 +148,7 @@ func TestForkIntentNeedsAnInertStray(t *testing.T) {
 // TestCrashRuns: each crash cell runs CrashRuns times; the first run keeps
 // a single run's name and trace path, the others are numbered.
 func TestCrashRuns(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	subj := harness.Subject{Name: "fake", Version: "1", Language: "go", Command: []string{exe}, Stores: []string{"sqlite"}}
-	opt := runner.Options{Root: t.TempDir(), Out: t.TempDir(), Scenarios: []string{"crash"}, Timeout: 30 * time.Second,
-		CrashRuns: 3, Env: []string{envChild + "=1", fakeadapter.EnvFaults + "=" + fakeadapter.NoKey}}
-	p, err := runner.RunProfile(context.Background(), subj, "sqlite", opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, opt := profileWith(t, fakeadapter.NoKey, func(o *runner.Options) { o.CrashRuns = 3 }, "crash")
 	c := cell(t, p, "crash/resume")
 	var names []string
 	for _, r := range c.Runs {
