@@ -2,7 +2,6 @@ package conformcli
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/harness"
@@ -49,12 +48,12 @@ func renderDoc(doc string, ps []*harness.Profile) (string, error) {
 		if next := strings.Index(head[eol:], cellsPrefix); next >= 0 && eol+next < end {
 			return "", fmt.Errorf("line %d: the cells of %s end after the next cells marker", line, id)
 		}
-		i := slices.IndexFunc(ps, func(p *harness.Profile) bool { return p.ID() == id })
-		if i < 0 {
+		p := findProfile(ps, id)
+		if p == nil {
 			return "", fmt.Errorf("line %d: cells of %s: no such profile", line, id)
 		}
 		var c strings.Builder
-		harness.ProfileCells(&c, ps[i])
+		harness.ProfileCells(&c, p)
 		out.WriteString(rest[:k+eol+1])
 		out.WriteString("\n" + c.String() + "\n")
 		rest, at = head[end:], at+k+end
