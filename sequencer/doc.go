@@ -14,7 +14,8 @@
 //   - admission ledger: before a task's effect fires, a claim on (run,
 //     branch, task) is made durable; its key is handed to the effect as
 //     the idempotency key. A claim on a task that has a durable record is
-//     refused (ErrDuplicateClaim).
+//     refused (ErrDuplicateClaim); a claim an earlier owner took is
+//     handed out again with its key.
 //   - commit: a completion record is appended only for task frontier+1,
 //     and only after the state validates against the workflow's Schema;
 //     an invalid state is refused (ErrInvalidState) and nothing persists.
@@ -24,6 +25,14 @@
 //     the parked checkpoint, in the transaction that loads the run, before
 //     any task runs; every other resume gets ErrConflict.
 //   - forks: a branch keyed (checkpoint, ordinal), served its own value.
+//   - ownership: whoever starts driving a branch (Start, the resume that
+//     wins the gate, Fork, Recover) takes its next owner epoch in that
+//     transaction; every later write of the drive checks the epoch in its
+//     own transaction, so a process another one took over is fenced out
+//     (ErrSuperseded) and writes nothing more. With the admission rule (a
+//     claim only for the task after the frontier, never for a committed
+//     task) every task has one idempotency key, however many processes
+//     work on the run.
 //   - recovery: recovery.Recover, a pure function of the durable state,
 //     the very function the Go model's CrashRecover calls.
 //   - trace: every step is a trace event in the contract's vocabulary,

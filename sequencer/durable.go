@@ -19,6 +19,7 @@ const (
 	kindRefusal  = "refusal"  // (n, 0, 0): a refused resume (race or stray)
 	kindRecovery = "recovery" // (n, 0, 0): a recovery and its decision
 	kindEvent    = "event"    // (seq, 0, 0): a trace event
+	kindOwner    = "owner"    // (branch, epoch, 0): who drives the branch: a fencing token
 )
 
 type runBody struct {
@@ -73,6 +74,11 @@ type recoveryBody struct {
 	Decision string `json:"decision"`
 	Parked   bool   `json:"parked"`
 	Lost     bool   `json:"lost,omitempty"`
+}
+
+type ownerBody struct {
+	By string `json:"by"` // the process (Options.Resumer)
+	Op string `json:"op"` // start, resume, fork or recover
 }
 
 // eventBody is a trace event as stored: the action, its parameter and the
@@ -132,6 +138,14 @@ type Refusal struct {
 	Granted bool
 }
 
+// Owner is one taking of a branch: the process that drives the branch
+// from then on, under epoch Epoch. A later epoch of the branch fences
+// every earlier owner out: its next write is refused (ErrSuperseded).
+type Owner struct {
+	Branch, Epoch int
+	By, Op        string
+}
+
 // RecoveryEntry is one recovery.
 type RecoveryEntry struct {
 	Frontier int
@@ -153,6 +167,7 @@ type Durable struct {
 	Forks      []ForkEntry
 	Refusals   []Refusal
 	Recoveries []RecoveryEntry
+	Owners     []Owner
 	Events     []EventHead
 
 	schema  Schema
@@ -244,6 +259,14 @@ func (d *Durable) addFact(f Fact) error {
 		if err = json.Unmarshal(f.Body, &b); err == nil {
 			d.Recoveries = append(d.Recoveries, RecoveryEntry{Frontier: b.Frontier, Decision: b.Decision, Parked: b.Parked, Lost: b.Lost})
 		}
+	case kindOwner:
+		var b ownerBody
+		if err = json.Unmarshal(f.Body, &b); err == nil {
+			if f.K2 < 1 || int(f.K2) != d.epoch(int(f.K1))+1 {
+				err = fmt.Errorf("owner epoch %d of branch %d, want %d", f.K2, f.K1, d.epoch(int(f.K1))+1)
+			}
+			d.Owners = append(d.Owners, Owner{Branch: int(f.K1), Epoch: int(f.K2), By: b.By, Op: b.Op})
+		}
 	case kindEvent:
 		var h EventHead
 		if err = json.Unmarshal(f.Body, &h); err == nil {
@@ -330,6 +353,27 @@ func (d *Durable) lost() bool {
 		}
 	}
 	return false
+}
+
+// epoch is the branch's current owner epoch: 0 before anyone took it.
+func (d *Durable) epoch(branch int) int {
+	e := 0
+	for _, o := range d.Owners {
+		if o.Branch == branch {
+			e = max(e, o.Epoch)
+		}
+	}
+	return e
+}
+
+// ownerOf is the branch's current owner.
+func (d *Durable) ownerOf(branch int) (Owner, bool) {
+	for i := len(d.Owners) - 1; i >= 0; i-- {
+		if d.Owners[i].Branch == branch {
+			return d.Owners[i], true
+		}
+	}
+	return Owner{}, false
 }
 
 // completed: the branch has a record of the last task.

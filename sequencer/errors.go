@@ -20,6 +20,12 @@ var (
 	// consume gate refused this one), or another process committed the
 	// task first.
 	ErrConflict = errors.New("sequencer: conflict")
+	// ErrSuperseded: another process took over the branch this process
+	// was driving (a recovery, usually, presuming it dead) and fenced it
+	// out: this process stopped at its next write and wrote nothing more;
+	// the run continues in the process that took it over. Also matches
+	// ErrConflict.
+	ErrSuperseded = errors.New("sequencer: superseded")
 	// ErrNotParked: an ordinary resume of a run that is not parked at its
 	// interrupt.
 	ErrNotParked = errors.New("sequencer: run is not parked")

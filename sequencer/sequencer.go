@@ -51,6 +51,13 @@ type Options struct {
 	// Choose picks one of n alternatives where a fault makes recovery
 	// nondeterministic (nondetrec, regate). Default: by process id.
 	Choose func(n int) int
+	// Unfenced is for tests only: the sequencer as it was before branch
+	// ownership. No process is fenced out of a branch another process
+	// took over, and a process that finds the task it is about to run
+	// already committed claims it again under a fresh key. The
+	// concurrency tests run with it to show that they catch the double
+	// effects this causes (docs/sequencer.md, "Concurrent processes").
+	Unfenced bool
 }
 
 // Sequencer runs one workflow's runs on a store.
@@ -104,6 +111,43 @@ func (s *Sequencer) afterOp(name, run string, branch, task int) {
 	if s.opt.AfterOp != nil {
 		s.opt.AfterOp(Op{N: s.ops, Name: name, Run: run, Branch: branch, Task: task})
 	}
+}
+
+// lease is a driver's hold on a branch: the owner epoch it took when it
+// started driving (Start, the resume that won the gate, Fork, Recover).
+// Every later write of the driver checks, in its own transaction, that
+// the branch's epoch is still this one: a fencing token.
+type lease struct{ branch, epoch int }
+
+// unfenced is the lease of the fault paths that fire an effect outside
+// any drive (redeliver, doubleconsume, raceeffect): they check nothing.
+var unfenced = lease{epoch: -1}
+
+// holds returns ErrSuperseded when the branch was taken over from l.
+func (s *Sequencer) holds(d *Durable, l lease, task int) error {
+	if l.epoch < 0 || s.opt.Unfenced {
+		return nil
+	}
+	if e := d.epoch(l.branch); e != l.epoch {
+		o, _ := d.ownerOf(l.branch)
+		return fmt.Errorf("%w: %w: run %s branch %d: taken over by %s (%s, owner epoch %d) while this process (epoch %d) was at task %d; it stopped and wrote nothing more",
+			ErrConflict, ErrSuperseded, d.Run, l.branch, o.By, o.Op, e, l.epoch, task)
+	}
+	return nil
+}
+
+// take makes this process the branch's owner under the next epoch, in
+// the transaction t: every earlier owner is fenced out from its commit.
+func (s *Sequencer) take(t *txn, branch int, op string) lease {
+	e := t.d.epoch(branch) + 1
+	t.put(Fact{Kind: kindOwner, K1: int64(branch), K2: int64(e), Body: mustJSON(ownerBody{By: s.opt.Resumer, Op: op})})
+	return lease{branch, e}
+}
+
+// reexecutes reports whether a fault on makes the sequencer run a
+// committed task again (the replay faults).
+func (s *Sequencer) reexecutes() bool {
+	return s.fault(model.Replay) || s.fault(model.PrefixReplay) || s.fault(model.NondetRec)
 }
 
 // txn is one transaction's view: the durable state loaded (with the
@@ -207,17 +251,20 @@ func (s *Sequencer) Start(ctx context.Context, run string, input State) (Status,
 	if def.Input == nil {
 		def.Input = State{}
 	}
-	if err := s.store.Create(ctx, run, []Fact{{Kind: kindRun, Body: mustJSON(def)}}); err != nil {
+	owner := Fact{Kind: kindOwner, K2: 1, Body: mustJSON(ownerBody{By: s.opt.Resumer, Op: "start"})}
+	if err := s.store.Create(ctx, run, []Fact{{Kind: kindRun, Body: mustJSON(def)}, owner}); err != nil {
 		return Status{}, err
 	}
 	s.afterOp("create", run, 0, 0)
-	return s.drive(ctx, run, 0, 1)
+	return s.drive(ctx, run, lease{0, 1}, 1)
 }
 
-// drive executes the branch from task pc until it parks or completes.
-func (s *Sequencer) drive(ctx context.Context, run string, branch, pc int) (Status, error) {
+// drive executes the branch it holds from task pc until it parks or
+// completes, or another process takes the branch over.
+func (s *Sequencer) drive(ctx context.Context, run string, l lease, pc int) (Status, error) {
 	n := len(s.wf.Tasks)
 	gate := s.wf.Gate
+	branch := l.branch
 	var outcome []string
 	for {
 		d, err := s.load(ctx, run)
@@ -228,6 +275,11 @@ func (s *Sequencer) drive(ctx context.Context, run string, branch, pc int) (Stat
 		if pc > n {
 			st.Completed, st.State = true, d.stateAt(branch, n)
 			return st, nil
+		}
+		// Taken over since the last step: stop before running anything
+		// (the transactions below check again, authoritatively).
+		if err := s.holds(d, l, pc); err != nil {
+			return Status{}, err
 		}
 		value := ""
 		switch {
@@ -246,6 +298,9 @@ func (s *Sequencer) drive(ctx context.Context, run string, branch, pc int) (Stat
 				return st, nil
 			}
 			err := s.update(ctx, run, "park", 0, pc, func(t *txn) error {
+				if err := s.holds(t.d, l, pc); err != nil {
+					return err
+				}
 				if _, granted := t.d.consumedGrant(); granted || t.d.committed(0, gate) {
 					return fmt.Errorf("%w: run %s: the gate was consumed while parking", ErrConflict, run)
 				}
@@ -277,7 +332,7 @@ func (s *Sequencer) drive(ctx context.Context, run string, branch, pc int) (Stat
 				value = g.Value
 			}
 		}
-		out, err := s.execTask(ctx, d, branch, pc, value)
+		out, err := s.execTask(ctx, d, l, pc, value)
 		if err != nil {
 			return Status{}, err
 		}
@@ -288,11 +343,16 @@ func (s *Sequencer) drive(ctx context.Context, run string, branch, pc int) (Stat
 	}
 }
 
-// execTask runs task pc of the branch: claim, effect, validate, commit.
-func (s *Sequencer) execTask(ctx context.Context, d *Durable, branch, pc int, value string) ([]string, error) {
+// execTask runs task pc of the branch l holds: claim, effect, validate,
+// commit.
+func (s *Sequencer) execTask(ctx context.Context, d *Durable, l lease, pc int, value string) ([]string, error) {
 	run := d.Run
+	branch := l.branch
 	task := s.wf.Tasks[pc-1]
-	reexec := d.committed(branch, pc) // only under the replay faults
+	// A committed task runs again only under a replay fault. Without one,
+	// the claim below refuses it: a committed task is never claimed
+	// again, whoever asks.
+	reexec := d.committed(branch, pc) && (s.reexecutes() || s.opt.Unfenced)
 	gate := s.wf.Gate
 	var out TaskOutput
 	if reexec && branch == 0 && pc == gate && s.fault(model.PrefixReplay) {
@@ -303,7 +363,7 @@ func (s *Sequencer) execTask(ctx context.Context, d *Durable, branch, pc int, va
 			}
 		}
 	} else {
-		key, err := s.claim(ctx, run, branch, pc, reexec)
+		key, err := s.claim(ctx, run, l, pc, reexec)
 		if err != nil {
 			return nil, err
 		}
@@ -330,7 +390,10 @@ func (s *Sequencer) execTask(ctx context.Context, d *Durable, branch, pc int, va
 	}
 	err := s.update(ctx, run, "commit", branch, pc, func(t *txn) error {
 		d := t.d
-		replaying := s.fault(model.Replay) || s.fault(model.PrefixReplay) || s.fault(model.NondetRec)
+		if err := s.holds(d, l, pc); err != nil {
+			return err
+		}
+		replaying := s.reexecutes()
 		if f := d.Frontier(branch); f != pc-1 && !(replaying && pc <= f) {
 			return fmt.Errorf("%w: run %s branch %d: commit of task %d, but the frontier is %d", ErrConflict, run, branch, pc, f)
 		}
@@ -356,17 +419,27 @@ func (s *Sequencer) execTask(ctx context.Context, d *Durable, branch, pc int, va
 	return out.Outcome, err
 }
 
-// claim takes the admission claim of (branch, task) and returns its key.
-// A claim of a task whose record is durable is refused; a claim already
-// taken by a process that crashed before the commit is handed out again
-// (its effect may have fired: the key lets the effect deduplicate).
-// fresh (the replay faults) takes a new claim with a new key instead.
-func (s *Sequencer) claim(ctx context.Context, run string, branch, task int, fresh bool) (string, error) {
+// claim takes the admission claim of (branch, task) for the holder of l
+// and returns its key. A claim is taken only by the branch's owner and
+// only for the task after the branch's frontier: a claim of a task whose
+// record is durable is refused. A claim already taken by an earlier owner
+// (one that crashed, or was taken over, before the commit) is handed out
+// again with the same key: its effect may have fired, and the key lets
+// the effect deduplicate. So every task has one key. fresh (the replay
+// faults) takes a new claim with a new key instead.
+func (s *Sequencer) claim(ctx context.Context, run string, l lease, task int, fresh bool) (string, error) {
 	var key string
+	branch := l.branch
 	err := s.update(ctx, run, "claim", branch, task, func(t *txn) error {
+		if err := s.holds(t.d, l, task); err != nil {
+			return err
+		}
 		cs := t.d.Claims[[2]int{branch, task}]
 		if t.d.committed(branch, task) && !fresh {
 			return fmt.Errorf("%w: run %s branch %d task %d is committed", ErrDuplicateClaim, run, branch, task)
+		}
+		if f := t.d.Frontier(branch); !fresh && !s.opt.Unfenced && f != task-1 {
+			return fmt.Errorf("%w: run %s branch %d: claim of task %d, but the frontier is %d", ErrConflict, run, branch, task, f)
 		}
 		if len(cs) > 0 && !fresh {
 			key = cs[len(cs)-1].Key
@@ -382,7 +455,7 @@ func (s *Sequencer) claim(ctx context.Context, run string, branch, task int, fre
 // fire runs a task's effect under a fresh claim: what the faults that
 // re-fire an effect do.
 func (s *Sequencer) fire(ctx context.Context, d *Durable, task int, value string) error {
-	key, err := s.claim(ctx, d.Run, 0, task, true)
+	key, err := s.claim(ctx, d.Run, unfenced, task, true)
 	if err != nil {
 		return err
 	}
@@ -424,9 +497,10 @@ func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent
 	var result error
 	loser := false
 	stray := false
+	var held lease
 	err := s.update(ctx, run, "gate", 0, gate, func(t *txn) error {
 		d := t.d
-		result, loser, stray = nil, false, false
+		result, loser, stray, held = nil, false, false, lease{}
 		_, granted := d.consumedGrant()
 		switch {
 		case d.completed(0):
@@ -450,6 +524,7 @@ func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent
 			result = fmt.Errorf("%w: run %s: next task %d, gate %d", ErrNotParked, run, d.Frontier(0)+1, gate)
 		default:
 			t.put(Fact{Kind: kindGrant, K1: int64(gate), Body: mustJSON(grantBody{Value: value, Resumer: s.opt.Resumer})})
+			held = s.take(t, 0, "resume")
 		}
 		return nil
 	})
@@ -505,7 +580,7 @@ func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent
 	case result != nil:
 		return Status{}, result
 	}
-	return s.drive(ctx, run, 0, gate)
+	return s.drive(ctx, run, held, gate)
 }
 
 // Fork runs the gated task again on a new branch, keyed (checkpoint,
@@ -516,7 +591,7 @@ func (s *Sequencer) Fork(ctx context.Context, run string, checkpoint int, value 
 	if !s.wf.validValue(value) {
 		return Status{}, fmt.Errorf("%w: %q (the gate accepts %s)", ErrBadValue, value, strings.Join(s.wf.Values, ", "))
 	}
-	branch := 0
+	var held lease
 	err := s.update(ctx, run, "fork", 0, checkpoint, func(t *txn) error {
 		d := t.d
 		if _, parked := d.Parks[0]; checkpoint != d.Def.Gate || !(parked || d.committed(0, d.Def.Gate)) {
@@ -526,8 +601,9 @@ func (s *Sequencer) Fork(ctx context.Context, run string, checkpoint int, value 
 			return fmt.Errorf("%w: run %s: resume it with ordinary intent first", ErrNotConsumed, run)
 		}
 		ordinal := len(d.Forks) + 1
-		branch = ordinal
+		branch := ordinal
 		t.put(Fact{Kind: kindFork, K1: int64(branch), Body: mustJSON(forkBody{Checkpoint: checkpoint, Ordinal: ordinal, Value: value})})
+		held = s.take(t, branch, "fork")
 		if s.fault(noIntent) {
 			t.put(Fact{Kind: kindGrant, K1: int64(checkpoint), K2: int64(len(d.Grants)), Body: mustJSON(grantBody{Value: value, Resumer: s.opt.Resumer})})
 		}
@@ -536,19 +612,29 @@ func (s *Sequencer) Fork(ctx context.Context, run string, checkpoint int, value 
 	if err != nil {
 		return Status{}, err
 	}
-	return s.drive(ctx, run, branch, checkpoint)
+	return s.drive(ctx, run, held, checkpoint)
 }
 
 // Recover continues a run whose process died, from what is durable only:
 // recovery.Recover decides where (one past the durable frontier; parked
-// again if the park is durable and unconsumed). It records the recovery,
-// then runs the run (and every unfinished fork branch) until it parks or
-// completes. Recovering a run that completed changes nothing.
+// again if the park is durable and unconsumed). In one transaction it
+// records the recovery and takes over every branch it will drive (the
+// main branch unless parked or complete, every unfinished fork branch):
+// a process still working on them, presumed dead, is fenced out from its
+// next write. Then it runs the run (and those fork branches) until it
+// parks or completes. Recovering a run that completed changes nothing.
 func (s *Sequencer) Recover(ctx context.Context, run string) (Status, error) {
-	var plan recovery.Plan
-	var decision string
-	lost := false
-	redeliver := 0
+	type plan struct {
+		recovery.Plan
+		decision  string
+		lost      bool
+		complete  bool
+		redeliver int
+		main      lease
+		forks     []lease
+		forkNext  []int
+	}
+	var p plan
 	// The faults that make recovery nondeterministic choose here, outside
 	// the decision (which stays a function of the durable state and this
 	// choice).
@@ -562,71 +648,80 @@ func (s *Sequencer) Recover(ctx context.Context, run string) (Status, error) {
 		_, granted := d.consumedGrant()
 		_, park := d.Parks[0]
 		view := recovery.View{Frontier: f, Parked: park && !d.committed(0, d.Def.Gate), Consumed: granted}
-		plan, decision, lost, redeliver = recovery.Recover(view), recovery.Decision, false, 0
-		if d.completed(0) || (f == 0 && len(d.Events) == 0) {
-			// Complete, or nothing durable but the input: the initial
-			// state, which the spec does not recover from.
-			return nil
+		p = plan{Plan: recovery.Recover(view), decision: recovery.Decision, complete: d.completed(0)}
+		// Complete, or nothing durable but the input (the initial state,
+		// which the spec does not recover from): no recovery to record.
+		if !p.complete && !(f == 0 && len(d.Events) == 0) {
+			switch {
+			case view.Parked:
+			case s.fault(model.VolatilePark) && f == d.Def.Gate-1 && !granted:
+				p.lost = true
+			case s.fault(model.Replay) || s.fault(model.PrefixReplay):
+				p.Next, p.decision = 1, "replay"
+			case s.fault(model.NondetRec):
+				if choice == 1 {
+					p.Next, p.decision = f, "reexec"
+				}
+			case s.fault(model.Regate) && d.committed(0, d.Def.Gate):
+				if choice == 1 {
+					p.decision = "regate"
+				}
+			case s.fault(model.Rebuild):
+				p.decision = "rebuild"
+			case s.fault(model.Redeliver):
+				p.decision = "redeliver"
+				if f != d.Def.Gate {
+					p.redeliver = f
+				}
+			}
+			t.put(Fact{Kind: kindRecovery, K1: int64(len(d.Recoveries)),
+				Body: mustJSON(recoveryBody{Frontier: f, Decision: p.decision, Parked: p.Parked, Lost: p.lost})})
+			t.emit(model.CrashRecover, "", p.decision, p.Next, 0)
 		}
-		switch {
-		case view.Parked:
-		case s.fault(model.VolatilePark) && f == d.Def.Gate-1 && !granted:
-			lost = true
-		case s.fault(model.Replay) || s.fault(model.PrefixReplay):
-			plan.Next, decision = 1, "replay"
-		case s.fault(model.NondetRec):
-			if choice == 1 {
-				plan.Next, decision = f, "reexec"
-			}
-		case s.fault(model.Regate) && d.committed(0, d.Def.Gate):
-			if choice == 1 {
-				decision = "regate"
-			}
-		case s.fault(model.Rebuild):
-			decision = "rebuild"
-		case s.fault(model.Redeliver):
-			decision = "redeliver"
-			if f != d.Def.Gate {
-				redeliver = f
+		if !p.complete && !p.Parked && !p.lost {
+			p.main = s.take(t, 0, "recover")
+		}
+		for _, fk := range d.Forks {
+			if !d.completed(fk.Branch) {
+				p.forks = append(p.forks, s.take(t, fk.Branch, "recover"))
+				p.forkNext = append(p.forkNext, d.Frontier(fk.Branch)+1)
 			}
 		}
-		t.put(Fact{Kind: kindRecovery, K1: int64(len(d.Recoveries)),
-			Body: mustJSON(recoveryBody{Frontier: f, Decision: decision, Parked: plan.Parked, Lost: lost})})
-		t.emit(model.CrashRecover, "", decision, plan.Next, 0)
 		return nil
 	})
 	if err != nil {
 		return Status{}, err
 	}
-	if redeliver > 0 {
+	if p.redeliver > 0 {
 		d, err := s.load(ctx, run)
 		if err != nil {
 			return Status{}, err
 		}
-		if err := s.fire(ctx, d, redeliver, ""); err != nil {
+		if err := s.fire(ctx, d, p.redeliver, ""); err != nil {
 			return Status{}, err
 		}
 	}
-	d, err := s.load(ctx, run)
-	if err != nil {
-		return Status{}, err
-	}
 	var st Status
 	switch {
-	case lost:
-		st = Status{Run: run, Next: plan.Next, Lost: true}
-	case plan.Parked:
-		st = Status{Run: run, Next: plan.Next, Parked: true}
+	case p.lost:
+		st = Status{Run: run, Next: p.Next, Lost: true}
+	case p.Parked:
+		st = Status{Run: run, Next: p.Next, Parked: true}
+	case p.complete:
+		d, err := s.load(ctx, run)
+		if err != nil {
+			return Status{}, err
+		}
+		n := len(s.wf.Tasks)
+		st = Status{Run: run, Next: n + 1, Completed: true, State: d.stateAt(0, n)}
 	default:
-		if st, err = s.drive(ctx, run, 0, plan.Next); err != nil {
+		if st, err = s.drive(ctx, run, p.main, p.Next); err != nil {
 			return st, err
 		}
 	}
-	for _, f := range d.Forks {
-		if !d.completed(f.Branch) {
-			if _, err := s.drive(ctx, run, f.Branch, d.Frontier(f.Branch)+1); err != nil {
-				return st, err
-			}
+	for i, l := range p.forks {
+		if _, err := s.drive(ctx, run, l, p.forkNext[i]); err != nil {
+			return st, err
 		}
 	}
 	return st, nil

@@ -20,6 +20,19 @@ import (
 // not has not taken its ExecTask step yet. Events written while such a
 // step may be in flight therefore do not observe what it changes (see
 // observedAt).
+//
+// The spec has one executing process; the sequencer may have several on
+// a run at once (a recovery racing a live resume, concurrent
+// recoveries). The owner rows keep the spec's single process single:
+// only the current owner of the main branch writes ExecTask,
+// EmitInterrupt and Consume, and a recovery takes the branch over in the
+// transaction that writes its CrashRecover. In the spec's terms the
+// take-over is the previous owner's crash: its volatile pc is gone, what
+// is durable stays, and a fenced process writes nothing more, so no event
+// of it needs ordering. Owner rows map to no variable. A fenced or dead
+// owner may have fired a task's effect under the task's key before the
+// take-over; the new owner fires it again under the same key: effects[t]
+// counts keys, one per task, as the ledger applies one effect per key.
 
 // varMap says what each spec variable is in the sequencer.
 var varMap = []struct {

@@ -140,6 +140,7 @@ func Run(t *testing.T, h *Harness) {
 	t.Run("InvalidState", func(t *testing.T) { testInvalidState(t, h) })
 	t.Run("Corrupt", func(t *testing.T) { testCorrupt(t, h) })
 	t.Run("Faults", func(t *testing.T) { testFaults(t, h) })
+	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, h) })
 }
 
 // mustT returns a function that fails the test on err and returns st.
