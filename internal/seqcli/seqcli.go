@@ -122,6 +122,11 @@ type globals struct {
 	faults    []string
 	jsonOut   bool
 	opsLog    bool
+	// Test hooks: pause after an operation until a FIFO is closed; run
+	// the sequencer as it was before branch ownership.
+	pauseAfter int
+	pauseAt    string
+	unfenced   bool
 }
 
 // env is an open store, ledger and sequencer.
@@ -134,9 +139,12 @@ type env struct {
 	close func()
 }
 
-func (g *globals) open(ctx context.Context, stderr io.Writer, resumer string) (*env, error) {
+func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer string) (*env, error) {
 	if g.tasks < 2 {
 		return nil, usage("--tasks %d: want at least 2", g.tasks)
+	}
+	if (g.pauseAfter > 0) != (g.pauseAt != "") {
+		return nil, usage("--pause-after and --pause-at go together")
 	}
 	var faults model.FaultSet
 	for _, name := range g.faults {
@@ -174,10 +182,17 @@ func (g *globals) open(ctx context.Context, stderr io.Writer, resumer string) (*
 		return nil, fmt.Errorf("ledger %s: %w", redact(ledger), err)
 	}
 	wf := demo.Workflow(l, g.tasks)
-	opt := sequencer.Options{Faults: faults, Resumer: resumer}
+	opt := sequencer.Options{Faults: faults, Resumer: resumer, Unfenced: g.unfenced}
 	opt.AfterOp = func(op sequencer.Op) {
 		if g.opsLog {
 			fmt.Fprintf(stderr, "op %d: %s (branch %d, task %d)\n", op.N, op.Name, op.Branch, op.Task)
+		}
+		if g.pauseAfter > 0 && op.N == g.pauseAfter {
+			// Say "paused" on stdout and wait until the FIFO's writer
+			// closes it: a test runs another process meanwhile.
+			if err := waitFIFO(g.pauseAt, stdout, "paused"); err != nil {
+				fmt.Fprintf(stderr, "seqctl: --pause-at: %v\n", err)
+			}
 		}
 		if g.killAfter > 0 && op.N == g.killAfter {
 			fmt.Fprintf(stderr, "seqctl: killed after operation %d (%s, branch %d, task %d)\n", op.N, op.Name, op.Branch, op.Task)
@@ -238,6 +253,10 @@ store and to the same database for PostgreSQL.
 	pf.StringArrayVar(&g.faults, "fault", nil, "turn a fault of the spec on in the sequencer (tests only; repeatable)")
 	pf.BoolVar(&g.jsonOut, "json", false, "print results as JSON")
 	pf.BoolVar(&g.opsLog, "ops", false, "print each persistence operation on stderr")
+	pf.IntVar(&g.pauseAfter, "pause-after", 0, "tests: right after the N-th persistence operation, print \"paused\" and wait until the --pause-at FIFO is closed by its writer")
+	pf.StringVar(&g.pauseAt, "pause-at", "", "tests: the FIFO --pause-after waits on")
+	pf.BoolVar(&g.unfenced, "unfenced", false, "tests only: the sequencer as it was before branch ownership (no fencing; a committed task claimed again under a new key)")
+	pf.MarkHidden("unfenced")
 	root.AddCommand(newRunCmd(g), newResumeCmd(g), newForkCmd(g), newRecoverCmd(g), newHistoryCmd(g),
 		newTraceCmd(g), newLedgerCmd(g), newRunsCmd(g), newBenchCmd(g))
 	return root
@@ -279,7 +298,7 @@ func newRunCmd(g *globals) *cobra.Command {
 			if run == "" {
 				run = fmt.Sprintf("run-%d", time.Now().UnixNano())
 			}
-			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 			if err != nil {
 				return err
 			}
@@ -321,23 +340,14 @@ func newResumeCmd(g *globals) *cobra.Command {
 			if run == "" || value == "" {
 				return usage("resume needs --run and --value")
 			}
-			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), fmt.Sprintf("pid %d", os.Getpid()))
+			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), fmt.Sprintf("pid %d", os.Getpid()))
 			if err != nil {
 				return err
 			}
 			defer e.close()
 			if barrier != "" {
-				// Racers: load the run first (the connection is warm),
-				// then wait at the barrier, then wait the jitter.
-				if _, err := e.seq.History(cmd.Context(), run); err != nil {
+				if err := race(cmd, e, []string{run}, barrier, jitter, seed); err != nil {
 					return err
-				}
-				if err := waitBarrier(barrier, cmd.OutOrStdout()); err != nil {
-					return err
-				}
-				if jitter > 0 {
-					r := rand.New(rand.NewPCG(seed, uint64(os.Getpid())))
-					time.Sleep(time.Duration(r.Int64N(int64(jitter) + 1)))
 				}
 			}
 			st, err := e.seq.Resume(cmd.Context(), run, value, sequencer.Intent(intent))
@@ -356,17 +366,35 @@ func newResumeCmd(g *globals) *cobra.Command {
 	return c
 }
 
-// waitBarrier waits at the FIFO at path: the harness holds it open for
-// writing, so opening it returns at once; this racer then says "ready"
-// on ready and blocks reading until the harness closes its end, which
-// releases every racer at once.
-func waitBarrier(path string, ready io.Writer) error {
+// race is a racer's start: load the runs first (the connection is warm),
+// then wait at the barrier, then wait the jitter.
+func race(cmd *cobra.Command, e *env, runs []string, barrier string, jitter time.Duration, seed uint64) error {
+	for _, r := range runs {
+		if _, err := e.seq.History(cmd.Context(), r); err != nil {
+			return err
+		}
+	}
+	if err := waitFIFO(barrier, cmd.OutOrStdout(), "ready"); err != nil {
+		return err
+	}
+	if jitter > 0 {
+		r := rand.New(rand.NewPCG(seed, uint64(os.Getpid())))
+		time.Sleep(time.Duration(r.Int64N(int64(jitter) + 1)))
+	}
+	return nil
+}
+
+// waitFIFO waits at the FIFO at path: the harness holds it open for
+// writing, so opening it returns at once; this process then says word on
+// w and blocks reading until the harness closes its end, which releases
+// every process waiting on it at once.
+func waitFIFO(path string, w io.Writer, word string) error {
 	f, err := os.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return fmt.Errorf("barrier: %w", err)
 	}
 	defer f.Close()
-	if _, err := fmt.Fprintln(ready, "ready"); err != nil {
+	if _, err := fmt.Fprintln(w, word); err != nil {
 		return err
 	}
 	_, err = io.Copy(io.Discard, f)
@@ -384,7 +412,7 @@ func newForkCmd(g *globals) *cobra.Command {
 			if run == "" || value == "" {
 				return usage("fork needs --run and --value")
 			}
-			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 			if err != nil {
 				return err
 			}
@@ -403,8 +431,10 @@ func newForkCmd(g *globals) *cobra.Command {
 }
 
 func newRecoverCmd(g *globals) *cobra.Command {
-	var run string
+	var run, barrier string
 	var all bool
+	var jitter time.Duration
+	var seed uint64
 	c := &cobra.Command{
 		Use:   "recover",
 		Short: "recover a run whose process died: continue from what is durable",
@@ -413,7 +443,7 @@ func newRecoverCmd(g *globals) *cobra.Command {
 			if run == "" && !all {
 				return usage("recover needs --run or --all")
 			}
-			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 			if err != nil {
 				return err
 			}
@@ -421,6 +451,11 @@ func newRecoverCmd(g *globals) *cobra.Command {
 			runs := []string{run}
 			if all {
 				if runs, err = e.st.Runs(cmd.Context()); err != nil {
+					return err
+				}
+			}
+			if barrier != "" {
+				if err := race(cmd, e, runs, barrier, jitter, seed); err != nil {
 					return err
 				}
 			}
@@ -438,6 +473,9 @@ func newRecoverCmd(g *globals) *cobra.Command {
 	}
 	c.Flags().StringVar(&run, "run", "", "the run id")
 	c.Flags().BoolVar(&all, "all", false, "recover every run in the store")
+	c.Flags().StringVar(&barrier, "barrier", "", "racers: a FIFO to wait on before recovering (the race harness opens it to release every racer at once)")
+	c.Flags().DurationVar(&jitter, "jitter", 0, "racers: wait a random time in [0, jitter] after the barrier")
+	c.Flags().Uint64Var(&seed, "seed", 1, "racers: seed of the jitter")
 	return c
 }
 
@@ -451,7 +489,7 @@ func newHistoryCmd(g *globals) *cobra.Command {
 			if run == "" {
 				return usage("history needs --run")
 			}
-			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 			if err != nil {
 				return err
 			}
@@ -520,6 +558,9 @@ func writeHistory(w io.Writer, d *sequencer.Durable) {
 	for i, r := range d.Recoveries {
 		fmt.Fprintf(w, "recovery %d: frontier %d, decision %s, parked %v\n", i+1, r.Frontier, r.Decision, r.Parked)
 	}
+	for _, o := range d.Owners {
+		fmt.Fprintf(w, "owner: branch %d epoch %d taken by %s (%s)\n", o.Branch, o.Epoch, o.By, o.Op)
+	}
 	fmt.Fprintf(w, "trace: %d events\n", len(d.Events))
 }
 
@@ -534,7 +575,7 @@ func newTraceCmd(g *globals) *cobra.Command {
 			if run == "" {
 				return usage("trace needs --run")
 			}
-			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 			if err != nil {
 				return err
 			}
@@ -576,7 +617,7 @@ func newLedgerCmd(g *globals) *cobra.Command {
 			if run == "" {
 				return usage("ledger needs --run")
 			}
-			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 			if err != nil {
 				return err
 			}
@@ -631,7 +672,7 @@ func newRunsCmd(g *globals) *cobra.Command {
 		Short: "list the runs in the store",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			e, err := g.open(cmd.Context(), cmd.ErrOrStderr(), "")
+			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 			if err != nil {
 				return err
 			}
