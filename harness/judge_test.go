@@ -111,3 +111,87 @@ func FuzzJudge(f *testing.F) {
 		}
 	})
 }
+
+// TestUnreachedKillPoint: a crash run that never got to its kill point
+// is inconclusive, not a run that held. The stray log (LangGraph 1.2.9,
+// no kill) stands for a crash run whose kill point was never reached:
+// judged with a kill point and no kill, nothing it held stays holds;
+// judged with the kill entry it reached, its verdict is unchanged.
+func TestUnreachedKillPoint(t *testing.T) {
+	var l RunLog
+	require.NoError(t, jsonfile.Read(filepath.Join(logsDir, "langgraph-1.2.9-sqlite-stray.json"), &l, jsonfile.Options{Strict: true}))
+	plain, _, err := Judge(&l)
+	require.NoError(t, err)
+	require.Equal(t, Holds, plain.Obligations["EO"], "the stray run holds EO: the test needs a run that holds something")
+
+	l.KillAt = KillPointName(CrashKillWhat, 1)
+	rv, _, err := Judge(&l)
+	require.NoError(t, err)
+	assert.True(t, rv.Unreached)
+	assert.Equal(t, l.KillAt, rv.KillPoint)
+	for o, st := range rv.Obligations {
+		assert.NotEqual(t, Holds, st, "%s holds in a run whose kill point was not reached", o)
+		if plain.Obligations[o] == Violated {
+			assert.Equal(t, Violated, st, "%s: a violation seen stays one", o)
+		}
+	}
+	assert.Contains(t, strings.Join(rv.Notes, "\n"), "kill point was not reached")
+
+	l.Entries = append(l.Entries, Entry{Kind: EntryKill, Proc: 1})
+	reached, _, err := Judge(&l)
+	require.NoError(t, err)
+	assert.False(t, reached.Unreached)
+
+	// A cell of one unreached run cannot hold.
+	sc, _ := ScenarioByName("crash")
+	c := Cell{Name: "crash/resume", Scenario: "crash", Measures: sc.Measures, Runs: []RunVerdict{*rv}}
+	c.Finish(sc, Features{})
+	for _, o := range sc.Measures {
+		assert.NotEqual(t, Holds, c.Status[o], "cell %s", o)
+	}
+}
+
+// TestLegacyKillPoint reads the kill point out of the notes of runs
+// recorded before the kill_point field.
+func TestLegacyKillPoint(t *testing.T) {
+	for _, tc := range []struct {
+		scenario, note, want string
+		unreached            bool
+	}{
+		{"killsweep", "kill at note 8: inside task 2, before its effect (occurrence 1; the dry run's note 9)", "inside task 2, before its effect (occurrence 1)", false},
+		{"killsweep", "kill at note 3: after persistence operation put (task 1) (occurrence 2; the dry run's note 3)", "after persistence operation put (task 1) (occurrence 2)", false},
+		{"killsweep", "kill point after persistence operation checkpoint (occurrence 2) was not reached", "after persistence operation checkpoint (occurrence 2)", true},
+		{"killsweep", "the dry run (no kill) sent 12 notes: the sweep's kill points", "", false},
+		{"crash", "", "inside task 3, after its effect (occurrence 1)", false},
+	} {
+		got, unreached := LegacyKillPoint(tc.scenario, &RunVerdict{Notes: []string{tc.note}})
+		assert.Equal(t, tc.want, got, tc.note)
+		assert.Equal(t, tc.unreached, unreached, tc.note)
+	}
+}
+
+// TestLVOverEveryRun: liveness is judged over every run of every cell,
+// not the parked cell alone: a killsweep run that did not complete makes
+// the profile's LV violated though the parked cell held.
+func TestLVOverEveryRun(t *testing.T) {
+	mk := func(scenario, name string, lv Status) Cell {
+		sc, _ := ScenarioByName(scenario)
+		st := map[string]Status{"LV": lv}
+		for _, o := range sc.Measures {
+			if o != "LV" {
+				st[o] = Holds
+			}
+		}
+		c := Cell{Name: name, Scenario: scenario, Measures: sc.Measures, Runs: []RunVerdict{{Run: "r", Obligations: st}}}
+		c.Finish(sc, Features{Fork: true})
+		return c
+	}
+	for _, tc := range []struct {
+		sweep Status
+		want  Status
+	}{{Violated, Violated}, {Undetermined, Undetermined}, {Holds, Holds}} {
+		p := &Profile{Features: Features{Fork: true}, Cells: []Cell{mk("parked", "parked", Holds), mk("killsweep", "killsweep/resume", tc.sweep)}}
+		p.Finish()
+		assert.Equal(t, tc.want, p.Obligations["LV"].Status, "a sweep run with LV %s", tc.sweep)
+	}
+}

@@ -43,7 +43,11 @@ type RunLog struct {
 	Store    string   `json:"store"`
 	Workflow Workflow `json:"workflow"`
 	// Racers is k for a race run (0 otherwise).
-	Racers  int     `json:"racers,omitempty"`
+	Racers int `json:"racers,omitempty"`
+	// KillAt names the kill point a crash run aims at (KillPointName):
+	// a run whose log has no kill entry did not reach it, and judges as
+	// inconclusive.
+	KillAt  string  `json:"kill_at,omitempty"`
 	Entries []Entry `json:"entries"`
 	// Rows is the run's ledger at the end.
 	Rows []Effect `json:"rows"`

@@ -4,7 +4,11 @@ package harness
 type Scenario struct {
 	Name     string
 	Workflow Workflow
-	// Measures are the obligations the scenario's runs decide.
+	// Measures are the obligations the scenario's runs decide. LV is
+	// judged over every run that drives the workflow (a run that does not
+	// complete is evidence against liveness whatever it was for), so
+	// every scenario measures it but cv, whose workflow is written to be
+	// refused: a conforming subject stops it at the invalid write.
 	Measures []string
 	Doc      string
 }
@@ -18,14 +22,14 @@ func wf(tasks, gate, invalid int) Workflow {
 
 // The scenarios, in the profile's order.
 var Scenarios = []Scenario{
-	{"fd", wf(3, 2, 0), []string{"FD", "EO", "CO"}, "a second resume value aimed at the interrupt checkpoint"},
-	{"stray", wf(3, 2, 0), []string{"CO", "EO"}, "a resume after completion"},
+	{"fd", wf(3, 2, 0), []string{"FD", "EO", "CO", "LV"}, "a second resume value aimed at the interrupt checkpoint"},
+	{"stray", wf(3, 2, 0), []string{"CO", "EO", "LV"}, "a resume after completion"},
 	{"cv", wf(3, 2, 3), []string{"CV"}, "the last task writes a schema-invalid state"},
-	{"crash", wf(4, 2, 0), []string{"EO", "PC"}, "SIGKILL inside task 3, after its effect; recovery through an address"},
-	{"killsweep", wf(4, 2, 0), []string{"EO", "PC", "RD"}, "SIGKILL at every note of start + resume; recovery through an address"},
-	{"race", wf(3, 3, 0), []string{"CO"}, "k processes resume one parked interrupt behind a barrier"},
+	{"crash", wf(4, 2, 0), []string{"EO", "PC", "LV"}, "SIGKILL inside task 3, after its effect; recovery through an address"},
+	{"killsweep", wf(4, 2, 0), []string{"EO", "PC", "RD", "LV"}, "SIGKILL at every note of start + resume; recovery through an address"},
+	{"race", wf(3, 3, 0), []string{"CO", "LV"}, "k processes resume one parked interrupt behind a barrier"},
 	{"parked", wf(3, 2, 0), []string{"LV"}, "SIGKILL while parked, then resume"},
-	{"fork", wf(3, 2, 0), []string{"FI", "FD"}, "a resume with explicit fork intent"},
+	{"fork", wf(3, 2, 0), []string{"FI", "FD", "LV"}, "a resume with explicit fork intent"},
 }
 
 // ScenarioByName returns the scenario with that name.

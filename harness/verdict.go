@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
 
@@ -27,6 +28,13 @@ var Obligations = []string{"EO", "PC", "FD", "CV", "CO", "RD", "FI", "LV"}
 // RunVerdict is one run's verdict and its evidence.
 type RunVerdict struct {
 	Run string `json:"run"`
+	// KillPoint names the kill point of a crash run (KillPointName): the
+	// same point in two runs is the same place in the subject's work.
+	KillPoint string `json:"kill_point,omitempty"`
+	// Unreached: the run never got to its kill point (it ran to its end
+	// without a crash), so it says nothing about the crash it was for:
+	// every obligation it would have held is undetermined.
+	Unreached bool `json:"unreached,omitempty"`
 	// Trace is the trace file, relative to the profile's directory.
 	Trace string `json:"trace,omitempty"`
 	// Verdict is tracecheck's on the reference semantics: accepted,
@@ -77,9 +85,93 @@ func Judge(l *RunLog) (*RunVerdict, *Built, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("harness: run %s: built an invalid trace: %w", l.Run, err)
 	}
+	if err := rv.decide(b.Trace, res, directChecks(l, b)); err != nil {
+		return nil, nil, err
+	}
+	if res.Failure != nil {
+		rv.Excerpt = excerpt(b, res.Failure.Event.Index)
+	}
+	if l.KillAt != "" {
+		rv.KillPoint = l.KillAt
+		rv.Unreached = !slices.ContainsFunc(l.Entries, func(e Entry) bool { return e.Kind == EntryKill })
+	}
+	rv.Inconclusive()
+	return rv, b, nil
+}
+
+// KillPointName names a kill point by what the adapter was doing there
+// (describeNote's words) and the how-many-th such note it was, e.g.
+// "inside task 3, after its effect (occurrence 1)". Crash cells and the
+// sweep use it; the regression gate compares runs at equal names.
+func KillPointName(what string, occurrence int) string {
+	return fmt.Sprintf("%s (occurrence %d)", what, occurrence)
+}
+
+// Inconclusive applies the rule for a crash run that never reached its
+// kill point: what it held, it held without the crash it was for, so
+// each such obligation is undetermined; a violation it saw stays one.
+func (rv *RunVerdict) Inconclusive() {
+	if !rv.Unreached {
+		return
+	}
+	changed := false
+	for o, st := range rv.Obligations {
+		if st == Holds {
+			rv.Obligations[o] = Undetermined
+			changed = true
+		}
+	}
+	const note = "the kill point was not reached: the run is inconclusive for the crash it was for"
+	if changed && !slices.Contains(rv.Notes, note) {
+		rv.Notes = append(rv.Notes, note)
+	}
+}
+
+// LegacyKillPoint reads a crash run's kill point from the notes a
+// runner of before the kill_point field wrote ("kill at note 7: inside
+// task 2, after its effect (occurrence 1; the dry run's note 8)", "kill
+// point ... (occurrence 2) was not reached"); a crash cell's run
+// (scenario crash) is killed inside task 3 after its effect. It returns
+// "" for a run that is no crash run.
+func LegacyKillPoint(scenario string, rv *RunVerdict) (point string, unreached bool) {
+	if scenario == "crash" {
+		return KillPointName(CrashKillWhat, 1), false
+	}
+	for _, n := range rv.Notes {
+		if rest, ok := strings.CutPrefix(n, "kill at note "); ok {
+			_, rest, _ = strings.Cut(rest, ": ")
+			what, occ, ok := strings.Cut(rest, " (occurrence ")
+			if !ok {
+				continue
+			}
+			var k int
+			if _, err := fmt.Sscanf(occ, "%d", &k); err == nil {
+				return KillPointName(what, k), false
+			}
+		}
+		if rest, ok := strings.CutPrefix(n, "kill point "); ok && strings.HasSuffix(rest, " was not reached") {
+			what, occ, ok := strings.Cut(strings.TrimSuffix(rest, " was not reached"), " (occurrence ")
+			var k int
+			if _, err := fmt.Sscanf(occ, "%d", &k); ok && err == nil {
+				return KillPointName(what, k), true
+			}
+		}
+	}
+	return "", false
+}
+
+// CrashKillWhat is where the crash cells kill: the effect note of task 3.
+const CrashKillWhat = "inside task 3, after its effect"
+
+// decide sets the run's verdict and obligations from tracecheck's result
+// on its trace and the direct checks (the ledger, the replies, the
+// reports): an accepted trace's obligations are tracecheck's; a rejected
+// one's are those every explaining fault model agrees on, or, when none
+// explains it, the direct checks'; and a violation the direct checks see
+// is never overruled. Judge and Recheck share it.
+func (rv *RunVerdict) decide(tr *trace.Trace, res *tracecheck.Result, direct map[string]Status) error {
 	rv.Verdict = res.Verdict.String()
 	rv.Matched = res.Matched
-	direct := directChecks(l, b)
 	switch res.Verdict {
 	case tracecheck.Accepted:
 		for _, o := range res.Obligations {
@@ -88,13 +180,12 @@ func Judge(l *RunLog) (*RunVerdict, *Built, error) {
 	default:
 		if res.Failure != nil {
 			rv.Divergence = fmt.Sprintf("%s: matches no behaviour of the reference semantics", res.Failure.Event)
-			rv.Excerpt = excerpt(b, res.Failure.Event.Index)
 		} else if res.Reason != "" {
 			rv.Divergence = res.Reason
 		}
-		acc, _, err := tracecheck.Explain(b.Trace, tracecheck.Options{})
+		acc, _, err := tracecheck.Explain(tr, tracecheck.Options{})
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		if len(acc) == 0 {
 			rv.Direct = true
@@ -130,42 +221,51 @@ func Judge(l *RunLog) (*RunVerdict, *Built, error) {
 			rv.Notes = append(rv.Notes, o+" violated by direct evidence")
 		}
 	}
-	return rv, b, nil
+	return nil
 }
 
 // directChecks decides the obligations from the ledger, the replies and
 // the reports, without the model.
 func directChecks(l *RunLog, b *Built) map[string]Status {
 	w := l.Workflow
-	c := Count(l.Rows, w.Tasks)
-	st := map[string]Status{"EO": Holds, "CO": Holds, "FD": Holds, "CV": Undetermined, "PC": Holds, "RD": Holds, "LV": Violated}
+	cv := Undetermined
+	if b.Final != nil {
+		cv = Holds
+		for _, r := range b.Final.Records {
+			if w.ValidateState(r.State) != nil {
+				cv = Violated
+			}
+		}
+	}
+	return directFrom(w, Count(l.Rows, w.Tasks), b.Consumers, b.Outcomes, b.Recoveries, cv, b.Completed)
+}
+
+// directFrom is directChecks over the evidence a run verdict keeps: the
+// ledger's counts, the racers served, the resumes' outcomes, the
+// recoveries' decisions; and what only the run's last checkpoint report
+// and replies say: whether the durable records validate (cv) and whether
+// a reply said completed.
+func directFrom(w Workflow, c Counts, consumers int, outcomes []OutcomeObs, recoveries []RecoveryObs, cv Status, completed bool) map[string]Status {
+	st := map[string]Status{"EO": Holds, "CO": Holds, "FD": Holds, "CV": cv, "PC": Holds, "RD": Holds, "LV": Violated}
 	for _, n := range c.Applied {
 		if n > 1 {
 			st["EO"] = Violated
 		}
 	}
-	if c.Applied[w.Gate-1] > 1 || b.Consumers > 1 {
+	if w.Gate-1 < len(c.Applied) && c.Applied[w.Gate-1] > 1 || consumers > 1 {
 		st["CO"] = Violated
 	}
-	for _, o := range b.Outcomes {
+	for _, o := range outcomes {
 		if o.Error == "" && o.Role != RoleStray && o.Role != RoleRacer && !o.OwnValue() {
 			st["FD"] = Violated
 		}
 	}
-	if b.Final != nil {
-		st["CV"] = Holds
-		for _, r := range b.Final.Records {
-			if w.ValidateState(r.State) != nil {
-				st["CV"] = Violated
-			}
-		}
-	}
-	for _, r := range b.Recoveries {
+	for _, r := range recoveries {
 		if r.Decision == "replay" || r.Decision == "reexec" {
 			st["PC"] = Violated
 		}
 	}
-	if b.Completed {
+	if completed {
 		st["LV"] = Holds
 	}
 	return st
@@ -346,7 +446,7 @@ func (c *Cell) Finish(sc Scenario, f Features) {
 	}
 	if sc.Name == "fork" && !f.Fork {
 		c.Skipped = ""
-		c.Status = map[string]Status{"FI": Violated, "FD": NA}
+		c.Status = map[string]Status{"FI": Violated, "FD": NA, "LV": NA}
 		c.Summary = "the subject's resume interface has no fork intent (adapter feature fork=false): a second delivery to a consumed checkpoint cannot be told from a retry (see the fd cell for which of FD and CO it gives up)"
 		return
 	}

@@ -85,6 +85,13 @@ func Refinish(p *harness.Profile) error {
 			return fmt.Errorf("cell %s: unknown scenario %q", c.Name, c.Scenario)
 		}
 		c.Measures = sc.Measures
+		for ri := range c.Runs {
+			rv := &c.Runs[ri]
+			if rv.KillPoint == "" && rv.Verdict != "error" {
+				rv.KillPoint, rv.Unreached = harness.LegacyKillPoint(c.Scenario, rv)
+			}
+			rv.Inconclusive()
+		}
 		c.Finish(sc, p.Features)
 	}
 	p.Finish()

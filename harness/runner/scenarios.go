@@ -84,6 +84,7 @@ func (r *Runner) runCell(ctx context.Context, sc harness.Scenario, c *harness.Ce
 				label += fmt.Sprintf("-r%02d", i)
 			}
 			err := one(label, func(rc *runCtx) {
+				rc.log.KillAt = harness.KillPointName(harness.CrashKillWhat, 1)
 				rc.killWhen = func(n int, m *harness.Message) bool {
 					return m.Kind == harness.NoteEffect && m.Task == 3 && (m.Branch == "" || m.Branch == harness.MainBranch)
 				}
@@ -342,6 +343,7 @@ func (r *Runner) sweep(ctx context.Context, sc harness.Scenario, c *harness.Cell
 			return err
 		}
 		target := points[i-1]
+		rc.log.KillAt = harness.KillPointName(target.String(), target.occurrence)
 		counts := map[noteSig]int{}
 		var where string
 		rc.killWhen = func(n int, msg *harness.Message) bool {

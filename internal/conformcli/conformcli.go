@@ -88,7 +88,7 @@ with tracecheck, and writes a conformance profile per subject@version/store.
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRun(stdout, stderr), newDiff(stdout), newTable(stdout), newJudge(stdout), newRejudge(stdout))
+	root.AddCommand(newRun(stdout, stderr), newDiff(stdout), newTable(stdout), newJudge(stdout), newRejudge(stdout), newRecheck(stdout))
 	return root
 }
 
@@ -275,29 +275,39 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	opt := runner.Options{Root: root, Out: o.out, PGDSN: os.Getenv("RESUMECHECK_PG_DSN"), Grid: grid,
 		Timeout: o.timeout, Scenarios: o.scenarios, Progress: progress, SweepStride: stride, CrashRuns: crashRuns}
-	if opt.PGDSN == "" {
+	// What runs: each subject on each of its stores the run selects. The
+	// PostgreSQL warning is for a run that has PostgreSQL cells to skip.
+	type planned struct {
+		subj  harness.Subject
+		store string
+	}
+	var plan []planned
+	for _, s := range subjects {
+		for _, store := range s.Stores {
+			if len(o.stores) == 0 || slices.Contains(o.stores, store) {
+				plan = append(plan, planned{s, store})
+			}
+		}
+	}
+	if opt.PGDSN == "" && slices.ContainsFunc(plan, func(p planned) bool { return p.store == harness.StorePostgres }) {
 		fmt.Fprintln(stderr, "conformance: RESUMECHECK_PG_DSN is not set: the postgres cells are skipped (export RESUMECHECK_PG_DSN=\"$(.ci/postgres.sh | tail -1)\")")
 	}
 	var fresh []*harness.Profile
 	var controlBad, broken []string
-	for _, s := range subjects {
-		for _, store := range s.Stores {
-			if len(o.stores) > 0 && !slices.Contains(o.stores, store) {
-				continue
-			}
-			start := time.Now()
-			p, err := runner.RunProfile(ctx, s, store, opt)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(progress, "== %s done in %s\n", p.ID(), time.Since(start).Round(time.Second))
-			fresh = append(fresh, p)
-			if why := undriven(p); why != "" {
-				broken = append(broken, why)
-			}
-			if s.Control {
-				controlBad = append(controlBad, nonConforming(p)...)
-			}
+	for _, pl := range plan {
+		s, store := pl.subj, pl.store
+		start := time.Now()
+		p, err := runner.RunProfile(ctx, s, store, opt)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(progress, "== %s done in %s\n", p.ID(), time.Since(start).Round(time.Second))
+		fresh = append(fresh, p)
+		if why := undriven(p); why != "" {
+			broken = append(broken, why)
+		}
+		if s.Control {
+			controlBad = append(controlBad, nonConforming(p)...)
 		}
 	}
 	harness.SortProfiles(fresh)
@@ -313,7 +323,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		all = merge(base, fresh)
 		if !o.update {
-			printTables(stdout, all)
+			o.printFresh(stdout, fresh)
 			changes = o.compare(stdout, selectIDs(base, fresh), fresh, o.bounded(grid, stride))
 		} else {
 			recorded, err := record(stderr, opt, o.baseline, base, fresh)
@@ -332,7 +342,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			printTables(stdout, all)
 		}
 	} else {
-		printTables(stdout, all)
+		o.printFresh(stdout, fresh)
 	}
 	if err := writeTableFile(filepath.Join(o.out, "table.md"), fresh); err != nil {
 		return err
@@ -618,6 +628,24 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(target, b, 0o644)
 	})
+}
+
+// printFresh prints what this run measured: the table of its profiles,
+// or, for a run of some scenarios, the cells it ran (a profile's other
+// obligations were not measured, and the baselines are not this run's
+// result).
+func (o *runOptions) printFresh(w io.Writer, fresh []*harness.Profile) {
+	if len(o.scenarios) == 0 {
+		harness.Table(w, fresh)
+		return
+	}
+	for i, p := range fresh {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s (%s):\n\n", p.ID(), strings.Join(o.scenarios, ", "))
+		harness.ProfileCells(w, p)
+	}
 }
 
 func printTables(w io.Writer, ps []*harness.Profile) {
