@@ -123,6 +123,9 @@ func BuildTrace(l *RunLog) (*Built, error) {
 	if err := l.Workflow.Validate(); err != nil {
 		return nil, err
 	}
+	if err := l.checkCounts(); err != nil {
+		return nil, err
+	}
 	b := &builder{log: l, w: l.Workflow, pc: 1, consumed: model.NoVal, consumeEvent: -1, recover: -1}
 	b.counts = Count(nil, b.w.Tasks)
 	if l.Racers > 0 {
@@ -133,6 +136,33 @@ func BuildTrace(l *RunLog) (*Built, error) {
 	}
 	b.closeRecovery()
 	return b.finish(), nil
+}
+
+// checkCounts refuses ledger counts that do not have one entry per task
+// (the runner writes Count(rows, Tasks)); the builder indexes them by
+// task, so a log edited by hand must not reach it with fewer.
+func (l *RunLog) checkCounts() error {
+	for i, e := range l.Entries {
+		if e.Counts == nil {
+			continue
+		}
+		for _, f := range []struct {
+			name string
+			n    []int
+		}{{"applied", e.Counts.Applied}, {"delivered", e.Counts.Delivered}} {
+			if len(f.n) != l.Workflow.Tasks {
+				return fmt.Errorf("harness: run %q: entry %d (%s): counts.%s has %d entries, want one per task (%d)",
+					l.Run, i+1, e.Kind, f.name, len(f.n), l.Workflow.Tasks)
+			}
+			for t, n := range f.n {
+				if n < 0 {
+					return fmt.Errorf("harness: run %q: entry %d (%s): counts.%s of task %d is %d, want 0 or more",
+						l.Run, i+1, e.Kind, f.name, t+1, n)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func (b *builder) valueIndex(v string) int8 {

@@ -69,6 +69,28 @@ func TestJudgeRefusesBadWorkflow(t *testing.T) {
 	}
 }
 
+// TestJudgeRefusesBadCounts: ledger counts with fewer (or more) entries
+// than tasks, or a negative count, are an error naming the entry. The
+// first log is the crasher of issue 14 (an empty counts object on a note
+// after a kill: index out of range in the builder).
+func TestJudgeRefusesBadCounts(t *testing.T) {
+	for _, tt := range []struct{ log, err string }{
+		{`{"workflow":{"tasks":7,"gate":2,"values":["va"]},"entries":[{"kind":"note","msg":{"kind":"effect","task":3}},{"kind":"kill"},{"kind":"reply","role":"report","msg":{"ok":true}},{"kind":"note","msg":{"kind":"effect","task":3},"counts":{}}]}`,
+			`entry 4 (note): counts.applied has 0 entries, want one per task (7)`},
+		{`{"run":"r","workflow":{"tasks":2,"gate":2,"values":["va"]},"entries":[{"kind":"kill","counts":{"applied":[0,0],"delivered":[0]}}]}`,
+			`run "r": entry 1 (kill): counts.delivered has 1 entries, want one per task (2)`},
+		{`{"run":"r","workflow":{"tasks":2,"gate":2,"values":["va"]},"entries":[{"kind":"note","msg":{"kind":"effect","task":1},"counts":{"applied":[-1,0],"delivered":[0,0]}}]}`,
+			`counts.applied of task 1 is -1`},
+	} {
+		var l RunLog
+		require.NoError(t, jsonfile.Decode("log.json", []byte(tt.log), &l, jsonfile.Options{}))
+		rv, built, err := Judge(&l)
+		assert.ErrorContains(t, err, tt.err)
+		assert.Nil(t, rv)
+		assert.Nil(t, built)
+	}
+}
+
 // FuzzJudge: whatever a log.json holds (it is a file a user can edit or
 // truncate), judging it returns a verdict or an error; it never panics,
 // and a verdict it returns is one of the checker's.
