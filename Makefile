@@ -33,12 +33,25 @@ verify: ## every quick model of spec/manifest.json against its recorded result
 verify-long: ## every model of the manifest, the scaled bounds R8 included
 	$(TLCRUN) verify --tier all
 
-fuzz: ## run every fuzzer for FUZZTIME each (default 30s)
-	@for pkg in $$($(GO) list ./...); do \
-	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg 2>/dev/null | grep '^Fuzz'); do \
-	    echo "== $$pkg $$f"; $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+# Every fuzzer of every package runs, whatever the earlier ones found; the
+# failures are listed at the end (a failing input is written under the
+# package's testdata/fuzz/, where go test then runs it as a regression
+# case), and the target exits 1 if there was any. A package whose fuzzers
+# cannot be listed (it does not build) counts as a failure, not as none.
+fuzz: ## run every fuzzer of every package for FUZZTIME each (default 30s); list every failure at the end
+	@failed=""; ran=0; \
+	for pkg in $$($(GO) list ./...); do \
+	  list=$$($(GO) test -list '^Fuzz' $$pkg 2>&1) || { echo "$$list"; failed="$$failed $$pkg(does-not-build)"; continue; }; \
+	  for f in $$(echo "$$list" | grep '^Fuzz'); do \
+	    ran=$$((ran+1)); echo "== $$pkg $$f"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || failed="$$failed $$pkg.$$f"; \
 	  done; \
-	done
+	done; \
+	if [ -n "$$failed" ]; then \
+	  echo; echo "fuzz: FAILED (of $$ran fuzzers):"; for x in $$failed; do echo "  $$x"; done; \
+	  echo "the failing inputs are under each package's testdata/fuzz/ (git status shows them)"; exit 1; \
+	fi; \
+	echo; echo "fuzz: all $$ran fuzzers ran $(FUZZTIME) without a failure"
 
 build: ## build the commands into bin/
 	$(GO) build -o bin/ ./cmd/...
