@@ -119,9 +119,6 @@ small enough to draw (R0 bounds).`,
 			if err := writeCheckReports(cmd, job, rep); err != nil {
 				return err
 			}
-			if progress > 0 {
-				writeSummary(cmd.ErrOrStderr(), rep, time.Since(start))
-			}
 			if asJSON {
 				err = rep.WriteJSON(cmd.OutOrStdout())
 			} else {
@@ -129,6 +126,10 @@ small enough to draw (R0 bounds).`,
 			}
 			if err != nil {
 				return &exitError{code: ExitFailure, err: err}
+			}
+			// After the report, so that a terminal shows the summary last.
+			if progress > 0 {
+				writeSummary(cmd.ErrOrStderr(), rep, time.Since(start))
 			}
 			return exitCode(reportCode(rep))
 		},
@@ -165,14 +166,6 @@ func checkTLC(cmd *cobra.Command, cfgPath, specPath string, cont, asJSON bool, o
 		return usageError(err)
 	}
 	rep := crosscheck.Report(res, cfg, specPath, nil)
-	if opt.Progress != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "Summary: TLC %s (rev %s), %d worker%s, %s wall time (TLC: %s).",
-			res.Version, res.Revision, res.Workers, plural(res.Workers), res.Wall.Round(time.Millisecond), res.Elapsed)
-		if res.Success != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), " Fingerprint collision probability (optimistic): %.1E.", res.Success.CollisionProbability)
-		}
-		fmt.Fprintln(cmd.ErrOrStderr())
-	}
 	if asJSON {
 		err = rep.WriteJSON(cmd.OutOrStdout())
 	} else {
@@ -180,6 +173,14 @@ func checkTLC(cmd *cobra.Command, cfgPath, specPath string, cont, asJSON bool, o
 	}
 	if err != nil {
 		return &exitError{code: ExitFailure, err: err}
+	}
+	if opt.Progress != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "Summary: TLC %s (rev %s), %d worker%s, %s wall time (TLC: %s).",
+			res.Version, res.Revision, res.Workers, plural(res.Workers), res.Wall.Round(time.Millisecond), res.Elapsed)
+		if res.Success != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), " Fingerprint collision probability (optimistic): %.1E.", res.Success.CollisionProbability)
+		}
+		fmt.Fprintln(cmd.ErrOrStderr())
 	}
 	return exitCode(reportCode(rep))
 }
