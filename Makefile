@@ -200,16 +200,11 @@ REPORT_DIR ?= bin/report
 .PHONY: report report-browser report-shots
 
 report: ## HTML pages in REPORT_DIR: the fault matrix, a check (and its DOT graph), a rejected trace, the conformance table
-	@mkdir -p $(REPORT_DIR)
 	$(GO) build -o bin/tlcrun ./cmd/tlcrun
-	bin/tlcrun matrix --html $(REPORT_DIR)/matrix.html > /dev/null
-	bin/tlcrun check --progress 0 --html $(REPORT_DIR)/redeliver.html --dot $(REPORT_DIR)/redeliver.dot spec/fault-redeliver.cfg > /dev/null || [ $$? -eq 12 ]
-	bin/tlcrun report trace --html $(REPORT_DIR)/trace.html testdata/traces/partial/doc-example-replay.ndjson
-	@if [ -d testdata/conformance ]; then bin/tlcrun report conformance --html $(REPORT_DIR)/conformance.html testdata/conformance; \
-	  else echo "no testdata/conformance: no conformance page"; fi
+	bin/tlcrun report site --dir $(REPORT_DIR)
 
-report-browser: ## the report pages in headless Chromium: no console errors, the grid's cells, a counterexample opened; logs the screenshots' paths
-	RESUMECHECK_REQUIRE_BROWSER=1 $(GO) test ./report -count=1 -run Browser -v
+report-browser: report ## make report's pages in headless Chromium at 390 and 1440 px: what a person sees (the path in view, no overflow)
+	RESUMECHECK_REQUIRE_BROWSER=1 REPORT_DIR=$(abspath $(REPORT_DIR)) $(GO) test ./report -count=1 -run Browser -v
 
 report-shots: ## rewrite docs/img/report-*.png from the browser test (quantized with pngquant when present); review them
 	RESUMECHECK_REQUIRE_BROWSER=1 $(GO) test ./report -count=1 -run Browser -args -shots $(CURDIR)/docs/img

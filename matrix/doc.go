@@ -144,12 +144,16 @@ func (r *Result) WriteDoc(w io.Writer) error {
 // with the screenshots its browser test takes (make report-shots).
 func writeReportShots(sb *strings.Builder) {
 	sb.WriteString("\nThe same matrix as a page to click through: `tlcrun matrix --html matrix.html` writes it as one self-contained HTML file ")
-	sb.WriteString("(no network; it works opened as a file). Each violated cell opens its counterexample:\n\n")
+	sb.WriteString("(no network; it works opened as a file). The verdict and the faults that break each obligation alone are at its top; ")
+	sb.WriteString("each cell opens its counterexample, and each claim links the cells that prove it:\n\n")
 	sb.WriteString("![The fault matrix as an HTML page, the cell redeliver / EO selected](img/report-matrix.png)\n\n")
-	sb.WriteString("The counterexample is told as a story and drawn as a timeline, one row per state: the action, what changed, ")
-	sb.WriteString("the effect ledger per task (an effect that fired twice is red), crashes and recoveries marked; ")
-	sb.WriteString("below it, the path through the model's whole state graph (59 states here, in layers by breadth-first depth):\n\n")
-	sb.WriteString("![redeliver's counterexample for EO: task 1 runs, the process crashes, recovery re-delivers task 1's effect](img/report-counterexample.png)\n")
+	sb.WriteString("The counterexample is told as a story and drawn as a timeline, one row per step (step 0 is the initial state, step k the state after the k-th action): ")
+	sb.WriteString("the action, what changed, the effect ledger per task (an effect that fired twice is red and bold), crashes and recoveries marked; ")
+	sb.WriteString("below it, the path through the model's state graph, cropped to the path, its transitions labelled, node kinds told by shape and actions by dash pattern:\n\n")
+	sb.WriteString("![redeliver's counterexample for EO: task 1 runs, the process crashes, recovery re-delivers task 1's effect](img/report-counterexample.png)\n\n")
+	sb.WriteString("On a phone (390 px) the grid scrolls sideways under its row names and each step of a timeline is a card:\n\n")
+	sb.WriteString("<img src=\"img/report-matrix-390.png\" width=\"260\" alt=\"The fault matrix on a 390 px phone screen\"> ")
+	sb.WriteString("<img src=\"img/report-counterexample-390.png\" width=\"260\" alt=\"redeliver's counterexample on a 390 px phone screen, one card per step\">\n")
 }
 
 func times(n int) string {
@@ -210,13 +214,21 @@ func (r RowResult) Why(column string) string {
 	if cell.Trace == nil || len(cell.Trace.Trace) == 0 {
 		return ""
 	}
-	last := cell.Trace.Trace[len(cell.Trace.Trace)-1]
+	return WhyFails(column, r.Params, cell.Trace.Trace[len(cell.Trace.Trace)-1].State)
+}
+
+// WhyFails says in words why the property column fails in last, the last
+// state of a counterexample of the model at p.
+func WhyFails(column string, p model.Params, last model.State) string {
 	switch column {
 	case "EO":
-		i := slices.IndexFunc(last.State.Effects, func(e uint8) bool { return e > 1 })
-		return fmt.Sprintf("task %d's effect fired %d times", i+1, last.State.Effects[i])
+		i := slices.IndexFunc(last.Effects, func(e uint8) bool { return e > 1 })
+		if i < 0 {
+			return "an effect fired more than once"
+		}
+		return fmt.Sprintf("task %d's effect fired %d times", i+1, last.Effects[i])
 	case "PC":
-		if last.State.Rebuilt {
+		if last.Rebuilt {
 			return "a recovery rebuilt the run from its initial input instead of continuing from the durable log"
 		}
 		return "a task whose completion was durable ran again"
@@ -225,14 +237,14 @@ func (r RowResult) Why(column string) string {
 	case "CV":
 		return "the log holds an invalid record"
 	case "CO":
-		if last.State.Consumes > 1 {
-			return fmt.Sprintf("the parked interrupt was consumed %d times", last.State.Consumes)
+		if last.Consumes > 1 {
+			return fmt.Sprintf("the parked interrupt was consumed %d times", last.Consumes)
 		}
 		return "the gated effect fired twice"
 	case "COEffect":
-		return fmt.Sprintf("the gated effect fired %d times", last.State.Effects[r.Params.IP-1])
+		return fmt.Sprintf("the gated effect fired %d times", last.Effects[p.IP-1])
 	case "COCount":
-		return fmt.Sprintf("the parked interrupt was consumed %d times", last.State.Consumes)
+		return fmt.Sprintf("the parked interrupt was consumed %d times", last.Consumes)
 	case "PCPrefix":
 		return "a task whose completion was durable ran again"
 	case "PCLineage":

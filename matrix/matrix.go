@@ -100,10 +100,13 @@ type RowResult struct {
 
 // Result is the whole matrix.
 type Result struct {
-	Bounds string      `json:"bounds"`
-	Engine string      `json:"engine"`
-	Rows   []RowResult `json:"rows"`
-	Claims []Claim     `json:"claims"`
+	Bounds string `json:"bounds"`
+	// BoundsCfg is Options.Bounds, the cfg whose bounds replaced every
+	// row's ("" when the rows kept their own).
+	BoundsCfg string      `json:"bounds_cfg,omitempty"`
+	Engine    string      `json:"engine"`
+	Rows      []RowResult `json:"rows"`
+	Claims    []Claim     `json:"claims"`
 }
 
 // Options configure Build. The zero value checks the cfgs as they are.
@@ -144,6 +147,7 @@ func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
 		if bounds, err = tlacfg.ParseFile(opt.Bounds); err != nil {
 			return nil, fmt.Errorf("matrix: bounds: %w", err)
 		}
+		res.BoundsCfg = opt.Bounds
 		res.Bounds = filepath.Base(opt.Bounds)
 		res.Bounds = res.Bounds[:len(res.Bounds)-len(filepath.Ext(res.Bounds))]
 	}
@@ -161,7 +165,7 @@ func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("matrix: %s: %w", row.Name, err)
 		}
 		if bounds != nil {
-			rebound(cfg, bounds)
+			Rebound(cfg, bounds)
 		}
 		var rr RowResult
 		if res.Engine == "tlc" {
@@ -178,9 +182,9 @@ func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
 	return res, nil
 }
 
-// rebound replaces cfg's bound constants by those of bounds. Rows that need
+// Rebound replaces cfg's bound constants by those of bounds. Rows that need
 // two crashes (to meet one frontier twice) keep at least their own count.
-func rebound(cfg, bounds *tlacfg.Config) {
+func Rebound(cfg, bounds *tlacfg.Config) {
 	for _, name := range boundConstants {
 		b, ok := bounds.Constant(name)
 		if !ok {

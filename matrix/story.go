@@ -19,7 +19,7 @@ func Story(m *model.Model, v *check.Violation) []string {
 	case v.Stutters:
 		out = append(out, "Nothing can happen any more, and the run is not complete: it is stuck for ever.")
 	case v.LoopTo != nil:
-		out = append(out, fmt.Sprintf("The run then returns to state %d and can loop for ever without completing.", *v.LoopTo+1))
+		out = append(out, fmt.Sprintf("The run then returns to step %d (step 0 is the initial state) and can loop for ever without completing.", *v.LoopTo))
 	}
 	return out
 }

@@ -2,19 +2,16 @@ package report
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	cdplog "github.com/chromedp/cdproto/log"
@@ -47,6 +44,8 @@ type browser struct {
 	errs []string
 	// requests are the URLs the page asked for other than file: ones.
 	requests []string
+	// width is the viewport's width in CSS pixels.
+	width int
 }
 
 // newBrowser starts Chromium with a fresh profile and the flags that keep
@@ -88,8 +87,10 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.Flag("mute-audio", true),
 		chromedp.WindowSize(1280, 900),
 	}
-	// The deadline only stops a hung browser; nothing below is timed.
-	base, cancelBase := context.WithTimeout(context.Background(), 4*time.Minute)
+	// The deadline only stops a hung browser; each step has its own short
+	// timeout (see step), so that a page that never shows what is waited
+	// for fails in seconds with the step's name.
+	base, cancelBase := context.WithTimeout(context.Background(), 3*time.Minute)
 	actx, cancelAlloc := chromedp.NewExecAllocator(base, opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	t.Cleanup(func() {
@@ -129,22 +130,57 @@ func newBrowser(t *testing.T) *browser {
 			}
 		}
 	})
+	// The first Run starts the browser and must not carry a step's
+	// timeout (it would stop the browser with it); the base deadline
+	// bounds it.
 	if err := chromedp.Run(ctx, cdplog.Enable(), network.Enable(), runtime.Enable()); err != nil {
 		t.Fatalf("starting %s: %v", path, err)
 	}
 	return b
 }
 
-// load opens a page file and waits until its document is ready.
-func (b *browser) load(path, readySel string) {
+// stepTimeout bounds every browser step: each is a page load, a click or a
+// script that takes milliseconds; a step that waits longer waits for
+// something the page does not show.
+const stepTimeout = 15 * time.Second
+
+// step runs actions within stepTimeout and fails the test naming what it
+// was doing.
+func (b *browser) step(what string, actions ...chromedp.Action) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		if ctx.Err() != nil {
+			b.t.Fatalf("%s: nothing happened within %s (%v)", what, stepTimeout, err)
+		}
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// load opens a page file at a width (the height is a phone's or a
+// laptop's) and waits until sel is in its document.
+func (b *browser) load(path string, width int, sel string) {
 	b.t.Helper()
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	if err := chromedp.Run(b.ctx, chromedp.Navigate("file://"+abs), chromedp.WaitReady(readySel, chromedp.ByQuery)); err != nil {
-		b.t.Fatalf("loading %s: %v", path, err)
+	b.resize(width)
+	b.step("loading "+path, chromedp.Navigate("file://"+abs), chromedp.WaitReady(sel, chromedp.ByQuery),
+		chromedp.Evaluate(probeJS, nil))
+}
+
+// resize sets the viewport's width, with a phone's height and touch
+// emulation below 500 px.
+func (b *browser) resize(width int) {
+	b.t.Helper()
+	height := int64(900)
+	if width < 500 {
+		height = 844
 	}
+	b.step(fmt.Sprintf("resizing to %d px", width), emulation.SetDeviceMetricsOverride(int64(width), height, 1, width < 500))
+	b.width = width
 }
 
 // clean fails the test if the page logged an error or asked the network
@@ -162,30 +198,419 @@ func (b *browser) clean(what string) {
 	b.errs, b.requests = nil, nil
 }
 
-func (b *browser) run(what string, actions ...chromedp.Action) {
+func (b *browser) count(sel string) int {
 	b.t.Helper()
-	if err := chromedp.Run(b.ctx, actions...); err != nil {
-		b.t.Fatalf("%s: %v", what, err)
+	var n int
+	b.step("counting "+sel, chromedp.Evaluate(fmt.Sprintf(`document.querySelectorAll(%q).length`, sel), &n))
+	return n
+}
+
+// probe runs one of probeJS's checks and returns the problems it found.
+func (b *browser) probe(what, call string) []string {
+	b.t.Helper()
+	var problems []string
+	b.step(what, chromedp.Evaluate(`(window.__probe || (()=>{throw new Error("the probe script is not loaded")})()) && `+call, &problems))
+	return problems
+}
+
+// overflow returns what overflows the page at its current width.
+func (b *browser) overflow() []string {
+	return b.probe("measuring overflow", fmt.Sprintf(`window.__probe.overflow(%d)`, b.width))
+}
+
+// pathInView returns why the open panel sel's graph does not show its
+// path (none: it does).
+func (b *browser) pathInView(sel string) []string {
+	return b.probe("looking for the path in "+sel, fmt.Sprintf(`window.__probe.pathInView(%q)`, sel))
+}
+
+// open selects what opens panel (a grid cell or a tab), waits for the
+// panel and scrolls its graph into the window, as a reader who scrolls
+// down to it does.
+func (b *browser) open(button, panel string) {
+	b.t.Helper()
+	b.step("opening "+panel+" with "+button, scrollTo(button), chromedp.Click(button, chromedp.ByQuery, chromedp.NodeVisible),
+		shown(panel),
+		chromedp.Evaluate(fmt.Sprintf(`(function(){var f=document.querySelector(%q+' figure.graph'); if(f){f.scrollIntoView({block:'center'});} return true})()`, panel), nil))
+}
+
+// shown waits until sel is in the document with a size (a hidden element
+// has none), polling.
+func shown(sel string) chromedp.Action {
+	return chromedp.Poll(fmt.Sprintf(`(function(){var e=document.querySelector(%q); return !!e && e.getClientRects().length > 0})()`, sel), nil,
+		chromedp.WithPollingInterval(50*time.Millisecond))
+}
+
+// scrollTo scrolls sel into the middle of the window and to the right end
+// of its scroll box, as a reader does before tapping it (scrolled less, a
+// cell may sit under the grid's sticky row names).
+func scrollTo(sel string) chromedp.Action {
+	return chromedp.Evaluate(fmt.Sprintf(`(function(){var e=document.querySelector(%q); if(!e){throw new Error(%q+': no such element')} e.scrollIntoView({block:'center', inline:'end'}); return true})()`, sel, sel), nil)
+}
+
+// probeJS is the browser test's eye: it measures what a person would see.
+// pathInView(sel): the panel's graph and its path are displayed (no
+// display:none, visibility:hidden or opacity:0 on them or any ancestor),
+// and the path's first state lies inside both its scroll box and the
+// window. overflow(): the document is no wider than the window, and no
+// displayed element's content spills out of its own box (scroll boxes
+// excepted: their content is meant to scroll).
+const probeJS = `
+window.__probe = (function () {
+  function describe(el) {
+    var s = el.tagName.toLowerCase();
+    if (el.id) { s += '#' + el.id; }
+    if (el.classList && el.classList.length) { s += '.' + Array.from(el.classList).join('.'); }
+    return s;
+  }
+  function hiddenBy(el) {
+    for (var e = el; e && e.nodeType === 1; e = e.parentElement || e.parentNode) {
+      var cs = getComputedStyle(e);
+      if (cs.display === 'none') { return describe(e) + ' has display:none'; }
+      if (cs.visibility === 'hidden' || cs.visibility === 'collapse') { return describe(e) + ' has visibility:' + cs.visibility; }
+      if (parseFloat(cs.opacity) === 0) { return describe(e) + ' has opacity:0'; }
+      if (e.hidden) { return describe(e) + ' is hidden'; }
+    }
+    return '';
+  }
+  function inside(r, box) {
+    return r.right > box.left && r.left < box.right && r.bottom > box.top && r.top < box.bottom && r.width >= 0;
+  }
+  function boxOf(el) {
+    var r = el.getBoundingClientRect();
+    return { left: r.left + el.clientLeft, top: r.top + el.clientTop,
+             right: r.left + el.clientLeft + el.clientWidth, bottom: r.top + el.clientTop + el.clientHeight };
+  }
+  function pathInView(sel) {
+    var panel = document.querySelector(sel);
+    if (!panel) { return [sel + ': no such element']; }
+    var out = [];
+    var why = hiddenBy(panel);
+    if (why) { return [sel + ': the panel is not shown: ' + why]; }
+    var figs = panel.querySelectorAll('figure.graph');
+    if (figs.length === 0) { return [sel + ': no graph']; }
+    figs.forEach(function (fig, i) {
+      var name = sel + ' graph ' + (i + 1);
+      var svg = fig.querySelector('svg');
+      if (!svg) { out.push(name + ': not drawn: ' + fig.textContent.trim().slice(0, 120)); return; }
+      var parts = [svg, svg.querySelector('use')];
+      var path = svg.querySelector('g.path');
+      if (path) { parts.push(path, path.querySelector('path'), path.querySelector('g.pn')); }
+      parts.forEach(function (p) {
+        if (!p) { return; }
+        var w = hiddenBy(p);
+        if (w) { out.push(name + ': ' + describe(p) + ' is not shown: ' + w); }
+      });
+      var sr = svg.getBoundingClientRect();
+      if (sr.width < 40 || sr.height < 20) { out.push(name + ': the drawing is ' + sr.width + 'x' + sr.height + ' px'); }
+      if (!path) { return; }
+      var first = path.querySelector('g.pn[data-step="0"] circle') || path.querySelector('g.pn circle');
+      var fr = first.getBoundingClientRect();
+      var view = { left: 0, top: 0, right: window.innerWidth, bottom: window.innerHeight };
+      for (var e = svg.parentElement; e && e !== document.body; e = e.parentElement) {
+        var cs = getComputedStyle(e);
+        if (/(auto|scroll|hidden|clip)/.test(cs.overflowX + ' ' + cs.overflowY)) {
+          if (!inside(fr, boxOf(e))) {
+            out.push(name + ': the path\'s first state is outside the visible part of ' + describe(e) +
+              ' (state at ' + Math.round(fr.left) + ',' + Math.round(fr.top) + '; box ' + JSON.stringify(boxOf(e)) +
+              ', scrolled to ' + e.scrollLeft + ',' + e.scrollTop + ')');
+          }
+        }
+      }
+      if (!inside(fr, view)) {
+        out.push(name + ': the path\'s first state is outside the window (at ' + Math.round(fr.left) + ',' + Math.round(fr.top) + ')');
+      }
+      var pr = path.getBoundingClientRect();
+      if (pr.width === 0 && pr.height === 0) { out.push(name + ': the path has no size'); }
+    });
+    return out;
+  }
+  // overflow(width): width is the screen's, as set; a phone's browser
+  // may widen its layout viewport to fit a too-wide page, so the window's
+  // own innerWidth is not trusted alone.
+  function overflow(width) {
+    var out = [];
+    var doc = document.documentElement;
+    var w = Math.min(window.innerWidth, doc.clientWidth, width || Infinity);
+    if (doc.scrollWidth > w) {
+      out.push('the document is ' + doc.scrollWidth + ' px wide on a ' + w + ' px screen');
+    }
+    var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT, {
+      acceptNode: function (n) {
+        if (n.hidden || n.tagName === 'svg' || n.tagName === 'SCRIPT' || n.tagName === 'STYLE') { return NodeFilter.FILTER_REJECT; }
+        return NodeFilter.FILTER_ACCEPT;
+      }
+    });
+    for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!(n instanceof HTMLElement)) { continue; }
+      var cs = getComputedStyle(n);
+      if (cs.display === 'none') { continue; }
+      if (cs.display === 'inline' || cs.display === 'contents') { continue; }
+      if (cs.overflowX !== 'visible') { continue; }
+      if (n.clientWidth === 0) { continue; }
+      if (n.scrollWidth > n.clientWidth + 1) {
+        out.push(describe(n) + ' overflows its box: ' + n.scrollWidth + ' px of content in ' + n.clientWidth +
+          ' px ("' + n.textContent.trim().replace(/\s+/g, ' ').slice(0, 60) + '")');
+        if (out.length > 20) { break; }
+      }
+    }
+    return out;
+  }
+  return { pathInView: pathInView, overflow: overflow };
+})();
+true`
+
+// pagesDir is the folder of the pages `make report` writes: REPORT_DIR
+// when set (make report-browser sets it after make report), else written
+// here by the same code (report.WriteSite, which tlcrun report site runs),
+// from the repository's root.
+func pagesDir(t *testing.T) string {
+	t.Helper()
+	if dir := os.Getenv("REPORT_DIR"); dir != "" {
+		for _, name := range []string{"matrix.html", "redeliver.html", "trace.html"} {
+			if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+				t.Fatalf("REPORT_DIR=%s: %v (run make report first)", dir, err)
+			}
+		}
+		return dir
+	}
+	// From the repository's root, as make report runs, so that the pages
+	// name their files as a reader there would (spec/fault-x.cfg).
+	t.Chdir("..")
+	siteOnce.Do(func() {
+		siteDir, siteErr = os.MkdirTemp("", "resumecheck-report-pages-")
+		if siteErr == nil {
+			siteErr = WriteSite(context.Background(), siteDir, SiteOptions{})
+		}
+	})
+	if siteErr != nil {
+		t.Fatalf("writing the pages: %v", siteErr)
+	}
+	return siteDir
+}
+
+var (
+	siteOnce sync.Once
+	siteDir  string
+	siteErr  error
+)
+
+// widths are a phone's (390 px) and a laptop's (1440 px).
+var widths = []int{390, 1440}
+
+// TestBrowserMatrix opens make report's fault matrix at both widths: the
+// page does not overflow, every cell is there, and each opened panel shows
+// its timeline and its path in view.
+func TestBrowserMatrix(t *testing.T) {
+	dir := pagesDir(t)
+	b := newBrowser(t)
+	file := filepath.Join(dir, "matrix.html")
+	cases := []struct{ row, col string }{
+		{"redeliver", "EO"}, {"replay", "CO"}, {"volatilepark", "Liveness"},
+		{"nondetrec", "EO"}, {"nondetrec", "PC"}, {"nondetrec", "CO"}, {"nondetrec", "RD"}, {"nondetrec", "COEffect"}, {"nondetrec", "PCPrefix"},
+		{"reference", "EO"},
+	}
+	for _, w := range widths {
+		b.load(file, w, "#matrix")
+		if p := b.overflow(); len(p) > 0 {
+			t.Errorf("matrix at %d px: %s", w, strings.Join(p, "; "))
+		}
+		if got := b.count("#matrix tbody td.cell"); got != 16*11 {
+			t.Errorf("matrix at %d px: %d cells, want 176", w, got)
+		}
+		if got := b.count(".panel:not([hidden])"); got != 0 {
+			t.Errorf("matrix at %d px: %d panels open before any cell is selected", w, got)
+		}
+		if got := b.count(".claims a[data-open]"); got == 0 {
+			t.Errorf("matrix at %d px: the claims link no cell", w)
+		}
+		for _, tc := range cases {
+			panel := "#" + cellPanel(tc.row, tc.col)
+			cell := fmt.Sprintf(`#matrix td[data-row=%q][data-col=%q] button`, tc.row, tc.col)
+			b.open(cell, panel)
+			what := fmt.Sprintf("%s/%s at %d px", tc.row, tc.col, w)
+			if got := b.count(".panel:not([hidden])"); got != 1 {
+				t.Errorf("%s: %d panels open, want 1", what, got)
+			}
+			if tc.row != "reference" {
+				if got, want := b.count(panel+" table.timeline tr.step"), b.count(panel+" g.path g.pn"); got == 0 || got != want {
+					t.Errorf("%s: %d timeline steps and %d states on the path", what, got, want)
+				}
+				if got := b.count(panel + " text.el"); got == 0 {
+					t.Errorf("%s: the path's transitions are not labelled", what)
+				}
+			}
+			if got := b.count(panel + " .keys .key"); got < 3 {
+				t.Errorf("%s: the graph has %d legend entries", what, got)
+			}
+			if p := b.pathInView(panel); len(p) > 0 {
+				t.Errorf("%s: %s", what, strings.Join(p, "; "))
+			}
+			if p := b.overflow(); len(p) > 0 {
+				t.Errorf("%s: %s", what, strings.Join(p, "; "))
+			}
+		}
+		b.clean(fmt.Sprintf("matrix page at %d px", w))
+	}
+	// The screenshots: the top with redeliver/EO selected, and its
+	// counterexample, at both widths.
+	for _, w := range widths {
+		b.load(file, w, "#matrix")
+		b.open(`#matrix td[data-row="redeliver"][data-col="EO"] button`, "#cell-redeliver-EO")
+		b.step("mouse away, back to the top", chromedp.MouseEvent(input.MouseMoved, 1, 1), chromedp.Evaluate(`window.scrollTo(0, 0)`, nil))
+		b.screenshot(shotName("report-matrix", w), "")
+		b.screenshot(shotName("report-counterexample", w), "#cell-redeliver-EO")
+	}
+	b.clean("matrix page, after the screenshots")
+}
+
+func shotName(base string, width int) string {
+	if width < 500 {
+		return fmt.Sprintf("%s-%d.png", base, width)
+	}
+	return base + ".png"
+}
+
+// TestBrowserCheckTraceConformance opens make report's other pages at both
+// widths: the check page's counterexample, the trace's paths, the
+// conformance table's evidence; none overflows.
+func TestBrowserCheckTraceConformance(t *testing.T) {
+	dir := pagesDir(t)
+	b := newBrowser(t)
+	for _, w := range widths {
+		b.load(filepath.Join(dir, "redeliver.html"), w, "nav.tabs")
+		if got := b.count(".panel:not([hidden]) table.timeline tr.step"); got != 3 {
+			t.Errorf("check page at %d px: the open counterexample has %d steps, want 3", w, got)
+		}
+		b.step("scrolling to the graph", chromedp.Evaluate(`document.querySelector('.panel:not([hidden]) figure.graph').scrollIntoView({block:'center'})`, nil))
+		if p := b.pathInView("#violation-1"); len(p) > 0 {
+			t.Errorf("check page at %d px: %s", w, strings.Join(p, "; "))
+		}
+		if p := b.overflow(); len(p) > 0 {
+			t.Errorf("check page at %d px: %s", w, strings.Join(p, "; "))
+		}
+		b.clean(fmt.Sprintf("check page at %d px", w))
+
+		b.load(filepath.Join(dir, "trace.html"), w, "#rejected")
+		if got := b.count("#answer .faults code"); got == 0 {
+			t.Errorf("trace page at %d px: the top names no fault that explains the trace", w)
+		}
+		if got := b.count(".trace-timeline table.timeline tr.step"); got != 4 {
+			t.Errorf("trace page at %d px: the matched prefix has %d steps, want 4 (step 0 and 3 events)", w, got)
+		}
+		if got := b.count("#explained table.timeline tr.step.has-double"); got == 0 {
+			t.Errorf("trace page at %d px: the replay model's timeline marks no double effect", w)
+		}
+		for _, sel := range []string{"#explained", ".trace-graph"} {
+			b.step("scrolling to "+sel, chromedp.Evaluate(fmt.Sprintf(`document.querySelector(%q+' figure.graph').scrollIntoView({block:'center'})`, sel), nil))
+			if p := b.pathInView(sel); len(p) > 0 {
+				t.Errorf("trace page at %d px: %s", w, strings.Join(p, "; "))
+			}
+		}
+		if p := b.overflow(); len(p) > 0 {
+			t.Errorf("trace page at %d px: %s", w, strings.Join(p, "; "))
+		}
+		b.clean(fmt.Sprintf("trace page at %d px", w))
+		b.step("back to the top", chromedp.MouseEvent(input.MouseMoved, 1, 1), chromedp.Evaluate(`window.scrollTo(0, 0)`, nil))
+		b.screenshot(shotName("report-trace", w), "")
+
+		conf := filepath.Join(dir, "conformance.html")
+		if _, err := os.Stat(conf); err != nil {
+			t.Logf("no conformance page (%v)", err)
+			continue
+		}
+		b.load(conf, w, "#conformance")
+		if p := b.overflow(); len(p) > 0 {
+			t.Errorf("conformance page at %d px: %s", w, strings.Join(p, "; "))
+		}
+		b.step("selecting a violated verdict", scrollTo("#conformance td.cell.violated button"), chromedp.Click("#conformance td.cell.violated button", chromedp.ByQuery, chromedp.NodeVisible))
+		b.step("waiting for the verdict's evidence", shown(".panel[data-group=conf]:not([hidden]) table.cells"))
+		if got := b.count(".panel[data-group=conf]:not([hidden]) .run a[href]"); got == 0 {
+			t.Errorf("conformance page at %d px: the evidence links no trace", w)
+		}
+		if p := b.overflow(); len(p) > 0 {
+			t.Errorf("conformance page at %d px, evidence open: %s", w, strings.Join(p, "; "))
+		}
+		b.clean(fmt.Sprintf("conformance page at %d px", w))
 	}
 }
 
-func (b *browser) count(sel string) int {
-	b.t.Helper()
-	var nodes []*cdp.Node
-	b.run("counting "+sel, chromedp.Nodes(sel, &nodes, chromedp.ByQueryAll, chromedp.AtLeast(0)))
-	return len(nodes)
+// TestBrowserChecksCatch proves the browser test's eye sees what a person
+// would: each check is run on a page broken on purpose and must report
+// it. The graph hidden with CSS (three ways), a too-wide element, a line
+// of text spilling out of its box, and a graph box scrolled away from the
+// path.
+func TestBrowserChecksCatch(t *testing.T) {
+	dir := pagesDir(t)
+	b := newBrowser(t)
+	b.load(filepath.Join(dir, "matrix.html"), 390, "#matrix")
+	panel := "#cell-replay-CO"
+	b.open(`#matrix td[data-row="replay"][data-col="CO"] button`, panel)
+	if p := b.pathInView(panel); len(p) > 0 {
+		t.Fatalf("the unbroken page already fails: %s", strings.Join(p, "; "))
+	}
+	if p := b.overflow(); len(p) > 0 {
+		t.Fatalf("the unbroken page already overflows: %s", strings.Join(p, "; "))
+	}
+	inject := func(css string) {
+		b.step("injecting "+css, chromedp.Evaluate(fmt.Sprintf(`(function(){var s=document.createElement('style');s.id='mutation';s.textContent=%q;document.head.appendChild(s);return true})()`, css), nil))
+	}
+	undo := func() {
+		b.step("removing the mutation", chromedp.Evaluate(`(function(){document.querySelectorAll('#mutation').forEach(function(e){e.remove()});return true})()`, nil))
+	}
+	for _, css := range []string{
+		"figure.graph { visibility: hidden }",
+		".graph-scroll { display: none }",
+		"g.path { opacity: 0 }",
+		"figure.graph svg use { display: none }",
+	} {
+		inject(css)
+		if p := b.pathInView(panel); len(p) == 0 {
+			t.Errorf("with %q the graph is hidden, but the check sees the path", css)
+		} else {
+			t.Logf("with %q: %s", css, p[0])
+		}
+		undo()
+	}
+	// A too-wide element widens the document; a nowrap line spills out of
+	// its box.
+	for _, mut := range []struct{ what, js string }{
+		{"a 1200 px wide element", `(function(){var d=document.createElement('div');d.id='mutation';d.style.width='1200px';d.textContent='wide';document.querySelector('main').appendChild(d);return true})()`},
+		{"a nowrap line in a 120 px box", `(function(){var d=document.createElement('p');d.id='mutation';d.style.cssText='width:120px;white-space:nowrap';d.textContent='a line of text far longer than its narrow box';document.querySelector('main').appendChild(d);return true})()`},
+	} {
+		b.step("adding "+mut.what, chromedp.Evaluate(mut.js, nil))
+		if p := b.overflow(); len(p) == 0 {
+			t.Errorf("with %s the page overflows, but the check sees nothing", mut.what)
+		} else {
+			t.Logf("with %s: %s", mut.what, p[0])
+		}
+		undo()
+	}
+	// The graph box scrolled to its far corner: the path's start is out of
+	// view.
+	var scrolled bool
+	b.step("scrolling the graph box away from the path", chromedp.Evaluate(fmt.Sprintf(`(function(){var g=document.querySelector(%q+' .graph-scroll'); if(g.scrollWidth<=g.clientWidth && g.scrollHeight<=g.clientHeight){return false} g.scrollLeft=g.scrollWidth; g.scrollTop=g.scrollHeight; return true})()`, panel), &scrolled))
+	if !scrolled {
+		t.Fatalf("%s's graph box does not scroll at 390 px: this mutation needs a graph wider than the phone", panel)
+	}
+	if p := b.pathInView(panel); len(p) == 0 {
+		t.Error("the graph box is scrolled away from the path, but the check sees the path")
+	} else {
+		t.Logf("scrolled away: %s", p[0])
+	}
+	b.clean("the mutated matrix page")
 }
 
-// screenshot writes a PNG of the element sel (the whole page when sel is
-// "") into the test's folder and, with -shots, into that folder too; it
-// logs where.
+// screenshot writes a PNG of the element sel (the viewport when sel is "")
+// into a folder that outlives the test and, with -shots, into that folder
+// too; it logs where.
 func (b *browser) screenshot(name, sel string) {
 	b.t.Helper()
 	var png []byte
 	if sel == "" {
-		b.run("screenshot "+name, chromedp.CaptureScreenshot(&png))
+		b.step("screenshot "+name, chromedp.CaptureScreenshot(&png))
 	} else {
-		b.run("screenshot "+name, chromedp.Screenshot(sel, &png, chromedp.ByQuery))
+		b.step("screenshot "+name, chromedp.Screenshot(sel, &png, chromedp.ByQuery))
 	}
 	dirs := []string{shotDir(b.t)}
 	if *shots != "" {
@@ -216,188 +641,4 @@ func shotDir(t *testing.T) string {
 		shotPath = dir
 	})
 	return shotPath
-}
-
-// TestBrowserMatrix opens the fault matrix's report in Chromium: it must
-// load without console errors or requests, show every cell, and open a
-// violated cell's counterexample with one timeline row per state and the
-// double effect marked.
-func TestBrowserMatrix(t *testing.T) {
-	b := newBrowser(t)
-	// The page names each model's cfg as a command to reproduce it; from
-	// the repository's root, as a reader would run it.
-	res := *r0Matrix(t)
-	res.Rows = slices.Clone(res.Rows)
-	for i := range res.Rows {
-		res.Rows[i].Cfg = strings.TrimPrefix(res.Rows[i].Cfg, "../")
-	}
-	page, err := Matrix(&res, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "matrix.html")
-	if err := page.WritePath(file); err != nil {
-		t.Fatal(err)
-	}
-	b.load(file, "#matrix")
-
-	var data struct {
-		Columns []string `json:"columns"`
-		Result  struct {
-			Rows []struct {
-				Name  string `json:"name"`
-				Cells map[string]struct {
-					Violated bool `json:"violated"`
-					Length   int  `json:"length"`
-				} `json:"cells"`
-			} `json:"rows"`
-		} `json:"result"`
-	}
-	var raw string
-	b.run("reading the page's data", chromedp.TextContent("#report-data", &raw, chromedp.ByQuery))
-	if err := json.Unmarshal([]byte(raw), &data); err != nil {
-		t.Fatalf("the page's data is not JSON: %v", err)
-	}
-	if len(data.Result.Rows) != len(res.Rows) || len(data.Columns) == 0 {
-		t.Fatalf("the page's data has %d rows and %d columns, want %d rows", len(data.Result.Rows), len(data.Columns), len(res.Rows))
-	}
-	want := len(res.Rows) * len(data.Columns)
-	if got := b.count("#matrix tbody td.cell"); got != want {
-		t.Errorf("the grid has %d cells, want %d (%d models x %d properties)", got, want, len(res.Rows), len(data.Columns))
-	}
-	violated := 0
-	for _, r := range data.Result.Rows {
-		for _, c := range r.Cells {
-			if c.Violated {
-				violated++
-			}
-		}
-	}
-	if got := b.count("#matrix td.cell.violated"); got != violated {
-		t.Errorf("%d violated cells shown, want %d", got, violated)
-	}
-	if got := b.count(".panel:not([hidden])"); got != 0 {
-		t.Errorf("%d panels open before any cell is selected, want 0", got)
-	}
-
-	// The separating fault of EO: redeliver re-fires task 1's effect.
-	for _, tc := range []struct{ row, col string }{{"redeliver", "EO"}, {"replay", "EO"}, {"volatilepark", "Liveness"}} {
-		length := -1
-		for _, r := range data.Result.Rows {
-			if r.Name == tc.row {
-				length = r.Cells[tc.col].Length
-			}
-		}
-		cell := fmt.Sprintf(`#matrix td[data-row=%q][data-col=%q] button`, tc.row, tc.col)
-		panel := fmt.Sprintf("#cell-%s-%s", slug(tc.row), tc.col)
-		b.run("selecting "+tc.row+"/"+tc.col, chromedp.Click(cell, chromedp.ByQuery), chromedp.WaitVisible(panel, chromedp.ByQuery))
-		if got := b.count(".panel:not([hidden])"); got != 1 {
-			t.Errorf("%s/%s: %d panels open, want 1", tc.row, tc.col, got)
-		}
-		if got := b.count(panel + " table.timeline tr.step"); got != length {
-			t.Errorf("%s/%s: the timeline has %d steps, want the counterexample's %d states", tc.row, tc.col, got, length)
-		}
-		if got := b.count(panel + " g.path g.pn"); got != length {
-			t.Errorf("%s/%s: the graph highlights %d states, want %d", tc.row, tc.col, got, length)
-		}
-		if got := b.count(cell + ".selected"); got != 1 {
-			t.Errorf("%s/%s: the cell is not marked selected", tc.row, tc.col)
-		}
-		if tc.col == "EO" {
-			if got := b.count(panel + " tr.step.has-double .mark-double"); got == 0 {
-				t.Errorf("%s/%s: no step marks the double effect", tc.row, tc.col)
-			}
-			if got := b.count(panel + " tr.step .fx.double"); got == 0 {
-				t.Errorf("%s/%s: the ledger shows no double effect", tc.row, tc.col)
-			}
-			if got := b.count(panel + " tr.step.has-crash"); got == 0 {
-				t.Errorf("%s/%s: no step marks the crash", tc.row, tc.col)
-			}
-		}
-	}
-	// The counterexample's graph is drawn (the <use> of the model's graph
-	// has a size).
-	var w float64
-	b.run("measuring the graph", chromedp.Evaluate(`document.querySelector('#cell-volatilepark-Liveness figure.graph svg').getBoundingClientRect().width`, &w))
-	if w < 100 {
-		t.Errorf("the state graph is %v px wide", w)
-	}
-	b.clean("matrix page")
-
-	// The screenshots: the page's top with redeliver/EO selected, and its
-	// counterexample (the mouse moved away, so that no row is
-	// highlighted).
-	b.run("selecting redeliver/EO", chromedp.Click(`#matrix td[data-row="redeliver"][data-col="EO"] button`, chromedp.ByQuery),
-		chromedp.WaitVisible("#cell-redeliver-EO", chromedp.ByQuery),
-		chromedp.MouseEvent(input.MouseMoved, 1, 1),
-		emulation.SetDeviceMetricsOverride(1280, 1000, 1, false),
-		chromedp.Evaluate(`window.scrollTo(0, 0)`, nil))
-	b.screenshot("report-matrix.png", "")
-	b.screenshot("report-counterexample.png", "#cell-redeliver-EO")
-	b.clean("matrix page, after the screenshots")
-}
-
-// TestBrowserTrace opens a rejected trace's report: the last matched
-// event, the candidates and the explanation are there, without errors.
-func TestBrowserTrace(t *testing.T) {
-	b := newBrowser(t)
-	file := filepath.Join(t.TempDir(), "trace.html")
-	page := tracePage(t, "../testdata/traces/partial/doc-example-replay.ndjson")
-	if err := page.WritePath(file); err != nil {
-		t.Fatal(err)
-	}
-	b.load(file, "#rejected")
-	if got := b.count(".trace-timeline table.timeline tr.step"); got != 4 {
-		t.Errorf("the matched prefix has %d rows, want 4 (the initial state and 3 events)", got)
-	}
-	if got := b.count("#candidates .candidate"); got != 1 {
-		t.Errorf("%d candidates shown, want 1", got)
-	}
-	if got := b.count("#candidates table.actions tr.named"); got == 0 {
-		t.Error("no transition is marked as named by the event")
-	}
-	if got := b.count("#explained table.timeline tr.step.has-double"); got == 0 {
-		t.Error("the replay model's timeline marks no double effect")
-	}
-	b.clean("trace page")
-	b.run("viewport", emulation.SetDeviceMetricsOverride(1280, 900, 1, false), chromedp.MouseEvent(input.MouseMoved, 1, 1))
-	b.screenshot("report-trace.png", "#where")
-	b.clean("trace page, after the screenshots")
-}
-
-// TestBrowserCheckAndConformance opens a check report (its first tab is
-// open) and the conformance table (a verdict opens its evidence).
-func TestBrowserCheckAndConformance(t *testing.T) {
-	b := newBrowser(t)
-	dir := t.TempDir()
-	check := filepath.Join(dir, "check.html")
-	if err := checkPage(t, "../spec/fault-raceeffect.cfg").WritePath(check); err != nil {
-		t.Fatal(err)
-	}
-	b.load(check, "nav.tabs")
-	if got := b.count(".panel:not([hidden]) table.timeline tr.step"); got == 0 {
-		t.Error("the check report opens with no counterexample shown")
-	}
-	b.clean("check page")
-
-	profiles, err := ReadProfiles("testdata/profiles")
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := Conformance(profiles, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf := filepath.Join(dir, "conformance.html")
-	if err := page.WritePath(conf); err != nil {
-		t.Fatal(err)
-	}
-	b.load(conf, "#conformance")
-	want := len(profiles) * len(ProfileObligations)
-	if got := b.count("#conformance td.cell"); got != want {
-		t.Errorf("the conformance table has %d cells, want %d", got, want)
-	}
-	b.run("selecting a violated verdict", chromedp.Click("#conformance td.cell.violated button", chromedp.ByQuery),
-		chromedp.WaitVisible(".panel[data-group=conf]:not([hidden]) table.cells", chromedp.ByQuery))
-	b.clean("conformance page")
 }

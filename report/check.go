@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/model"
 )
 
@@ -28,31 +29,59 @@ func Check(p model.Params, rep *check.Report, opt Options) (*Page, error) {
 	gs := newGraphs(opt)
 	def := gs.get("model", rep.Config, m)
 	v := &checkView{Verdict: rep.Verdict, Checked: strings.Join(rep.Checked, " "), Params: params(p)}
+	var names, reasons []string
 	for i := range rep.Violated {
 		viol := &rep.Violated[i]
 		name := viol.Name()
+		names = append(names, name)
 		tab := &panel{ID: fmt.Sprintf("violation-%d", i+1), Group: "violation", Violated: true,
 			Title: fmt.Sprintf("%s violated", name)}
+		steps := len(viol.Trace) - 1
 		switch viol.Kind {
 		case "deadlock":
-			tab.Lead = fmt.Sprintf("Deadlock reached: a state with no successor, after %d states.", len(viol.Trace))
+			tab.Lead = fmt.Sprintf("Deadlock reached: a state with no successor, at step %d.", steps)
+			tab.Why = "No action is enabled and the run is not complete."
 		case "liveness":
-			tab.Lead = fmt.Sprintf("Temporal property %s is violated: a behaviour of %d states that never completes.", name, len(viol.Trace))
+			tab.Lead = fmt.Sprintf("Temporal property %s is violated: a behaviour of steps 0 to %d that never completes.", name, steps)
+			tab.Why = name + " fails: " + matrix.WhyFails(name, p, viol.Trace[len(viol.Trace)-1].State) + "."
 		default:
-			tab.Lead = fmt.Sprintf("Invariant %s is violated: its shortest counterexample has %d states.", name, len(viol.Trace))
+			tab.Lead = fmt.Sprintf("Invariant %s is violated at step %d: the shortest counterexample, steps 0 (the initial state) to %d.", name, steps, steps)
+			tab.Why = name + " fails: " + matrix.WhyFails(name, p, viol.Trace[len(viol.Trace)-1].State) + "."
 		}
+		reasons = append(reasons, tab.Why)
 		tab.Timeline, tab.Graph = counterexample(m, def, viol)
 		v.Tabs = append(v.Tabs, tab)
 	}
 	if len(v.Tabs) == 0 {
-		v.Graph = def.use(nil, -1)
+		v.Graph = def.use(nil, nil, -1)
 	}
-	verdict := map[string]string{"ok": "No error has been found", "violation": "Property violated", "unknown": "Stopped before it was complete"}[rep.Verdict]
+	ans := &answer{}
+	switch {
+	case rep.Verdict == "ok":
+		ans.Class, ans.Headline = "good", "No property is violated"
+		ans.Reason = fmt.Sprintf("Every property checked (%s) holds in all %d reachable states.", strings.Join(rep.Checked, ", "), rep.Distinct)
+	case len(names) == 1:
+		ans.Class, ans.Headline = "bad", names[0]+" is violated"
+		ans.Reason = reasons[0]
+	case len(names) > 1:
+		ans.Class, ans.Headline = "bad", fmt.Sprintf("%d properties are violated: %s", len(names), strings.Join(names, ", "))
+		ans.Reason = strings.Join(reasons, " ")
+	default:
+		ans.Headline = "Stopped before the check was complete"
+		ans.Reason = "Nothing was found violated in the states explored so far; the verdict is unknown."
+	}
+	ans.Violated = names
+	if f := p.Faults.Faults(); len(f) > 0 {
+		for _, x := range f {
+			ans.Faults = append(ans.Faults, string(x))
+		}
+	}
 	class := map[string]string{"ok": "good", "violation": "bad"}[rep.Verdict]
 	return &Page{v: pageView{
 		Kind:     "check",
-		Title:    fmt.Sprintf("%s: %s", rep.Config, verdict),
+		Title:    fmt.Sprintf("%s: %s", rep.Config, ans.Headline),
 		Subtitle: fmt.Sprintf("Model check of %s (spec %s) with the %s engine.", rep.Config, rep.Spec, rep.Engine),
+		Answer:   ans,
 		Facts: []fact{
 			{Name: "verdict", Value: rep.Verdict, Class: class},
 			{Name: "states generated", Value: fmt.Sprint(rep.Generated)},

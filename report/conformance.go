@@ -22,6 +22,9 @@ type Profile struct {
 	Store       string                    `json:"store"`
 	Obligations map[string]ProfileVerdict `json:"obligations"`
 	Cells       []ProfileCell             `json:"cells"`
+	// Dir is the folder the profile was read from: its runs' trace paths
+	// are relative to it.
+	Dir string `json:"-"`
 }
 
 // ID names the profile: subject@version/store.
@@ -96,14 +99,17 @@ func ReadProfiles(paths ...string) ([]*Profile, error) {
 		if p.Subject == "" || p.Obligations == nil {
 			return nil, fmt.Errorf("%s: %w (no subject or obligations)", f, ErrNotProfile)
 		}
+		p.Dir = filepath.Dir(f)
 		out = append(out, &p)
 	}
 	slices.SortFunc(out, func(a, b *Profile) int { return strings.Compare(a.ID(), b.ID()) })
 	return out, nil
 }
 
+type confObligation struct{ Name, Doc string }
+
 type confView struct {
-	Obligations []string
+	Obligations []confObligation
 	Rows        []confRow
 	Panels      []*confPanel
 }
@@ -120,8 +126,37 @@ type confCell struct {
 type confPanel struct {
 	ID, Title, Status, Class, Evidence string
 	Explained                          []string
-	Cells                              []ProfileCell
+	Cells                              []confCellRuns
 	Obligation                         string
+}
+
+// confCellRuns is a profile's cell as the page shows it: its runs counted
+// in words and its traces as links.
+type confCellRuns struct {
+	ProfileCell
+	RunCount string
+	Links    []confRun
+}
+
+type confRun struct {
+	ProfileRun
+	// Href is the trace's path relative to the page (empty without a
+	// trace).
+	Href string
+}
+
+// obligationDocs say what each obligation of the conformance table
+// means; FI and LV are not columns of the fault matrix, so the page
+// explains them too.
+var obligationDocs = map[string]string{
+	"EO": "effect exactly-once: every task's external effect fires at most once",
+	"PC": "prefix continuation: after a crash, no task whose completion is durable runs again",
+	"FD": "fork determinism: every resume aimed at the interrupt observes the outcome of its own value",
+	"CV": "checkpoint validity: every durable record is valid",
+	"CO": "consume-once: a parked interrupt is consumed at most once and the gated effect fires at most once",
+	"RD": "recovery determinism: two recoveries from the same durable state decide the same",
+	"FI": "fork intent: the resume interface tells an ordinary resume (a retry) from a fork; without it FD and CO cannot both hold",
+	"LV": "liveness (called Liveness in the fault matrix): every fair run eventually completes",
 }
 
 // Conformance is the page of the conformance table: a row per subject,
@@ -139,7 +174,10 @@ func Conformance(profiles []*Profile, opt Options) (*Page, error) {
 		slices.Sort(extra)
 		obls = append(obls, extra...)
 	}
-	v := &confView{Obligations: obls}
+	v := &confView{}
+	for _, o := range obls {
+		v.Obligations = append(v.Obligations, confObligation{Name: o, Doc: obligationDocs[o]})
+	}
 	counts := map[string]int{}
 	for _, p := range profiles {
 		row := confRow{ID: p.ID()}
@@ -157,7 +195,7 @@ func Conformance(profiles []*Profile, opt Options) (*Page, error) {
 				Evidence: ov.Evidence, Explained: ov.Explained, Obligation: o}
 			for _, c := range p.Cells {
 				if _, ok := c.Status[o]; ok {
-					cp.Cells = append(cp.Cells, c)
+					cp.Cells = append(cp.Cells, cellRuns(p, c, opt.PageDir))
 				}
 			}
 			v.Panels = append(v.Panels, cp)
@@ -177,9 +215,41 @@ func Conformance(profiles []*Profile, opt Options) (*Page, error) {
 			{Name: "violated", Value: fmt.Sprint(counts["violated"]), Class: map[bool]string{true: "bad"}[counts["violated"] > 0]},
 			{Name: "undetermined or n/a", Value: fmt.Sprint(counts["undetermined"] + counts["na"])},
 		},
-		Data:        map[string]any{"kind": "conformance", "obligations": obls, "profiles": profiles},
 		Conformance: v,
 	}}, nil
+}
+
+// cellRuns prepares a cell's runs for the page: "1 run" or "n runs", and
+// each trace as a link relative to the page's folder (pageDir; as read
+// when empty).
+func cellRuns(p *Profile, c ProfileCell, pageDir string) confCellRuns {
+	out := confCellRuns{ProfileCell: c, RunCount: plural(len(c.Runs), "run", "runs")}
+	// The harness's summary starts with its own count ("1 runs, ..."): say
+	// it once, in words that agree.
+	if rest, ok := strings.CutPrefix(c.Summary, fmt.Sprintf("%d runs", len(c.Runs))); ok {
+		out.Summary = out.RunCount + rest
+	}
+	for _, r := range c.Runs {
+		cr := confRun{ProfileRun: r}
+		if r.Trace != "" {
+			path := r.Trace
+			if !filepath.IsAbs(path) && p.Dir != "" {
+				path = filepath.Join(p.Dir, path)
+			}
+			if pageDir != "" {
+				if abs, err := filepath.Abs(path); err == nil {
+					if base, err := filepath.Abs(pageDir); err == nil {
+						if rel, err := filepath.Rel(base, abs); err == nil {
+							path = rel
+						}
+					}
+				}
+			}
+			cr.Href = filepath.ToSlash(path)
+		}
+		out.Links = append(out.Links, cr)
+	}
+	return out
 }
 
 func statusClass(s string) string {

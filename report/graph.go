@@ -114,7 +114,7 @@ func (g *Graph) Path(states []model.State) (ids []int, ok bool) {
 
 // Drawing constants, in SVG units.
 const (
-	layerGap  = 96.0
+	layerGap  = 124.0
 	rowGap    = 20.0
 	margin    = 24.0
 	nodeR     = 5.5
@@ -230,7 +230,7 @@ func (g *Graph) summary(id int) string {
 			parts = append(parts, name+" = "+v)
 		}
 	}
-	return fmt.Sprintf("state %d (depth %d): %s", id+1, n.Depth, strings.Join(parts, ", "))
+	return fmt.Sprintf("depth %d: %s", n.Depth, strings.Join(parts, ", "))
 }
 
 // brief is a node's short description: its number, depth and the
@@ -238,7 +238,7 @@ func (g *Graph) summary(id int) string {
 func (g *Graph) brief(id int) string {
 	n := g.Nodes[id]
 	vars := g.m.Vars(n.State)
-	s := fmt.Sprintf("state %d (depth %d): pc = %s, effects = %s, frontier = %s", id+1, n.Depth, vars["pc"], vars["effects"], vars["frontier"])
+	s := fmt.Sprintf("depth %d: pc = %s, effects = %s, frontier = %s", n.Depth, vars["pc"], vars["effects"], vars["frontier"])
 	if n.State.Waiting {
 		s += ", parked"
 	}
@@ -299,7 +299,7 @@ func (g *Graph) WriteDOT(w io.Writer, opt DOTOptions) error {
 	onPath := map[int]int{}
 	for i, id := range opt.Path {
 		if _, ok := onPath[id]; !ok {
-			onPath[id] = i + 1
+			onPath[id] = i
 		}
 	}
 	pathEdge := map[[2]int]bool{}
@@ -323,12 +323,12 @@ func (g *Graph) WriteDOT(w io.Writer, opt DOTOptions) error {
 	for d := 0; d <= maxDepth; d++ {
 		sb.WriteString("  { rank=same;")
 		for _, id := range depths[d] {
-			fmt.Fprintf(&sb, " s%d;", id+1)
+			fmt.Fprintf(&sb, " s%d;", id)
 		}
 		sb.WriteString(" }\n")
 	}
 	for _, n := range g.Nodes {
-		attrs := []string{fmt.Sprintf("label=%q", fmt.Sprint(n.ID+1)), "tooltip=" + dotString(g.summary(n.ID))}
+		attrs := []string{fmt.Sprintf("label=%q", fmt.Sprint(n.ID)), "tooltip=" + dotString(g.summary(n.ID))}
 		kind := g.kind(n.ID)
 		switch {
 		case strings.Contains(kind, "bad"):
@@ -338,20 +338,31 @@ func (g *Graph) WriteDOT(w io.Writer, opt DOTOptions) error {
 		case strings.Contains(kind, "parked"):
 			attrs = append(attrs, `fillcolor="#fdf0cf"`, `color="#a66f00"`)
 		}
+		// Shapes say the kind without colour: a square for a completed
+		// run, a diamond for a parked one, a double ring for a violation.
+		switch {
+		case strings.Contains(kind, "done"):
+			attrs = append(attrs, "shape=box")
+		case strings.Contains(kind, "parked"):
+			attrs = append(attrs, "shape=diamond")
+		}
+		if strings.Contains(kind, "bad") {
+			attrs = append(attrs, "peripheries=2")
+		}
 		if n.ID == 0 {
 			attrs = append(attrs, "penwidth=2")
 		}
 		if step, ok := onPath[n.ID]; ok {
-			attrs = append(attrs, `color="#d93025"`, "penwidth=2.5", fmt.Sprintf("xlabel=%q", fmt.Sprintf("#%d", step)))
+			attrs = append(attrs, `color="#d93025"`, "penwidth=2.5", fmt.Sprintf("xlabel=%q", fmt.Sprintf("step %d", step)))
 		}
-		fmt.Fprintf(&sb, "  s%d [%s];\n", n.ID+1, strings.Join(attrs, ", "))
+		fmt.Fprintf(&sb, "  s%d [%s];\n", n.ID, strings.Join(attrs, ", "))
 	}
 	for _, e := range g.Edges {
 		attrs := []string{"label=" + dotString(g.edgeText(e))}
 		if pathEdge[[2]int{e.From, e.To}] {
 			attrs = append(attrs, `color="#d93025"`, "penwidth=2.5", `fontcolor="#d93025"`)
 		}
-		fmt.Fprintf(&sb, "  s%d -> s%d [%s];\n", e.From+1, e.To+1, strings.Join(attrs, ", "))
+		fmt.Fprintf(&sb, "  s%d -> s%d [%s];\n", e.From, e.To, strings.Join(attrs, ", "))
 	}
 	sb.WriteString("}\n")
 	_, err := io.WriteString(w, sb.String())

@@ -14,8 +14,19 @@ type matrixView struct {
 	Setting        string
 	Columns        []matrix.Column
 	Rows           []matrixRow
-	Claims         []matrix.Claim
+	Claims         []claimView
 	Panels         []*panel
+}
+
+// claimView is a claim with the cells that prove it, as links.
+type claimView struct {
+	matrix.Claim
+	Cells []cellRef
+}
+
+// cellRef names one cell of the grid and the panel it opens.
+type cellRef struct {
+	Row, Col, Panel string
 }
 
 type matrixRow struct {
@@ -30,6 +41,8 @@ type matrixCell struct {
 	Length   int
 	Distinct uint64
 	Panel    string
+	// Proves are the claims this cell is a witness of.
+	Proves []string
 }
 
 // panel is what opens when a cell or a tab is selected: a counterexample
@@ -43,6 +56,8 @@ type panel struct {
 	Why      string
 	Command  string
 	Violated bool
+	// Proves are the claims the cell is a witness of.
+	Proves   []string
 	Timeline *Timeline
 	Graph    *graphUse
 }
@@ -52,23 +67,32 @@ type panel struct {
 // the state space that satisfies it.
 func Matrix(res *matrix.Result, opt Options) (*Page, error) {
 	gs := newGraphs(opt)
-	v := &matrixView{Bounds: res.Bounds, Engine: res.Engine, Columns: matrix.Columns, Claims: res.Claims}
+	v := &matrixView{Bounds: res.Bounds, Engine: res.Engine, Columns: matrix.Columns}
 	if ref, ok := res.Row("reference"); ok {
 		p := ref.Params
 		v.Setting = fmt.Sprintf("A run of %d tasks, each firing one external effect; task %d is gated by an interrupt that parks the run until a resume supplies a value (%s). Up to %s, %s at the interrupt, %s after completion.",
 			p.NTasks, p.IP, strings.Join(p.Values, " or "), plural(p.MaxCrashes, "crash", "crashes"),
 			plural(p.MaxResumes, "resume", "resumes"), plural(p.MaxExtraResumes, "stray resume", "stray resumes"))
 	}
-	failed := 0
+	proves := map[[2]string][]string{}
+	var failed, bad []string
 	for _, c := range res.Claims {
+		cv := claimView{Claim: c}
+		for _, ref := range claimCells(c) {
+			ref.Panel = cellPanel(ref.Row, ref.Col)
+			cv.Cells = append(cv.Cells, ref)
+			key := [2]string{ref.Row, ref.Col}
+			proves[key] = append(proves[key], c.Statement)
+		}
+		v.Claims = append(v.Claims, cv)
 		if !c.Holds {
-			failed++
+			failed = append(failed, c.ID)
 		}
 	}
 	for _, rr := range res.Rows {
 		m, err := model.New(rr.Params)
 		if err != nil {
-			return nil, fmt.Errorf("report: %s: %w", rr.Name, err)
+			return nil, fmt.Errorf("%s: %w", rr.Name, err)
 		}
 		def := gs.get(rr.Name, rr.Name, m)
 		doc := matrix.FaultClass(rr.Fault)
@@ -82,18 +106,23 @@ func Matrix(res *matrix.Result, opt Options) (*Page, error) {
 		for _, c := range matrix.Columns {
 			cell := rr.Cells[c.Name]
 			mc := matrixCell{Row: rr.Name, Col: c.Name, Clause: c.Clause != "", Violated: cell.Violated,
-				Length: cell.Length, Distinct: cell.Distinct, Panel: "cell-" + slug(rr.Name) + "-" + c.Name}
+				Length: cell.Length, Distinct: cell.Distinct, Panel: cellPanel(rr.Name, c.Name), Proves: proves[[2]string{rr.Name, c.Name}]}
 			row.Cells = append(row.Cells, mc)
-			p := &panel{ID: mc.Panel, Group: "cell", Violated: cell.Violated, Command: "tlcrun check " + rr.Cfg}
+			p := &panel{ID: mc.Panel, Group: "cell", Violated: cell.Violated, Command: ReproduceCommand(rr.Cfg, c.Name, res.BoundsCfg),
+				Proves: mc.Proves}
+			if cell.Violated && rr.Fault == "" {
+				bad = append(bad, rr.Name+" / "+c.Name)
+			}
 			if cell.Violated && cell.Trace != nil {
 				p.Title = fmt.Sprintf("%s violates %s", rr.Name, c.Name)
-				p.Lead = fmt.Sprintf("%s: %s. %s, %s, is violated; its shortest counterexample has %d states.", modelWord(rr), doc, c.Name, c.Doc, cell.Length)
+				p.Lead = fmt.Sprintf("%s: %s. %s (%s) is violated at step %d: its shortest counterexample runs from step 0, the initial state, to step %d.",
+					modelWord(rr), doc, c.Name, c.Doc, cell.Length-1, cell.Length-1)
 				p.Why = fmt.Sprintf("%s fails: %s.", c.Name, rr.Why(c.Name))
 				p.Timeline, p.Graph = counterexample(m, def, cell.Trace)
 			} else {
 				p.Title = fmt.Sprintf("%s satisfies %s", rr.Name, c.Name)
-				p.Lead = fmt.Sprintf("%s (%s) holds in every one of the %d reachable states of %s: no counterexample.", c.Name, c.Doc, cell.Distinct, rr.Name)
-				p.Graph = def.use(nil, -1)
+				p.Lead = fmt.Sprintf("%s (%s) holds in every reachable state of %s (%d states): there is no counterexample.", c.Name, c.Doc, rr.Name, cell.Distinct)
+				p.Graph = def.use(nil, nil, -1)
 			}
 			v.Panels = append(v.Panels, p)
 		}
@@ -103,21 +132,86 @@ func Matrix(res *matrix.Result, opt Options) (*Page, error) {
 	for i, c := range matrix.Columns {
 		names[i] = c.Name
 	}
+	ans := &answer{Class: "good", Headline: fmt.Sprintf("All %d claims hold: each obligation is broken alone by some fault", len(res.Claims))}
+	for _, c := range res.Claims {
+		if strings.HasPrefix(c.ID, "independent-") && len(c.Witnesses) > 0 {
+			ans.Faults = append(ans.Faults, strings.TrimPrefix(c.ID, "independent-")+" by "+c.Witnesses[0])
+		}
+	}
+	ans.FaultNote = "broken alone"
+	ans.Reason = "The reference semantics satisfies every obligation; each fault below is a one-switch mutation of it. Select a cell to see its counterexample."
+	if len(failed) > 0 {
+		ans.Class = "bad"
+		ans.Headline = fmt.Sprintf("%d of %d claims fail: %s", len(failed), len(res.Claims), strings.Join(failed, ", "))
+		if len(bad) > 0 {
+			ans.Reason = "The reference semantics violates " + strings.Join(bad, ", ") + "."
+		} else {
+			ans.Reason = "See the claims below the grid for the rows that break them."
+		}
+	}
 	page := &Page{v: pageView{
 		Kind:     "matrix",
 		Title:    fmt.Sprintf("Fault matrix at %s bounds", res.Bounds),
 		Subtitle: "Every fault model against every obligation of the resume contract, each property checked on its own.",
+		Answer:   ans,
 		Facts: []fact{
 			{Name: "engine", Value: res.Engine},
 			{Name: "models", Value: fmt.Sprint(len(res.Rows))},
 			{Name: "properties", Value: fmt.Sprint(len(matrix.Columns))},
-			{Name: "claims", Value: fmt.Sprintf("%d checked, %d failed", len(res.Claims)-failed, failed), Class: map[bool]string{true: "bad", false: "good"}[failed > 0]},
+			{Name: "claims", Value: fmt.Sprintf("%d checked, %d failed", len(res.Claims)-len(failed), len(failed)), Class: map[bool]string{true: "bad", false: "good"}[len(failed) > 0]},
 		},
 		Data:   map[string]any{"kind": "matrix", "columns": names, "result": res},
 		Matrix: v,
 		Graphs: gs.defs,
 	}}
 	return page, nil
+}
+
+// cellPanel is the id of a cell's panel.
+func cellPanel(row, col string) string { return "cell-" + slug(row) + "-" + slug(col) }
+
+// claimCells are the cells that prove a claim: for an independence claim
+// the witnesses' cells of its column; for fork intent the two faults'
+// cells; for the reference claim the reference rows.
+func claimCells(c matrix.Claim) []cellRef {
+	var out []cellRef
+	switch {
+	case strings.HasPrefix(c.ID, "independent-"):
+		col := strings.TrimPrefix(c.ID, "independent-")
+		for _, w := range c.Witnesses {
+			out = append(out, cellRef{Row: w, Col: col})
+		}
+	case c.ID == "fork-intent":
+		for _, w := range c.Witnesses {
+			col := map[string]string{"nointent": "CO", "forkignore": "FD"}[w]
+			if col != "" {
+				out = append(out, cellRef{Row: w, Col: col})
+			}
+		}
+	case c.ID == "implied-COEffect":
+		for _, w := range c.Witnesses {
+			out = append(out, cellRef{Row: w, Col: "COEffect"})
+		}
+	case c.ID == "reference":
+		for _, w := range c.Witnesses {
+			if !strings.Contains(w, " ") {
+				out = append(out, cellRef{Row: w, Col: "EO"})
+			}
+		}
+	}
+	return out
+}
+
+// ReproduceCommand is the command that reproduces one cell of the matrix:
+// the row's cfg checked for that property alone (at the matrix's bounds
+// when they are not the cfg's), so that it reports the cell's verdict,
+// counterexample length and state count.
+func ReproduceCommand(cfg, property, boundsCfg string) string {
+	cmd := "tlcrun check --property " + property
+	if boundsCfg != "" {
+		cmd += " --bounds " + boundsCfg
+	}
+	return cmd + " " + cfg
 }
 
 // counterexample draws a violation of the model m: its timeline, told as
@@ -136,7 +230,11 @@ func counterexample(m *model.Model, def *graphDef, v *check.Violation) (*Timelin
 	if v.LoopTo != nil {
 		loop = *v.LoopTo
 	}
-	return tl, def.use(states, loop)
+	names := make([]string, len(labels))
+	for i := 1; i < len(labels); i++ {
+		names[i] = m.LabelString(labels[i])
+	}
+	return tl, def.use(states, names, loop)
 }
 
 // labelOf finds the transition from prev to s printed as text: a

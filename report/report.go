@@ -25,6 +25,19 @@ var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"join":        strings.Join,
 	"add":         func(a, b int) int { return a + b },
 	"statusClass": statusClass,
+	// wbr lets a long name break after its separators (+ / @) only.
+	"wbr": func(s string) template.HTML {
+		var sb strings.Builder
+		for _, r := range s {
+			sb.WriteString(template.HTMLEscapeString(string(r)))
+			if r == '+' || r == '/' || r == '@' {
+				sb.WriteString("<wbr>")
+			}
+		}
+		return template.HTML(sb.String())
+	},
+	// neq writes TLA+'s "#" (not equal) as "≠" in a guard's explanation.
+	"neq": func(s string) string { return strings.ReplaceAll(s, " # ", " ≠ ") },
 }).Parse(pageTemplate))
 
 // Options tune the pages. The zero value is the default.
@@ -32,6 +45,10 @@ type Options struct {
 	// MaxGraphStates bounds the state graphs drawn (0: DefaultMaxStates);
 	// a model with more reachable states is reported without its graph.
 	MaxGraphStates int
+	// PageDir is the folder the page is written to: links to files (a
+	// conformance run's trace) are made relative to it ("": the paths as
+	// read).
+	PageDir string
 }
 
 // Page is one self-contained HTML report: its styles, its script and its
@@ -45,9 +62,11 @@ type pageView struct {
 	Kind     string
 	Title    string
 	Subtitle string
-	Facts    []fact
-	CSS      template.CSS
-	JS       template.JS
+	// Answer is the page's verdict in one box at its top.
+	Answer *answer
+	Facts  []fact
+	CSS    template.CSS
+	JS     template.JS
 	// Data is the result the page shows, as JSON in the page (for scripts
 	// and tests that read the file).
 	Data any
@@ -57,6 +76,20 @@ type pageView struct {
 	Trace       *traceView
 	Conformance *confView
 	Graphs      []*graphDef
+}
+
+// answer is what a reader came for, at the top of every page: the
+// verdict, the fault that explains it and the obligations it violates.
+type answer struct {
+	Class, Headline, Reason string
+	// Faults are the faults that explain the result (a trace's diagnosis,
+	// or the faults switched on in a checked model).
+	Faults []string
+	// FaultNote says what the faults are (e.g. "explained by").
+	FaultNote string
+	Violated  []string
+	// Holding are the obligations that hold, when the page knows them.
+	Holding []string
 }
 
 type fact struct {
@@ -84,135 +117,6 @@ func (p *Page) WritePath(path string) error {
 		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
-}
-
-// graphs collects the state graphs a page draws, one per model, each
-// defined once and drawn wherever a path through it is shown.
-type graphs struct {
-	opt  Options
-	defs []*graphDef
-	byID map[string]*graphDef
-}
-
-func newGraphs(opt Options) *graphs { return &graphs{opt: opt, byID: map[string]*graphDef{}} }
-
-// graphDef is one model's graph as SVG elements (or why it is not drawn).
-type graphDef struct {
-	ID          string
-	Name        string
-	States      int
-	Transitions int
-	W, H        string
-	Nodes       []svgNode
-	Edges       []svgEdge
-	Depths      []svgText
-	// Missing says why the graph is not drawn.
-	Missing string
-	g       *Graph
-}
-
-type svgNode struct {
-	X, Y, Fill, Stroke, Width, Title, Text string
-	Step                                   int
-}
-
-type svgEdge struct {
-	D, Stroke, Class, Title string
-}
-
-type svgText struct {
-	X, Y, Text string
-}
-
-// graphUse is a graph drawn in one place, with a path highlighted.
-type graphUse struct {
-	Def       *graphDef
-	PathNodes []svgNode
-	PathEdges []svgEdge
-	Note      string
-}
-
-// Colours of the drawing, as SVG attributes: the base graph is drawn with
-// <use>, where the page's style sheet does not reach.
-var actionStroke = map[model.Action]string{
-	model.ExecTask:      "#9aa7b8",
-	model.EmitInterrupt: "#c9a13b",
-	model.Consume:       "#4a7fc1",
-	model.ForkResume:    "#8a63c7",
-	model.CrashRecover:  "#e07b39",
-	model.ExtraResume:   "#5f9e8f",
-	model.RaceResume:    "#c25b9a",
-}
-
-// get returns the graph of m under key, exploring it on first use.
-func (gs *graphs) get(key, name string, m *model.Model) *graphDef {
-	id := "g-" + slug(key)
-	if d, ok := gs.byID[id]; ok {
-		return d
-	}
-	d := &graphDef{ID: id, Name: name}
-	gs.byID[id] = d
-	gs.defs = append(gs.defs, d)
-	g, err := NewGraph(m, gs.opt.MaxGraphStates)
-	if err != nil {
-		d.Missing = fmt.Sprintf("The state graph is not drawn: %v (drawings are for small bounds such as R0).", err)
-		return d
-	}
-	d.g = g
-	d.States, d.Transitions = len(g.Nodes), len(g.Edges)
-	d.W, d.H = num(g.Width), num(g.Height)
-	maxDepth := 0
-	for _, e := range g.Edges {
-		d.Edges = append(d.Edges, svgEdge{D: g.edgePath(e.From, e.To), Stroke: actionStroke[e.Labels[0].Action]})
-	}
-	for _, n := range g.Nodes {
-		fill, stroke, width := "#e8edf3", "#6b7c93", ""
-		kind := g.kind(n.ID)
-		switch {
-		case strings.Contains(kind, "bad"):
-			fill, stroke = "#f6d5d3", "#b3261e"
-		case strings.Contains(kind, "done"):
-			fill, stroke = "#d7eedb", "#2e7d32"
-		case strings.Contains(kind, "parked"):
-			fill, stroke = "#fdf0cf", "#a66f00"
-		}
-		if n.ID == 0 {
-			width = "2.5"
-		}
-		d.Nodes = append(d.Nodes, svgNode{X: num(n.X), Y: num(n.Y), Fill: fill, Stroke: stroke, Width: width, Title: g.brief(n.ID)})
-		maxDepth = max(maxDepth, n.Depth)
-	}
-	for depth := 0; depth <= maxDepth; depth++ {
-		d.Depths = append(d.Depths, svgText{X: num(margin + float64(depth)*layerGap), Y: num(margin - 6), Text: fmt.Sprint(depth)})
-	}
-	return d
-}
-
-// use draws d with states highlighted as a path (loopTo >= 0: the last
-// state steps back to states[loopTo]).
-func (d *graphDef) use(states []model.State, loopTo int) *graphUse {
-	u := &graphUse{Def: d}
-	if d.g == nil || len(states) == 0 {
-		return u
-	}
-	ids, ok := d.g.Path(states)
-	if !ok {
-		u.Note = "The path leaves this graph: its states are not all reachable in this model."
-		return u
-	}
-	g := d.g
-	for i := 1; i < len(ids); i++ {
-		u.PathEdges = append(u.PathEdges, svgEdge{D: g.edgePath(ids[i-1], ids[i]), Class: "pe"})
-	}
-	if loopTo >= 0 && loopTo < len(ids) {
-		u.PathEdges = append(u.PathEdges, svgEdge{D: g.edgePath(ids[len(ids)-1], ids[loopTo]), Class: "pe loop"})
-	}
-	for i, id := range ids {
-		n := g.Nodes[id]
-		u.PathNodes = append(u.PathNodes, svgNode{X: num(n.X), Y: num(n.Y), Title: fmt.Sprintf("state %d of the path: %s", i+1, g.summary(id)),
-			Text: fmt.Sprint(i + 1), Step: i + 1})
-	}
-	return u
 }
 
 // slug makes an HTML id fragment of s.

@@ -181,7 +181,7 @@ func TestDOT(t *testing.T) {
 	if len(red) != 2 {
 		t.Errorf("%d edges highlighted, want the counterexample's 2:\n%s", len(red), strings.Join(red, "\n"))
 	}
-	for _, want := range []string{"digraph resume {", "rankdir=LR", `label="CrashRecover(redeliver)"`, `xlabel="#3"`} {
+	for _, want := range []string{"digraph resume {", "rankdir=LR", `label="CrashRecover(redeliver)"`, `xlabel="step 2"`, `s0 [label="0"`} {
 		if !strings.Contains(dot, want) {
 			t.Errorf("DOT lacks %q", want)
 		}
@@ -334,8 +334,21 @@ func TestCheckPage(t *testing.T) {
 	if got := strings.Count(html, `data-group="violation"`); got != len(viols) {
 		t.Errorf("%d tabs, want one per violation (%d)", got, len(viols))
 	}
+	// The title counts the violated properties, and the top says why.
+	title := regexp.MustCompile(`<title>([^<]*)</title>`).FindStringSubmatch(html)
+	if want := fmt.Sprintf("%d properties are violated: ", len(viols)); len(title) < 2 || !strings.Contains(title[1], want) {
+		t.Errorf("the title is %q, want it to say %q", title, want)
+	}
+	for _, want := range []string{`id="answer"`, "EO fails: task 1&#39;s effect fired 2 times."} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the nondetrec page lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "report: ") {
+		t.Error("the page shows an internal error prefix (report: ...)")
+	}
 	html = render(t, checkPage(t, "../spec/R0.cfg"))
-	for _, want := range []string{"No error has been found", "59 states, 86 transitions", `<use href="#g-model"/>`} {
+	for _, want := range []string{"No property is violated", "59 states and 86 transitions", `<use href="#g-model"/>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("R0's page lacks %q", want)
 		}
@@ -355,7 +368,7 @@ func TestTracePage(t *testing.T) {
 		"Diagnosis: explained by the replay model",
 		"The trace under the replay model",
 		"1 candidate state",
-		"disabled: pc = 3 # IP = 2",
+		"disabled: pc = 3 ≠ IP = 2",
 	} {
 		if !strings.Contains(html, strings.ReplaceAll(want, "#", "&#35;")) && !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
@@ -406,7 +419,8 @@ func TestConformancePage(t *testing.T) {
 // docs/contract.md show: present, PNG, and small (make report-shots
 // rewrites them from the browser test).
 func TestDocScreenshots(t *testing.T) {
-	for _, name := range []string{"report-matrix.png", "report-counterexample.png", "report-trace.png"} {
+	for _, name := range []string{"report-matrix.png", "report-counterexample.png", "report-trace.png",
+		"report-matrix-390.png", "report-counterexample-390.png", "report-trace-390.png"} {
 		b, err := os.ReadFile(filepath.Join("..", "docs", "img", name))
 		if err != nil {
 			t.Errorf("%v (make report-shots writes it)", err)

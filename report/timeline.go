@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
 // A Timeline is a behaviour drawn one row per step: the action, what
@@ -24,7 +25,9 @@ type Timeline struct {
 // Step is one row: the state after an action (the first row is the
 // initial state).
 type Step struct {
-	// N is the 1-based state number, as TLC numbers them.
+	// N is the step number: 0 for the initial state, k for the state
+	// after the k-th action (in a trace, after event k). Every page, the
+	// graph's path and the stories use this numbering.
 	N int
 	// Action is the spec's action ("" for the initial state) and Label
 	// the same with its parameter.
@@ -57,6 +60,10 @@ func (s Step) Classes() []string {
 // VarChange is one variable a step changed.
 type VarChange struct {
 	Name, Old, New string
+	// Appended is set when the variable is a sequence that grew at its
+	// end: the elements appended, so that a log is not printed whole on
+	// every step.
+	Appended string
 	// Observed: the producer of a trace observed this variable.
 	Observed bool
 }
@@ -149,8 +156,9 @@ func NewTimeline(m *model.Model, states []model.State, labels []model.Label, opt
 	}
 	broken := map[string]bool{}
 	var prev map[string]string
+	var prevVals map[string]tlavalue.Value
 	for i, s := range states {
-		st := Step{N: i + 1}
+		st := Step{N: i}
 		if i > 0 && i < len(labels) {
 			st.Action, st.Label = labels[i].Action.String(), m.LabelString(labels[i])
 		}
@@ -170,7 +178,8 @@ func NewTimeline(m *model.Model, states []model.State, labels []model.Label, opt
 			obs := slices.Contains(observed, name)
 			st.State = append(st.State, VarValue{Name: name, Value: v, Changed: changed, Observed: obs})
 			if changed {
-				st.Changed = append(st.Changed, VarChange{Name: name, Old: prev[name], New: v, Observed: obs})
+				st.Changed = append(st.Changed, VarChange{Name: name, Old: prev[name], New: v, Observed: obs,
+					Appended: appended(prevVals[name], vars[name])})
 			}
 		}
 		var before *model.State
@@ -190,19 +199,35 @@ func NewTimeline(m *model.Model, states []model.State, labels []model.Label, opt
 			}
 		}
 		tl.Steps = append(tl.Steps, st)
-		prev = cur
+		prev, prevVals = cur, vars
 	}
 	switch {
 	case opt.Stutters:
 		tl.End = "Stuttering: nothing can happen any more, and the run is not complete."
 	case opt.LoopTo != nil && *opt.LoopTo >= 0:
-		tl.End = fmt.Sprintf("Back to state %d: the run can loop for ever without completing.", *opt.LoopTo+1)
+		tl.End = fmt.Sprintf("Back to step %d: the run can loop for ever without completing.", *opt.LoopTo)
 	}
 	if tl.End != "" && len(tl.Steps) > 0 {
 		last := &tl.Steps[len(tl.Steps)-1]
 		last.Marks = append(last.Marks, Mark{Kind: "loop", Text: "Liveness violated"})
 	}
 	return tl
+}
+
+// appended returns the elements new has after old's, printed as a TLA+
+// sequence, when both are sequences and old is a prefix of new ("" when
+// not).
+func appended(old, new tlavalue.Value) string {
+	if old.Kind() != tlavalue.KindTuple || new.Kind() != tlavalue.KindTuple || new.Len() <= old.Len() || old.Len() == 0 {
+		return ""
+	}
+	oe, ne := old.Elems(), new.Elems()
+	for i := range oe {
+		if oe[i].String() != ne[i].String() {
+			return ""
+		}
+	}
+	return tlavalue.Tuple(ne[len(oe):]...).String()
 }
 
 func ledger(m *model.Model, before *model.State, s model.State) []LedgerCell {

@@ -51,12 +51,15 @@ type traceView struct {
 	Events, Matched, Candidates    int
 	Reason                         string
 	Obligations                    []tracecheck.Obligation
-	Timeline                       *Timeline
-	Graph                          *graphUse
-	Rejected                       *rejectedView
-	Explained                      bool
-	Diagnosis                      string
-	Accepting                      []explanation
+	// Violated are the obligations the matched events violate; Others the
+	// rest (holding or undetermined).
+	Violated, Others []tracecheck.Obligation
+	Timeline         *Timeline
+	Graph            *graphUse
+	Rejected         *rejectedView
+	Explained        bool
+	Diagnosis        string
+	Accepting        []explanation
 	// Explanation is the trace drawn under the first model that accepts
 	// it.
 	Explanation *panel
@@ -109,6 +112,13 @@ func Trace(in TraceInput, opt Options) (*Page, error) {
 	}
 	def := gs.get("claimed", "the claimed model", m)
 	v.Timeline, v.Graph = traceTimeline(m, def, t.Events, res.Witness)
+	for _, o := range res.Obligations {
+		if o.Status == "violated" {
+			v.Violated = append(v.Violated, o)
+		} else {
+			v.Others = append(v.Others, o)
+		}
+	}
 	if f := res.Failure; res.Verdict == tracecheck.Rejected && f != nil {
 		rv := &rejectedView{Event: f.Event, Nearest: f.Nearest, NamedEnabled: f.NamedEnabled,
 			Candidates: f.Candidates, Total: f.TotalCandidates, Last: "none: the event is the first, and the spec is in its initial state"}
@@ -139,6 +149,7 @@ func Trace(in TraceInput, opt Options) (*Page, error) {
 	}
 	class := map[tracecheck.Verdict]string{tracecheck.Accepted: "good", tracecheck.Rejected: "bad"}[res.Verdict]
 	title := fmt.Sprintf("%s: %s", in.File, strings.ToUpper(res.Verdict.String()))
+	ans := traceAnswer(in, v)
 	data := map[string]any{"kind": "trace", "file": in.File, "header": t.Header, "verdict": res.Verdict, "result": res}
 	if in.Explained {
 		data["accepting"] = in.Accepting
@@ -147,6 +158,7 @@ func Trace(in TraceInput, opt Options) (*Page, error) {
 		Kind:     "trace",
 		Title:    title,
 		Subtitle: "A recorded run replayed against the Go model of the resume contract (tracecheck).",
+		Answer:   ans,
 		Facts: []fact{
 			{Name: "verdict", Value: res.Verdict.String(), Class: class},
 			{Name: "events", Value: fmt.Sprint(len(t.Events))},
@@ -163,7 +175,7 @@ func Trace(in TraceInput, opt Options) (*Page, error) {
 // matched events) with what each event observed.
 func traceTimeline(m *model.Model, def *graphDef, events []trace.Event, witness []model.Step) (*Timeline, *graphUse) {
 	if len(witness) == 0 {
-		return nil, def.use(nil, -1)
+		return nil, def.use(nil, nil, -1)
 	}
 	states := make([]model.State, len(witness))
 	labels := make([]model.Label, len(witness))
@@ -194,7 +206,11 @@ func traceTimeline(m *model.Model, def *graphDef, events []trace.Event, witness 
 			tl.Steps[i].Event += ": " + named
 		}
 	}
-	return tl, def.use(states, -1)
+	names := make([]string, len(labels))
+	for i := 1; i < len(labels); i++ {
+		names[i] = m.LabelString(labels[i])
+	}
+	return tl, def.use(states, names, -1)
 }
 
 // explainedPanel replays the trace under the model e names and draws it.
@@ -229,4 +245,50 @@ func explainedPanel(gs *graphs, t *trace.Trace, base model.Params, e tracecheck.
 	pn.Lead += "."
 	pn.Timeline, pn.Graph = traceTimeline(m, def, t.Events, res.Witness)
 	return pn
+}
+
+// traceAnswer is the trace page's verdict box: accepted or rejected, the
+// fault models that explain a rejected trace and the obligations the run
+// violates.
+func traceAnswer(in TraceInput, v *traceView) *answer {
+	res := in.Result
+	ans := &answer{}
+	for _, o := range v.Violated {
+		ans.Violated = append(ans.Violated, o.Name)
+	}
+	switch res.Verdict {
+	case tracecheck.Accepted:
+		ans.Class = "good"
+		ans.Headline = fmt.Sprintf("Accepted: all %d events match a behaviour of the spec", v.Events)
+		if len(ans.Violated) > 0 {
+			ans.Class = "bad"
+			ans.Headline += ", and the run violates " + strings.Join(ans.Violated, ", ")
+		}
+	case tracecheck.Rejected:
+		ans.Class = "bad"
+		ans.Headline = fmt.Sprintf("Rejected at event %d of %d: no behaviour of the claimed model matches it", res.Matched+1, v.Events)
+		if res.Failure != nil {
+			ans.Reason = fmt.Sprintf("%s is the first event the spec cannot take; the %d before it match (step k below is the state after event k).", res.Failure.Event, res.Matched)
+		}
+	default:
+		ans.Headline = "Unknown: the check gave up"
+		ans.Reason = res.Reason
+	}
+	if in.Explained {
+		ans.FaultNote = "explained by"
+		for _, e := range in.Accepting {
+			s := e.Name()
+			if len(e.Violates) > 0 {
+				s += ", which violates " + strings.Join(e.Violates, ", ")
+			}
+			ans.Faults = append(ans.Faults, s)
+		}
+		if len(in.Accepting) == 0 {
+			ans.Reason = strings.TrimSpace(ans.Reason + " " + v.Diagnosis)
+		}
+		if len(in.Accepting) > 0 && len(ans.Violated) == 0 {
+			ans.Violated = in.Accepting[0].Violates
+		}
+	}
+	return ans
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,6 +20,8 @@ import (
 	"github.com/resumecontract/resumecheck/internal/sweep"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/internal/tlc"
+	"github.com/resumecontract/resumecheck/matrix"
+	"github.com/resumecontract/resumecheck/model"
 )
 
 func newCheckCmd() *cobra.Command {
@@ -32,6 +35,8 @@ func newCheckCmd() *cobra.Command {
 		mem       string
 		spillDir  string
 		compare   bool
+		props     []string
+		bounds    string
 		tf        tlcFlags
 	)
 	cmd := &cobra.Command{
@@ -85,11 +90,14 @@ small enough to draw (R0 bounds).`,
 				progressTo = cmd.ErrOrStderr()
 			}
 			if engineArg == "tlc" {
+				if len(props) > 0 || bounds != "" {
+					return usageError(errors.New("--property and --bounds edit the cfg for the Go engine: use them with --engine go"))
+				}
 				return checkTLC(cmd, args[0], spec, cont, asJSON, tf.options(progressTo))
 			}
-			job, err := check.Load(args[0], spec)
+			job, err := loadJob(args[0], spec, props, bounds)
 			if err != nil {
-				return inputError(err)
+				return err
 			}
 			budget, err := memBudget(mem)
 			if err != nil {
@@ -144,9 +152,64 @@ small enough to draw (R0 bounds).`,
 	f.IntVar(&workers, "workers", 0, "exploring goroutines (0 = every core)")
 	f.StringVar(&mem, "mem", "auto", "memory budget before the frontier spills to disk, e.g. 300MiB, 4G (auto = half the RAM, 0 = none)")
 	f.StringVar(&spillDir, "spill-dir", "", "folder for spill files (default: the system's temporary folder)")
+	f.StringArrayVar(&props, "property", nil, "check only this property (an invariant, or the temporal property Liveness under FairSpec) instead of the cfg's; repeatable")
+	f.StringVar(&bounds, "bounds", "", "a cfg whose bounds replace the cfg's, as tlcrun matrix --bounds does (e.g. spec/R8.cfg)")
 	tf.add(f)
 	addReportFlags(cmd)
 	return cmd
+}
+
+// loadJob reads the cfg, keeping only the properties props when given
+// (the way the fault matrix checks one cell: each property on its own,
+// under FairSpec) and with the bounds of the cfg bounds when given.
+func loadJob(cfgPath, specPath string, props []string, bounds string) (*check.Job, error) {
+	if len(props) == 0 && bounds == "" {
+		job, err := check.Load(cfgPath, specPath)
+		if err != nil {
+			return nil, inputError(err)
+		}
+		return job, nil
+	}
+	cfg, err := tlacfg.ParseFile(cfgPath)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	if len(props) > 0 {
+		cfg.Invariants, cfg.Properties = nil, nil
+		for _, p := range props {
+			if slices.Contains(check.Properties, p) {
+				cfg.Properties = append(cfg.Properties, p)
+				continue
+			}
+			if _, err := model.LookupInvariant(p); err != nil {
+				return nil, usageError(fmt.Errorf("--property %s: not a property of the spec (invariants: %s; temporal: %s)", p, invariantList(), strings.Join(check.Properties, ", ")))
+			}
+			cfg.Invariants = append(cfg.Invariants, p)
+		}
+		// As the matrix: the fair specification, so that a temporal
+		// property means what it says; the reachable states are the same.
+		cfg.Specification, cfg.Init, cfg.Next = "FairSpec", "", ""
+	}
+	if bounds != "" {
+		b, err := tlacfg.ParseFile(bounds)
+		if err != nil {
+			return nil, usageError(fmt.Errorf("--bounds: %w", err))
+		}
+		matrix.Rebound(cfg, b)
+	}
+	job, err := check.FromConfig(cfg, check.SpecFor(cfgPath, specPath))
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return job, nil
+}
+
+func invariantList() string {
+	names := make([]string, len(model.Invariants))
+	for i, inv := range model.Invariants {
+		names[i] = inv.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // checkTLC is check --engine tlc: one TLC run, reported as the Go engine's

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -104,12 +105,13 @@ for Graphviz). The subcommands here draw what other tools produce:
                models that explain it
   conformance  the conformance harness's profiles as a table; each verdict
                opens its evidence
+  site         the example pages of make report, all at once
 
 Exit 0 when the page is written, whatever it shows; 1 when it could not be
 written; 2 for bad flags or input.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newReportTraceCmd(), newReportConformanceCmd())
+	cmd.AddCommand(newReportTraceCmd(), newReportConformanceCmd(), newReportSiteCmd())
 	return cmd
 }
 
@@ -194,7 +196,7 @@ Without arguments the profiles are read from testdata/conformance.`,
 			if len(profiles) == 0 {
 				return usageError(fmt.Errorf("no conformance profiles in %v", args))
 			}
-			page, err := report.Conformance(profiles, report.Options{})
+			page, err := report.Conformance(profiles, report.Options{PageDir: filepath.Dir(html)})
 			if err != nil {
 				return &exitError{code: ExitFailure, err: err}
 			}
@@ -222,4 +224,35 @@ func parseFaultList(s string) (model.FaultSet, error) {
 		fs = fs.With(f)
 	}
 	return fs, nil
+}
+
+func newReportSiteCmd() *cobra.Command {
+	var (
+		dir     string
+		workers int
+	)
+	cmd := &cobra.Command{
+		Use:   "site --dir DIR",
+		Short: "The example pages of make report: matrix, a check, a trace, the conformance table",
+		Long: `Write the example pages into DIR, from the repository's root: the fault
+matrix at R0 (matrix.html), the check of spec/fault-redeliver.cfg
+(redeliver.html and redeliver.dot), the rejected trace
+testdata/traces/partial/doc-example-replay.ndjson (trace.html) and the
+conformance table of testdata/conformance (conformance.html). make report
+runs it, and the report package's browser test reads the same pages.`,
+		Example: `  tlcrun report site --dir bin/report`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := report.WriteSite(cmd.Context(), dir, report.SiteOptions{Workers: workers,
+				Log: func(path string) { fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", path) }})
+			if err != nil {
+				return &exitError{code: ExitFailure, err: err}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "the folder to write the pages to (required)")
+	cmd.Flags().IntVar(&workers, "workers", 0, "Go engine workers (0 = all cores)")
+	_ = cmd.MarkFlagRequired("dir")
+	return cmd
 }

@@ -2,10 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/matrix"
+	"github.com/resumecontract/resumecheck/report"
 )
 
 // TestReportFiles runs the commands that write HTML pages and DOT files
@@ -20,9 +26,9 @@ func TestReportFiles(t *testing.T) {
 		files map[string][]string // file: strings it must contain
 	}{
 		{[]string{"check", "--progress", "0", "--html", out("r0.html"), "--dot", out("r0.dot"), "../../spec/R0.cfg"}, ExitOK,
-			map[string][]string{"r0.html": {"<!DOCTYPE html>", "No error has been found", `id="report-data"`}, "r0.dot": {"digraph resume {", "s59 ["}}},
+			map[string][]string{"r0.html": {"<!DOCTYPE html>", "No property is violated", `id="report-data"`}, "r0.dot": {"digraph resume {", "s58 ["}}},
 		{[]string{"check", "--progress", "0", "--html", out("redeliver.html"), "--dot", out("redeliver.dot"), "../../spec/fault-redeliver.cfg"}, ExitSafety,
-			map[string][]string{"redeliver.html": {"EO violated", "CrashRecover(redeliver)", "mark-double"}, "redeliver.dot": {`xlabel="#3"`}}},
+			map[string][]string{"redeliver.html": {"EO violated", "CrashRecover(redeliver)", "mark-double"}, "redeliver.dot": {`xlabel="step 2"`}}},
 		{[]string{"matrix", "--html", out("matrix.html"), "--spec-dir", "../../spec"}, ExitOK,
 			map[string][]string{"matrix.html": {`id="matrix"`, `data-open="cell-redeliver-EO"`}}},
 		{[]string{"report", "trace", "--html", out("trace.html"), "../../testdata/traces/partial/doc-example-replay.ndjson"}, ExitOK,
@@ -55,5 +61,54 @@ func TestReportFiles(t *testing.T) {
 				t.Errorf("tlcrun %s: stderr does not say it wrote %s: %q", strings.Join(tc.args, " "), name, stderr.String())
 			}
 		}
+	}
+}
+
+// TestReproduceCommands runs the "Reproduce" command the matrix page shows
+// under every cell and checks that it reproduces that cell: the same
+// verdict for the cell's property, a counterexample of the cell's length
+// for a violated cell, and the cell's count of distinct states for a
+// holding one. (The replay/CO cell's command once reproduced EO's
+// counterexample, 4 states, instead of CO's 7.)
+func TestReproduceCommands(t *testing.T) {
+	res, err := matrix.Build(context.Background(), "../../spec", matrix.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := 0
+	for _, rr := range res.Rows {
+		for _, col := range matrix.Columns {
+			cell := rr.Cells[col.Name]
+			command := report.ReproduceCommand(rr.Cfg, col.Name, res.BoundsCfg)
+			args := strings.Fields(command)
+			if args[0] != "tlcrun" {
+				t.Fatalf("%s/%s: the command %q does not run tlcrun", rr.Name, col.Name, command)
+			}
+			args = append([]string{args[1], "--json", "--progress", "0", "--workers", "1"}, args[2:]...)
+			var stdout, stderr bytes.Buffer
+			code := Main(args, &stdout, &stderr)
+			var rep check.Report
+			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+				t.Fatalf("%s/%s: %s: exit %d, no JSON report: %v\n%s", rr.Name, col.Name, command, code, err, stderr.String())
+			}
+			cells++
+			if !cell.Violated {
+				if code != ExitOK || rep.Verdict != "ok" || rep.Distinct != cell.Distinct {
+					t.Errorf("%s/%s holds over %d states, but %s gives exit %d, verdict %s over %d states",
+						rr.Name, col.Name, cell.Distinct, command, code, rep.Verdict, rep.Distinct)
+				}
+				continue
+			}
+			v := rep.FirstViolation()
+			switch {
+			case v == nil:
+				t.Errorf("%s/%s is violated (%d states), but %s finds no violation", rr.Name, col.Name, cell.Length, command)
+			case v.Name() != col.Name || len(v.Trace) != cell.Length:
+				t.Errorf("%s/%s is violated with %d states, but %s reports %s with %d states", rr.Name, col.Name, cell.Length, command, v.Name(), len(v.Trace))
+			}
+		}
+	}
+	if want := len(res.Rows) * len(matrix.Columns); cells != want || cells == 0 {
+		t.Errorf("ran %d commands, want %d", cells, want)
 	}
 }

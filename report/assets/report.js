@@ -4,6 +4,26 @@
 (function () {
   'use strict';
 
+  // showPath scrolls each graph box inside root so that its path's first
+  // state is in view (a graph larger than its box would otherwise open on
+  // its top-left corner, away from the path).
+  function showPath(root) {
+    root.querySelectorAll('.graph-scroll').forEach(function (box) {
+      var first = box.querySelector('g.pn[data-step="0"] circle') || box.querySelector('g.pn circle');
+      if (!first || box.clientWidth === 0) {
+        return;
+      }
+      var r = first.getBoundingClientRect();
+      var c = box.getBoundingClientRect();
+      if (r.left < c.left || r.right > c.left + box.clientWidth) {
+        box.scrollLeft += r.left - c.left - 16;
+      }
+      if (r.top < c.top || r.bottom > c.top + box.clientHeight) {
+        box.scrollTop += r.top - c.top - box.clientHeight / 3;
+      }
+    });
+  }
+
   function open(id, scroll) {
     var panel = id && document.getElementById(id);
     if (!panel || !panel.classList.contains('panel') || !panel.hasAttribute('data-group')) {
@@ -22,6 +42,7 @@
     if (placeholder) {
       placeholder.hidden = true;
     }
+    showPath(panel);
     if (scroll) {
       panel.scrollIntoView({ block: 'start' });
     }
@@ -62,6 +83,7 @@
 
   window.addEventListener('hashchange', function () { open(location.hash.slice(1), true); });
 
+  showPath(document);
   if (!open(location.hash.slice(1), true)) {
     var first = document.querySelector('[data-default]');
     if (first) {

@@ -1,0 +1,291 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/model"
+)
+
+// The state graph as SVG. Each model's graph is defined once in the page
+// (<defs>) and drawn with <use> wherever a path through it is shown; the
+// path, its labels and the crop around it are drawn per use. Nothing here
+// relies on colour alone: node kinds have shapes, actions have dash
+// patterns, and every drawing carries its legend.
+
+// graphs collects the state graphs a page draws, one per model, each
+// defined once and drawn wherever a path through it is shown.
+type graphs struct {
+	opt  Options
+	defs []*graphDef
+	byID map[string]*graphDef
+}
+
+func newGraphs(opt Options) *graphs { return &graphs{opt: opt, byID: map[string]*graphDef{}} }
+
+// graphDef is one model's graph as SVG elements (or why it is not drawn).
+type graphDef struct {
+	ID          string
+	Name        string
+	States      int
+	Transitions int
+	W, H        string
+	Nodes       []svgNode
+	Edges       []svgEdge
+	// Actions are the edge styles the graph uses, for its legend.
+	Actions []edgeStyle
+	// Kinds are the node shapes the graph uses, for its legend.
+	Kinds []nodeKind
+	// Missing says why the graph is not drawn.
+	Missing string
+	g       *Graph
+	w, h    float64
+}
+
+// svgNode is one state drawn: a shape (circle, square or diamond), and a
+// cross over it when the state violates an obligation.
+type svgNode struct {
+	Shape               string
+	X, Y, Points        string
+	Fill, Stroke, Width string
+	Cross               string
+	Title, Text         string
+	Step                int
+}
+
+type svgEdge struct {
+	D, Stroke, Dash, Class, Title string
+	// Label is drawn at (LX, LY) for the edges of a path.
+	Label, LX, LY string
+}
+
+type svgText struct {
+	X, Y, Text string
+}
+
+// edgeStyle is how one action's transitions are drawn: a colour and a
+// dash pattern, so that they differ without colour too.
+type edgeStyle struct {
+	Action, Stroke, Dash string
+}
+
+// edgeStyles are the actions' styles, in the legend's order. They are
+// keyed by the action's name, as the spec spells it.
+var edgeStyles = []edgeStyle{
+	{"ExecTask", "#7f8ca0", ""},
+	{"EmitInterrupt", "#a87a00", "1.5 3"},
+	{"Consume", "#2f66b3", "9 3"},
+	{"ForkResume", "#7448b8", "9 3 2 3"},
+	{"CrashRecover", "#c45a12", "4 2.5"},
+	{"ExtraResume", "#2f8070", "2 2 2 6"},
+	{"RaceResume", "#a8307a", "13 3 3 3 3 3"},
+}
+
+func styleOf(action string) edgeStyle {
+	if i := slices.IndexFunc(edgeStyles, func(s edgeStyle) bool { return s.Action == action }); i >= 0 {
+		return edgeStyles[i]
+	}
+	return edgeStyle{Action: action, Stroke: "#7f8ca0", Dash: "1 1"}
+}
+
+// nodeKind is one kind of state in the legend: its shape and colours.
+type nodeKind struct {
+	Key, Text string
+	Sample    svgNode
+}
+
+var nodeKinds = []nodeKind{
+	{Key: "plain", Text: "state"},
+	{Key: "init", Text: "initial state (thick ring)"},
+	{Key: "parked", Text: "parked at the gate (diamond)"},
+	{Key: "done", Text: "run completed (square)"},
+	{Key: "bad", Text: "violates an obligation (crossed)"},
+}
+
+// shape draws a node of the given kinds ("init", "parked", "done", "bad")
+// at (x, y).
+func shape(x, y float64, kinds string) svgNode {
+	n := svgNode{Shape: "circle", X: num(x), Y: num(y), Fill: "#e8edf3", Stroke: "#6b7c93"}
+	r := nodeR
+	switch {
+	case strings.Contains(kinds, "done"):
+		n.Shape, n.Fill, n.Stroke = "square", "#d7eedb", "#2e7d32"
+		n.X, n.Y = num(x-r), num(y-r)
+	case strings.Contains(kinds, "parked"):
+		n.Shape, n.Fill, n.Stroke = "diamond", "#fdf0cf", "#a66f00"
+		d := r * 1.35
+		n.Points = fmt.Sprintf("%s,%s %s,%s %s,%s %s,%s", num(x), num(y-d), num(x+d), num(y), num(x), num(y+d), num(x-d), num(y))
+	}
+	if strings.Contains(kinds, "init") {
+		n.Width = "3"
+	}
+	if strings.Contains(kinds, "bad") {
+		n.Fill, n.Stroke = "#f6d5d3", "#b3261e"
+		c := r * 0.7
+		n.Cross = fmt.Sprintf("M%s %sL%s %sM%s %sL%s %s", num(x-c), num(y-c), num(x+c), num(y+c), num(x+c), num(y-c), num(x-c), num(y+c))
+	}
+	return n
+}
+
+func init() {
+	for i := range nodeKinds {
+		nodeKinds[i].Sample = shape(9, 9, nodeKinds[i].Key)
+	}
+}
+
+// get returns the graph of m under key, exploring it on first use.
+func (gs *graphs) get(key, name string, m *model.Model) *graphDef {
+	id := "g-" + slug(key)
+	if d, ok := gs.byID[id]; ok {
+		return d
+	}
+	d := &graphDef{ID: id, Name: name}
+	gs.byID[id] = d
+	gs.defs = append(gs.defs, d)
+	g, err := NewGraph(m, gs.opt.MaxGraphStates)
+	if err != nil {
+		d.Missing = graphMissing(err, gs.opt.MaxGraphStates)
+		return d
+	}
+	d.g = g
+	d.States, d.Transitions = len(g.Nodes), len(g.Edges)
+	d.w, d.h = g.Width, g.Height
+	d.W, d.H = num(g.Width), num(g.Height)
+	used := map[string]bool{}
+	for _, e := range g.Edges {
+		st := styleOf(e.Labels[0].Action.String())
+		used[st.Action] = true
+		d.Edges = append(d.Edges, svgEdge{D: g.edgePath(e.From, e.To), Stroke: st.Stroke, Dash: st.Dash})
+	}
+	for _, st := range edgeStyles {
+		if used[st.Action] {
+			d.Actions = append(d.Actions, st)
+		}
+	}
+	kinds := map[string]bool{"plain": true}
+	for _, n := range g.Nodes {
+		k := g.kind(n.ID)
+		for _, w := range strings.Fields(k) {
+			kinds[w] = true
+		}
+		sn := shape(n.X, n.Y, k)
+		sn.Title = g.brief(n.ID)
+		d.Nodes = append(d.Nodes, sn)
+	}
+	for _, k := range nodeKinds {
+		if kinds[k.Key] {
+			d.Kinds = append(d.Kinds, k)
+		}
+	}
+	return d
+}
+
+// graphMissing says, in words for the page, why a graph is not drawn.
+func graphMissing(err error, max int) string {
+	if max <= 0 {
+		max = DefaultMaxStates
+	}
+	if strings.Contains(err.Error(), "too large") {
+		return fmt.Sprintf("The state graph is not drawn: this model has more than %d reachable states, too many to draw legibly. Drawings are for small bounds such as R0 (59 states); the timeline above tells the whole counterexample.", max)
+	}
+	msg := strings.TrimPrefix(err.Error(), "report: ")
+	return "The state graph is not drawn: " + msg + "."
+}
+
+// graphUse is a graph drawn in one place, with a path highlighted and the
+// view cropped around it.
+type graphUse struct {
+	Def       *graphDef
+	ViewBox   string
+	W, H      string
+	Cropped   bool
+	Depths    []svgText
+	PathNodes []svgNode
+	PathEdges []svgEdge
+	Note      string
+}
+
+// Crop margins around a path, in SVG units: half a layer each side and
+// three rows above and below, so that the path's neighbours show.
+const (
+	cropX = layerGap * 0.5
+	cropY = rowGap * 3
+)
+
+// use draws d with states highlighted as a path (loopTo >= 0: the last
+// state steps back to states[loopTo]); the view is cropped to the path.
+// labels[i] names the transition into states[i] (labels may be nil).
+func (d *graphDef) use(states []model.State, labels []string, loopTo int) *graphUse {
+	u := &graphUse{Def: d}
+	if d.g == nil {
+		return u
+	}
+	u.setView(0, 0, d.w, d.h)
+	if len(states) == 0 {
+		return u
+	}
+	ids, ok := d.g.Path(states)
+	if !ok {
+		u.Note = "The path leaves this graph: its states are not all reachable in this model."
+		return u
+	}
+	g := d.g
+	label := func(i int) string {
+		if i < len(labels) {
+			return labels[i]
+		}
+		return ""
+	}
+	for i := 1; i < len(ids); i++ {
+		u.PathEdges = append(u.PathEdges, pathEdge(g, ids[i-1], ids[i], label(i), "pe"))
+	}
+	if loopTo >= 0 && loopTo < len(ids) {
+		u.PathEdges = append(u.PathEdges, pathEdge(g, ids[len(ids)-1], ids[loopTo], "back to step "+fmt.Sprint(loopTo), "pe loop"))
+	}
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for i, id := range ids {
+		n := g.Nodes[id]
+		x0, y0, x1, y1 = min(x0, n.X), min(y0, n.Y), max(x1, n.X), max(y1, n.Y)
+		u.PathNodes = append(u.PathNodes, svgNode{X: num(n.X), Y: num(n.Y),
+			Title: fmt.Sprintf("step %d of the path: %s", i, g.summary(id)), Text: fmt.Sprint(i), Step: i})
+	}
+	// Crop to the path and its neighbourhood, within the graph; leave room
+	// above for the depth numbers and the labels.
+	cx0, cy0 := max(0, x0-cropX), max(0, y0-cropY-labelRoom)
+	y1 += labelRoom // the step numbers under the lowest states
+	cx1, cy1 := min(d.w, x1+cropX), min(d.h, y1+cropY)
+	if cx0 > 0 || cy0 > 0 || cx1 < d.w || cy1 < d.h {
+		u.Cropped = true
+	}
+	u.setView(cx0, cy0, cx1-cx0, cy1-cy0)
+	return u
+}
+
+// setView sets the drawing's view box and the depth numbers above it.
+func (u *graphUse) setView(x, y, w, h float64) {
+	u.ViewBox = fmt.Sprintf("%s %s %s %s", num(x), num(y), num(w), num(h))
+	u.W, u.H = num(w), num(h)
+	u.Depths = nil
+	for depth := 0; ; depth++ {
+		dx := margin + float64(depth)*layerGap
+		if dx > x+w {
+			break
+		}
+		if dx >= x {
+			u.Depths = append(u.Depths, svgText{X: num(dx), Y: num(y + 11), Text: fmt.Sprintf("depth %d", depth)})
+		}
+	}
+}
+
+// pathEdge is one transition of a path with its label at its middle.
+func pathEdge(g *Graph, from, to int, label, class string) svgEdge {
+	a, b := g.Nodes[from], g.Nodes[to]
+	lx, ly := (a.X+b.X)/2, (a.Y+b.Y)/2
+	if b.X <= a.X {
+		// The arc bends to the right (see edgePath): its middle is there.
+		lx += layerGap * 0.45 / 2
+	}
+	return svgEdge{D: g.edgePath(from, to), Class: class, Label: label, LX: num(lx), LY: num(ly - 8)}
+}
