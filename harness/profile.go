@@ -151,15 +151,15 @@ func (p *Profile) cellOf(scenario string) *Cell {
 	return nil
 }
 
-// judgeFI decides fork intent (CONTRACT.md section 2) over two cells. The
-// resume interface carries a discriminator between a retry and a fork only
-// if both kinds of second delivery to the consumed interrupt checkpoint get
-// what they are owed: the fork cell's forks are each served their own value
-// (FI's status in the fork cell; violated by definition without the fork
-// feature), and the stray cell's ordinary resume after completion is inert
-// (CO and EO hold there). A subject whose "fork" is just another delivery
-// serves the fork its value and re-fires on the retry: the fork cell alone
-// cannot see that.
+// judgeFI decides fork intent (docs/resume-contract.md, "Obligations")
+// over two cells. The resume interface carries a discriminator between a
+// retry and a fork only if both kinds of second delivery to the consumed
+// interrupt checkpoint get what they are owed: the fork cell's forks are
+// each served their own value (FI's status in the fork cell; violated by
+// definition without the fork feature), and the stray cell's ordinary
+// resume after completion is inert (CO and EO hold there). A subject whose
+// "fork" is just another delivery serves the fork its value and re-fires on
+// the retry: the fork cell alone cannot see that.
 func (p *Profile) judgeFI() ObligationVerdict {
 	v := ObligationVerdict{Status: NA}
 	fork := p.cellOf("fork")

@@ -48,7 +48,7 @@ var lessons = []lesson{
 		"independent-Liveness", "Liveness"},
 }
 
-// faultClasses are the real-world classes of CONTRACT.md section 3.
+// faultClasses are the real-world classes of docs/resume-contract.md, "Faults".
 var faultClasses = map[string]string{
 	"replay":         "recovery restarts at task 1 and re-executes the completed prefix (CrewAI @persist / from_checkpoint)",
 	"forkignore":     "a fork resume is served the first resume's outcome (LangGraph issue 6663)",
@@ -73,7 +73,8 @@ func (r *Result) WriteDoc(w io.Writer) error {
 	fmt.Fprintf(&sb, "This page is generated from a run of the fault matrix at %s bounds (the %s engine). ", r.Bounds, r.Engine)
 	sb.WriteString("For each obligation of the contract it says what the obligation means, names the fault that breaks it and ")
 	sb.WriteString("nothing else, and tells that fault's shortest counterexample as a story. The specification is ")
-	sb.WriteString("[`spec/Resume.tla`](../spec/Resume.tla); the design decisions are in [spec.md](spec.md).\n\n")
+	sb.WriteString("[`spec/Resume.tla`](../spec/Resume.tla), the contract in words [resume-contract.md](resume-contract.md); ")
+	sb.WriteString("the design decisions are in [spec.md](spec.md).\n\n")
 	if row, ok := r.Row("reference"); ok {
 		fmt.Fprintf(&sb, "The setting: a run of %d tasks, each firing one external effect; task %d is gated by an interrupt "+
 			"that parks the run until a human supplies a value (one of %s). The process may crash %s; "+
@@ -204,7 +205,7 @@ func failure(column string, row RowResult, cell Cell) string {
 }
 
 // FaultClass says what a fault does and names its real-world class
-// (CONTRACT.md section 3); "" for a name that is not a fault.
+// (docs/resume-contract.md, "Faults"); "" for a name that is not a fault.
 func FaultClass(fault string) string { return faultClasses[fault] }
 
 // Why says in words why a violated cell's property fails in the last state

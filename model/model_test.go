@@ -60,7 +60,7 @@ func variants() map[string]Params {
 
 func TestReferenceCounts(t *testing.T) {
 	_, states := reachable(t, R0())
-	assert.Len(t, states, 59, "CONTRACT.md: the reference semantics has 59 distinct states at R0")
+	assert.Len(t, states, 59, "docs/resume-contract.md: the reference semantics has 59 distinct states at R0")
 }
 
 func TestEncodingRoundTrips(t *testing.T) {

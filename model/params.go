@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// Fault is one of the contract's one-switch mutations (CONTRACT.md section
-// 3). The string is the name used in the spec's Faults constant, in cfg
+// Fault is one of the contract's one-switch mutations (docs/resume-contract.md,
+// "Faults"). The string is the name used in the spec's Faults constant, in cfg
 // files and on the command line.
 type Fault string
 
@@ -127,7 +127,7 @@ type Params struct {
 	CrashWhileParked bool
 }
 
-// R0 returns the reference bounds of CONTRACT.md section 4.
+// R0 returns the reference bounds R0 (docs/resume-contract.md, "Bounds").
 func R0() Params {
 	return Params{
 		NTasks: 3, IP: 2, Values: []string{"va", "vb"}, NoVal: "NoVal",
@@ -135,7 +135,7 @@ func R0() Params {
 	}
 }
 
-// R8 returns the scaled bounds of CONTRACT.md section 4.
+// R8 returns the scaled bounds R8 (docs/resume-contract.md, "Bounds").
 func R8() Params {
 	return Params{
 		NTasks: 10, IP: 5, Values: []string{"va", "vb", "vc", "vd"}, NoVal: "NoVal",

@@ -6,8 +6,8 @@
 // calls it with the view it loaded from its store; the Go model of the
 // spec (package model) calls it in its CrashRecover action for the
 // reference semantics. The exhaustive check of the model therefore
-// covers the decision the shipped sequencer takes (CONTRACT.md section 5,
-// "recover").
+// covers the decision the shipped sequencer takes (docs/resume-contract.md,
+// "The reference sequencer", recover).
 //
 // The function reads nothing but its argument: not which process
 // recovers, not when, not the order in which the records were written.

@@ -1,6 +1,7 @@
 // Package sequencer is the reference sequencer of the resume contract
-// (CONTRACT.md section 5): a library that runs workflows on a durable
-// store so that every obligation holds by construction.
+// (docs/resume-contract.md, "The reference sequencer"): a library that
+// runs workflows on a durable store so that every obligation holds by
+// construction.
 //
 // A Workflow is a list of tasks (Go functions that may fire an external
 // effect) with one interrupt-gated task. Start runs a run until it parks

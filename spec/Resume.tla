@@ -42,7 +42,7 @@ CONSTANTS
     Racers,           \* processes resuming the parked interrupt; 1 = no race
     CrashWhileParked  \* may the process crash while parked? FALSE = no
 
-(* The faults of the contract, section 3. Each is a one-switch mutation.   *)
+(* The faults of docs/resume-contract.md. Each is a one-switch mutation.   *)
 FaultNames == {"replay", "forkignore", "invalidpersist", "nondetrec",
                "doubleconsume", "prefixreplay", "regate", "rebuild",
                "redeliver", "raceconsume", "raceeffect", "volatilepark",

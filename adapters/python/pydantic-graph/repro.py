@@ -203,7 +203,7 @@ if __name__ == "__main__":
         print(__doc__)
         sys.exit(2)
     if bad == "stuck":
-        print("LIVENESS FINDING REPRODUCED: the run cannot continue (CONTRACT.md section 6; no safety obligation is violated)")
+        print("LIVENESS FINDING REPRODUCED: the run cannot continue (docs/resume-contract.md, real frameworks; no safety obligation is violated)")
     else:
         print("VIOLATION REPRODUCED" if bad else "not reproduced")
     sys.exit(1 if bad else 0)
