@@ -230,46 +230,54 @@ func goEnv(t *testing.T, root, name string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// copyTree copies the repository's files (git's tracked and untracked
-// but not ignored ones; every file but .git, bin and the installed
-// dependencies where git is absent) into a temporary folder: the
-// sessions may write, and must not write into the repository.
-func copyTree(t *testing.T, root string) string {
+// repoFiles lists the repository's files, relative to root: git's
+// tracked and untracked but not ignored ones; where git is absent, every
+// file but those under .git, bin and the installed dependencies.
+func repoFiles(t *testing.T, root string) []string {
 	t.Helper()
-	dst := t.TempDir()
 	var files []string
 	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	cmd.Dir = root
 	if out, err := cmd.Output(); err == nil {
 		for _, f := range strings.Split(string(out), "\x00") {
-			if f != "" {
-				files = append(files, f)
+			if f == "" {
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(root, f)); err == nil { // not deleted in the work tree
+				files = append(files, filepath.ToSlash(f))
 			}
 		}
-	} else {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			if d.IsDir() && (rel == ".git" || rel == "bin" || d.Name() == "node_modules" || rel == ".subjects" || rel == ".conformance") {
-				return filepath.SkipDir
-			}
-			if !d.IsDir() {
-				files = append(files, rel)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		return files
 	}
-	for _, f := range files {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() && (rel == ".git" || rel == "bin" || d.Name() == "node_modules" || rel == ".subjects" || rel == ".conformance") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// copyTree copies the repository's files (repoFiles) into a temporary
+// folder: the sessions may write, and must not write into the
+// repository.
+func copyTree(t *testing.T, root string) string {
+	t.Helper()
+	dst := t.TempDir()
+	for _, f := range repoFiles(t, root) {
 		src, to := filepath.Join(root, f), filepath.Join(dst, f)
 		info, err := os.Lstat(src)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // deleted in the work tree, not yet in git
-		} else if err != nil {
+		if err != nil {
 			t.Fatal(err)
 		}
 		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
