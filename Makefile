@@ -7,7 +7,9 @@ NPM      ?= npm
 .PHONY: help check test lint deps verify verify-long fuzz build clean bench bench-large
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' \
+	  '{ name[NR] = $$1; text[NR] = $$2; if (length($$1) > w) w = length($$1) } \
+	   END { for (i = 1; i <= NR; i++) printf "  %-" w "s  %s\n", name[i], text[i] }'
 
 check: ## check the contract at the reference bounds R0 with the Go engine (no Java)
 	$(TLCRUN) check spec/R0.cfg
