@@ -106,16 +106,17 @@ bench-seq: ## sequencer: durable commits/s and resume latency on SQLite and Post
 # environment under $(SUBJECTS) (gitignored), created by its install
 # target; `make conformance` installs them all, runs every subject of
 # adapters/subjects.json and diffs the profiles against the baselines in
-# testdata/conformance (exit 10 when a verdict changed, 11 when the
-# control does not conform). PostgreSQL cells need RESUMECHECK_PG_DSN
-# (see above); without it they are n/a. CI bounds the run:
-#   CONFORMANCE_GRID=ci CONFORMANCE_REPS=1 CONFORMANCE_SWEEP_STRIDE=3
+# testdata/conformance through the regression gate (exit 10 on a
+# confirmed change, 11 when the control does not conform). PostgreSQL
+# cells need RESUMECHECK_PG_DSN (see above); without it they are n/a. CI
+# bounds the run: CONFORMANCE_GRID=ci CONFORMANCE_REPS=1
+# CONFORMANCE_SWEEP_STRIDE=3.
 SUBJECTS          ?= .subjects
 PYTHON            ?= python3
 CONFORMANCE_FLAGS ?=
 # The baselines run each crash cell this many times (a crash's outcome can
-# vary from run to run); make conformance runs it once and counts a
-# violation it did not reproduce as unconfirmed, not as a change.
+# vary from run to run); make conformance runs it once, and the gate
+# confirms a lost violation only where the baseline's ten runs agreed.
 CONFORMANCE_BASELINE_CRASH_RUNS ?= 10
 .PHONY: conformance conformance-update conformance-install conformance-install-sequencer
 

@@ -164,3 +164,42 @@ func TestCrashRuns(t *testing.T) {
 		t.Errorf("cell: %v, %q", c.Status, c.Summary)
 	}
 }
+
+// TestGateCatchesABrokenAdapter: a subject measured with a framework
+// behaviour (the fake's faults: no idempotency key, replay on recovery,
+// an ignored fork value) is the baseline; the same subject run again,
+// bounded as CI bounds it (the CI race corners, every third kill point,
+// one crash run), by an adapter that no longer shows the behaviour, must
+// be a confirmed change of the cells that measured it, naming the cell
+// and the run.
+func TestGateCatchesABrokenAdapter(t *testing.T) {
+	for _, tc := range []struct {
+		faults, scenario, cell, obligation string
+	}{
+		{fakeadapter.NoKey, "crash", "crash/resume", "EO"},
+		{fakeadapter.Replay, "crash", "crash/resubmit", "PC"},
+		{fakeadapter.NoKey, "killsweep", "killsweep/resume", "EO"},
+		{fakeadapter.ForkIgnore, "fd", "fd", "FD"},
+	} {
+		t.Run(tc.faults+"/"+tc.cell, func(t *testing.T) {
+			base, _ := profileWith(t, tc.faults, func(o *runner.Options) { o.CrashRuns = 3 }, tc.scenario)
+			if cell(t, base, tc.cell).Status[tc.obligation] != harness.Violated {
+				t.Fatalf("the baseline does not show the behaviour: %s", cell(t, base, tc.cell).Summary)
+			}
+			fresh, _ := profileWith(t, "", func(o *runner.Options) { o.SweepStride = 3 }, tc.scenario)
+			var hit *harness.Finding
+			findings := harness.Gate([]*harness.Profile{base}, []*harness.Profile{fresh})
+			for i, f := range findings {
+				if f.Cell == tc.cell && f.Obligation == tc.obligation {
+					hit = &findings[i]
+				}
+			}
+			if hit == nil || hit.Kind != harness.FindingConfirmed || len(hit.Runs) == 0 {
+				t.Fatalf("no confirmed change of %s %s; findings %v", tc.cell, tc.obligation, findings)
+			}
+			if !strings.Contains(hit.String(), "fake@1/sqlite cell "+tc.cell+" "+tc.obligation+": violated -> holds (run ") {
+				t.Errorf("the finding does not name the cell and the run: %s", hit)
+			}
+		})
+	}
+}

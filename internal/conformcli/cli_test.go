@@ -49,7 +49,7 @@ func TestTableAndDiff(t *testing.T) {
 		t.Errorf("table: exit %d\n%s", code, out)
 	}
 	code, out, _ = run("diff", "--baseline", base, base)
-	if code != ExitOK || !strings.Contains(out, "no verdict differs") {
+	if code != ExitOK || !strings.Contains(out, "no confirmed change") {
 		t.Errorf("diff of equal profiles: exit %d\n%s", code, out)
 	}
 	code, out, _ = run("diff", "--baseline", base, now)

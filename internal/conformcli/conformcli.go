@@ -23,6 +23,7 @@ import (
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/runner"
 	"github.com/resumecontract/resumecheck/internal/jsonfile"
+	"github.com/resumecontract/resumecheck/trace"
 )
 
 // Exit codes.
@@ -196,13 +197,6 @@ func positive(flag int, name, env string) (int, error) {
 // storeKinds are the stores a subject can run on.
 var storeKinds = []string{harness.StoreSQLite, harness.StorePostgres, harness.StoreMemory}
 
-// bounded reports whether the run measures less than the baselines (the
-// full grid, every kill point, every scenario) did: the CI race grid, a
-// kill-sweep stride, or some scenarios only.
-func (o *runOptions) bounded(grid harness.RaceGrid, stride int) bool {
-	return coarse(grid, stride) || len(o.scenarios) > 0
-}
-
 // coarse reports whether a run measures its cells more sparsely than a
 // baseline does: fewer race points or fewer kill points.
 func coarse(grid harness.RaceGrid, stride int) bool {
@@ -315,7 +309,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return usage("nothing to run: no subject of %s has the stores %s", o.registry, strings.Join(o.stores, ", "))
 	}
 	all := fresh
-	var changes []harness.Change
+	var changes []harness.Finding
 	if o.baseline != "" {
 		base, err := ReadProfiles(o.baseline)
 		if err != nil {
@@ -324,7 +318,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		all = merge(base, fresh)
 		if !o.update {
 			o.printFresh(stdout, fresh)
-			changes = o.compare(stdout, selectIDs(base, fresh), fresh, o.bounded(grid, stride))
+			changes = o.compare(stdout, selectIDs(base, fresh), fresh, func(p *harness.Profile) string { return runner.Dir(opt, p) })
 		} else {
 			recorded, err := record(stderr, opt, o.baseline, base, fresh)
 			if err != nil {
@@ -352,7 +346,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if len(controlBad) > 0 {
 		msg := fmt.Sprintf("the control does not conform: %s", strings.Join(controlBad, "; "))
 		if len(changes) > 0 {
-			msg += fmt.Sprintf(" (and %d verdicts differ from the baseline, listed above)", len(changes))
+			msg += fmt.Sprintf(" (and %s from the baseline, listed above)", plural(len(changes), "confirmed change"))
 		}
 		return &exitError{code: ExitControlBad, err: errors.New(msg)}
 	}
@@ -361,36 +355,107 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	if len(changes) > 0 {
 		if onChange == "report" {
-			fmt.Fprintf(stderr, "conformance: %s from the baseline (reported, not failed: --on-change report)\n", differ(len(changes)))
+			fmt.Fprintf(stderr, "conformance: %s from the baseline (reported, not failed: --on-change report)\n", plural(len(changes), "confirmed change"))
 			return nil
 		}
-		return &exitError{code: ExitChanged, err: fmt.Errorf("%s from the baseline (a changed release or a changed harness; review, then --update)", differ(len(changes)))}
+		return &exitError{code: ExitChanged, err: fmt.Errorf("%s from the baseline: %s (a changed release, a broken adapter or a changed harness; review the trace, then --update)", plural(len(changes), "confirmed change"), changes[0].Profile+" cell "+changes[0].Cell+" "+changes[0].Obligation)}
 	}
 	return nil
 }
 
-// compare prints how the fresh profiles differ from the baselines and
-// returns the changes. The comparison is harness.DiffSampled's: a
-// violation that a bounded run, or a cell that ran fewer times than its
-// baseline, did not reproduce is listed apart, as unconfirmed, and is not
-// a change.
-func (o *runOptions) compare(w io.Writer, base, fresh []*harness.Profile, bounded bool) []harness.Change {
-	changes, unconfirmed := harness.DiffSampled(base, fresh, bounded)
-	if len(changes) > 0 {
-		fmt.Fprintf(w, "\n%s from the baseline in %s:\n", differ(len(changes)), o.baseline)
-		for _, c := range changes {
-			fmt.Fprintln(w, "  "+c.String())
+// compare is the regression gate (harness.Gate): it prints how the fresh
+// profiles differ from the baselines, cell by cell, as confirmed changes,
+// samples and unmeasured differences, and returns the confirmed ones. The
+// trace of every run a confirmed change names is checked again by
+// tracecheck (harness.Recheck) first: a trace that does not give its
+// run's verdict is itself a confirmed failure. dirOf gives a fresh
+// profile's directory (its traces are relative to it).
+func (o *runOptions) compare(w io.Writer, base, fresh []*harness.Profile, dirOf func(*harness.Profile) string) []harness.Finding {
+	findings := harness.Gate(base, fresh)
+	var confirmed, samples, unmeasured []harness.Finding
+	for _, f := range findings {
+		switch f.Kind {
+		case harness.FindingConfirmed:
+			if p := findProfile(fresh, f.Profile); p != nil {
+				f = recheckEvidence(f, p, dirOf(p))
+			}
+			confirmed = append(confirmed, f)
+		case harness.FindingSample:
+			samples = append(samples, f)
+		default:
+			unmeasured = append(unmeasured, f)
+		}
+	}
+	if len(confirmed) > 0 {
+		fmt.Fprintf(w, "\n%s from the baseline in %s:\n", plural(len(confirmed), "confirmed change"), o.baseline)
+		for _, f := range confirmed {
+			fmt.Fprintln(w, "  "+f.String())
+			for _, tr := range f.Traces {
+				fmt.Fprintf(w, "    trace: %s\n", tr)
+			}
 		}
 	} else {
-		fmt.Fprintf(w, "\nno verdict differs from the baseline in %s\n", o.baseline)
+		fmt.Fprintf(w, "\nno confirmed change from the baseline in %s\n", o.baseline)
 	}
-	if len(unconfirmed) > 0 {
-		fmt.Fprintf(w, "\n%s of the baseline that this run did not reproduce or did not measure (a bounded run, or cells run fewer times than the baseline's: a subset of its runs; not a change):\n", plural(len(unconfirmed), "verdict"))
-		for _, c := range unconfirmed {
-			fmt.Fprintln(w, "  "+c.String())
+	if len(samples) > 0 {
+		fmt.Fprintf(w, "\n%s where this run is a sample of a nondeterministic outcome (reported, not failed):\n", plural(len(samples), "difference"))
+		for _, f := range samples {
+			fmt.Fprintln(w, "  "+f.String())
 		}
 	}
-	return changes
+	if len(unmeasured) > 0 {
+		fmt.Fprintf(w, "\n%s at points this run did not measure (reported, not failed):\n", plural(len(unmeasured), "difference"))
+		for _, f := range unmeasured {
+			fmt.Fprintln(w, "  "+f.String())
+		}
+	}
+	return confirmed
+}
+
+// recheckEvidence checks the traces a confirmed finding names again with
+// tracecheck, and gives them as paths a reader can open.
+func recheckEvidence(f harness.Finding, p *harness.Profile, dir string) harness.Finding {
+	var paths []string
+	for _, rel := range f.Traces {
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		paths = append(paths, path)
+		rv, sc := findRun(p, f.Cell, rel)
+		if rv == nil {
+			continue
+		}
+		tr, err := trace.ReadFile(path)
+		if err != nil {
+			f.Why += fmt.Sprintf("; the trace %s cannot be read: %v", path, err)
+			continue
+		}
+		diff, err := harness.Recheck(tr, rv, sc.Workflow)
+		switch {
+		case err != nil:
+			f.Why += fmt.Sprintf("; tracecheck on %s: %v", path, err)
+		case diff != "":
+			f.Why += fmt.Sprintf("; the trace %s does not give the run's verdict: %s", path, diff)
+		default:
+			f.Why += fmt.Sprintf("; trace of run %s re-checked by tracecheck: %s", rv.Run, rv.Verdict)
+		}
+	}
+	f.Traces = paths
+	return f
+}
+
+func findRun(p *harness.Profile, cell, traceRel string) (*harness.RunVerdict, harness.Scenario) {
+	for ci := range p.Cells {
+		c := &p.Cells[ci]
+		if c.Name != cell {
+			continue
+		}
+		sc, _ := harness.ScenarioByName(c.Scenario)
+		for ri := range c.Runs {
+			if c.Runs[ri].Trace == traceRel {
+				return &c.Runs[ri], sc
+			}
+		}
+	}
+	return nil, harness.Scenario{}
 }
 
 // plural is "1 verdict", "2 verdicts".
@@ -399,14 +464,6 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// differ is "1 verdict differs", "2 verdicts differ".
-func differ(n int) string {
-	if n == 1 {
-		return "1 verdict differs"
-	}
-	return fmt.Sprintf("%d verdicts differ", n)
 }
 
 // undriven says why a profile has no verdict of its own: every one of its
@@ -684,10 +741,9 @@ func updateDoc(path string, ps []*harness.Profile) error {
 
 func newDiff(stdout io.Writer) *cobra.Command {
 	var baseline string
-	var bounded bool
 	cmd := &cobra.Command{
-		Use:   "diff [--baseline DIR] [--bounded] DIR",
-		Short: "Compare the profiles of a run directory (DIR/*/profile.json) with the baselines",
+		Use:   "diff [--baseline DIR] DIR",
+		Short: "Compare the profiles of a run directory (DIR/*/profile.json) with the baselines: the regression gate",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			base, err := readSomeProfiles(baseline)
@@ -699,15 +755,16 @@ func newDiff(stdout io.Writer) *cobra.Command {
 				return err
 			}
 			o := runOptions{baseline: baseline}
-			changes := o.compare(stdout, selectIDs(base, fresh), fresh, bounded)
+			changes := o.compare(stdout, selectIDs(base, fresh), fresh, func(p *harness.Profile) string {
+				return filepath.Join(args[0], strings.TrimSuffix(p.FileName(), ".json"))
+			})
 			if len(changes) > 0 {
-				return &exitError{code: ExitChanged, err: fmt.Errorf("%s", differ(len(changes)))}
+				return &exitError{code: ExitChanged, err: fmt.Errorf("%s", plural(len(changes), "confirmed change"))}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&baseline, "baseline", "testdata/conformance", "the baselines")
-	cmd.Flags().BoolVar(&bounded, "bounded", false, "DIR is a bounded run (CI's grid, a sweep stride, some scenarios): a baseline violation it did not reproduce is not a change")
 	return cmd
 }
 

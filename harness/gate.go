@@ -1,0 +1,489 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// The regression gate (docs/conformance.md, "The regression gate"): a
+// fresh measurement, whole or bounded, compared with the baselines cell by
+// cell. Every cell verdict that differs is a Finding of one of three
+// kinds, and only a confirmed one fails a run:
+//
+//   - a violation the baseline's cell did not have is always confirmed:
+//     the fresh run that violated is the evidence (its trace is checked
+//     again by tracecheck before the gate reports it);
+//   - a baseline value the fresh cell lost (a violation, or an
+//     undetermined run) is confirmed when the fresh run covered a point
+//     (the same kill point, the same single-run scenario) where every
+//     baseline run had that value: the outcome was deterministic there
+//     and now it is not. Where the baseline's runs at the point varied
+//     (a crash whose outcome is a draw) or the scenario is a race, the
+//     fresh runs are a sample: the loss is confirmed only when a baseline
+//     outcome of that frequency would have been missed with probability
+//     below GateAlpha (at the lower end of its Wilson interval), and
+//     otherwise reported with those statistics;
+//   - a change at a point the fresh run did not cover (a bounded run's
+//     stride, a kill point it did not reach, a cell it did not run, a
+//     store it skipped) is unmeasured, and reported as such.
+//
+// A change of the adapter's declared features is confirmed (it changes
+// what the cells measure: fork=false makes FI violated by definition).
+
+// Finding kinds.
+const (
+	FindingConfirmed  = "confirmed"
+	FindingSample     = "sample"
+	FindingUnmeasured = "unmeasured"
+)
+
+// GateAlpha bounds the probability that a bounded run misses, by chance,
+// a sampled baseline outcome the gate then calls lost.
+const GateAlpha = 0.01
+
+// Finding is one cell verdict that differs from the baseline, and what the
+// gate makes of it.
+type Finding struct {
+	Profile    string `json:"profile"`
+	Cell       string `json:"cell,omitempty"`
+	Obligation string `json:"obligation"`
+	Was        Status `json:"was,omitempty"`
+	Now        Status `json:"now,omitempty"`
+	Kind       string `json:"kind"`
+	// Runs are the fresh runs that are the evidence, and Traces their
+	// trace files (relative to the fresh profile's directory).
+	Runs   []string `json:"runs,omitempty"`
+	Traces []string `json:"traces,omitempty"`
+	Why    string   `json:"why"`
+}
+
+func (f Finding) String() string {
+	where := f.Profile
+	if f.Cell != "" {
+		where += " cell " + f.Cell
+	}
+	s := fmt.Sprintf("%s %s: %s -> %s", where, f.Obligation, orAbsentStatus(f.Was), orAbsentStatus(f.Now))
+	if len(f.Runs) > 0 {
+		s += " (run " + strings.Join(f.Runs, ", ") + ")"
+	}
+	return s + ": " + f.Why
+}
+
+func orAbsentStatus(s Status) string {
+	if s == "" {
+		return "(absent)"
+	}
+	return string(s)
+}
+
+// Gate compares fresh profiles with the baselines of the same ids (a
+// fresh profile with no baseline is a confirmed finding; a baseline with
+// no fresh profile is not compared).
+func Gate(baseline, fresh []*Profile) []Finding {
+	var out []Finding
+	for _, p := range fresh {
+		b := findByID(baseline, p.ID())
+		if b == nil {
+			out = append(out, Finding{Profile: p.ID(), Obligation: "*", Now: "new profile", Kind: FindingConfirmed, Why: "no baseline: record one (run --update)"})
+			continue
+		}
+		out = append(out, gateProfile(b, p)...)
+	}
+	return out
+}
+
+func findByID(ps []*Profile, id string) *Profile {
+	for _, p := range ps {
+		if p.ID() == id {
+			return p
+		}
+	}
+	return nil
+}
+
+func gateProfile(b, p *Profile) []Finding {
+	var out []Finding
+	// A baseline that records no features (a hand-written one) is not
+	// compared on them.
+	if fd := featureDiff(b.Features, p.Features); fd != "" && len(b.Features.Stores) > 0 {
+		out = append(out, Finding{Profile: p.ID(), Obligation: "features", Kind: FindingConfirmed,
+			Why: "the adapter declares other features (" + fd + "): what the cells measure changed"})
+	}
+	for i := range b.Cells {
+		bc := &b.Cells[i]
+		fc := p.cellNamed(bc.Name)
+		for _, o := range Obligations {
+			was := bc.Status[o]
+			if was == "" {
+				continue
+			}
+			f := Finding{Profile: p.ID(), Cell: bc.Name, Obligation: o, Was: was}
+			switch {
+			case fc == nil:
+				continue // a run of some scenarios: not this one
+			case fc.Status[o] == was:
+				continue
+			}
+			f.Now = fc.Status[o]
+			gateCell(&f, bc, fc)
+			out = append(out, f)
+		}
+	}
+	for i := range p.Cells {
+		if b.cellNamed(p.Cells[i].Name) == nil {
+			out = append(out, Finding{Profile: p.ID(), Cell: p.Cells[i].Name, Obligation: "*", Now: "new cell", Kind: FindingConfirmed, Why: "the baseline has no such cell"})
+		}
+	}
+	return out
+}
+
+func (p *Profile) cellNamed(name string) *Cell {
+	for i := range p.Cells {
+		if p.Cells[i].Name == name {
+			return &p.Cells[i]
+		}
+	}
+	return nil
+}
+
+func featureDiff(a, b Features) string {
+	var d []string
+	flag := func(name string, x, y bool) {
+		if x != y {
+			d = append(d, fmt.Sprintf("%s %t -> %t", name, x, y))
+		}
+	}
+	flag("fork", a.Fork, b.Fork)
+	flag("checkpoint_address", a.CheckpointAddress, b.CheckpointAddress)
+	flag("idempotency_key", a.IdempotencyKey, b.IdempotencyKey)
+	flag("invalid_state", a.InvalidState, b.InvalidState)
+	flag("resubmit", a.Resubmit, b.Resubmit)
+	if !slices.Equal(a.Stores, b.Stores) {
+		d = append(d, fmt.Sprintf("stores %v -> %v", a.Stores, b.Stores))
+	}
+	return strings.Join(d, ", ")
+}
+
+// severity orders the statuses a cell can move between: a move up is a
+// new observation (its runs are the evidence), a move down a lost one.
+func severity(s Status) int {
+	switch s {
+	case Holds:
+		return 1
+	case Undetermined:
+		return 2
+	case Violated:
+		return 3
+	}
+	return 0
+}
+
+// gateCell decides one differing cell verdict.
+func gateCell(f *Finding, bc, fc *Cell) {
+	o := f.Obligation
+	switch {
+	case fc.Skipped != "" || f.Now == NA:
+		f.Kind, f.Why = FindingUnmeasured, "the cell did not run here"
+		if fc.Skipped != "" {
+			f.Why += ": " + fc.Skipped
+		}
+		return
+	case f.Was == NA:
+		f.Kind, f.Why = FindingConfirmed, "the baseline could not measure it, this run did"
+		return
+	case o == "RD":
+		gateRD(f, bc, fc)
+		return
+	case o == "FI" && len(fc.Runs) == 0:
+		f.Kind, f.Why = FindingConfirmed, "FI follows from the adapter's fork feature: "+fc.Summary
+		return
+	}
+	if severity(f.Now) > severity(f.Was) {
+		gateNew(f, bc, fc)
+		return
+	}
+	gateLost(f, bc, fc)
+}
+
+// pointOf is where in its cell a run measured: its kill point (crash and
+// sweep), its race grid point, or the cell itself (one scenario, one
+// run shape).
+func pointOf(scenario string, r *RunVerdict) string {
+	switch scenario {
+	case "crash", "killsweep":
+		if r.KillPoint == "" {
+			if r.Run == "dry" {
+				return "the dry run"
+			}
+			return "kill point of " + r.Run
+		}
+		return r.KillPoint
+	case "race":
+		if len(r.Run) >= 7 {
+			return r.Run[:7]
+		}
+	}
+	return scenario
+}
+
+// covers reports whether a run measured its point: it was driven, and a
+// crash run reached its kill point.
+func covers(r *RunVerdict) bool { return r.Verdict != "error" && !r.Unreached }
+
+// gateNew: the fresh cell has a more severe verdict than the baseline's.
+// The fresh runs with that status are the evidence. A new violation is
+// always confirmed; a new undetermined run is confirmed where the
+// baseline's runs at its point all held, and otherwise a sample or
+// unmeasured.
+func gateNew(f *Finding, bc, fc *Cell) {
+	o := f.Obligation
+	var ev []*RunVerdict
+	for i := range fc.Runs {
+		if r := &fc.Runs[i]; severity(r.Obligations[o]) > severity(f.Was) || r.Obligations[o] == "" && covers(r) {
+			ev = append(ev, r)
+		}
+	}
+	addEvidence(f, ev)
+	if f.Now == Violated {
+		f.Kind = FindingConfirmed
+		f.Why = "a violation the baseline's cell did not have"
+		if len(bc.Runs) > 0 {
+			f.Why = fmt.Sprintf("a violation none of the baseline's %d runs of the cell had", len(bc.Runs))
+		}
+		return
+	}
+	// A new undetermined verdict.
+	var unreached, confirmed, sampled []string
+	for _, r := range ev {
+		if !covers(r) {
+			unreached = append(unreached, r.Run)
+			continue
+		}
+		pt := pointOf(fc.Scenario, r)
+		base := runsAt(bc, pt)
+		switch {
+		case len(base) == 0:
+			unreached = append(unreached, r.Run+" (a point the baseline has no run at)")
+		case fc.Scenario != "race" && allHave(base, o, f.Was):
+			confirmed = append(confirmed, fmt.Sprintf("%s at %s, where the baseline's %d runs all %s", r.Run, pt, len(base), f.Was))
+		default:
+			sampled = append(sampled, r.Run)
+		}
+	}
+	switch {
+	case len(confirmed) > 0:
+		f.Kind, f.Why = FindingConfirmed, "undetermined: "+strings.Join(confirmed, "; ")
+	case len(sampled) > 0:
+		f.Kind, f.Why = FindingSample, "undetermined at points where the baseline's own runs varied or raced: "+strings.Join(sampled, ", ")
+	default:
+		f.Kind, f.Why = FindingUnmeasured, "undetermined only where the run is inconclusive: "+strings.Join(unreached, ", ")
+	}
+}
+
+// gateLost: the fresh cell lost the baseline's verdict (a violation, or
+// an undetermined run): was it there at a point the fresh run covered?
+func gateLost(f *Finding, bc, fc *Cell) {
+	o := f.Obligation
+	if len(bc.Runs) == 0 {
+		// A hand-written or by-definition baseline cell: no runs to
+		// compare point by point; the fresh cell's own runs decide.
+		if slices.ContainsFunc(fc.Runs, func(r RunVerdict) bool { return covers(&r) }) {
+			f.Kind, f.Why = FindingConfirmed, "the baseline's cell keeps no runs; this run measured the cell"
+		} else {
+			f.Kind, f.Why = FindingUnmeasured, "no run of the cell reached its point"
+		}
+		return
+	}
+	lost := f.Was
+	// The baseline's points where some run had the lost value.
+	var points []string
+	seen := map[string]bool{}
+	for i := range bc.Runs {
+		r := &bc.Runs[i]
+		if r.Obligations[o] == lost && covers(r) {
+			if pt := pointOf(bc.Scenario, r); !seen[pt] {
+				seen[pt] = true
+				points = append(points, pt)
+			}
+		}
+	}
+	if len(points) == 0 {
+		f.Kind, f.Why = FindingConfirmed, fmt.Sprintf("no baseline run of the cell has %s %s: the baseline's verdict has no run behind it", o, lost)
+		return
+	}
+	if bc.Scenario == "race" {
+		points = racePool(bc, fc, points)
+	}
+	var confirmed, samples, uncovered []string
+	var ev []*RunVerdict
+	for _, pt := range points {
+		base := runsAt(bc, pt)
+		var now []*RunVerdict
+		for _, r := range runsAt(fc, pt) {
+			if covers(r) {
+				now = append(now, r)
+			}
+		}
+		if len(now) == 0 {
+			uncovered = append(uncovered, pt)
+			continue
+		}
+		k := 0
+		for _, r := range base {
+			if r.Obligations[o] == lost {
+				k++
+			}
+		}
+		n, m := len(base), len(now)
+		if bc.Scenario != "race" && k == n {
+			ev = append(ev, now...)
+			confirmed = append(confirmed, fmt.Sprintf("at %s the baseline's %d of %d runs were %s (deterministic), this run's %d were not", pt, k, n, lost, m))
+			continue
+		}
+		s := SampleStats(k, n, m)
+		line := fmt.Sprintf("at %s: baseline %s %d/%d (95%% Wilson [%.2f, %.2f]); this run 0/%d; chance of missing it by sampling %.3g (at most %.3g)",
+			pt, lost, k, n, s.Lo, s.Hi, m, s.Miss, s.MissMax)
+		if s.MissMax < GateAlpha {
+			ev = append(ev, now...)
+			confirmed = append(confirmed, line+fmt.Sprintf(" < %.2g", GateAlpha))
+		} else {
+			samples = append(samples, line)
+		}
+	}
+	switch {
+	case len(confirmed) > 0:
+		addEvidence(f, ev)
+		f.Kind, f.Why = FindingConfirmed, strings.Join(confirmed, "; ")
+	case len(samples) > 0:
+		f.Kind, f.Why = FindingSample, strings.Join(samples, "; ")
+	default:
+		f.Kind, f.Why = FindingUnmeasured, "this run did not cover the points where the baseline had it: "+strings.Join(uncovered, "; ")
+	}
+}
+
+// gateRD: RD is a judgement across a cell's recoveries. A new conflict
+// is confirmed (its runs are the evidence); a lost one is confirmed when
+// the fresh cell reached every kill point the baseline's did.
+func gateRD(f *Finding, bc, fc *Cell) {
+	if f.Now == Violated {
+		var ev []*RunVerdict
+		conflicts := strings.Join(fc.rdConflicts(), " ")
+		for i := range fc.Runs {
+			if strings.Contains(conflicts, "e.g. "+fc.Runs[i].Run+")") {
+				ev = append(ev, &fc.Runs[i])
+			}
+		}
+		addEvidence(f, ev)
+		f.Kind, f.Why = FindingConfirmed, "recoveries from one durable state decided differently: "+conflicts
+		return
+	}
+	var missing []string
+	for i := range bc.Runs {
+		r := &bc.Runs[i]
+		if !covers(r) {
+			continue
+		}
+		pt := pointOf(bc.Scenario, r)
+		if !slices.ContainsFunc(runsAt(fc, pt), covers) {
+			missing = append(missing, pt)
+		}
+	}
+	if len(missing) > 0 {
+		f.Kind, f.Why = FindingUnmeasured, fmt.Sprintf("RD compares recoveries across the sweep; this run did not reach %d of the baseline's kill points", len(missing))
+		return
+	}
+	f.Kind, f.Why = FindingConfirmed, "this run reached every kill point of the baseline and its recoveries agree"
+}
+
+// racePool pools a race cell's points: the grid points both the
+// baseline and the fresh run measured, as one point named "race points
+// <p1>, <p2>, ...". A grid point holds one run per repetition (one in the
+// baselines), too few to say anything alone; a race is a sample whichever
+// way, so its runs are pooled. It returns the points unchanged when the
+// fresh run covered none of them.
+func racePool(bc, fc *Cell, points []string) []string {
+	var common []string
+	for i := range bc.Runs {
+		pt := pointOf(bc.Scenario, &bc.Runs[i])
+		if len(runsAt(fc, pt)) > 0 && !slices.Contains(common, pt) {
+			common = append(common, pt)
+		}
+	}
+	if len(common) == 0 {
+		return points
+	}
+	return []string{racePoolPrefix + strings.Join(common, ", ")}
+}
+
+const racePoolPrefix = "the race points both runs measured: "
+
+func runsAt(c *Cell, pt string) []*RunVerdict {
+	pooled, isPool := strings.CutPrefix(pt, racePoolPrefix)
+	var out []*RunVerdict
+	for i := range c.Runs {
+		rp := pointOf(c.Scenario, &c.Runs[i])
+		if rp == pt || isPool && slices.Contains(strings.Split(pooled, ", "), rp) {
+			out = append(out, &c.Runs[i])
+		}
+	}
+	return out
+}
+
+func allHave(rs []*RunVerdict, o string, st Status) bool {
+	for _, r := range rs {
+		if r.Obligations[o] != st {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+func addEvidence(f *Finding, rs []*RunVerdict) {
+	for _, r := range rs {
+		if !slices.Contains(f.Runs, r.Run) {
+			f.Runs = append(f.Runs, r.Run)
+			if r.Trace != "" {
+				f.Traces = append(f.Traces, r.Trace)
+			}
+		}
+	}
+}
+
+// Stats is a sampled outcome: observed k times in n baseline runs, its
+// 95% Wilson interval [Lo, Hi], and the probability that m fresh runs
+// all miss an outcome of that frequency: Miss at the estimate k/n,
+// MissMax at the interval's lower end.
+type Stats struct {
+	K, N, M       int
+	P, Lo, Hi     float64
+	Miss, MissMax float64
+}
+
+// SampleStats computes Stats (z = 1.96).
+func SampleStats(k, n, m int) Stats {
+	s := Stats{K: k, N: n, M: m}
+	if n == 0 {
+		s.Hi, s.Miss, s.MissMax = 1, 1, 1
+		return s
+	}
+	s.P = float64(k) / float64(n)
+	s.Lo, s.Hi = Wilson(k, n)
+	s.Miss = math.Pow(1-s.P, float64(m))
+	s.MissMax = math.Pow(1-s.Lo, float64(m))
+	return s
+}
+
+// Wilson is the 95% Wilson score interval of k successes in n trials.
+func Wilson(k, n int) (lo, hi float64) {
+	if n == 0 {
+		return 0, 1
+	}
+	const z = 1.96
+	p, nf := float64(k)/float64(n), float64(n)
+	den := 1 + z*z/nf
+	center := (p + z*z/(2*nf)) / den
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
+	return math.Max(0, center-half), math.Min(1, center+half)
+}

@@ -1,0 +1,136 @@
+package conformcli
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/harness/runner"
+)
+
+// scratch copies the named committed baselines into two folders: base
+// (the baselines a gate compares with) and fresh (a run directory, as if
+// the subjects had been measured again and behaved the same).
+func scratch(t *testing.T, ids ...string) (base, fresh string) {
+	t.Helper()
+	base, fresh = t.TempDir(), t.TempDir()
+	for _, id := range ids {
+		for _, d := range []string{base, fresh} {
+			if err := copyTree(filepath.Join(baselines, id), filepath.Join(d, id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return base, fresh
+}
+
+// setRuns sets obligation o to st in every run of a cell for which pick
+// says so, and decides the cell and the profile again, as a measurement
+// that saw it would have.
+func setRuns(t *testing.T, dir, id, cellName, o string, st harness.Status, pick func(i int, r *harness.RunVerdict) bool) {
+	t.Helper()
+	editProfile(t, dir, id, func(p *harness.Profile) {
+		c := cellNamed(p, cellName)
+		for i := range c.Runs {
+			if pick(i, &c.Runs[i]) {
+				c.Runs[i].Obligations[o] = st
+			}
+		}
+		if err := runner.Refinish(p); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func all(int, *harness.RunVerdict) bool { return true }
+
+// keepRuns keeps the first n runs of a cell (a run with fewer crash runs
+// than the baseline's ten, as make conformance makes).
+func keepRuns(t *testing.T, dir, id, cellName string, n int) {
+	t.Helper()
+	editProfile(t, dir, id, func(p *harness.Profile) {
+		c := cellNamed(p, cellName)
+		c.Runs = c.Runs[:n]
+		if err := runner.Refinish(p); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestGateFlippedBaselines: flip one committed baseline verdict (with the
+// runs behind it, as a regression of the recording would) and diff the
+// unchanged measurement against it: the gate fails (exit 10) naming the
+// profile, the cell, the run and the trace. The cases are the issue's:
+// the control's FD, LangGraph's CV, and crash cells of a fresh profile
+// doctored to hold.
+func TestGateFlippedBaselines(t *testing.T) {
+	const seq, lg, remit = "sequencer@1-sqlite", "langgraph@1.2.9-sqlite", "remit-contract@0.1.2-sqlite"
+	for _, tc := range []struct {
+		name   string
+		ids    []string
+		doctor func(t *testing.T, base, fresh string)
+		exit   int
+		want   []string
+	}{
+		{"the control's baseline FD flipped to violated", []string{seq}, func(t *testing.T, base, _ string) {
+			setRuns(t, base, seq, "fd", "FD", harness.Violated, all)
+		}, ExitChanged, []string{"1 confirmed change", "sequencer@1/sqlite cell fd FD: violated -> holds (run fd)", "deterministic", "trace: "}},
+		{"LangGraph's baseline CV flipped to holds", []string{lg}, func(t *testing.T, base, _ string) {
+			setRuns(t, base, lg, "cv", "CV", harness.Holds, all)
+		}, ExitChanged, []string{"langgraph@1.2.9/sqlite cell cv CV: holds -> violated (run cv)", "re-checked by tracecheck: rejected", "langgraph@1.2.9-sqlite/traces/cv/cv.ndjson"}},
+		{"a fresh crash cell of one run doctored to hold EO", []string{lg}, func(t *testing.T, _, fresh string) {
+			keepRuns(t, fresh, lg, "crash/resume", 1)
+			setRuns(t, fresh, lg, "crash/resume", "EO", harness.Holds, all)
+		}, ExitChanged, []string{"langgraph@1.2.9/sqlite cell crash/resume EO: violated -> holds (run crash-resume)", "10 of 10 runs were violated (deterministic)"}},
+		{"a fresh sweep doctored to hold at every kill point", []string{lg}, func(t *testing.T, _, fresh string) {
+			setRuns(t, fresh, lg, "killsweep/resume", "EO", harness.Holds, all)
+		}, ExitChanged, []string{"langgraph@1.2.9/sqlite cell killsweep/resume EO: violated -> holds"}},
+		{"a fresh race with one gated effect everywhere", []string{lg}, func(t *testing.T, _, fresh string) {
+			setRuns(t, fresh, lg, "race", "CO", harness.Holds, all)
+		}, ExitChanged, []string{"langgraph@1.2.9/sqlite cell race CO: violated -> holds", "race point"}},
+		// REMIT's crash outcome is a draw (EO violated in 8 of the
+		// baseline's 10 runs): one run that did not violate is a sample,
+		// reported with its statistics, not a failure.
+		{"a fresh REMIT crash run that did not violate", []string{remit}, func(t *testing.T, _, fresh string) {
+			keepRuns(t, fresh, remit, "crash/resume", 1)
+			setRuns(t, fresh, remit, "crash/resume", "EO", harness.Holds, all)
+		}, ExitOK, []string{"no confirmed change", "remit-contract@0.1.2/sqlite cell crash/resume EO: violated -> holds", "baseline violated 8/10 (95% Wilson [0.49, 0.94]); this run 0/1; chance of missing it by sampling 0.2 (at most 0.51)"}},
+		// A crash run that never reached its kill point is inconclusive:
+		// not a change (go-workflows under load).
+		{"a fresh crash run that did not reach its kill point", []string{seq}, func(t *testing.T, _, fresh string) {
+			keepRuns(t, fresh, seq, "crash/resume", 1)
+			editProfile(t, fresh, seq, func(p *harness.Profile) {
+				r := &cellNamed(p, "crash/resume").Runs[0]
+				r.Unreached = true
+				r.Inconclusive()
+				if err := runner.Refinish(p); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}, ExitOK, []string{"no confirmed change", "sequencer@1/sqlite cell crash/resume EO: holds -> undetermined (run crash-resume): undetermined only where the run is inconclusive"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, fresh := scratch(t, tc.ids...)
+			tc.doctor(t, base, fresh)
+			code, out, errs := run("diff", "--baseline", base, fresh)
+			if code != tc.exit {
+				t.Errorf("exit %d, want %d\n%s%s", code, tc.exit, out, errs)
+			}
+			if !containsAll(out, tc.want) {
+				t.Errorf("the output does not say %q:\n%s", tc.want, out)
+			}
+		})
+	}
+}
+
+// TestGateUndoctored: the committed baselines diffed against themselves
+// have no finding at all.
+func TestGateUndoctored(t *testing.T) {
+	ps, err := ReadProfiles(baselines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := harness.Gate(ps, ps); len(f) > 0 {
+		t.Errorf("findings against itself: %v", f)
+	}
+}
