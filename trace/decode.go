@@ -3,7 +3,6 @@ package trace
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,18 +15,25 @@ import (
 
 // SyntaxError is a malformed line of a trace. It matches ErrBadInput.
 type SyntaxError struct {
-	// Line is the 1-based line number; Seq the event's sequence number
-	// when it was read before the problem (0 otherwise).
+	// Line is the 1-based line number; Col the 1-based byte column of the
+	// token the problem is about (0 when it is about no one place, such as
+	// a missing field); Seq the event's sequence number when it was read
+	// before the problem (0 otherwise).
 	Line int
+	Col  int
 	Seq  int64
 	Msg  string
 }
 
 func (e *SyntaxError) Error() string {
-	if e.Seq > 0 {
-		return fmt.Sprintf("line %d (seq %d): %s", e.Line, e.Seq, e.Msg)
+	where := fmt.Sprintf("line %d", e.Line)
+	if e.Col > 0 {
+		where += fmt.Sprintf(", column %d", e.Col)
 	}
-	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	if e.Seq > 0 {
+		where += fmt.Sprintf(" (seq %d)", e.Seq)
+	}
+	return where + ": " + e.Msg
 }
 
 // Is makes errors.Is(err, ErrBadInput) true.
@@ -84,7 +90,7 @@ func (d *Decoder) readLine() ([]byte, error) {
 		}
 		d.line++
 		b = bytes.TrimRight(b, "\r\n")
-		if len(bytes.TrimSpace(b)) == 0 {
+		if blank(b) {
 			if err == io.EOF {
 				return nil, io.EOF
 			}
@@ -92,6 +98,16 @@ func (d *Decoder) readLine() ([]byte, error) {
 		}
 		return b, nil
 	}
+}
+
+// blank reports whether a line holds only JSON's white space.
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
 }
 
 // Header reads the header line (if not read yet) and returns it.
@@ -111,50 +127,27 @@ func (d *Decoder) Header() (Header, error) {
 		d.err = err
 		return Header{}, err
 	}
-	h, err := parseHeader(b)
+	h, pos, err := d.parseHeader(b)
 	if err != nil {
-		d.err = &SyntaxError{Line: d.line, Msg: err.Error()}
+		d.err = d.syntaxError(err, 0)
 		return Header{}, d.err
 	}
-	p, err := h.Params()
+	p, part, err := h.params()
 	if err != nil {
-		d.err = &SyntaxError{Line: d.line, Msg: strings.TrimPrefix(err.Error(), ErrBadInput.Error()+": ")}
+		d.err = d.syntaxError(headerError(err, part, pos), 0)
 		return Header{}, d.err
 	}
 	d.header, d.params = &h, p
 	return h, nil
 }
 
-func parseHeader(b []byte) (Header, error) {
-	trimmed := bytes.TrimSpace(b)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return Header{}, fmt.Errorf("not a JSON object: a trace is NDJSON and starts with the header {\"format\": %q, ...}", FormatName)
+// syntaxError places a field error on the line read last.
+func (d *Decoder) syntaxError(err error, seq int64) error {
+	var fe *fieldError
+	if errors.As(err, &fe) {
+		return &SyntaxError{Line: d.line, Col: fe.col, Seq: seq, Msg: fe.Error()}
 	}
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(b, &probe); err != nil {
-		return Header{}, fmt.Errorf("header is not valid JSON: %v", err)
-	}
-	if _, ok := probe["format"]; !ok {
-		if _, isEvent := probe["action"]; isEvent {
-			return Header{}, fmt.Errorf("missing header: the first line is an event; a trace starts with {\"format\": %q, ...}", FormatName)
-		}
-		return Header{}, fmt.Errorf("missing header: the first line has no \"format\" field; a trace starts with {\"format\": %q, ...}", FormatName)
-	}
-	for _, k := range []string{"version", "producer", "constants"} {
-		if _, ok := probe[k]; !ok {
-			return Header{}, fmt.Errorf("header: missing field %q", k)
-		}
-	}
-	var h Header
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return Header{}, fmt.Errorf("header: %v", err)
-	}
-	if h.Faults == nil {
-		h.Faults = []string{}
-	}
-	return h, nil
+	return err
 }
 
 // Params returns the model constants of the header (after Header or Next
@@ -182,12 +175,8 @@ func (d *Decoder) Next(ev *Event) error {
 		return err
 	}
 	if err := d.event(b, ev); err != nil {
-		var fe *fieldError
-		if errors.As(err, &fe) {
-			err = &SyntaxError{Line: d.line, Seq: ev.Seq, Msg: fe.Error()}
-		}
-		d.err = err
-		return err
+		d.err = d.syntaxError(err, ev.Seq)
+		return d.err
 	}
 	ev.Line = d.line
 	return nil
@@ -242,12 +231,14 @@ func (d *Decoder) event(b []byte, ev *Event) error {
 	s := &d.sc
 	s.reset(b)
 	if s.peek() != '{' {
-		return errAt("", "not a JSON object: every line of a trace is one JSON object")
+		s.mark()
+		return s.errAt("", "not a JSON object: every line of a trace is one JSON object")
 	}
 	ev.Seq, ev.Action, ev.Value, ev.Decision, ev.HasDecision, ev.Observed = 0, 0, model.NoVal, 0, false, 0
 	var keys int
 	var value, decision string
 	var hasValue bool
+	var seqCol, valueCol, decisionCol int
 	var actionErr error
 	err := s.object("", func(key []byte) error {
 		var bit int
@@ -263,16 +254,16 @@ func (d *Decoder) event(b []byte, ev *Event) error {
 		case "time":
 			bit = keyTime
 		default:
-			return errAt("", "unknown field %q (an event has seq, action, params, vars and time)", key)
+			return s.errAt("", "unknown field %q (an event has seq, action, params, vars and time)", key)
 		}
 		if keys&bit != 0 {
-			return errAt("", "field %q appears twice", key)
+			return s.errAt("", "field %q appears twice", key)
 		}
 		keys |= bit
 		switch bit {
 		case keySeq:
 			n, err := s.integer("seq", 1, 1<<62)
-			ev.Seq = n
+			ev.Seq, seqCol = n, s.tok
 			return err
 		case keyAction:
 			name, err := s.str("action")
@@ -283,7 +274,7 @@ func (d *Decoder) event(b []byte, ev *Event) error {
 			if !ok {
 				// Report it after the object is read, so that a
 				// truncated line is reported as truncated.
-				actionErr = errAt("action", "unknown action %q (the spec's actions: %s)", name, actionList())
+				actionErr = s.errAt("action", "unknown action %q (the spec's actions: %s)", name, actionList())
 			}
 			ev.Action = a
 			return nil
@@ -292,14 +283,14 @@ func (d *Decoder) event(b []byte, ev *Event) error {
 				switch string(key) {
 				case "value":
 					if hasValue {
-						return errAt("params", "field \"value\" appears twice")
+						return s.errAt("params", "field \"value\" appears twice")
 					}
 					v, err := s.str("params.value")
-					value, hasValue = string(v), true
+					value, hasValue, valueCol = string(v), true, s.tok
 					return err
 				case "decision":
 					if ev.HasDecision {
-						return errAt("params", "field \"decision\" appears twice")
+						return s.errAt("params", "field \"decision\" appears twice")
 					}
 					v, err := s.str("params.decision")
 					if err != nil {
@@ -307,12 +298,12 @@ func (d *Decoder) event(b []byte, ev *Event) error {
 					}
 					dec, ok := model.ParseDecision(string(v))
 					if !ok {
-						return errAt("params.decision", "unknown decision %q (the spec's decisions: %s)", v, decisionList())
+						return s.errAt("params.decision", "unknown decision %q (the spec's decisions: %s)", v, decisionList())
 					}
-					decision, ev.Decision, ev.HasDecision = string(v), dec, true
+					decision, ev.Decision, ev.HasDecision, decisionCol = string(v), dec, true, s.tok
 					return nil
 				}
-				return errAt("params", "unknown parameter %q (value or decision)", key)
+				return s.errAt("params", "unknown parameter %q (value or decision)", key)
 			})
 		case keyVars:
 			return d.vars(ev)
@@ -323,7 +314,8 @@ func (d *Decoder) event(b []byte, ev *Event) error {
 		return err
 	}
 	if s.peek() != 0 {
-		return errAt("", "data after the event's JSON object")
+		s.mark()
+		return s.errAt("", "data after the event's JSON object")
 	}
 	if actionErr != nil {
 		return actionErr
@@ -334,23 +326,29 @@ func (d *Decoder) event(b []byte, ev *Event) error {
 	case keys&keyAction == 0:
 		return errAt("", "missing field \"action\"")
 	case ev.Seq != d.nextSeq:
-		if ev.Seq < d.nextSeq {
-			return errAt("seq", "%d after %d: sequence numbers must increase by one", ev.Seq, d.nextSeq-1)
+		s.tok = seqCol
+		switch {
+		case ev.Seq < d.nextSeq:
+			return s.errAt("seq", "%d after %d: sequence numbers must increase by one", ev.Seq, d.nextSeq-1)
+		case ev.Seq == d.nextSeq+1:
+			return s.errAt("seq", "%d after %d: event %d is missing", ev.Seq, d.nextSeq-1, d.nextSeq)
 		}
-		return errAt("seq", "%d after %d: events %d..%d are missing", ev.Seq, d.nextSeq-1, d.nextSeq, ev.Seq-1)
+		return s.errAt("seq", "%d after %d: events %d..%d are missing", ev.Seq, d.nextSeq-1, d.nextSeq, ev.Seq-1)
 	}
 	if hasValue {
+		s.tok = valueCol
 		if !ev.Action.TakesValue() {
-			return errAt("params.value", "%s takes no value", ev.Action)
+			return s.errAt("params.value", "%s takes no value", ev.Action)
 		}
 		v := d.valueIndex(value)
 		if v == model.NoVal {
-			return errAt("params.value", "%q is not one of the header's Values %v", value, d.params.Values)
+			return s.errAt("params.value", "%q is not one of the header's Values %v", value, d.params.Values)
 		}
 		ev.Value = v
 	}
 	if ev.HasDecision && ev.Action != model.CrashRecover {
-		return errAt("params.decision", "%s takes no decision (only CrashRecover does), got %q", ev.Action, decision)
+		s.tok = decisionCol
+		return s.errAt("params.decision", "%s takes no decision (only CrashRecover does), got %q", ev.Action, decision)
 	}
 	d.nextSeq++
 	return nil
@@ -380,9 +378,9 @@ func (d *Decoder) value(path string, allowNoVal bool) (int8, error) {
 		return model.NoVal, nil
 	}
 	if allowNoVal {
-		return 0, errAt(path, "%q is neither one of the header's Values %v nor NoVal (%s)", b, d.params.Values, d.params.NoVal)
+		return 0, d.sc.errAt(path, "%q is neither one of the header's Values %v nor NoVal (%s)", b, d.params.Values, d.params.NoVal)
 	}
-	return 0, errAt(path, "%q is not one of the header's Values %v", b, d.params.Values)
+	return 0, d.sc.errAt(path, "%q is not one of the header's Values %v", b, d.params.Values)
 }
 
 // Bounds of what the state representation holds. Values inside them but
@@ -426,10 +424,10 @@ func (d *Decoder) vars(ev *Event) error {
 	return s.object("vars", func(key []byte) error {
 		v, ok := ParseVar(string(key))
 		if !ok {
-			return errAt("vars", "unknown variable %q (the spec's variables: %s)", key, strings.Join(model.VarNames, ", "))
+			return s.errAt("vars", "unknown variable %q (the spec's variables: %s)", key, strings.Join(model.VarNames, ", "))
 		}
 		if ev.Observed.Has(v) {
-			return errAt("vars", "variable %q appears twice", key)
+			return s.errAt("vars", "variable %q appears twice", key)
 		}
 		ev.Observed |= 1 << v
 		var err error
@@ -466,7 +464,8 @@ func (d *Decoder) vars(ev *Event) error {
 		case VarEffects:
 			err = s.array("", func(i int) error {
 				if i >= maxSmall {
-					return errAt("", "more than %d elements", maxSmall)
+					s.mark()
+					return s.errAt("", "more than %d elements", maxSmall)
 				}
 				n, err := s.integer("", 0, maxCount)
 				st.Effects = append(st.Effects, uint8(n))
@@ -475,21 +474,24 @@ func (d *Decoder) vars(ev *Event) error {
 		case VarLog:
 			err = s.array("", func(i int) error {
 				if i >= maxSeq {
-					return errAt("", "more than %d records", maxSeq)
+					s.mark()
+					return s.errAt("", "more than %d records", maxSeq)
 				}
 				return at(i, d.record(st))
 			})
 		case VarResumes:
 			err = s.array("", func(i int) error {
 				if i >= maxSeq {
-					return errAt("", "more than %d resumes", maxSeq)
+					s.mark()
+					return s.errAt("", "more than %d resumes", maxSeq)
 				}
 				return at(i, d.resume(st))
 			})
 		case VarRecoveries:
 			err = s.array("", func(i int) error {
 				if i >= maxSeq {
-					return errAt("", "more than %d recoveries", maxSeq)
+					s.mark()
+					return s.errAt("", "more than %d recoveries", maxSeq)
 				}
 				return at(i, d.recovery(st))
 			})
@@ -502,7 +504,7 @@ func (d *Decoder) vars(ev *Event) error {
 }
 
 // twice is the error for a repeated field.
-func twice(key string) error { return errAt("", "field %q appears twice", key) }
+func (s *scanner) twice(key string) error { return s.errAt("", "field %q appears twice", key) }
 
 func (d *Decoder) record(st *model.State) error {
 	s := &d.sc
@@ -524,7 +526,7 @@ func (d *Decoder) record(st *model.State) error {
 		switch string(key) {
 		case "task":
 			if keys&1 != 0 {
-				return twice("task")
+				return s.twice("task")
 			}
 			keys |= 1
 			n, err := s.integer(".task", 0, maxSmall)
@@ -532,14 +534,14 @@ func (d *Decoder) record(st *model.State) error {
 			return err
 		case "valid":
 			if keys&2 != 0 {
-				return twice("valid")
+				return s.twice("valid")
 			}
 			keys |= 2
 			var err error
 			r.Valid, err = s.boolean(".valid")
 			return err
 		}
-		return errAt("", "unknown field %q (a record is [task, valid])", key)
+		return s.errAt("", "unknown field %q (a record is [task, valid])", key)
 	})
 	if err == nil && keys != 3 {
 		err = errAt("", "a record needs the fields task and valid")
@@ -568,7 +570,7 @@ func (d *Decoder) resume(st *model.State) error {
 		switch string(key) {
 		case "value":
 			if keys&1 != 0 {
-				return twice("value")
+				return s.twice("value")
 			}
 			keys |= 1
 			var err error
@@ -576,13 +578,14 @@ func (d *Decoder) resume(st *model.State) error {
 			return err
 		case "observed":
 			if keys&2 != 0 {
-				return twice("observed")
+				return s.twice("observed")
 			}
 			keys |= 2
 			n := 0
 			err := s.array(".observed", func(int) error {
 				if n > 0 {
-					return errAt(".observed", "an outcome is the one-tuple [v], found more elements")
+					s.mark()
+					return s.errAt(".observed", "an outcome is the one-tuple [v], found more elements")
 				}
 				n++
 				var err error
@@ -590,11 +593,11 @@ func (d *Decoder) resume(st *model.State) error {
 				return err
 			})
 			if err == nil && n == 0 {
-				err = errAt(".observed", "an outcome is the one-tuple [v], found []")
+				err = s.errAt(".observed", "an outcome is the one-tuple [v], found []")
 			}
 			return err
 		}
-		return errAt("", "unknown field %q (a resume is [value, observed])", key)
+		return s.errAt("", "unknown field %q (a resume is [value, observed])", key)
 	})
 	if err == nil && keys != 3 {
 		err = errAt("", "a resume needs the fields value and observed")
@@ -625,7 +628,7 @@ func (d *Decoder) recovery(st *model.State) error {
 		switch string(key) {
 		case "frontier":
 			if keys&1 != 0 {
-				return twice("frontier")
+				return s.twice("frontier")
 			}
 			keys |= 1
 			n, err := s.integer(".frontier", 0, maxSmall)
@@ -633,7 +636,7 @@ func (d *Decoder) recovery(st *model.State) error {
 			return err
 		case "decision":
 			if keys&2 != 0 {
-				return twice("decision")
+				return s.twice("decision")
 			}
 			keys |= 2
 			b, err := s.str(".decision")
@@ -642,12 +645,12 @@ func (d *Decoder) recovery(st *model.State) error {
 			}
 			dec, ok := model.ParseDecision(string(b))
 			if !ok {
-				return errAt(".decision", "unknown decision %q (the spec's decisions: %s)", b, decisionList())
+				return s.errAt(".decision", "unknown decision %q (the spec's decisions: %s)", b, decisionList())
 			}
 			r.Decision = dec
 			return nil
 		}
-		return errAt("", "unknown field %q (a recovery is [frontier, decision])", key)
+		return s.errAt("", "unknown field %q (a recovery is [frontier, decision])", key)
 	})
 	if err == nil && keys != 3 {
 		err = errAt("", "a recovery needs the fields frontier and decision")

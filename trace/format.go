@@ -74,15 +74,41 @@ func NewHeader(p model.Params, producer Producer) Header {
 // fit the format. Callers branch on it with errors.Is.
 var ErrBadInput = errors.New("trace: bad input")
 
-// Params returns the model constants the header claims.
+// Params returns the model constants the header claims, after checking
+// the header as the decoder does (a header built in Go, for an Encoder,
+// gets the same checks as one read from a file).
 func (h Header) Params() (model.Params, error) {
+	p, _, err := h.params()
+	return p, err
+}
+
+// params is Params, and the part of the header an error is about: "format",
+// "version", "producer", "faults" or a constant's name.
+func (h Header) params() (model.Params, string, error) {
+	bad := func(part, format string, args ...any) (model.Params, string, error) {
+		return model.Params{}, part, fmt.Errorf("%w: header.%s", ErrBadInput, fmt.Sprintf(format, args...))
+	}
 	if h.Format != FormatName {
-		return model.Params{}, fmt.Errorf("%w: header: format is %q, want %q", ErrBadInput, h.Format, FormatName)
+		return bad("format", "format: format is %q, want %q", h.Format, FormatName)
 	}
 	if h.Version != Version {
-		return model.Params{}, fmt.Errorf("%w: header: format version %d, this reader knows version %d", ErrBadInput, h.Version, Version)
+		return bad("version", "version: format version %d, this reader knows version %d", h.Version, Version)
+	}
+	for _, t := range []struct{ what, s string }{{"name", h.Producer.Name}, {"version", h.Producer.Version}} {
+		if err := checkText(t.s); err != nil {
+			return bad("producer", "producer.%s: %v", t.what, err)
+		}
 	}
 	c := h.Constants
+	for _, v := range append([]string{c.NoVal}, c.Values...) {
+		if err := checkText(v); err != nil {
+			name := "Values"
+			if v == c.NoVal {
+				name = "NoVal"
+			}
+			return bad(name, "constants: %s: %q: %v", name, v, err)
+		}
+	}
 	p := model.Params{
 		NTasks: c.NTasks, IP: c.IP, Values: slices.Clone(c.Values), NoVal: c.NoVal,
 		MaxResumes: c.MaxResumes, MaxCrashes: c.MaxCrashes, MaxExtraResumes: c.MaxExtraResumes,
@@ -91,17 +117,25 @@ func (h Header) Params() (model.Params, error) {
 	if p.Racers == 0 {
 		p.Racers = 1
 	}
-	for _, name := range h.Faults {
+	for i, name := range h.Faults {
 		f, err := model.ParseFault(name)
 		if err != nil {
-			return model.Params{}, fmt.Errorf("%w: header: faults: %v", ErrBadInput, err)
+			return bad("faults", "faults: %v", strings.TrimPrefix(err.Error(), "model: "))
+		}
+		if slices.Contains(h.Faults[:i], name) {
+			return bad("faults", "faults: fault %q is listed twice", name)
 		}
 		p.Faults = p.Faults.With(f)
 	}
 	if err := p.Validate(); err != nil {
-		return model.Params{}, fmt.Errorf("%w: header: constants: %v", ErrBadInput, err)
+		part := "constants"
+		var pe *model.ParamError
+		if errors.As(err, &pe) {
+			part = pe.Constant
+		}
+		return bad(part, "constants: %v", err)
 	}
-	return p, nil
+	return p, "", nil
 }
 
 // Var is one of the spec's variables, numbered in model.VarNames order.

@@ -14,14 +14,20 @@ import (
 type scanner struct {
 	b   []byte
 	i   int
+	tok int    // where the token read last (or being read) starts
 	buf []byte // unescaped strings
+	// keys holds the keys of the objects being skipped, one run per
+	// nesting level, for refusing a key twice at any depth.
+	keys []string
 }
 
-// fieldError is a problem at a field path such as vars.log[2].task; the
-// decoder adds the line.
+// fieldError is a problem at a field path such as vars.log[2].task, and
+// the 1-based byte column where it is (0: no one place); the decoder adds
+// the line.
 type fieldError struct {
 	path string
 	msg  string
+	col  int
 }
 
 func (e *fieldError) Error() string {
@@ -31,12 +37,25 @@ func (e *fieldError) Error() string {
 	return e.path + ": " + e.msg
 }
 
+// errAt is a problem that is about no one place in the line.
 func errAt(path, format string, args ...any) error {
 	return &fieldError{path: path, msg: fmt.Sprintf(format, args...)}
 }
 
+// errAt is a problem with the token read last (or being read).
+func (s *scanner) errAt(path, format string, args ...any) error {
+	return &fieldError{path: path, msg: fmt.Sprintf(format, args...), col: s.tok + 1}
+}
+
 func (s *scanner) reset(b []byte) {
-	s.b, s.i = b, 0
+	s.b, s.i, s.tok = b, 0, 0
+	s.keys = s.keys[:0]
+}
+
+// mark records the start of the next token.
+func (s *scanner) mark() {
+	s.peek()
+	s.tok = s.i
 }
 
 func (s *scanner) ws() {
@@ -50,13 +69,18 @@ func (s *scanner) ws() {
 	}
 }
 
-// peek returns the next non-space byte, or 0 at the end of the line.
+// peek returns the next non-space byte, or 0 at the end of the line. A
+// NUL byte in the line is returned as 0xff, which like NUL itself is
+// nothing JSON allows there, so that it is not taken for the end.
 func (s *scanner) peek() byte {
 	if s.i < len(s.b) && s.b[s.i] > ' ' {
 		return s.b[s.i]
 	}
 	s.ws()
 	if s.i < len(s.b) {
+		if s.b[s.i] == 0 {
+			return 0xff
+		}
 		return s.b[s.i]
 	}
 	return 0
@@ -80,14 +104,16 @@ func (s *scanner) found() string {
 	case c == '-' || ('0' <= c && c <= '9'):
 		return "a number"
 	default:
-		return fmt.Sprintf("%q", rune(c))
+		return fmt.Sprintf("%q", s.b[s.i])
 	}
 }
 
 func (s *scanner) expect(c byte, path, what string) error {
 	if s.peek() != c {
-		return errAt(path, "want %s, found %s", what, s.found())
+		s.tok = s.i
+		return s.errAt(path, "want %s, found %s", what, s.found())
 	}
+	s.tok = s.i
 	s.i++
 	return nil
 }
@@ -107,7 +133,8 @@ func (s *scanner) object(path string, field func(key []byte) error) error {
 	}
 	for {
 		if s.peek() != '"' {
-			return errAt(path, "want a key (a string), found %s", s.found())
+			s.tok = s.i
+			return s.errAt(path, "want a key (a string), found %s", s.found())
 		}
 		key, err := s.str(path)
 		if err != nil {
@@ -126,7 +153,8 @@ func (s *scanner) object(path string, field func(key []byte) error) error {
 			s.i++
 			return nil
 		default:
-			return errAt(path, "want ',' or '}', found %s", s.found())
+			s.tok = s.i
+			return s.errAt(path, "want ',' or '}', found %s", s.found())
 		}
 	}
 }
@@ -162,7 +190,8 @@ func (s *scanner) array(path string, elem func(i int) error) error {
 			s.i++
 			return nil
 		default:
-			return errAt(path, "want ',' or ']', found %s", s.found())
+			s.tok = s.i
+			return s.errAt(path, "want ',' or ']', found %s", s.found())
 		}
 	}
 }
@@ -170,8 +199,10 @@ func (s *scanner) array(path string, elem func(i int) error) error {
 // str reads a string. The result aliases the line or the scanner's buffer
 // and is valid until the next call.
 func (s *scanner) str(path string) ([]byte, error) {
-	if s.peek() != '"' {
-		return nil, errAt(path, "want a string, found %s", s.found())
+	c := s.peek()
+	s.tok = s.i
+	if c != '"' {
+		return nil, s.errAt(path, "want a string, found %s", s.found())
 	}
 	s.i++
 	start := s.i
@@ -187,7 +218,7 @@ func (s *scanner) str(path string) ([]byte, error) {
 			out := s.b[start:s.i]
 			s.i++
 			if !ascii && !utf8.Valid(out) {
-				return nil, errAt(path, "string is not valid UTF-8")
+				return nil, s.errAt(path, "string is not valid UTF-8")
 			}
 			return out, nil
 		case c >= 0x80:
@@ -195,11 +226,11 @@ func (s *scanner) str(path string) ([]byte, error) {
 		case c == '\\':
 			return s.escaped(path, start)
 		case c < 0x20:
-			return nil, errAt(path, "control character %#x in a string", c)
+			return nil, s.errAt(path, "control character %U in a string (JSON strings hold them escaped)", c)
 		}
 		s.i++
 	}
-	return nil, errAt(path, "unterminated string (truncated line?)")
+	return nil, s.errAt(path, "unterminated string (truncated line?)")
 }
 
 // plain marks the bytes a string may hold as they are: not the quote, the
@@ -220,11 +251,11 @@ func (s *scanner) escaped(path string, start int) ([]byte, error) {
 		case c == '"':
 			s.i++
 			if !utf8.Valid(s.buf) {
-				return nil, errAt(path, "string is not valid UTF-8")
+				return nil, s.errAt(path, "string is not valid UTF-8")
 			}
 			return s.buf, nil
 		case c < 0x20:
-			return nil, errAt(path, "control character %#x in a string", c)
+			return nil, s.errAt(path, "control character %U in a string (JSON strings hold them escaped)", c)
 		case c != '\\':
 			s.buf = append(s.buf, c)
 			s.i++
@@ -251,24 +282,29 @@ func (s *scanner) escaped(path string, start int) ([]byte, error) {
 		case 'u':
 			r, ok := s.hex4()
 			if !ok {
-				return nil, errAt(path, `bad \u escape in a string`)
+				return nil, s.errAt(path, `bad \u escape in a string`)
 			}
 			if utf16.IsSurrogate(r) {
+				// A surrogate stands for nothing alone: only a high one
+				// followed by a low one is a character. encoding/json
+				// would put U+FFFD in its place; a trace is refused.
 				r2 := rune(-1)
-				if s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u' {
+				if r < 0xdc00 && s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u' {
 					s.i += 2
 					if r2, ok = s.hex4(); !ok {
-						return nil, errAt(path, `bad \u escape in a string`)
+						return nil, s.errAt(path, `bad \u escape in a string`)
 					}
 				}
-				r = utf16.DecodeRune(r, r2)
+				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+					return nil, s.errAt(path, `a \u escape of a lone UTF-16 surrogate in a string: not valid Unicode`)
+				}
 			}
 			s.buf = utf8.AppendRune(s.buf, r)
 		default:
-			return nil, errAt(path, "bad escape \\%c in a string", e)
+			return nil, s.errAt(path, "bad escape \\%c in a string", e)
 		}
 	}
-	return nil, errAt(path, "unterminated string (truncated line?)")
+	return nil, s.errAt(path, "unterminated string (truncated line?)")
 }
 
 func (s *scanner) hex4() (rune, bool) {
@@ -288,8 +324,9 @@ func (s *scanner) hex4() (rune, bool) {
 // variables are integers and a producer writing 1.0 has a type confusion.
 func (s *scanner) integer(path string, lo, hi int64) (int64, error) {
 	c := s.peek()
+	s.tok = s.i
 	if c != '-' && (c < '0' || c > '9') {
-		return 0, errAt(path, "want an integer, found %s", s.found())
+		return 0, s.errAt(path, "want an integer, found %s", s.found())
 	}
 	start := s.i
 	neg := c == '-'
@@ -308,7 +345,7 @@ func (s *scanner) integer(path string, lo, hi int64) (int64, error) {
 	}
 	n := s.i - digits
 	if n == 0 || (n > 1 && s.b[digits] == '0') {
-		return 0, errAt(path, "malformed number %q", s.b[start:s.i])
+		return 0, s.errAt(path, "malformed number %q", s.b[start:s.i])
 	}
 	if s.i < len(s.b) {
 		switch s.b[s.i] {
@@ -317,20 +354,24 @@ func (s *scanner) integer(path string, lo, hi int64) (int64, error) {
 				s.b[s.i] == '+' || s.b[s.i] == '-' || ('0' <= s.b[s.i] && s.b[s.i] <= '9')) {
 				s.i++
 			}
-			return 0, errAt(path, "want an integer, found %s", s.b[start:s.i])
+			return 0, s.errAt(path, "want an integer, found %s", s.b[start:s.i])
 		}
 	}
 	if neg {
 		v = -v
 	}
 	if overflow || v < lo || v > hi {
-		return 0, errAt(path, "%s is out of range (want %d..%d)", s.b[start:s.i], lo, hi)
+		if hi >= 1<<40 {
+			return 0, s.errAt(path, "%s is out of range (want %d or more)", s.b[start:s.i], lo)
+		}
+		return 0, s.errAt(path, "%s is out of range (want %d..%d)", s.b[start:s.i], lo, hi)
 	}
 	return v, nil
 }
 
 func (s *scanner) boolean(path string) (bool, error) {
 	s.ws()
+	s.tok = s.i
 	rest := s.b[s.i:]
 	switch {
 	case len(rest) >= 4 && string(rest[:4]) == "true":
@@ -345,46 +386,101 @@ func (s *scanner) boolean(path string) (bool, error) {
 			n++
 		}
 		if s.i+n == len(s.b) {
-			return false, errAt(path, "want true or false, found %q at the end of the line (truncated?)", rest[:n])
+			return false, s.errAt(path, "want true or false, found %q at the end of the line (truncated?)", rest[:n])
 		}
-		return false, errAt(path, "want true or false, found %q", rest[:n])
+		return false, s.errAt(path, "want true or false, found %q", rest[:n])
 	}
-	return false, errAt(path, "want true or false, found %s", s.found())
+	return false, s.errAt(path, "want true or false, found %s", s.found())
 }
 
 const maxSkipDepth = 64
 
-// skip consumes any JSON value (for fields that are read and ignored).
+// skip consumes any JSON value (for fields that are read and ignored). It
+// refuses what the rest of the format refuses: a key twice in an object,
+// at any depth.
 func (s *scanner) skip(path string, depth int) error {
 	if depth > maxSkipDepth {
-		return errAt(path, "value nested more than %d deep", maxSkipDepth)
+		s.mark()
+		return s.errAt(path, "value nested more than %d deep", maxSkipDepth)
 	}
 	switch c := s.peek(); {
 	case c == '"':
 		_, err := s.str(path)
 		return err
 	case c == '{':
-		return s.object(path, func([]byte) error { return s.skip(path, depth+1) })
+		first := len(s.keys)
+		err := s.object(path, func(key []byte) error {
+			for _, k := range s.keys[first:] {
+				if k == string(key) {
+					return s.errAt(path, "key %q appears twice in an object", key)
+				}
+			}
+			s.keys = append(s.keys, string(key))
+			return s.skip(path, depth+1)
+		})
+		s.keys = s.keys[:first]
+		return err
 	case c == '[':
 		return s.array(path, func(int) error { return s.skip(path, depth+1) })
 	case c == 't' || c == 'f':
 		_, err := s.boolean(path)
 		return err
 	case c == 'n':
+		s.tok = s.i
 		if len(s.b)-s.i >= 4 && string(s.b[s.i:s.i+4]) == "null" {
 			s.i += 4
 			return nil
 		}
 	case c == '-' || ('0' <= c && c <= '9'):
 		start := s.i
+		s.tok = s.i
 		for s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E' ||
 			s.b[s.i] == '+' || s.b[s.i] == '-' || ('0' <= s.b[s.i] && s.b[s.i] <= '9')) {
 			s.i++
 		}
-		if _, err := strconv.ParseFloat(string(s.b[start:s.i]), 64); err != nil {
-			return errAt(path, "malformed number %q", s.b[start:s.i])
+		if !validNumber(s.b[start:s.i]) {
+			return s.errAt(path, "malformed number %q", s.b[start:s.i])
 		}
 		return nil
 	}
-	return errAt(path, "want a JSON value, found %s", s.found())
+	s.tok = s.i
+	return s.errAt(path, "want a JSON value, found %s", s.found())
+}
+
+// validNumber reports whether b is a JSON number: -?(0|[1-9][0-9]*)
+// (.[0-9]+)?([eE][+-]?[0-9]+)? (strconv.ParseFloat takes more, such as
+// "1." and "01").
+func validNumber(b []byte) bool {
+	i := 0
+	digits := func() int {
+		n := 0
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	start := i
+	if n := digits(); n == 0 || (n > 1 && b[start] == '0') {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
 }

@@ -2,6 +2,7 @@ package tracecheck
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/trace"
@@ -265,6 +266,36 @@ func (c *Checker) Step(ev *trace.Event) bool {
 		c.history = append(c.history, append([]cand(nil), c.cur...))
 	}
 	return true
+}
+
+// EventReader yields a trace's events one at a time, io.EOF after the
+// last; *trace.Decoder is one (after its header was read, or not).
+type EventReader interface {
+	Next(*trace.Event) error
+}
+
+// Replay steps c through the events r yields until r has no more, c
+// rejects an event or gives up (too many candidates), or r fails. It
+// reads nothing past the event c stops at, so a trace rejected at its
+// first event costs one event, however long the file. It returns the
+// number of events read, and an error only when r fails (a malformed
+// event is r's error, before c sees it).
+func Replay(r EventReader, c *Checker) (int, error) {
+	var ev trace.Event
+	n := 0
+	for {
+		err := r.Next(&ev)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+		if !c.Step(&ev) {
+			return n, nil
+		}
+	}
 }
 
 // lastEvent is what the checker keeps of the last matched event: enough

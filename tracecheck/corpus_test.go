@@ -90,14 +90,14 @@ var corpus = []corpusCase{
 		explain: []string{"replay", "prefixreplay"}},
 
 	// Malformed input.
-	{file: "bad/truncated.ndjson", verdict: "bad", err: `line 3 (seq 2): vars.waiting: want true or false, found "tr" at the end of the line (truncated?)`},
-	{file: "bad/unknown-action.ndjson", verdict: "bad", err: `line 3 (seq 2): action: unknown action "Interrupt"`},
-	{file: "bad/wrong-type.ndjson", verdict: "bad", err: "line 3 (seq 2): vars.waiting: want true or false, found a string"},
+	{file: "bad/truncated.ndjson", verdict: "bad", err: `line 3, column 60 (seq 2): vars.waiting: want true or false, found "tr" at the end of the line (truncated?)`},
+	{file: "bad/unknown-action.ndjson", verdict: "bad", err: `line 3, column 19 (seq 2): action: unknown action "Interrupt"`},
+	{file: "bad/wrong-type.ndjson", verdict: "bad", err: "line 3, column 53 (seq 2): vars.waiting: want true or false, found a string"},
 	{file: "bad/no-header.ndjson", verdict: "bad", err: "line 1: missing header: the first line is an event"},
 	{file: "bad/not-ndjson.txt", verdict: "bad", err: "line 1: not a JSON object: a trace is NDJSON"},
-	{file: "bad/seq-gap.ndjson", verdict: "bad", err: "line 3 (seq 3): seq: 3 after 1: events 2..2 are missing"},
-	{file: "bad/unknown-value.ndjson", verdict: "bad", err: `line 4 (seq 3): params.value: "vc" is not one of the header's Values [va vb]`},
-	{file: "bad/bad-constants.ndjson", verdict: "bad", err: "line 1: header: constants: invalid constant IP: IP = 5, want 2..NTasks (2..3)"},
+	{file: "bad/seq-gap.ndjson", verdict: "bad", err: "line 3, column 8 (seq 3): seq: 3 after 1: event 2 is missing"},
+	{file: "bad/unknown-value.ndjson", verdict: "bad", err: `line 4, column 47 (seq 3): params.value: "vc" is not one of the header's Values [va vb]`},
+	{file: "bad/bad-constants.ndjson", verdict: "bad", err: "line 1, column 105: header.constants: invalid constant IP: IP = 5, want 2..NTasks (2..3)"},
 }
 
 // TestCorpus replays every trace of testdata/traces and compares the

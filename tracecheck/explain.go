@@ -2,6 +2,8 @@ package tracecheck
 
 import (
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/model"
@@ -78,71 +80,65 @@ func Explain(t *trace.Trace, opt Options) (accepting, tried []Explanation, err e
 	if err != nil {
 		return nil, nil, err
 	}
+	return ExplainSource(base, func() (EventReader, error) { return &sliceReader{events: t.Events}, nil }, opt)
+}
+
+// Source opens a trace's events for one pass over them.
+type Source func() (EventReader, error)
+
+// ExplainSource is Explain for a trace read from a stream, such as a file
+// opened again: base are the header's constants and claimed faults, and
+// open gives the events from the first. Every model of a round is
+// replayed in the same pass over the events, so the trace is read at most
+// twice (the single faults, then the pairs when no single fault explains
+// it), each pass stops where every model has stopped, and the memory is
+// the models' candidate sets, not the trace.
+func ExplainSource(base model.Params, open Source, opt Options) (accepting, tried []Explanation, err error) {
 	opt.Witness = false
-	run := func(fs ...model.Fault) (Explanation, bool) {
-		p := base
-		p.Faults = model.FaultSet(0).With(fs...)
-		var ext []string
-		for _, f := range fs {
-			switch {
-			case (f == model.RaceConsume || f == model.RaceEffect) && p.Racers < 2:
-				p.Racers = 2
-				ext = append(ext, "Racers = 2")
-			case f == model.VolatilePark && !p.CrashWhileParked:
-				p.CrashWhileParked = true
-				ext = append(ext, "CrashWhileParked = TRUE")
-			}
-		}
-		if p.Validate() != nil {
-			return Explanation{}, false
-		}
-		r, err := CheckParams(p, t.Events, opt)
-		if err != nil {
-			return Explanation{}, false
-		}
-		e := Explanation{Faults: []string{}, Extension: strings.Join(ext, ", "), Verdict: r.Verdict, Matched: r.Matched}
-		for _, f := range fs {
-			e.Faults = append(e.Faults, string(f))
-		}
-		for _, o := range r.Obligations {
-			if o.Status == Violated && o.Name != "LV" {
-				e.Violates = append(e.Violates, o.Name)
-			}
-		}
-		return e, true
-	}
-	try := func(fs ...model.Fault) {
-		if e, ok := run(fs...); ok {
-			tried = append(tried, e)
-			if e.Verdict == Accepted {
-				accepting = append(accepting, e)
-			}
-		}
-	}
+	// The first round: the reference semantics (when the header claims
+	// faults), each fault alone, and each extension alone.
+	var round []explainJob
 	if base.Faults != 0 {
-		try()
+		round = append(round, newJob(base))
 	}
 	for _, f := range model.AllFaults {
-		try(f)
+		round = append(round, newJob(base, f))
 	}
-	// The extensions alone: a trace with racers is not the race faults'.
-	var extOnly []Explanation
+	var extOnly []explainJob
 	if base.Racers < 2 {
 		p := base
 		p.Faults, p.Racers = 0, 2
-		if r, err := CheckParams(p, t.Events, opt); err == nil && r.Verdict == Accepted {
-			extOnly = append(extOnly, Explanation{Faults: []string{}, Extension: "Racers = 2", Verdict: Accepted, Matched: r.Matched})
-		}
+		extOnly = append(extOnly, explainJob{p: p, ext: "Racers = 2"})
 	}
 	if !base.CrashWhileParked {
 		p := base
 		p.Faults, p.CrashWhileParked = 0, true
-		if r, err := CheckParams(p, t.Events, opt); err == nil && r.Verdict == Accepted {
-			extOnly = append(extOnly, Explanation{Faults: []string{}, Extension: "CrashWhileParked = TRUE", Verdict: Accepted, Matched: r.Matched})
+		extOnly = append(extOnly, explainJob{p: p, ext: "CrashWhileParked = TRUE"})
+	}
+	nFaults := len(round)
+	round = append(round, extOnly...)
+	if err := replayAll(round, open, opt); err != nil {
+		return nil, nil, err
+	}
+	for _, j := range round[:nFaults] {
+		if j.res == nil {
+			continue
+		}
+		e := j.explanation()
+		tried = append(tried, e)
+		if e.Verdict == Accepted {
+			accepting = append(accepting, e)
 		}
 	}
-	tried = append(tried, extOnly...)
-	if len(extOnly) > 0 {
+	var extAccepting []Explanation
+	for _, j := range round[nFaults:] {
+		if j.res != nil && j.res.Verdict == Accepted {
+			e := Explanation{Faults: []string{}, Extension: j.ext, Verdict: Accepted, Matched: j.res.Matched}
+			extAccepting = append(extAccepting, e)
+		}
+	}
+	tried = append(tried, extAccepting...)
+	if len(extAccepting) > 0 {
 		// The extension explains the trace; the faults that needed it add
 		// nothing.
 		kept := accepting[:0]
@@ -151,17 +147,132 @@ func Explain(t *trace.Trace, opt Options) (accepting, tried []Explanation, err e
 				kept = append(kept, e)
 			}
 		}
-		accepting = append(kept, extOnly...)
+		accepting = append(kept, extAccepting...)
 	}
 	if len(accepting) > 0 {
 		return accepting, tried, nil
 	}
+	var pairs []explainJob
 	for i, f := range model.AllFaults {
 		for _, g := range model.AllFaults[i+1:] {
-			try(f, g)
+			pairs = append(pairs, newJob(base, f, g))
+		}
+	}
+	if err := replayAll(pairs, open, opt); err != nil {
+		return nil, nil, err
+	}
+	for _, j := range pairs {
+		if j.res == nil {
+			continue
+		}
+		e := j.explanation()
+		tried = append(tried, e)
+		if e.Verdict == Accepted {
+			accepting = append(accepting, e)
 		}
 	}
 	return accepting, tried, nil
+}
+
+// explainJob is one model Explain tries, and its result (nil when the
+// constants are invalid for it: the model is not tried).
+type explainJob struct {
+	p      model.Params
+	faults []model.Fault
+	ext    string
+	res    *Result
+}
+
+// newJob is the model of base with exactly the faults fs on, and the
+// extensions they need turned on.
+func newJob(base model.Params, fs ...model.Fault) explainJob {
+	p := base
+	p.Faults = model.FaultSet(0).With(fs...)
+	var ext []string
+	for _, f := range fs {
+		switch {
+		case (f == model.RaceConsume || f == model.RaceEffect) && p.Racers < 2:
+			p.Racers = 2
+			ext = append(ext, "Racers = 2")
+		case f == model.VolatilePark && !p.CrashWhileParked:
+			p.CrashWhileParked = true
+			ext = append(ext, "CrashWhileParked = TRUE")
+		}
+	}
+	return explainJob{p: p, faults: fs, ext: strings.Join(ext, ", ")}
+}
+
+func (j *explainJob) explanation() Explanation {
+	e := Explanation{Faults: []string{}, Extension: j.ext, Verdict: j.res.Verdict, Matched: j.res.Matched}
+	for _, f := range j.faults {
+		e.Faults = append(e.Faults, string(f))
+	}
+	for _, o := range j.res.Obligations {
+		if o.Status == Violated && o.Name != "LV" {
+			e.Violates = append(e.Violates, o.Name)
+		}
+	}
+	return e
+}
+
+// replayAll replays one pass of the events against every job's model,
+// stopping when each has accepted the whole trace, rejected an event, or
+// given up.
+func replayAll(jobs []explainJob, open Source, opt Options) error {
+	var checkers []*Checker
+	var idx []int
+	for i := range jobs {
+		m, err := model.New(jobs[i].p)
+		if err != nil {
+			continue
+		}
+		checkers = append(checkers, NewChecker(m, opt))
+		idx = append(idx, i)
+	}
+	if len(checkers) == 0 {
+		return nil
+	}
+	r, err := open()
+	if err != nil {
+		return err
+	}
+	active := slices.Clone(checkers)
+	var ev trace.Event
+	for len(active) > 0 {
+		err := r.Next(&ev)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		kept := active[:0]
+		for _, c := range active {
+			if c.Step(&ev) {
+				kept = append(kept, c)
+			}
+		}
+		active = kept
+	}
+	for k, c := range checkers {
+		jobs[idx[k]].res = c.Result()
+	}
+	return nil
+}
+
+// sliceReader yields events held in memory.
+type sliceReader struct {
+	events []trace.Event
+	i      int
+}
+
+func (r *sliceReader) Next(ev *trace.Event) error {
+	if r.i >= len(r.events) {
+		return io.EOF
+	}
+	*ev = r.events[r.i]
+	r.i++
+	return nil
 }
 
 // Summary says in one line what explains a rejected trace.

@@ -52,16 +52,34 @@ func TestGenerateShape(t *testing.T) {
 	}
 }
 
-func TestGenerateRefusesBadNames(t *testing.T) {
+func TestGenerateRefusesBadModuleNames(t *testing.T) {
+	tr := simTrace(t, model.R0(), 1, 0)
+	for _, name := range []string{"IF", "Resume", "TLC", "a-b"} {
+		if _, err := Generate(tr, Options{Module: name}); err == nil {
+			t.Errorf("module %s accepted", name)
+		}
+	}
+}
+
+// TestGenerateNonIdentifierValues: values whose names are no TLA+
+// identifiers are given generated identifiers in the cfg, and their names
+// appear only escaped, in a comment.
+func TestGenerateNonIdentifierValues(t *testing.T) {
 	p := model.R0()
-	p.Values = []string{"va", "v-b"}
+	p.Values = []string{"va", "v-b *) x"}
 	tr := simTrace(t, p, 1, trace.AllVars)
-	if _, err := Generate(tr, Options{}); err == nil || !strings.Contains(err.Error(), `model value "v-b" is not a TLA+ identifier`) {
-		t.Errorf("got %v", err)
+	out, err := Generate(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := Generate(simTrace(t, model.R0(), 1, 0), Options{Module: "IF"}); err == nil {
-		t.Error("module IF accepted")
+	cfg := string(out.Cfg)
+	if !strings.Contains(cfg, "Values = {V1, V2}") || !strings.Contains(cfg, "NoVal = V0") {
+		t.Errorf("cfg:\n%s", cfg)
 	}
+	if !strings.Contains(string(out.TLA), "V2 is v%2Db %2A%29 x") {
+		t.Errorf("module lacks the escaped name:\n%s", out.TLA)
+	}
+	checkWellFormed(t, out)
 }
 
 // TestTLCSmoke runs TLC on one accepted and one rejected trace.

@@ -12,26 +12,32 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/resumecontract/resumecheck/internal/tlc"
 )
 
 // JarEnv is the environment variable that locates tla2tools.jar.
-const JarEnv = "TLA2TOOLS_JAR"
+const JarEnv = tlc.JarEnv
 
-// ErrNoTLC says TLC is not available: no jar, or no java.
+// ErrNoTLC says TLC is not available: no jar, or no java. Errors matching
+// it also match tlc.ErrUnavailable.
 var ErrNoTLC = errors.New("tlagen: TLC not available")
 
-// FindTLC returns the path of tla2tools.jar from TLA2TOOLS_JAR, after
-// checking that it and java exist.
-func FindTLC() (string, error) {
-	jar := os.Getenv(JarEnv)
-	if jar == "" {
-		return "", fmt.Errorf("%w: set %s to the path of tla2tools.jar", ErrNoTLC, JarEnv)
+// FindTLC returns the path of tla2tools.jar as tlcrun finds it (see
+// FindJar): $TLA2TOOLS_JAR, else where tlcrun install puts it.
+func FindTLC() (string, error) { return FindJar("") }
+
+// FindJar returns the tla2tools.jar to use, looked up as tlcrun looks it
+// up (internal/tlc's FindJar: the flag's value, else $TLA2TOOLS_JAR, else
+// the default location where tlcrun install puts it), after checking that
+// it and a java exist (internal/tlc's FindJava: $JAVA_HOME, else PATH).
+func FindJar(flag string) (string, error) {
+	jar, _, err := tlc.FindJar(flag)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNoTLC, err)
 	}
-	if _, err := os.Stat(jar); err != nil {
-		return "", fmt.Errorf("%w: %s=%s: %v", ErrNoTLC, JarEnv, jar, err)
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		return "", fmt.Errorf("%w: no java on PATH", ErrNoTLC)
+	if _, _, err := tlc.FindJava(""); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNoTLC, err)
 	}
 	return jar, nil
 }
@@ -73,7 +79,11 @@ func RunTLC(ctx context.Context, jar, dir, module string) (*TLCResult, error) {
 	args := append(append([]string{}, javaFlags...), "-cp", cp, "tlc2.TLC",
 		"-workers", "1", "-noGenerateSpecTE", "-metadir", meta,
 		"-config", module+".cfg", module+".tla")
-	cmd := exec.CommandContext(ctx, "java", args...)
+	java, _, err := tlc.FindJava("")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoTLC, err)
+	}
+	cmd := exec.CommandContext(ctx, java, args...)
 	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

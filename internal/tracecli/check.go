@@ -176,7 +176,12 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	return exitCode(worst)
 }
 
-// checkOne checks the trace at path ("-": standard input).
+// checkOne checks the trace at path ("-": standard input), streaming: the
+// events are decoded and replayed one at a time, and reading stops at the
+// event the check stops at (a rejected or undecided trace is not read to
+// its end). Explaining a rejected trace reads it again from the start,
+// for each round of fault models; standard input is kept in a temporary
+// file for that (on disk, not in memory).
 func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, opt tracecheck.Options, explain bool) (Report, int) {
 	rep := Report{File: path, Faults: []string{}}
 	fail := func(err error) (Report, int) {
@@ -188,31 +193,52 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, opt tra
 		rep.Error = err.Error()
 		return rep, code
 	}
-	var tr *trace.Trace
-	var err error
+	name := path
+	var in io.Reader
+	var spool *spooler
 	if path == "-" {
-		tr, err = trace.Decode(cmd.InOrStdin())
-		if err != nil {
-			err = fmt.Errorf("standard input: %w", err)
+		name = "standard input"
+		if explain {
+			spool = &spooler{r: cmd.InOrStdin()}
+			defer spool.Close()
+			in = spool
+		} else {
+			in = cmd.InOrStdin()
 		}
 	} else {
-		tr, err = readTrace(path)
+		f, err := os.Open(path)
+		if err != nil {
+			return fail(err)
+		}
+		defer f.Close()
+		in = f
 	}
+	d := trace.NewDecoder(in)
+	h, err := d.Header()
 	if err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("%s: %w", name, err))
 	}
 	if override != nil {
-		tr.Header.Faults = []string{}
+		h.Faults = []string{}
 		for _, f := range override.Faults() {
-			tr.Header.Faults = append(tr.Header.Faults, string(f))
+			h.Faults = append(h.Faults, string(f))
 		}
 	}
-	rep.Producer, rep.Faults, rep.Events = &tr.Header.Producer, tr.Header.Faults, len(tr.Events)
-	res, err := tracecheck.Check(tr, opt)
+	rep.Producer, rep.Faults = &h.Producer, h.Faults
+	p, err := h.Params()
 	if err != nil {
-		return fail(fmt.Errorf("%s: %w", path, err))
+		return fail(fmt.Errorf("%s: %w", name, err))
 	}
-	rep.Result, rep.Verdict = res, res.Verdict.String()
+	c, err := tracecheck.New(p, opt)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", name, err))
+	}
+	n, err := tracecheck.Replay(d, c)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", name, err))
+	}
+	res := c.Result()
+	rep.Events, rep.Result, rep.Verdict = n, res, res.Verdict.String()
 	switch res.Verdict {
 	case tracecheck.Accepted:
 		return rep, ExitAccepted
@@ -220,8 +246,37 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, opt tra
 		return rep, ExitUnknown
 	}
 	if explain {
-		accepting, _, err := tracecheck.Explain(tr, opt)
-		if err == nil {
+		var closers []io.Closer
+		open := func() (tracecheck.EventReader, error) {
+			var r io.Reader
+			if spool != nil {
+				f, err := spool.Rewind()
+				if err != nil {
+					return nil, err
+				}
+				r = f
+			} else {
+				f, err := os.Open(path)
+				if err != nil {
+					return nil, err
+				}
+				r = f
+				closers = append(closers, f)
+			}
+			d := trace.NewDecoder(r)
+			if _, err := d.Header(); err != nil {
+				return nil, err
+			}
+			return d, nil
+		}
+		accepting, _, err := tracecheck.ExplainSource(p, open, opt)
+		for _, f := range closers {
+			f.Close()
+		}
+		switch {
+		case err != nil:
+			rep.Diagnosis = &Diagnosis{Summary: fmt.Sprintf("the fault models could not be tried: %s: %v", name, err), Accepting: []tracecheck.Explanation{}}
+		default:
 			if accepting == nil {
 				accepting = []tracecheck.Explanation{}
 			}
@@ -231,11 +286,51 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, opt tra
 	return rep, ExitRejected
 }
 
-// readTrace reads a trace file; a missing file is a failure to run, not
-// bad input.
-func readTrace(path string) (*trace.Trace, error) {
-	if _, err := os.Stat(path); err != nil {
+// spooler passes a reader through while keeping a copy of what was read
+// in a temporary file, so that a trace piped to standard input can be
+// read again (by Explain) without being held in memory.
+type spooler struct {
+	r   io.Reader
+	f   *os.File
+	err error
+}
+
+func (s *spooler) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 && s.err == nil {
+		if s.f == nil {
+			s.f, s.err = os.CreateTemp("", "tracecheck-stdin-*")
+		}
+		if s.err == nil {
+			_, s.err = s.f.Write(p[:n])
+		}
+	}
+	return n, err
+}
+
+// Rewind copies the rest of the input into the copy and returns a reader
+// of the whole input from its start.
+func (s *spooler) Rewind() (io.Reader, error) {
+	if s.err == nil && s.f == nil {
+		s.f, s.err = os.CreateTemp("", "tracecheck-stdin-*")
+	}
+	if s.err != nil {
+		return nil, fmt.Errorf("keeping standard input: %w", s.err)
+	}
+	if _, err := io.Copy(s.f, s.r); err != nil {
+		return nil, fmt.Errorf("keeping standard input: %w", err)
+	}
+	end, err := s.f.Seek(0, io.SeekCurrent)
+	if err != nil {
 		return nil, err
 	}
-	return trace.ReadFile(path)
+	return io.NewSectionReader(s.f, 0, end), nil
+}
+
+// Close removes the copy.
+func (s *spooler) Close() {
+	if s.f != nil {
+		s.f.Close()
+		os.Remove(s.f.Name())
+	}
 }

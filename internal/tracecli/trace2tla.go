@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,7 +33,8 @@ output folder:
 
   java -cp tla2tools.jar tlc2.TLC -workers 1 -config M.cfg M.tla
 
-With --run it runs TLC itself (the jar from --jar or TLA2TOOLS_JAR), replays
+With --run it runs TLC itself (the jar from --jar, else TLA2TOOLS_JAR, else
+where tlcrun install puts it, as tlcrun finds it), replays
 the trace with tracecheck too, and prints both verdicts and times.
 
 Exit codes:
@@ -50,68 +51,39 @@ Exit codes:
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
-			tr, err := readTrace(path)
-			if err != nil {
-				return inputError(err)
-			}
 			if module == "" {
 				module = tlagen.ModuleName(path)
-			}
-			out, err := tlagen.Generate(tr, tlagen.Options{Module: module, Source: filepath.Base(path)})
-			if err != nil {
-				return &exitError{code: ExitBadInput, err: err}
-			}
-			if err := os.MkdirAll(outDir, 0o755); err != nil {
-				return &exitError{code: ExitFailure, err: err}
-			}
-			if err := copySpec(spec, outDir); err != nil {
-				return err
-			}
-			if err := out.WriteDir(outDir); err != nil {
-				return &exitError{code: ExitFailure, err: err}
+			} else if err := tlagen.CheckModule(module); err != nil {
+				return usageError(fmt.Errorf("--module: %v", strings.TrimPrefix(err.Error(), "tlagen: ")))
 			}
 			w := cmd.OutOrStdout()
-			tlaPath := filepath.Join(outDir, out.Module+".tla")
-			fmt.Fprintf(w, "wrote %s and %s.cfg (%d events)\n", tlaPath, out.Module, len(tr.Events))
+			n, err := writeModule(path, outDir, spec, module)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "wrote %s and %s.cfg (%s)\n", filepath.Join(outDir, module+".tla"), module, plural(n, "event"))
 			if !run {
 				return nil
 			}
-			if jar != "" {
-				os.Setenv(tlagen.JarEnv, jar)
-			}
-			jarPath, err := tlagen.FindTLC()
+			jarPath, err := tlagen.FindJar(jar)
 			if err != nil {
 				return &exitError{code: ExitFailure, err: err}
 			}
-			tr2, err := tlagen.RunTLC(cmd.Context(), jarPath, outDir, out.Module)
+			tr2, err := tlagen.RunTLC(cmd.Context(), jarPath, outDir, module)
 			if err != nil {
 				return &exitError{code: ExitFailure, err: err}
 			}
-			// tracecheck's time: the fastest of a few runs of decoding and
-			// checking the file, the best estimate of its time on an idle
-			// core when the machine is shared.
-			raw, err := os.ReadFile(path)
+			res, tc, err := timeCheck(path)
 			if err != nil {
-				return &exitError{code: ExitFailure, err: err}
+				return inputError(err)
 			}
-			var res *tracecheck.Result
-			times := make([]time.Duration, 21)
-			for i := range times {
-				start := time.Now()
-				res, err = checkBytes(raw)
-				times[i] = time.Since(start)
-				if err != nil {
-					return inputError(err)
-				}
-			}
-			tc := slices.Min(times)
 			tlcVerdict := "rejected"
 			if tr2.Accepted {
 				tlcVerdict = "accepted"
 			}
-			fmt.Fprintf(w, "TLC:        %-8s after %d events in %v (CPU %v)\n", tlcVerdict, tr2.Matched,
+			fmt.Fprintf(w, "TLC:        %-8s after %s in %v (CPU %v)\n", tlcVerdict, plural(tr2.Matched, "event"),
 				tr2.Elapsed.Round(time.Millisecond), tr2.CPU.Round(time.Millisecond))
-			fmt.Fprintf(w, "tracecheck: %-8s after %d events in %v (decoding and checking)\n", res.Verdict, res.Matched, tc)
+			fmt.Fprintf(w, "tracecheck: %-8s after %s in %v (decoding and checking)\n", res.Verdict, plural(res.Matched, "event"), tc)
 			fmt.Fprintf(w, "tracecheck is %.0f times faster\n", float64(tr2.Elapsed)/float64(max(tc, 1)))
 			switch {
 			case tr2.Accepted != (res.Verdict == tracecheck.Accepted) || tr2.Matched != res.Matched:
@@ -129,19 +101,121 @@ Exit codes:
 	f.StringVar(&module, "module", "", "module name (default: Trace_ and the trace file's name)")
 	f.StringVar(&spec, "spec", "spec/Resume.tla", "the spec to copy beside the module")
 	f.BoolVar(&run, "run", false, "run TLC on the module and compare with tracecheck")
-	f.StringVar(&jar, "jar", "", "tla2tools.jar (default: $TLA2TOOLS_JAR)")
+	f.StringVar(&jar, "jar", "", "tla2tools.jar (default: $TLA2TOOLS_JAR, else where tlcrun install puts it)")
 	return cmd
 }
 
-func checkBytes(raw []byte) (*tracecheck.Result, error) {
-	tr, err := decodeBytes(raw)
+// writeModule writes the module of the trace at path into dir as the
+// events are read (through a temporary file, renamed when the trace is
+// read to its end, so that a malformed trace leaves no module behind),
+// then its cfg, and copies the spec beside them. It returns the number of
+// events.
+func writeModule(path, dir, spec, module string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, &exitError{code: ExitFailure, err: err}
+	}
+	defer f.Close()
+	d := trace.NewDecoder(f)
+	h, err := d.Header()
+	if err != nil {
+		return 0, inputError(fmt.Errorf("%s: %w", path, err))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, &exitError{code: ExitFailure, err: err}
+	}
+	if err := copySpec(spec, dir); err != nil {
+		return 0, err
+	}
+	tmp, err := os.CreateTemp(dir, module+".tla.*.tmp")
+	if err != nil {
+		return 0, &exitError{code: ExitFailure, err: err}
+	}
+	defer os.Remove(tmp.Name()) // after the rename, a no-op
+	defer tmp.Close()
+	g, err := tlagen.NewWriter(tmp, h, tlagen.Options{Module: module, Source: filepath.Base(path)})
+	if err != nil {
+		return 0, &exitError{code: ExitBadInput, err: fmt.Errorf("%s: %w", path, err)}
+	}
+	var ev trace.Event
+	for {
+		err := d.Next(&ev)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, inputError(fmt.Errorf("%s: %w", path, err))
+		}
+		if err := g.Event(&ev); err != nil {
+			return 0, &exitError{code: ExitFailure, err: err}
+		}
+	}
+	c, err := g.Cfg()
+	if err == nil {
+		err = g.Close()
+	}
+	if err == nil {
+		err = tmp.Close()
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, module+".tla"))
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, module+".cfg"), c, 0o644)
+	}
+	if err != nil {
+		return 0, &exitError{code: ExitFailure, err: err}
+	}
+	return g.Events(), nil
+}
+
+// timeCheck replays the trace at path with tracecheck, streaming from the
+// file, and returns the result and the fastest of a few runs (up to 21,
+// within about two seconds): the best estimate of its time on an idle
+// core when the machine is shared.
+func timeCheck(path string) (*tracecheck.Result, time.Duration, error) {
+	var res *tracecheck.Result
+	var best, total time.Duration
+	for i := 0; i < 21 && total < 2*time.Second; i++ {
+		start := time.Now()
+		r, err := checkFile(path)
+		took := time.Since(start)
+		if err != nil {
+			return nil, 0, err
+		}
+		res, total = r, total+took
+		if i == 0 || took < best {
+			best = took
+		}
+	}
+	return res, best, nil
+}
+
+// checkFile decodes and checks the trace at path, streaming.
+func checkFile(path string) (*tracecheck.Result, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return tracecheck.Check(tr, tracecheck.Options{})
+	defer f.Close()
+	d := trace.NewDecoder(f)
+	h, err := d.Header()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p, err := h.Params()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c, err := tracecheck.New(p, tracecheck.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := tracecheck.Replay(d, c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c.Result(), nil
 }
-
-func decodeBytes(raw []byte) (*trace.Trace, error) { return trace.Decode(bytes.NewReader(raw)) }
 
 // copySpec puts the spec beside the generated module, refusing to
 // overwrite a different Resume.tla there.

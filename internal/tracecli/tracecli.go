@@ -86,3 +86,11 @@ func execute(root *cobra.Command, name string, args []string, stderr io.Writer) 
 	fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", name)
 	return ExitUsage
 }
+
+// plural is "1 event", "2 events".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
