@@ -8,7 +8,6 @@ import (
 
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/model"
-	"github.com/resumecontract/resumecheck/tlavalue"
 	"github.com/resumecontract/resumecheck/trace"
 )
 
@@ -121,73 +120,10 @@ func generateHostile(t *testing.T, base *trace.Trace, s string) *Output {
 // equal; the cfg parses to the same configuration.
 func checkWellFormed(t *testing.T, out *Output) {
 	t.Helper()
-	if err := wellFormed(out); err != nil {
+	if err := WellFormed(out); err != nil {
 		t.Fatalf("%v\nmodule:\n%s\ncfg:\n%s", err, out.TLA, out.Cfg)
 	}
 }
-
-// wellFormed: out lexes (no comment or string left open, nothing outside
-// printable ASCII), the module starts with its MODULE line and ends with
-// its only ==== line, and the cfg parses.
-func wellFormed(out *Output) error {
-	if _, err := Lex(string(out.TLA)); err != nil {
-		return err
-	}
-	if _, err := Lex(string(out.Cfg)); err != nil {
-		return err
-	}
-	tla := string(out.TLA)
-	if !strings.HasPrefix(tla, strings.Repeat("-", 20)+" MODULE "+out.Module+" ") {
-		return errorf("the module does not start with its MODULE line")
-	}
-	if strings.Count(tla, "\n====") != 1 || !strings.HasSuffix(tla, strings.Repeat("=", 77)+"\n") {
-		return errorf("the module does not end with one ==== line")
-	}
-	_, err := tlacfg.Parse(out.Module+".cfg", string(out.Cfg))
-	return err
-}
-
-type stringError string
-
-func (e stringError) Error() string { return string(e) }
-
-func errorf(s string) error { return stringError(s) }
-
-// sameStructure reports where a and b differ outside comments.
-func sameStructure(a, b *Output) error {
-	for _, pair := range [][2][]byte{{a.TLA, b.TLA}, {a.Cfg, b.Cfg}} {
-		x, err := Structure(string(pair[0]))
-		if err != nil {
-			return err
-		}
-		y, err := Structure(string(pair[1]))
-		if err != nil {
-			return err
-		}
-		for i := range min(len(x), len(y)) {
-			if x[i] != y[i] {
-				return errorf("token " + tokenString(x[i]) + " where the harmless trace has " + tokenString(y[i]))
-			}
-		}
-		if len(x) != len(y) {
-			return errorf("the token counts differ")
-		}
-	}
-	ca, _ := tlacfg.Parse("a.cfg", string(a.Cfg))
-	cb, _ := tlacfg.Parse("b.cfg", string(b.Cfg))
-	if ca == nil || cb == nil || len(ca.Constants) != len(cb.Constants) || ca.Init != cb.Init || ca.Next != cb.Next ||
-		strings.Join(ca.Other["POSTCONDITION"], " ") != strings.Join(cb.Other["POSTCONDITION"], " ") {
-		return errorf("the cfgs differ")
-	}
-	for i, k := range ca.Constants {
-		if k.Name != cb.Constants[i].Name || !tlavalue.Equal(k.Value, cb.Constants[i].Value) {
-			return errorf("cfg constant " + k.Name + " differs")
-		}
-	}
-	return nil
-}
-
-func tokenString(t Token) string { return tlavalue.Quote(t.Text) }
 
 // harmless is t with a producer and file name that cannot be hostile.
 func harmless(tr *trace.Trace) *trace.Trace {
@@ -204,7 +140,7 @@ func TestHostileStructure(t *testing.T) {
 	}
 	for _, s := range hostileTexts {
 		got := generateHostile(t, base, s)
-		if err := sameStructure(got, want); err != nil {
+		if err := SameStructure(got, want); err != nil {
 			t.Errorf("%q: %v", s, err)
 		}
 	}
@@ -228,7 +164,7 @@ func TestStructureCatchesInjection(t *testing.T) {
 		} else {
 			bad.Cfg = bytes.Replace(out.Cfg, []byte(tc.old), []byte(tc.inject), 1)
 		}
-		if err := sameStructure(&bad, out); err == nil {
+		if err := SameStructure(&bad, out); err == nil {
 			t.Errorf("%s: injecting %q goes unnoticed", tc.where, tc.inject)
 		}
 	}
@@ -263,14 +199,14 @@ func FuzzGenerate(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a decoded trace is refused: %v", err)
 		}
-		if err := wellFormed(out); err != nil {
+		if err := WellFormed(out); err != nil {
 			t.Fatalf("%v\n%s\n%s", err, out.TLA, out.Cfg)
 		}
 		want, err := Generate(harmless(tr), Options{Module: module, Source: "s"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := sameStructure(out, want); err != nil {
+		if err := SameStructure(out, want); err != nil {
 			t.Fatalf("%v\n%s\n%s", err, out.TLA, out.Cfg)
 		}
 	})

@@ -1,6 +1,13 @@
 package tlagen
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/tlavalue"
+)
 
 // A lexer for the text this package writes, so that tests can check that
 // nothing a trace supplies changes the structure of a generated module or
@@ -148,4 +155,61 @@ func Structure(src string) ([]Token, error) {
 		}
 	}
 	return out, nil
+}
+
+// WellFormed checks generated text: out lexes (no comment or string left
+// open, nothing outside printable ASCII), the module starts with its
+// MODULE line and ends with its only ==== line, and the cfg parses.
+func WellFormed(out *Output) error {
+	if _, err := Lex(string(out.TLA)); err != nil {
+		return err
+	}
+	if _, err := Lex(string(out.Cfg)); err != nil {
+		return err
+	}
+	tla := string(out.TLA)
+	if !strings.HasPrefix(tla, strings.Repeat("-", 20)+" MODULE "+out.Module+" ") {
+		return errors.New("the module does not start with its MODULE line")
+	}
+	if strings.Count(tla, "\n====") != 1 || !strings.HasSuffix(tla, strings.Repeat("=", 77)+"\n") {
+		return errors.New("the module does not end with one ==== line")
+	}
+	_, err := tlacfg.Parse(out.Module+".cfg", string(out.Cfg))
+	return err
+}
+
+// SameStructure reports where two generated modules and cfgs differ
+// outside comments (nil when they do not): the tokens other than comments,
+// and the parsed cfgs.
+func SameStructure(a, b *Output) error {
+	for _, pair := range [][2][]byte{{a.TLA, b.TLA}, {a.Cfg, b.Cfg}} {
+		x, err := Structure(string(pair[0]))
+		if err != nil {
+			return err
+		}
+		y, err := Structure(string(pair[1]))
+		if err != nil {
+			return err
+		}
+		for i := range min(len(x), len(y)) {
+			if x[i] != y[i] {
+				return fmt.Errorf("token %q where the other has %q", x[i].Text, y[i].Text)
+			}
+		}
+		if len(x) != len(y) {
+			return errors.New("the token counts differ")
+		}
+	}
+	ca, _ := tlacfg.Parse("a.cfg", string(a.Cfg))
+	cb, _ := tlacfg.Parse("b.cfg", string(b.Cfg))
+	if ca == nil || cb == nil || len(ca.Constants) != len(cb.Constants) || ca.Init != cb.Init || ca.Next != cb.Next ||
+		strings.Join(ca.Other["POSTCONDITION"], " ") != strings.Join(cb.Other["POSTCONDITION"], " ") {
+		return errors.New("the cfgs differ")
+	}
+	for i, k := range ca.Constants {
+		if k.Name != cb.Constants[i].Name || !tlavalue.Equal(k.Value, cb.Constants[i].Value) {
+			return fmt.Errorf("cfg constant %s differs", k.Name)
+		}
+	}
+	return nil
 }

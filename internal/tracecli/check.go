@@ -195,13 +195,13 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, opt tra
 	}
 	name := path
 	var in io.Reader
-	var spool *spooler
+	var sp *spool
 	if path == "-" {
 		name = "standard input"
 		if explain {
-			spool = &spooler{r: cmd.InOrStdin()}
-			defer spool.Close()
-			in = spool
+			sp = &spool{src: cmd.InOrStdin()}
+			defer sp.Close()
+			in = sp.Reader()
 		} else {
 			in = cmd.InOrStdin()
 		}
@@ -249,12 +249,8 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, opt tra
 		var closers []io.Closer
 		open := func() (tracecheck.EventReader, error) {
 			var r io.Reader
-			if spool != nil {
-				f, err := spool.Rewind()
-				if err != nil {
-					return nil, err
-				}
-				r = f
+			if sp != nil {
+				r = sp.Reader()
 			} else {
 				f, err := os.Open(path)
 				if err != nil {
@@ -286,51 +282,63 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, opt tra
 	return rep, ExitRejected
 }
 
-// spooler passes a reader through while keeping a copy of what was read
-// in a temporary file, so that a trace piped to standard input can be
-// read again (by Explain) without being held in memory.
-type spooler struct {
-	r   io.Reader
-	f   *os.File
-	err error
+// spool keeps what is read from a reader (standard input) in a temporary
+// file, so that it can be read again from the start (by Explain) without
+// being held in memory; every reader of the spool reads the file as far
+// as it goes and then the source, adding to the file, so that nothing is
+// read from the source before a reader needs it.
+type spool struct {
+	src  io.Reader
+	f    *os.File
+	size int64
+	err  error // the source's (io.EOF at its end), or the file's
 }
 
-func (s *spooler) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	if n > 0 && s.err == nil {
-		if s.f == nil {
-			s.f, s.err = os.CreateTemp("", "tracecheck-stdin-*")
-		}
-		if s.err == nil {
-			_, s.err = s.f.Write(p[:n])
-		}
-	}
-	return n, err
-}
+// Reader returns a reader of everything the source gives, from its start.
+func (s *spool) Reader() io.Reader { return &spoolReader{s: s} }
 
-// Rewind copies the rest of the input into the copy and returns a reader
-// of the whole input from its start.
-func (s *spooler) Rewind() (io.Reader, error) {
-	if s.err == nil && s.f == nil {
-		s.f, s.err = os.CreateTemp("", "tracecheck-stdin-*")
-	}
-	if s.err != nil {
-		return nil, fmt.Errorf("keeping standard input: %w", s.err)
-	}
-	if _, err := io.Copy(s.f, s.r); err != nil {
-		return nil, fmt.Errorf("keeping standard input: %w", err)
-	}
-	end, err := s.f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return nil, err
-	}
-	return io.NewSectionReader(s.f, 0, end), nil
-}
-
-// Close removes the copy.
-func (s *spooler) Close() {
+// Close removes the file.
+func (s *spool) Close() {
 	if s.f != nil {
 		s.f.Close()
 		os.Remove(s.f.Name())
 	}
+}
+
+type spoolReader struct {
+	s   *spool
+	off int64
+}
+
+func (r *spoolReader) Read(p []byte) (int, error) {
+	s := r.s
+	if r.off < s.size {
+		n, err := s.f.ReadAt(p[:min(int64(len(p)), s.size-r.off)], r.off)
+		r.off += int64(n)
+		if err == io.EOF {
+			err = nil
+		}
+		return n, err
+	}
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.src.Read(p)
+	if n > 0 {
+		if s.f == nil {
+			if s.f, s.err = os.CreateTemp("", "tracecheck-stdin-*"); s.err != nil {
+				return 0, fmt.Errorf("keeping standard input: %w", s.err)
+			}
+		}
+		if _, werr := s.f.WriteAt(p[:n], s.size); werr != nil {
+			s.err = fmt.Errorf("keeping standard input: %w", werr)
+			return 0, s.err
+		}
+		s.size += int64(n)
+		r.off += int64(n)
+	}
+	if err != nil {
+		s.err = err
+	}
+	return n, err
 }
