@@ -3,6 +3,7 @@ package matrix
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -74,7 +75,9 @@ func (r *Result) WriteDoc(w io.Writer) error {
 	sb.WriteString("For each obligation of the contract it says what the obligation means, names the fault that breaks it and ")
 	sb.WriteString("nothing else, and tells that fault's shortest counterexample as a story. The specification is ")
 	sb.WriteString("[`spec/Resume.tla`](../spec/Resume.tla), the contract in words [resume-contract.md](resume-contract.md); ")
-	sb.WriteString("the design decisions are in [spec.md](spec.md).\n\n")
+	sb.WriteString("the design decisions are in [spec.md](spec.md). ")
+	sb.WriteString("Each story links to its walk in the [explorer](explorer.html) (`tlcrun explore --html docs/explorer.html`), ")
+	sb.WriteString("a self-contained page where every step is a click: open it from a checkout in any browser.\n\n")
 	if row, ok := r.Row("reference"); ok {
 		fmt.Fprintf(&sb, "The setting: a run of %d tasks, each firing one external effect; task %d is gated by an interrupt "+
 			"that parks the run until a human supplies a value (one of %s). The process may crash %s; "+
@@ -197,6 +200,33 @@ func writeStory(sb *strings.Builder, row RowResult, column string) {
 		fmt.Fprintf(sb, "%d. %s\n", i+1, s)
 	}
 	fmt.Fprintf(sb, "\nNow %s.\n\n", failure(column, row, cell))
+	var labels []string
+	for _, ts := range cell.Trace.Trace[1:] {
+		labels = append(labels, ts.Label)
+	}
+	fmt.Fprintf(sb, "[Walk it in the explorer](%s): the page opens at this counterexample, every enabled action a click away; "+
+		"switch to the reference model to see where the runs part.\n\n", ExplorerLink("explorer.html", row.Name, labels))
+}
+
+// ExplorerLink is a link to the explorer page at file (tlcrun explore),
+// opened at a walk: the model named (a fault, or a reference row) and the
+// transitions' labels in order. Parentheses are escaped too, so that the
+// link survives Markdown.
+func ExplorerLink(file, model string, labels []string) string {
+	esc := func(s string) string {
+		s = url.QueryEscape(s)
+		s = strings.NewReplacer("(", "%28", ")", "%29", "+", "%20").Replace(s)
+		return s
+	}
+	var parts []string
+	for _, l := range labels {
+		parts = append(parts, esc(l))
+	}
+	link := file + "#fault=" + esc(model)
+	if len(parts) > 0 {
+		link += "&steps=" + strings.Join(parts, ",")
+	}
+	return link
 }
 
 // failure says in words why the property fails in the last state.

@@ -129,3 +129,9 @@ func narrate(m *model.Model, a, b model.State, action string) string {
 	}
 	return sb.String()
 }
+
+// Narrate tells one transition of model m in plain words: from a to b by
+// action (the spec's action name), as Story tells each step.
+func Narrate(m *model.Model, a, b model.State, action string) string {
+	return narrate(m, a, b, action)
+}

@@ -642,3 +642,87 @@ func shotDir(t *testing.T) string {
 	})
 	return shotPath
 }
+
+// TestBrowserExplorer walks make report's explorer by clicks: the
+// redeliver counterexample (ExecTask, then CrashRecover(redeliver)) must
+// end with EO violated at step 2, while the same clicks in the reference
+// model break nothing; Back undoes a step; a link's fragment opens the
+// page at its walk; switching the model keeps the walk; nothing overflows.
+func TestBrowserExplorer(t *testing.T) {
+	dir := pagesDir(t)
+	b := newBrowser(t)
+	file := filepath.Join(dir, "explorer.html")
+	text := func(sel string) string {
+		var s string
+		b.step("reading "+sel, chromedp.Evaluate(fmt.Sprintf(`(document.querySelector(%q)||{textContent:''}).textContent`, sel), &s))
+		return s
+	}
+	click := func(label string) {
+		sel := fmt.Sprintf(`#ex-enabled button.act[data-label=%q]`, label)
+		b.step("clicking "+label, scrollTo(sel), chromedp.Click(sel, chromedp.ByQuery, chromedp.NodeVisible))
+	}
+	choose := func(name string) {
+		b.step("choosing the model "+name, scrollTo("#ex-model"), chromedp.Evaluate(fmt.Sprintf(`(function(){var s=document.getElementById('ex-model'); s.value=%q; if(s.value!==%q){throw new Error('no model '+%q)} s.dispatchEvent(new Event('change')); return true})()`, name, name, name), nil))
+	}
+	for _, w := range widths {
+		b.load(file, w, "#ex-enabled button.act")
+		if got := text("#answer .headline"); !strings.Contains(got, "Every obligation holds") {
+			t.Errorf("explorer at %d px starts with %q", w, got)
+		}
+		if got := b.count("#ex-disabled li"); got == 0 {
+			t.Errorf("explorer at %d px: no action is listed as not enabled in the initial state", w)
+		}
+		if got := text("#ex-disabled"); !strings.Contains(got, "EmitInterrupt: pc = 1 ≠ IP = 2") {
+			t.Errorf("explorer at %d px: the disabled actions do not say why: %q", w, got)
+		}
+		// The same clicks in the reference model break nothing.
+		click("ExecTask")
+		click("CrashRecover(skip)")
+		if got := text("#answer .headline"); !strings.Contains(got, "Every obligation holds") {
+			t.Errorf("explorer at %d px: ExecTask, CrashRecover(skip) in the reference model: %q", w, got)
+		}
+		b.step("restarting", chromedp.Click("#ex-restart", chromedp.ByQuery))
+		// The redeliver counterexample, by clicks.
+		choose("redeliver")
+		click("ExecTask")
+		if got := text("#answer .headline"); strings.Contains(got, "violated") {
+			t.Errorf("explorer at %d px: after ExecTask under redeliver: %q", w, got)
+		}
+		click("CrashRecover(redeliver)")
+		if got := text("#answer .headline"); !strings.Contains(got, "EO violated at step 2") {
+			t.Errorf("explorer at %d px: after ExecTask, CrashRecover(redeliver): the top says %q, want EO violated at step 2", w, got)
+		}
+		if got := b.count("#ex-timeline tr.step"); got != 3 {
+			t.Errorf("explorer at %d px: the walk has %d steps, want 3 (steps 0 to 2)", w, got)
+		}
+		if got := text(`#ex-timeline tr.step[data-step="2"] .marks`); !strings.Contains(got, "EO violated") || !strings.Contains(got, "fired 2×") {
+			t.Errorf("explorer at %d px: step 2's marks are %q", w, got)
+		}
+		if got := text("#ex-obls tr.st-violated th"); got != "EO" {
+			t.Errorf("explorer at %d px: the obligations table marks %q violated, want EO alone", w, got)
+		}
+		if p := b.overflow(); len(p) > 0 {
+			t.Errorf("explorer at %d px: %s", w, strings.Join(p, "; "))
+		}
+		b.step("mouse away, back to the top", chromedp.MouseEvent(input.MouseMoved, 1, 1), chromedp.Evaluate(`window.scrollTo(0, 0)`, nil))
+		b.screenshot(shotName("report-explorer", w), "")
+		b.step("going back one step", scrollTo("#ex-back"), chromedp.Click("#ex-back", chromedp.ByQuery, chromedp.NodeVisible))
+		if got := text("#answer .headline"); strings.Contains(got, "violated") {
+			t.Errorf("explorer at %d px: after Back the top still says %q", w, got)
+		}
+		// Switching to another model keeps the walk where it can.
+		choose("replay")
+		if got := b.count("#ex-timeline tr.step"); got != 2 {
+			t.Errorf("explorer at %d px: switching to replay kept %d steps, want 2", w, got)
+		}
+		b.clean(fmt.Sprintf("explorer at %d px", w))
+	}
+	// A link opens the page at its walk.
+	abs, _ := filepath.Abs(file)
+	b.step("opening a link to a walk", chromedp.Navigate("file://"+abs+"#fault=redeliver&steps=ExecTask,CrashRecover(redeliver)"), chromedp.WaitReady("#ex-enabled", chromedp.ByQuery))
+	b.step("reloading at the link", chromedp.Reload(), chromedp.WaitReady("#ex-enabled button.act", chromedp.ByQuery))
+	if got := text("#answer .headline"); !strings.Contains(got, "EO violated at step 2") {
+		t.Errorf("the link to redeliver's walk opens with %q, want EO violated at step 2", got)
+	}
+	b.clean("explorer opened at a link")
+}

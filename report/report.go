@@ -75,7 +75,10 @@ type pageView struct {
 	Check       *checkView
 	Trace       *traceView
 	Conformance *confView
+	Explore     *exploreView
 	Graphs      []*graphDef
+	// Extra is a script of the page's own, after the common one.
+	Extra template.JS
 }
 
 // answer is what a reader came for, at the top of every page: the

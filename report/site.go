@@ -37,8 +37,8 @@ var SitePages = []string{"matrix.html", "redeliver.html", "trace.html", "conform
 
 // WriteSite writes the example pages into dir, as `make report` does
 // (tlcrun report site): the fault matrix at R0, the check of
-// fault-redeliver (and its DOT graph), a rejected trace, the conformance
-// table and the explorer. The browser test reads these same pages.
+// fault-redeliver (and its DOT graph), a rejected trace, the explorer and
+// the conformance table. The browser test reads these same pages.
 func WriteSite(ctx context.Context, dir string, opt SiteOptions) error {
 	if opt.SpecDir == "" {
 		opt.SpecDir = "spec"
@@ -113,6 +113,13 @@ func WriteSite(ctx context.Context, dir string, opt SiteOptions) error {
 		return err
 	}
 	if err := write("trace.html", page); err != nil {
+		return err
+	}
+
+	if page, err = Explore(ExploreOptions{SpecDir: opt.SpecDir}); err != nil {
+		return err
+	}
+	if err := write("explorer.html", page); err != nil {
 		return err
 	}
 

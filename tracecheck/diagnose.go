@@ -428,3 +428,8 @@ func (c *Checker) canComplete(s model.State, budget *int) (reach, exhausted bool
 	}
 	return false, true
 }
+
+// AllLabels lists every transition of the spec that could be enabled in
+// s, in the order of Next: with Disabled, what an explorer shows as the
+// actions not enabled and why.
+func AllLabels(m *model.Model, s model.State) []model.Label { return allLabels(m, &s) }
