@@ -122,7 +122,8 @@ func TestPackedWords(t *testing.T) {
 		t.Errorf("R8 packs into %d words, want 2", w)
 	}
 	p := R8()
-	p.NTasks, p.MaxCrashes = MaxTasks, maxCount
+	p.NTasks = MaxTasks
+	p.MaxCrashes = maxCount - p.MaxResumes - p.MaxExtraResumes - p.Racers
 	p.Faults = p.Faults.With(Replay)
 	big, err := New(p)
 	if err != nil {

@@ -144,11 +144,16 @@ func R8() Params {
 }
 
 // Limits that keep the compact state encoding valid; far beyond any bound
-// an exhaustive check can finish.
+// an exhaustive check can finish. Every counter of a state (an effect
+// count, the consumptions, the crashes, strays and racers counted) is one
+// byte in the canonical encoding (encode.go), and none exceeds the sum of
+// the counter constants MaxResumes, MaxCrashes, MaxExtraResumes and
+// Racers: maxCount bounds that sum (a trace of a long run, with many
+// recoveries, racers or stray resumes, has bounds this large).
 const (
 	MaxTasks  = 60
 	MaxValues = 60
-	maxCount  = 60
+	maxCount  = 255
 )
 
 // ErrParams is wrapped by every error from Params.Validate.
@@ -189,6 +194,9 @@ func (p Params) Validate() error {
 		return bad("MaxExtraResumes", "MaxExtraResumes = %d, want 0..%d", p.MaxExtraResumes, maxCount)
 	case p.Racers < 1 || p.Racers > maxCount:
 		return bad("Racers", "Racers = %d, want 1..%d", p.Racers, maxCount)
+	case p.MaxResumes+p.MaxCrashes+p.MaxExtraResumes+p.Racers > maxCount:
+		return bad("MaxCrashes", "MaxResumes + MaxCrashes + MaxExtraResumes + Racers = %d, want at most %d (a state's counters are bytes)",
+			p.MaxResumes+p.MaxCrashes+p.MaxExtraResumes+p.Racers, maxCount)
 	}
 	seen := map[string]bool{}
 	for _, v := range p.Values {
