@@ -48,4 +48,15 @@ var (
 	ErrDuplicate = errors.New("sequencer: duplicate fact key")
 	// ErrBadWorkflow: a workflow definition that cannot run.
 	ErrBadWorkflow = errors.New("sequencer: invalid workflow")
+	// ErrSchema: the store's schema is not the one this sequencer
+	// writes: older (upgrade it), newer (written by a newer release), or
+	// foreign (another application's database, or not a database). Nothing
+	// was written.
+	ErrSchema = errors.New("sequencer: store schema mismatch")
+	// ErrReadOnly: the store cannot be written (a read-only file,
+	// directory, mount or database).
+	ErrReadOnly = errors.New("sequencer: store is read-only")
+	// ErrStoreFull: the store's disk (or quota) is full; the transaction
+	// was rolled back.
+	ErrStoreFull = errors.New("sequencer: store is full")
 )

@@ -21,6 +21,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/resumecontract/resumecheck/sequencer"
+	"github.com/resumecontract/resumecheck/sequencer/pgstore"
 	"github.com/resumecontract/resumecheck/sequencer/sqlitestore"
 	_ "modernc.org/sqlite"
 )
@@ -75,6 +76,15 @@ func Workflow(l *Ledger, n int) *sequencer.Workflow {
 type Ledger struct {
 	db     *sql.DB
 	rebind func(string) string
+	// name is the ledger in messages; classify says what a database
+	// error means (read-only, full).
+	name     string
+	classify func(error) error
+}
+
+// fail names the ledger in a database error.
+func (l *Ledger) fail(err error) error {
+	return fmt.Errorf("ledger %s: %w", l.name, l.classify(err))
 }
 
 // OpenLedger opens the ledger at target: a postgres:// URL, or the path
@@ -82,10 +92,14 @@ type Ledger struct {
 func OpenLedger(ctx context.Context, target string) (*Ledger, error) {
 	var db *sql.DB
 	var err error
-	l := &Ledger{rebind: func(s string) string { return s }}
+	l := &Ledger{rebind: func(s string) string { return s }, name: target, classify: sqlitestore.Classify}
 	if strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://") {
+		l.name, l.classify = pgstore.Name(target), pgstore.Classify
 		db, err = sql.Open("pgx", target)
 	} else {
+		if err := sqlitestore.CheckPath(target); err != nil {
+			return nil, fmt.Errorf("ledger: %w", err)
+		}
 		db, err = sql.Open("sqlite", sqlitestore.DSN(target))
 		l.rebind = func(s string) string {
 			for i := 9; i >= 1; i-- {
@@ -104,7 +118,7 @@ func OpenLedger(ctx context.Context, target string) (*Ledger, error) {
 	} {
 		if err := l.ddl(ctx, stmt); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("ledger: %w", err)
+			return nil, l.fail(err)
 		}
 	}
 	return l, nil
@@ -134,12 +148,12 @@ func (l *Ledger) ddl(ctx context.Context, stmt string) error {
 // applied once per key, every delivery counted.
 func (l *Ledger) Fire(ctx context.Context, in sequencer.TaskInput, what string) error {
 	if _, err := l.db.ExecContext(ctx, l.rebind(`INSERT INTO demo_deliveries (key, run, task) VALUES ($1, $2, $3)`), in.Key, in.Run, in.Task); err != nil {
-		return fmt.Errorf("ledger: %w", err)
+		return l.fail(err)
 	}
 	_, err := l.db.ExecContext(ctx, l.rebind(`INSERT INTO demo_effects (key, run, branch, task, what) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (key) DO NOTHING`), in.Key, in.Run, in.Branch, in.Task, what)
 	if err != nil {
-		return fmt.Errorf("ledger: %w", err)
+		return l.fail(err)
 	}
 	return nil
 }
@@ -155,7 +169,7 @@ type Effect struct {
 func (l *Ledger) Effects(ctx context.Context, run string) ([]Effect, error) {
 	rows, err := l.db.QueryContext(ctx, l.rebind(`SELECT key, branch, task, what FROM demo_effects WHERE run = $1 ORDER BY branch, task, key`), run)
 	if err != nil {
-		return nil, err
+		return nil, l.fail(err)
 	}
 	defer rows.Close()
 	var out []Effect
@@ -173,8 +187,10 @@ func (l *Ledger) Effects(ctx context.Context, run string) ([]Effect, error) {
 // (re-deliveries after a crash included).
 func (l *Ledger) Deliveries(ctx context.Context, run string) (int, error) {
 	var n int
-	err := l.db.QueryRowContext(ctx, l.rebind(`SELECT count(*) FROM demo_deliveries WHERE run = $1`), run).Scan(&n)
-	return n, err
+	if err := l.db.QueryRowContext(ctx, l.rebind(`SELECT count(*) FROM demo_deliveries WHERE run = $1`), run).Scan(&n); err != nil {
+		return 0, l.fail(err)
+	}
+	return n, nil
 }
 
 // CheckExactlyOnce checks that every task of every branch the run has

@@ -24,20 +24,37 @@ type Dialect struct {
 	// write transaction of the run until commit, and return the run's row
 	// (no row: unknown run).
 	LockRun string
-	// Migrate runs the schema statements (it may need a lock of its own
-	// when several processes start at once).
-	Migrate func(ctx context.Context, db *sql.DB, stmts []string) error
+	// Begin starts the transaction in which a store's schema is checked
+	// and created: it must hold a lock against every other such
+	// transaction (several processes may open a new store at once).
+	Begin func(ctx context.Context, db *sql.DB) (*sql.Tx, error)
+	// Tables lists the tables of the database (of its current schema),
+	// Columns the columns of one.
+	Tables  func(ctx context.Context, tx *sql.Tx) ([]string, error)
+	Columns func(ctx context.Context, tx *sql.Tx, table string) ([]string, error)
+	// OwnsDatabase: the database is the store's alone (a SQLite file),
+	// so other tables in it make it foreign. A PostgreSQL database may
+	// be shared with other applications.
+	OwnsDatabase bool
+	// Classify wraps a driver error in sequencer.ErrReadOnly or
+	// sequencer.ErrStoreFull where it is one (nil: none).
+	Classify func(err error) error
 }
 
-// Schema is the store's tables. seq_runs has one row per run: the row a
-// write transaction locks. seq_facts holds every fact of every run; its
-// primary key is the fact's key, so a second fact with a taken key is
-// refused by the database itself.
+// Schema is the store's tables. seq_meta records the schema version.
+// seq_runs has one row per run: the row a write transaction locks.
+// seq_facts holds every fact of every run; its primary key is the fact's
+// key, so a second fact with a taken key is refused by the database
+// itself.
 var Schema = []string{
-	`CREATE TABLE IF NOT EXISTS seq_runs (
+	`CREATE TABLE seq_meta (
+		key   TEXT PRIMARY KEY,
+		value TEXT NOT NULL
+	)`,
+	`CREATE TABLE seq_runs (
 		run TEXT PRIMARY KEY
 	)`,
-	`CREATE TABLE IF NOT EXISTS seq_facts (
+	`CREATE TABLE seq_facts (
 		run  TEXT   NOT NULL,
 		kind TEXT   NOT NULL,
 		k1   BIGINT NOT NULL,
@@ -53,15 +70,26 @@ var Schema = []string{
 type Store struct {
 	db *sql.DB
 	d  Dialect
+	// name is the store in messages: its path, or its DSN without the
+	// password.
+	name string
 }
 
-// New migrates the schema and returns the store.
-func New(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
-	if err := d.Migrate(ctx, db, Schema); err != nil {
-		return nil, fmt.Errorf("%s store: schema: %w", d.Name, err)
+// New checks the database's schema and returns the store: the tables are
+// created in an empty database; a store of another schema version, or a
+// database that is not a store (foreign tables), is refused with
+// sequencer.ErrSchema and left as it is.
+func New(ctx context.Context, db *sql.DB, d Dialect, name string) (*Store, error) {
+	s := &Store{db: db, d: d, name: name}
+	if err := s.prepare(ctx); err != nil {
+		return nil, err
 	}
-	return &Store{db: db, d: d}, nil
+	return s, nil
 }
+
+// Name is the store as messages name it: its path, or its DSN without
+// the password.
+func (s *Store) Name() string { return s.name }
 
 // DB is the database handle (tests reach around the store with it, to
 // corrupt rows).
@@ -72,22 +100,22 @@ func (s *Store) q(stmt string) string { return s.d.Rebind(stmt) }
 func (s *Store) Create(ctx context.Context, run string, facts []sequencer.Fact) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return s.wrap(err)
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO seq_runs (run) VALUES ($1) ON CONFLICT DO NOTHING`), run)
 	if err != nil {
-		return err
+		return s.wrap(err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return err
+		return s.wrap(err)
 	} else if n == 0 {
 		return fmt.Errorf("%w: %s", sequencer.ErrRunExists, run)
 	}
 	if err := s.insert(ctx, tx, run, facts); err != nil {
 		return err
 	}
-	return tx.Commit()
+	return s.wrap(tx.Commit())
 }
 
 func (s *Store) insert(ctx context.Context, tx *sql.Tx, run string, facts []sequencer.Fact) error {
@@ -96,10 +124,10 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, run string, facts []sequ
 			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`),
 			run, f.Kind, f.K1, f.K2, f.K3, string(f.Body), sequencer.Sum(run, f))
 		if err != nil {
-			return err
+			return s.wrap(err)
 		}
 		if n, err := res.RowsAffected(); err != nil {
-			return err
+			return s.wrap(err)
 		} else if n == 0 {
 			return fmt.Errorf("%w: run %s, row %s/%d/%d/%d", sequencer.ErrDuplicate, run, f.Kind, f.K1, f.K2, f.K3)
 		}
@@ -110,14 +138,14 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, run string, facts []sequ
 func (s *Store) Update(ctx context.Context, run string, decide func([]sequencer.Fact) ([]sequencer.Fact, error)) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return s.wrap(err)
 	}
 	defer tx.Rollback()
 	var got string
 	if err := tx.QueryRowContext(ctx, s.q(s.d.LockRun), run).Scan(&got); errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: %s", sequencer.ErrUnknownRun, run)
 	} else if err != nil {
-		return err
+		return s.wrap(err)
 	}
 	facts, err := s.load(ctx, tx, run)
 	if err != nil {
@@ -128,12 +156,12 @@ func (s *Store) Update(ctx context.Context, run string, decide func([]sequencer.
 		return err
 	}
 	if len(add) == 0 {
-		return tx.Commit()
+		return s.wrap(tx.Commit())
 	}
 	if err := s.insert(ctx, tx, run, add); err != nil {
 		return err
 	}
-	return tx.Commit()
+	return s.wrap(tx.Commit())
 }
 
 type querier interface {
@@ -144,7 +172,7 @@ func (s *Store) load(ctx context.Context, q querier, run string) ([]sequencer.Fa
 	rows, err := q.QueryContext(ctx, s.q(`SELECT kind, k1, k2, k3, body, sum FROM seq_facts WHERE run = $1
 		ORDER BY kind, k1, k2, k3`), run)
 	if err != nil {
-		return nil, err
+		return nil, s.wrap(err)
 	}
 	defer rows.Close()
 	var out []sequencer.Fact
@@ -152,7 +180,7 @@ func (s *Store) load(ctx context.Context, q querier, run string) ([]sequencer.Fa
 		var f sequencer.Fact
 		var body, sum string
 		if err := rows.Scan(&f.Kind, &f.K1, &f.K2, &f.K3, &body, &sum); err != nil {
-			return nil, err
+			return nil, s.wrap(err)
 		}
 		f.Body = []byte(body)
 		if err := sequencer.CheckSum(run, f, sum); err != nil {
@@ -160,7 +188,7 @@ func (s *Store) load(ctx context.Context, q querier, run string) ([]sequencer.Fa
 		}
 		out = append(out, f)
 	}
-	return out, rows.Err()
+	return out, s.wrap(rows.Err())
 }
 
 func (s *Store) Load(ctx context.Context, run string) ([]sequencer.Fact, error) {
@@ -169,7 +197,7 @@ func (s *Store) Load(ctx context.Context, run string) ([]sequencer.Fact, error) 
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %s", sequencer.ErrUnknownRun, run)
 	} else if err != nil {
-		return nil, err
+		return nil, s.wrap(err)
 	}
 	return s.load(ctx, s.db, run)
 }
@@ -177,18 +205,18 @@ func (s *Store) Load(ctx context.Context, run string) ([]sequencer.Fact, error) 
 func (s *Store) Runs(ctx context.Context) ([]string, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT run FROM seq_runs ORDER BY run`)
 	if err != nil {
-		return nil, err
+		return nil, s.wrap(err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var r string
 		if err := rows.Scan(&r); err != nil {
-			return nil, err
+			return nil, s.wrap(err)
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	return out, s.wrap(rows.Err())
 }
 
 func (s *Store) Close() error { return s.db.Close() }
