@@ -104,6 +104,9 @@ data directory may be elsewhere: say so when you quote it).`,
 				rows = append(rows, pgRes)
 			}
 			fs := syncs / syncSecs
+			if g.jsonOut {
+				return writeJSON(w, BenchJSON(fs, rows, tasks))
+			}
 			WriteBenchTable(w, fs, rows, runs, tasks)
 			return nil
 		},
@@ -283,6 +286,45 @@ func pct(ds []time.Duration, p int) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+// BenchReport is bench --json's output: the table's figures, times in
+// milliseconds.
+type BenchReport struct {
+	FsyncPerSec float64      `json:"fsync_per_s"`
+	Tasks       int          `json:"tasks"`
+	Stores      []BenchStore `json:"stores"`
+}
+
+// BenchStore is one store's row.
+type BenchStore struct {
+	Store            string  `json:"store"`
+	Runs             int     `json:"runs"`
+	Transactions     int     `json:"transactions"`
+	CommitsPerSec    float64 `json:"commits_per_s"`
+	RawCommitsPerSec float64 `json:"raw_commits_per_s"`
+	TasksPerSec      float64 `json:"tasks_per_s"`
+	ResumeMeanMs     float64 `json:"resume_mean_ms"`
+	ResumeP50Ms      float64 `json:"resume_p50_ms"`
+	ResumeP99Ms      float64 `json:"resume_p99_ms"`
+	GateMeanMs       float64 `json:"gate_mean_ms"`
+	CommitMeanMs     float64 `json:"commit_mean_ms"`
+	CPUPerTxnMs      float64 `json:"cpu_per_transaction_ms"`
+}
+
+// BenchJSON is the figures of WriteBenchTable as a value.
+func BenchJSON(fsync float64, rows []*BenchResult, tasks int) BenchReport {
+	msf := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	rep := BenchReport{FsyncPerSec: fsync, Tasks: tasks, Stores: []BenchStore{}}
+	for _, r := range rows {
+		secs := r.Elapsed.Seconds()
+		rep.Stores = append(rep.Stores, BenchStore{Store: r.Store, Runs: r.Runs, Transactions: r.Commits,
+			CommitsPerSec: float64(r.Commits) / secs, RawCommitsPerSec: float64(r.RawN) / r.RawSecs,
+			TasksPerSec: float64(r.Runs*r.Tasks) / secs, ResumeMeanMs: msf(mean(r.Resume)),
+			ResumeP50Ms: msf(pct(r.Resume, 50)), ResumeP99Ms: msf(pct(r.Resume, 99)), GateMeanMs: msf(mean(r.Gate)),
+			CommitMeanMs: msf(mean(r.Commit)), CPUPerTxnMs: msf(r.CPU / time.Duration(max(1, r.Commits)))})
+	}
+	return rep
 }
 
 // WriteBenchTable prints the figures as a Markdown table.

@@ -2,11 +2,15 @@ package seqcli_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 
 	"github.com/resumecontract/resumecheck/internal/clitest"
 	"github.com/resumecontract/resumecheck/internal/seqcli"
@@ -43,4 +47,55 @@ func TestCLI(t *testing.T) {
 		r.Reproduce = "in a scratch $WORK:\n  " + strings.Join(ran, "\n  ")
 		return r
 	})
+}
+
+// TestJSONEverywhere: every command honours --json (one JSON object per
+// line on stdout). Each command but bench, migrate and the generated
+// ones has a step in testdata/json.txtar, and every line those steps
+// printed is JSON; bench and migrate run here.
+func TestJSONEverywhere(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/json.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]bool{}
+	for _, f := range ar.Files {
+		switch {
+		case strings.HasSuffix(f.Name, " args"):
+			args := strings.Fields(string(f.Data))
+			if len(args) < 2 || args[0] != "--json" {
+				t.Errorf("json.txtar %s: %q does not start with --json", f.Name, f.Data)
+				continue
+			}
+			covered[args[1]] = true
+		case strings.HasSuffix(f.Name, " stdout"):
+			for i, line := range strings.Split(strings.TrimSuffix(string(f.Data), "\n"), "\n") {
+				if !json.Valid([]byte(line)) {
+					t.Errorf("json.txtar %s line %d is not JSON: %s", f.Name, i+1, line)
+				}
+			}
+		}
+	}
+	for _, c := range seqcli.NewRoot(io.Discard, io.Discard).Commands() {
+		name := c.Name()
+		if name == "help" || name == "completion" || name == "bench" || name == "migrate" {
+			continue
+		}
+		if !covered[name] {
+			t.Errorf("command %s has no --json step in testdata/json.txtar", name)
+		}
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--json", "bench", "--runs", "2", "--rounds", "1", "--tasks", "3", "--fsync-for", "20ms", "--pg", "", "--dir", dir},
+		{"--json", "--store", filepath.Join(dir, "m.db"), "migrate"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := seqcli.Main(args, &stdout, &stderr); code != 0 {
+			t.Fatalf("seqctl %v: exit %d: %s", args, code, stderr.String())
+		}
+		if lines := strings.Split(strings.TrimSpace(stdout.String()), "\n"); len(lines) != 1 || !json.Valid([]byte(lines[0])) {
+			t.Errorf("seqctl %v printed %q, not one line of JSON", args, stdout.String())
+		}
+	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/resumecontract/resumecheck/sequencer/demo"
 	"github.com/resumecontract/resumecheck/sequencer/pgstore"
 	"github.com/resumecontract/resumecheck/sequencer/sqlitestore"
+	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
 	"github.com/spf13/cobra"
 )
@@ -174,12 +175,12 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer st
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", redact(g.store), err)
+		return nil, err // it names the store
 	}
 	l, err := demo.OpenLedger(ctx, ledger)
 	if err != nil {
 		st.Close()
-		return nil, fmt.Errorf("ledger %s: %w", redact(ledger), err)
+		return nil, err // it names the ledger
 	}
 	wf := demo.Workflow(l, g.tasks)
 	opt := sequencer.Options{Faults: faults, Resumer: resumer, Unfenced: g.unfenced}
@@ -211,18 +212,6 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer st
 
 func isPostgres(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-}
-
-// redact hides a password in a DSN.
-func redact(s string) string {
-	if i := strings.Index(s, "://"); i >= 0 {
-		if j := strings.Index(s[i+3:], "@"); j >= 0 {
-			if k := strings.Index(s[i+3:i+3+j], ":"); k >= 0 {
-				return s[:i+3+k] + ":***" + s[i+3+j:]
-			}
-		}
-	}
-	return s
 }
 
 // NewRoot builds the command tree.
@@ -258,13 +247,13 @@ store and to the same database for PostgreSQL.
 	pf.BoolVar(&g.unfenced, "unfenced", false, "tests only: the sequencer as it was before branch ownership (no fencing; a committed task claimed again under a new key)")
 	pf.MarkHidden("unfenced")
 	root.AddCommand(newRunCmd(g), newResumeCmd(g), newForkCmd(g), newRecoverCmd(g), newHistoryCmd(g),
-		newTraceCmd(g), newLedgerCmd(g), newRunsCmd(g), newBenchCmd(g))
+		newTraceCmd(g), newLedgerCmd(g), newRunsCmd(g), newBenchCmd(g), newMigrateCmd(g))
 	return root
 }
 
 func printStatus(w io.Writer, g *globals, st sequencer.Status) error {
 	if g.jsonOut {
-		return json.NewEncoder(w).Encode(st)
+		return writeJSON(w, st)
 	}
 	where := fmt.Sprintf("run %s", st.Run)
 	if st.Branch != 0 {
@@ -500,7 +489,7 @@ func newHistoryCmd(g *globals) *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			if g.jsonOut {
-				return json.NewEncoder(w).Encode(d)
+				return writeJSON(w, d)
 			}
 			writeHistory(w, d)
 			return nil
@@ -591,12 +580,25 @@ func newTraceCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprint(cmd.OutOrStdout(), r.Text())
+			rep := CheckReport{Run: run, Verdict: r.Verdict.String(), Producer: tr.Header.Producer,
+				Faults: []string{}, Events: len(tr.Events), Result: r}
 			if r.Verdict != tracecheck.Accepted {
-				acc, _, err := tracecheck.Explain(tr, tracecheck.Options{})
-				if err == nil {
-					fmt.Fprintln(cmd.OutOrStdout(), tracecheck.Summary(acc))
+				if acc, _, err := tracecheck.Explain(tr, tracecheck.Options{}); err == nil {
+					rep.Diagnosis = &Diagnosis{Summary: tracecheck.Summary(acc), Accepting: acc}
 				}
+			}
+			w := cmd.OutOrStdout()
+			if g.jsonOut {
+				if err := writeJSON(w, rep); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprint(w, r.Text())
+				if rep.Diagnosis != nil {
+					fmt.Fprintln(w, rep.Diagnosis.Summary)
+				}
+			}
+			if r.Verdict != tracecheck.Accepted {
 				return &exitError{code: ExitRejected, err: fmt.Errorf("run %s: trace %s", run, r.Verdict)}
 			}
 			return nil
@@ -605,6 +607,32 @@ func newTraceCmd(g *globals) *cobra.Command {
 	c.Flags().StringVar(&run, "run", "", "the run id")
 	c.Flags().BoolVar(&check, "check", false, "replay the trace with tracecheck instead of printing it")
 	return c
+}
+
+// CheckReport is trace --check --json's output: tracecheck --json's
+// report of one trace, the run in place of the file.
+type CheckReport struct {
+	Run       string             `json:"run"`
+	Verdict   string             `json:"verdict"` // accepted, rejected or unknown
+	Producer  trace.Producer     `json:"producer"`
+	Faults    []string           `json:"faults"`
+	Events    int                `json:"events"`
+	Result    *tracecheck.Result `json:"result"`
+	Diagnosis *Diagnosis         `json:"diagnosis,omitempty"`
+}
+
+// Diagnosis is the fault explanation of a rejected trace.
+type Diagnosis struct {
+	Summary   string                   `json:"summary"`
+	Accepting []tracecheck.Explanation `json:"accepting"`
+}
+
+// writeJSON writes v as one line of JSON: every --json output of seqctl
+// is one object per line (recover --all writes one per run).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // TLA+'s << and >> stay readable
+	return enc.Encode(v)
 }
 
 func newLedgerCmd(g *globals) *cobra.Command {
@@ -628,27 +656,64 @@ func newLedgerCmd(g *globals) *cobra.Command {
 				return err
 			}
 			w := cmd.OutOrStdout()
-			for _, ef := range effects {
-				fmt.Fprintf(w, "branch %d task %d: %s (key %s)\n", ef.Branch, ef.Task, ef.What, ef.Key)
-			}
 			n, err := e.ledger.Deliveries(ctx, run)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "%d effects applied, %d deliveries\n", len(effects), n)
 			d, err := e.seq.History(ctx, run)
 			if err != nil {
 				return err
 			}
-			if err := e.ledger.CheckExactlyOnce(ctx, run, Branches(d)); err != nil {
-				return &exitError{code: ExitLedger, err: err}
+			check := e.ledger.CheckExactlyOnce(ctx, run, Branches(d))
+			if g.jsonOut {
+				rep := LedgerReport{Run: run, Effects: []LedgerEffect{}, Applied: len(effects), Deliveries: n, ExactlyOnce: check == nil}
+				for _, ef := range effects {
+					rep.Effects = append(rep.Effects, LedgerEffect{Branch: ef.Branch, Task: ef.Task, What: ef.What, Key: ef.Key})
+				}
+				if check != nil {
+					rep.Problem = check.Error()
+				}
+				if err := writeJSON(w, rep); err != nil {
+					return err
+				}
+			} else {
+				for _, ef := range effects {
+					fmt.Fprintf(w, "branch %d task %d: %s (key %s)\n", ef.Branch, ef.Task, ef.What, ef.Key)
+				}
+				fmt.Fprintf(w, "%d effects applied, %d deliveries\n", len(effects), n)
 			}
-			fmt.Fprintln(w, "every task's effect landed exactly once")
+			if check != nil {
+				return &exitError{code: ExitLedger, err: check}
+			}
+			if !g.jsonOut {
+				fmt.Fprintln(w, "every task's effect landed exactly once")
+			}
 			return nil
 		},
 	}
 	c.Flags().StringVar(&run, "run", "", "the run id")
 	return c
+}
+
+// LedgerReport is ledger --json's output.
+type LedgerReport struct {
+	Run     string         `json:"run"`
+	Effects []LedgerEffect `json:"effects"`
+	// Applied effects (one per idempotency key) and deliveries (every
+	// call of the effect, re-deliveries under the same key included).
+	Applied     int  `json:"applied"`
+	Deliveries  int  `json:"deliveries"`
+	ExactlyOnce bool `json:"exactly_once"`
+	// Problem says which tasks landed twice or never (exit 7).
+	Problem string `json:"problem,omitempty"`
+}
+
+// LedgerEffect is one applied effect.
+type LedgerEffect struct {
+	Branch int    `json:"branch"`
+	Task   int    `json:"task"`
+	What   string `json:"what"`
+	Key    string `json:"key"`
 }
 
 // Branches lists the tasks each branch of a completed run must have
@@ -681,8 +746,57 @@ func newRunsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if g.jsonOut {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Runs []string `json:"runs"`
+				}{append([]string{}, runs...)})
+			}
 			for _, r := range runs {
 				fmt.Fprintln(cmd.OutOrStdout(), r)
+			}
+			return nil
+		},
+	}
+}
+
+func newMigrateCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "upgrade the store to this release's schema version (its runs are kept)",
+		Long: `migrate upgrades a store written by an older release to this release's
+schema version, keeping its runs; every other command refuses a store of
+another version. A store of a newer version, or a database that is not a
+store (another application's tables), is refused and left as it is.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			var from int
+			var err error
+			name := g.store
+			if isPostgres(g.store) {
+				name = pgstore.Name(g.store)
+				from, err = pgstore.Migrate(ctx, g.store)
+			} else {
+				from, err = sqlitestore.Migrate(ctx, g.store)
+			}
+			if err != nil {
+				return err
+			}
+			to := sqlitestore.SchemaVersion
+			if g.jsonOut {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Store string `json:"store"`
+					From  int    `json:"from"`
+					To    int    `json:"to"`
+				}{name, from, to})
+			}
+			switch from {
+			case to:
+				fmt.Fprintf(cmd.OutOrStdout(), "store %s: schema version %d already\n", name, to)
+			case 0:
+				fmt.Fprintf(cmd.OutOrStdout(), "store %s: created, schema version %d\n", name, to)
+			default:
+				fmt.Fprintf(cmd.OutOrStdout(), "store %s: schema version %d upgraded to %d, runs kept\n", name, from, to)
 			}
 			return nil
 		},
