@@ -69,10 +69,45 @@ func SpecFor(cfgPath, specPath string) string {
 	return filepath.Join(filepath.Dir(cfgPath), Module+".tla")
 }
 
+// CfgArg checks that a path given as a model's cfg is one: an existing
+// file, not a folder and not the TLA+ spec. The error blames the argument
+// and says what is expected; commands call it before looking at anything
+// else (the spec beside the cfg, TLC).
+func CfgArg(cfgPath string) error {
+	const want = "the argument is a model's .cfg file, such as spec/R0.cfg"
+	info, err := os.Stat(cfgPath)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return inputf("%s: no such file; %s", cfgPath, want)
+	case err != nil:
+		return inputf("%v", err)
+	case info.IsDir():
+		cfgs, _ := filepath.Glob(filepath.Join(cfgPath, "*.cfg"))
+		if len(cfgs) == 0 {
+			return inputf("%s is a folder; %s", cfgPath, want)
+		}
+		names := make([]string, 0, 3)
+		for _, c := range cfgs[:min(3, len(cfgs))] {
+			names = append(names, filepath.Base(c))
+		}
+		more := ""
+		if len(cfgs) > 3 {
+			more = ", ..."
+		}
+		return inputf("%s is a folder; %s (%s holds %s%s)", cfgPath, want, cfgPath, strings.Join(names, ", "), more)
+	case strings.HasSuffix(cfgPath, ".tla"):
+		return inputf("%s is a TLA+ spec; %s (the spec is the Resume.tla beside it, or --spec)", cfgPath, want)
+	}
+	return nil
+}
+
 // Load reads the cfg (and checks the spec file) and validates every
 // constant, invariant and property against the spec. specPath may be
 // empty (see SpecFor).
 func Load(cfgPath, specPath string) (*Job, error) {
+	if err := CfgArg(cfgPath); err != nil {
+		return nil, err
+	}
 	specPath = SpecFor(cfgPath, specPath)
 	src, err := os.ReadFile(specPath)
 	if err != nil {
@@ -88,9 +123,6 @@ func Load(cfgPath, specPath string) (*Job, error) {
 	if string(mod[1]) != Module {
 		return nil, inputf("%s is module %s; the Go engine mirrors module %s only (use --engine tlc for other specs)",
 			specPath, mod[1], Module)
-	}
-	if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
-		return nil, inputf("cfg %s does not exist", cfgPath)
 	}
 	cfg, err := tlacfg.ParseFile(cfgPath)
 	if err != nil {

@@ -89,6 +89,9 @@ small enough to draw (R0 bounds).`,
 			if progress > 0 {
 				progressTo = cmd.ErrOrStderr()
 			}
+			if err := check.CfgArg(args[0]); err != nil {
+				return inputError(err)
+			}
 			if engineArg == "tlc" {
 				if len(props) > 0 || bounds != "" {
 					return usageError(errors.New("--property and --bounds edit the cfg for the Go engine: use them with --engine go"))
