@@ -133,6 +133,9 @@ func Parse(path, src string) (*Config, error) {
 		if word == "" {
 			return nil, p.errAt(line, col, "unexpected %q", p.peekRune())
 		}
+		if kw, ok := misspelled(word); ok {
+			return nil, p.errAt(line, col, "unknown keyword %s (did you mean %s?)", word, kw)
+		}
 		if canon, ok := sections[word]; ok {
 			section = canon
 			if section == "CHECK_DEADLOCK" {
@@ -166,6 +169,9 @@ func Parse(path, src string) (*Config, error) {
 			cfg.Constants = append(cfg.Constants, k)
 		case "SPECIFICATION", "INIT", "NEXT":
 			dst := map[string]*string{"SPECIFICATION": &cfg.Specification, "INIT": &cfg.Init, "NEXT": &cfg.Next}[section]
+			if *dst != "" && keywordLike(word) {
+				return nil, p.errAt(line, col, "unknown keyword %s (the keywords: %s)", word, keywordList())
+			}
 			if *dst != "" {
 				return nil, p.errAt(line, col, "%s given twice (%s and %s)", section, *dst, word)
 			}
@@ -190,6 +196,80 @@ func Parse(path, src string) (*Config, error) {
 		return nil, &Error{Path: path, Line: 1, Msg: "no behaviour spec: give SPECIFICATION or INIT and NEXT"}
 	}
 	return cfg, nil
+}
+
+// misspelled returns the keyword that word is a near miss of: an
+// upper-case word that is not a keyword but within one edit of one (two
+// for words of six letters or more), such as CONSTANS or INVARIENTS.
+// Such a word is refused wherever it stands (as a name it would be read
+// as one, and the keyword's section would silently be another's): no
+// operator or constant of a cfg is that close to a keyword.
+func misspelled(word string) (string, bool) {
+	if _, ok := sections[word]; ok || !keywordLike(word) {
+		return "", false
+	}
+	best, bestD := "", 3
+	for kw := range sections {
+		limit := 1
+		if len(kw) >= 6 {
+			limit = 2
+		}
+		d := editDistance(word, kw)
+		if d > limit || d > bestD {
+			continue
+		}
+		// On a tie the canonical (plural) form, then the first by name.
+		if d < bestD || sections[kw] == kw && sections[best] != best || (sections[kw] == kw) == (sections[best] == best) && kw < best {
+			best, bestD = kw, d
+		}
+	}
+	return best, best != ""
+}
+
+// keywordLike reports whether word is written like a cfg keyword: four
+// or more upper-case letters and underscores.
+func keywordLike(word string) bool {
+	if len(word) < 4 {
+		return false
+	}
+	for _, r := range word {
+		if (r < 'A' || r > 'Z') && r != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// keywordList is the canonical keywords, for messages.
+func keywordList() string {
+	return "CONSTANTS, SPECIFICATION, INIT, NEXT, INVARIANTS, PROPERTIES, CONSTRAINTS, " +
+		"ACTION_CONSTRAINTS, CHECK_DEADLOCK, SYMMETRY, VIEW, ALIAS, POSTCONDITION"
+}
+
+// editDistance is the number of single-letter insertions, deletions,
+// substitutions and swaps of neighbours that turn a into b.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 // stripComments blanks out \* line comments and nested (* *) comments,

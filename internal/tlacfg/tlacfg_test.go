@@ -89,6 +89,13 @@ func TestParseErrorsNamePositions(t *testing.T) {
 		{"SPECIFICATION Spec\nINIT I\nNEXT N\n", "both SPECIFICATION and INIT/NEXT"},
 		{"SPECIFICATION Spec\nCONSTANTS\n  S = \"open\n", "x.cfg:3:7: constant S: string is never closed"},
 		{"SPECIFICATION Spec\n  #\n", `x.cfg:2:3: unexpected "#"`},
+		// A misspelt keyword is named as one, where it stands, not taken
+		// for the previous section's value ("SPECIFICATION given twice").
+		{"SPECIFICATION FairSpec\nCONSTANS\n  N = 3\n", "x.cfg:2:1: unknown keyword CONSTANS (did you mean CONSTANTS?)"},
+		{"SPECIFICATION Spec\nINVARIENTS TypeOK\n", "x.cfg:2:1: unknown keyword INVARIENTS (did you mean INVARIANTS?)"},
+		{"CONSTANTS N = 1\n  PROPERTYS Liveness\n", "x.cfg:2:3: unknown keyword PROPERTYS (did you mean PROPERTY?)"},
+		{"SPECIFCATION Spec\n", "x.cfg:1:1: unknown keyword SPECIFCATION (did you mean SPECIFICATION?)"},
+		{"SPECIFICATION Spec\nTEMPORAL Liveness\n", "x.cfg:2:1: unknown keyword TEMPORAL (the keywords: CONSTANTS, SPECIFICATION,"},
 	}
 	for _, c := range cases {
 		_, err := Parse("x.cfg", c.src)
@@ -97,6 +104,14 @@ func TestParseErrorsNamePositions(t *testing.T) {
 		var ce *Error
 		assert.True(t, errors.As(err, &ce), "%q: want a *tlacfg.Error, got %T", c.src, err)
 	}
+}
+
+// TestKeywordLikeNamesStillParse: names that merely look like keywords
+// (short, mixed case, or far from every keyword) are names.
+func TestKeywordLikeNamesStillParse(t *testing.T) {
+	cfg, err := Parse("x.cfg", "SPECIFICATION FairSpec\nINVARIANTS TypeOK EO PC FD CV CO RD NEXTSTEP SAFE\nPROPERTY Liveness\n")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"TypeOK", "EO", "PC", "FD", "CV", "CO", "RD", "NEXTSTEP", "SAFE"}, cfg.Invariants)
 }
 
 func TestParseFileMissing(t *testing.T) {
