@@ -6,6 +6,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -650,6 +651,7 @@ var (
 	couldNotParse  = regexp.MustCompile(`^Could not parse module (\S+) from file (\S+)`)
 	inModuleRE     = regexp.MustCompile(`^In module ([A-Za-z0-9_]+)$`)
 	semanticHeadRE = regexp.MustCompile(`^\*\*\* (Errors|Warnings): \d+$`)
+	fatalHeadRE    = regexp.MustCompile(`^Fatal errors while parsing TLA\+ spec in file (\S+)`)
 )
 
 // finishSANY reads SANY's log, once, when SANY has finished.
@@ -667,6 +669,10 @@ func (r *Result) finishSANY() {
 		semantic  bool   // inside a section of located errors
 		cur       *SpecError
 		haveFatal bool
+		// fallback: the words of a "Fatal errors" section, for an error
+		// this reader does not know the form of.
+		fatalSection bool
+		fallback     *SpecError
 	)
 	moduleOf := func(f string) string { return strings.TrimSuffix(path.Base(f), ".tla") }
 	flush := func() {
@@ -711,10 +717,19 @@ func (r *Result) finishSANY() {
 			r.SpecErrors = append(r.SpecErrors, SpecError{File: file, Location: Location{Module: moduleOf(file),
 				BeginLine: l, BeginCol: c, EndLine: l, EndCol: c}, Message: "Lexical error: " + mm[3], InputLine: lineNo})
 			haveFatal = true
+		case fatalHeadRE.MatchString(text):
+			flush()
+			fatalSection = true
 		case semanticHeadRE.MatchString(text):
 			flush()
+			fatalSection = false
 			warning = strings.Contains(text, "Warnings")
 			semantic = true
+		case semantic && text == "Unknown location":
+			// An error SANY cannot place, such as a file whose name is not
+			// its module's: the file being parsed, no position.
+			flush()
+			cur = &SpecError{File: file, Location: Location{Module: moduleOf(file)}, Warning: warning, InputLine: lineNo}
 		case text == "Semantic errors:":
 			flush()
 		case semantic && isLocation(text):
@@ -737,9 +752,19 @@ func (r *Result) finishSANY() {
 			mm := couldNotParse.FindStringSubmatch(text)
 			r.SpecErrors = append(r.SpecErrors, SpecError{File: file, Location: Location{Module: mm[1]}, Message: text, InputLine: lineNo})
 			haveFatal = true
+		case fatalSection && strings.TrimSpace(text) != "" && text != "Unknown location" && !inModuleRE.MatchString(text):
+			if fallback == nil {
+				fallback = &SpecError{File: file, Location: Location{Module: moduleOf(file)}, InputLine: lineNo}
+			}
+			fallback.Message = strings.TrimSpace(fallback.Message + " " + strings.TrimSpace(text))
 		}
 	}
 	flush()
+	if fallback != nil && !slices.ContainsFunc(r.SpecErrors, func(e SpecError) bool { return !e.Warning }) {
+		// SANY said why in a form not read above: pass its words on
+		// rather than TLC's "Parsing or semantic analysis failed."
+		r.SpecErrors = append(r.SpecErrors, *fallback)
+	}
 }
 
 // isLocation reports whether text is a location and nothing else.

@@ -357,6 +357,23 @@ func TestSamples(t *testing.T) {
 				t.Errorf("Err() = %v, want %s", err, want)
 			}
 		}},
+		{"resume_modulename_tool.out", func(t *testing.T, r *Result) {
+			// SANY places this error nowhere ("Unknown location"): the
+			// file and SANY's words, not TLC's "Parsing or semantic
+			// analysis failed."
+			onlyIssue(t, r.Errors, KindParse, CodeParsingFailed)
+			want := "/home/user/specs/modulename/Other.tla: File name 'Other' does not match the name 'Resume' of the top level module it contains."
+			if err := r.Err(); err == nil || err.Error() != want {
+				t.Errorf("Err() = %v, want %s", err, want)
+			}
+		}},
+		{"extends_tool.out", func(t *testing.T, r *Result) {
+			onlyIssue(t, r.Errors, KindParse, CodeParsingFailed)
+			want := "/home/user/specs/Ext.tla: Cannot find source file for module NoSuchModule imported in module Ext."
+			if err := r.Err(); err == nil || err.Error() != want {
+				t.Errorf("Err() = %v, want %s", err, want)
+			}
+		}},
 		{"resume_noconst_tool.out", func(t *testing.T, r *Result) {
 			onlyIssue(t, r.Errors, KindConfig, CodeConfigValueNotAssignedToConstantParam)
 			var e *Error
@@ -562,5 +579,29 @@ func TestCodesAndExitStatuses(t *testing.T) {
 	}
 	if SeverityState.String() != "state" || KindDeadlock.String() != "deadlock" {
 		t.Errorf("String of Severity or Kind")
+	}
+}
+
+// TestSANYFallback: a fatal SANY error in a form the reader does not know
+// is passed on in SANY's words, with the file, rather than as TLC's
+// "Parsing or semantic analysis failed."
+func TestSANYFallback(t *testing.T) {
+	b, err := os.ReadFile("testdata/resume_modulename_tool.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same run, had SANY worded its error another way.
+	out := strings.ReplaceAll(string(b), "Unknown location\n\nFile name 'Other' does not match the name 'Resume' of the top level module it contains.",
+		"Something new went wrong\nwith module Resume.")
+	if out == string(b) {
+		t.Fatal("the fixture did not change")
+	}
+	r, err := Parse(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "/home/user/specs/modulename/Other.tla: Something new went wrong with module Resume."
+	if err := r.Err(); err == nil || err.Error() != want {
+		t.Errorf("Err() = %v, want %s", err, want)
 	}
 }
