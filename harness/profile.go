@@ -38,6 +38,13 @@ type ObligationVerdict struct {
 	// decided from the ledger.
 	Direct   bool   `json:"direct,omitempty"`
 	Evidence string `json:"evidence"`
+	// Constructed are the measuring cells whose verdict rests on
+	// behaviour the adapter builds (Cell.Constructed); Framework is the
+	// verdict over the other cells alone, and Adapter over those, when
+	// there are any.
+	Constructed []string `json:"constructed,omitempty"`
+	Framework   Status   `json:"framework,omitempty"`
+	Adapter     Status   `json:"adapter,omitempty"`
 }
 
 // ID names the profile: subject@version/store.
@@ -109,8 +116,59 @@ func (p *Profile) Finish() {
 		}
 		sort.Strings(v.Explained)
 		v.Evidence = p.evidence(o, v)
+		p.splitConstructed(o, &v)
 		p.Obligations[o] = v
 	}
+	fi := p.Obligations["FI"]
+	p.splitConstructed("FI", &fi)
+	p.Obligations["FI"] = fi
+}
+
+// splitConstructed separates an obligation's verdict over the cells
+// whose verdict is the framework's own from the one over the cells that
+// rest on what the adapter builds.
+func (p *Profile) splitConstructed(o string, v *ObligationVerdict) {
+	v.Constructed, v.Framework, v.Adapter = nil, "", ""
+	var fw, ad []Status
+	for _, name := range v.Cells {
+		c := p.cellNamed(name)
+		if c == nil {
+			continue
+		}
+		st := c.Status[o]
+		if c.Constructed != "" {
+			v.Constructed = append(v.Constructed, name)
+			ad = append(ad, st)
+		} else {
+			fw = append(fw, st)
+		}
+	}
+	if len(v.Constructed) == 0 {
+		return
+	}
+	v.Framework, v.Adapter = combine(fw), combine(ad)
+}
+
+// combine is a verdict over cell statuses: violated if one is, holds if
+// every measured one does, undetermined otherwise, n/a with none measured.
+func combine(sts []Status) Status {
+	out, measured := Holds, false
+	for _, st := range sts {
+		switch st {
+		case NA, "":
+			continue
+		case Violated:
+			return Violated
+		case Holds:
+		default:
+			out = Undetermined
+		}
+		measured = true
+	}
+	if !measured {
+		return NA
+	}
+	return out
 }
 
 // WithCells returns a copy of p whose cells of the same name as fresh's
@@ -281,6 +339,30 @@ func statusCell(v ObligationVerdict) string {
 	return string(v.Status)
 }
 
+// tableCell is an obligation's entry in the table: its verdict, and,
+// where some measuring cells rest on what the adapter builds, the
+// framework's verdict (over the other cells) apart from the adapter-built
+// cells' ("holds; adapter-built: undetermined"), or "adapter-built: ..."
+// when every measuring cell is.
+func tableCell(v ObligationVerdict) string {
+	if len(v.Constructed) == 0 {
+		return statusCell(v)
+	}
+	if v.Framework == NA {
+		return "adapter-built: " + statusCell(v)
+	}
+	fw := v
+	fw.Status = v.Framework
+	if v.Framework != Violated {
+		fw.Explained, fw.Direct = nil, false
+	}
+	ad := string(v.Adapter)
+	if v.Adapter == Violated {
+		ad = "**violated**"
+	}
+	return statusCell(fw) + "; adapter-built: " + ad
+}
+
 // Table writes one Markdown table across profiles: a row per
 // subject@version/store, a column per obligation.
 func Table(w io.Writer, ps []*Profile) {
@@ -289,7 +371,7 @@ func Table(w io.Writer, ps []*Profile) {
 	for _, p := range ps {
 		row := make([]string, len(Obligations))
 		for i, o := range Obligations {
-			row[i] = statusCell(p.Obligations[o])
+			row[i] = tableCell(p.Obligations[o])
 		}
 		fmt.Fprintf(w, "| %s | %s |\n", p.ID(), strings.Join(row, " | "))
 	}
@@ -302,7 +384,11 @@ func CellTable(w io.Writer, ps []*Profile) {
 	fmt.Fprintln(w, "|---|---|---|---|")
 	for _, p := range ps {
 		for _, c := range p.Cells {
-			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", p.ID(), c.Name, c.verdicts(), c.summaryCell())
+			name := c.Name
+			if c.Constructed != "" {
+				name += " (adapter-built)"
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", p.ID(), name, c.verdicts(), c.summaryCell())
 		}
 	}
 }
@@ -312,8 +398,21 @@ func CellTable(w io.Writer, ps []*Profile) {
 func ProfileCells(w io.Writer, p *Profile) {
 	fmt.Fprintln(w, "| cell | verdicts | runs |")
 	fmt.Fprintln(w, "|---|---|---|")
+	var built []string
+	why := map[string][]string{}
 	for _, c := range p.Cells {
-		fmt.Fprintf(w, "| `%s` | %s | %s |\n", c.Name, c.verdicts(), c.summaryCell())
+		name := "`" + c.Name + "`"
+		if c.Constructed != "" {
+			name += " (adapter-built)"
+			if why[c.Constructed] == nil {
+				built = append(built, c.Constructed)
+			}
+			why[c.Constructed] = append(why[c.Constructed], "`"+c.Name+"`")
+		}
+		fmt.Fprintf(w, "| %s | %s | %s |\n", name, c.verdicts(), c.summaryCell())
+	}
+	for _, b := range built {
+		fmt.Fprintf(w, "\nAdapter-built (%s): %s.\n", strings.Join(why[b], ", "), b)
 	}
 }
 

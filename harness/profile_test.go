@@ -124,3 +124,48 @@ func TestWithCells(t *testing.T) {
 		t.Errorf("the baseline changed: %+v", base.Cells)
 	}
 }
+
+// TestConstructedApart: an obligation measured by cells the adapter
+// builds and by the framework's own keeps the two verdicts apart, and
+// the table shows both.
+func TestConstructedApart(t *testing.T) {
+	mk := func(name, scenario string, lv Status, built string) Cell {
+		sc, _ := ScenarioByName(scenario)
+		st := map[string]Status{}
+		for _, o := range sc.Measures {
+			st[o] = Holds
+		}
+		st["LV"] = lv
+		c := Cell{Name: name, Scenario: scenario, Measures: sc.Measures, Runs: []RunVerdict{{Run: "r", Obligations: st}}}
+		c.Finish(sc, Features{Fork: true})
+		c.Constructed = built
+		return c
+	}
+	p := &Profile{Subject: "s", Version: "1", Store: "sqlite", Features: Features{Fork: true}, Cells: []Cell{
+		mk("parked", "parked", Undetermined, "the adapter's park"),
+		mk("killsweep/resume", "killsweep", Violated, ""),
+	}}
+	p.Finish()
+	lv := p.Obligations["LV"]
+	if lv.Status != Violated || lv.Framework != Violated || lv.Adapter != Undetermined || !slices.Equal(lv.Constructed, []string{"parked"}) {
+		t.Fatalf("LV %+v", lv)
+	}
+	var b strings.Builder
+	Table(&b, []*Profile{p})
+	if !strings.Contains(b.String(), "**violated**; adapter-built: undetermined |") {
+		t.Errorf("table:\n%s", b.String())
+	}
+	b.Reset()
+	ProfileCells(&b, p)
+	if !strings.Contains(b.String(), "| `parked` (adapter-built) |") || !strings.Contains(b.String(), "Adapter-built (`parked`): the adapter's park.") {
+		t.Errorf("cells:\n%s", b.String())
+	}
+	// Every cell built: the verdict is the adapter-built cells'.
+	p.Cells[1].Constructed = "the adapter's store"
+	p.Finish()
+	b.Reset()
+	Table(&b, []*Profile{p})
+	if !strings.Contains(b.String(), "adapter-built: **violated**") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 
@@ -26,6 +27,20 @@ type Subject struct {
 	// cell.
 	Control bool   `json:"control,omitempty"`
 	Note    string `json:"note,omitempty"`
+	// Constructed names, by scenario, the cells whose verdict rests on
+	// behaviour the adapter builds because the framework lacks it (a
+	// park and a resume value, a store, a timer that decides the run is
+	// parked), with what it builds. Their verdicts are the adapter's as
+	// much as the framework's; the table shows them apart.
+	Constructed map[string]string `json:"constructed,omitempty"`
+}
+
+// MarkConstructed sets each cell's Constructed from the subject's
+// declaration (and clears it where there is none).
+func (s Subject) MarkConstructed(p *Profile) {
+	for i := range p.Cells {
+		p.Cells[i].Constructed = s.Constructed[p.Cells[i].Scenario]
+	}
 }
 
 // ID is name@version.
@@ -57,6 +72,8 @@ func (r *Registry) Validate() error {
 			return fmt.Errorf("harness: registry: %s: no stores", at)
 		case seen[s.ID()]:
 			return fmt.Errorf("harness: registry: %s: listed twice", at)
+		case slices.ContainsFunc(slices.Collect(maps.Keys(s.Constructed)), func(sc string) bool { _, ok := ScenarioByName(sc); return !ok }):
+			return fmt.Errorf("harness: registry: %s: constructed names a scenario that does not exist (want one of the scenarios)", at)
 		}
 		for _, st := range s.Stores {
 			if !slices.Contains([]string{StoreSQLite, StorePostgres, StoreMemory}, st) {

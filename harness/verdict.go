@@ -301,6 +301,10 @@ type Cell struct {
 	Runs    []RunVerdict `json:"runs,omitempty"`
 	// Grid holds the race grid's points (k, jitter, saturation).
 	Grid []RacePoint `json:"grid,omitempty"`
+	// Constructed says what the adapter builds that the cell's verdict
+	// rests on, because the framework lacks it ("" when the verdict is
+	// the framework's own): Subject.Constructed.
+	Constructed string `json:"constructed,omitempty"`
 }
 
 // RacePoint is one point of the race grid.

@@ -126,6 +126,7 @@ func RunProfile(ctx context.Context, subj harness.Subject, store string, opt Opt
 		}
 		p.Cells = append(p.Cells, cells...)
 	}
+	subj.MarkConstructed(p)
 	p.Finish()
 	f, err := os.Create(filepath.Join(r.dir, "profile.json"))
 	if err != nil {

@@ -826,7 +826,7 @@ notes, as JSON. With --trace it prints the trace instead.`,
 }
 
 func newRejudge(stdout io.Writer) *cobra.Command {
-	var out, baseline, doc, profiles string
+	var out, baseline, doc, profiles, registry string
 	var update bool
 	cmd := &cobra.Command{
 		Use:   "rejudge [--out DIR] [--update] | rejudge --profiles DIR [--update]",
@@ -852,7 +852,11 @@ the profiles in DIR, DIR/table.md and the generated tables in --doc are rewritte
 				if cmd.Flags().Changed("out") || cmd.Flags().Changed("baseline") {
 					return usage("--profiles rewrites DIR in place: --out and --baseline do not apply")
 				}
-				return refinishProfiles(stdout, profiles, doc, update)
+				reg, err := harness.ReadRegistry(registry)
+				if err != nil {
+					return err
+				}
+				return refinishProfiles(stdout, profiles, doc, update, reg)
 			}
 			paths, err := filepath.Glob(filepath.Join(out, "*", "profile.json"))
 			if err != nil {
@@ -899,12 +903,13 @@ the profiles in DIR, DIR/table.md and the generated tables in --doc are rewritte
 	f.StringVar(&baseline, "baseline", "testdata/conformance", "the baselines")
 	f.StringVar(&doc, "doc", "docs/conformance.md", "with --update, the document whose table is rewritten")
 	f.StringVar(&profiles, "profiles", "", "decide the profiles in DIR again from their cells' runs (no logs needed; DIR is typically testdata/conformance)")
+	f.StringVar(&registry, "registry", "adapters/subjects.json", "with --profiles, the registry whose adapter-built cells (constructed) the profiles mark")
 	return cmd
 }
 
 // refinishProfiles is rejudge --profiles: every DIR/*/profile.json decided
 // again from the run verdicts it holds.
-func refinishProfiles(stdout io.Writer, dir, doc string, update bool) error {
+func refinishProfiles(stdout io.Writer, dir, doc string, update bool, reg *harness.Registry) error {
 	paths, err := filepath.Glob(filepath.Join(dir, "*", "profile.json"))
 	if err != nil {
 		return err
@@ -923,6 +928,9 @@ func refinishProfiles(stdout io.Writer, dir, doc string, update bool) error {
 		p, err := harness.ReadProfile(path)
 		if err != nil {
 			return err
+		}
+		if subj := reg.Find(p.Subject + "@" + p.Version); len(subj) == 1 {
+			subj[0].MarkConstructed(p)
 		}
 		if err := runner.Refinish(p); err != nil {
 			return fmt.Errorf("%s: %w", path, err)

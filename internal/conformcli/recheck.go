@@ -23,7 +23,7 @@ import (
 // every profile from its cells (runner.Refinish), and each must be what
 // the file says; every trace file belongs to a run. It returns one line
 // per disagreement, naming the profile, the cell and the run.
-func RecheckBaselines(dir string) ([]string, error) {
+func RecheckBaselines(dir string, reg *harness.Registry) ([]string, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*", "profile.json"))
 	if err != nil {
 		return nil, err
@@ -41,6 +41,16 @@ func RecheckBaselines(dir string) ([]string, error) {
 		problems, err := recheckProfile(pdir, p)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		// The adapter-built marks are the registry's declaration.
+		if subj := reg.Find(p.Subject + "@" + p.Version); len(subj) == 1 {
+			for _, c := range p.Cells {
+				if want := subj[0].Constructed[c.Scenario]; c.Constructed != want {
+					problems = append(problems, fmt.Sprintf("%s cell %s: marked adapter-built %q, the registry declares %q", p.ID(), c.Name, c.Constructed, want))
+				}
+			}
+		} else {
+			problems = append(problems, fmt.Sprintf("%s: not in the registry", p.ID()))
 		}
 		out = append(out, problems...)
 	}
@@ -157,7 +167,8 @@ func orAbsent[S ~string](s S) string {
 }
 
 func newRecheck(stdout io.Writer) *cobra.Command {
-	return &cobra.Command{
+	var registry string
+	cmd := &cobra.Command{
 		Use:   "recheck [DIR]",
 		Short: "Check the committed baselines again: every trace by tracecheck, every run, cell and profile verdict from them",
 		Long: `recheck defends the baselines (default testdata/conformance) without running a
@@ -174,7 +185,11 @@ give is an error naming the profile, cell and run (exit 10).`,
 			if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("%s: no such directory", dir)
 			}
-			problems, err := RecheckBaselines(dir)
+			reg, err := harness.ReadRegistry(registry)
+			if err != nil {
+				return err
+			}
+			problems, err := RecheckBaselines(dir, reg)
 			if err != nil {
 				return err
 			}
@@ -188,4 +203,6 @@ give is an error naming the profile, cell and run (exit 10).`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&registry, "registry", "adapters/subjects.json", "the registry whose adapter-built cells the profiles must mark")
+	return cmd
 }

@@ -17,7 +17,7 @@ const baselines = "../../testdata/conformance"
 // and the runs' evidence give (the doc's tables are then checked against
 // the profiles by TestCommittedDocsAreCurrent).
 func TestCommittedBaselinesRecheck(t *testing.T) {
-	problems, err := RecheckBaselines(baselines)
+	problems, err := RecheckBaselines(baselines, testRegistry(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +73,9 @@ func TestRecheckCatchesDoctoredBaselines(t *testing.T) {
 		{"a race run's gated effects", func(t *testing.T, dir string) {
 			editProfile(t, dir, lg, func(p *harness.Profile) { cellNamed(p, "race").Grid[0].Gated = 1 })
 		}, []string{"langgraph@1.2.9/sqlite cell race: the race grid is not what its runs give"}},
+		{"a framework cell marked adapter-built", func(t *testing.T, dir string) {
+			editProfile(t, dir, lg, func(p *harness.Profile) { cellNamed(p, "fd").Constructed = "the adapter's own fork" })
+		}, []string{"langgraph@1.2.9/sqlite cell fd: marked adapter-built \"the adapter's own fork\", the registry declares \"\""}},
 		{"a trace no run names", func(t *testing.T, dir string) {
 			if err := os.WriteFile(filepath.Join(dir, seq, "traces", "fd", "extra.ndjson"), []byte("{}\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -86,11 +89,11 @@ func TestRecheckCatchesDoctoredBaselines(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if problems, err := RecheckBaselines(dir); err != nil || len(problems) > 0 {
+			if problems, err := RecheckBaselines(dir, testRegistry(t)); err != nil || len(problems) > 0 {
 				t.Fatalf("the scratch copy does not check before doctoring: %v %v", err, problems)
 			}
 			tc.doctor(t, dir)
-			problems, err := RecheckBaselines(dir)
+			problems, err := RecheckBaselines(dir, testRegistry(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,4 +142,13 @@ func editProfile(t *testing.T, dir, id string, edit func(p *harness.Profile)) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func testRegistry(t *testing.T) *harness.Registry {
+	t.Helper()
+	reg, err := harness.ReadRegistry("../../adapters/subjects.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
 }

@@ -250,8 +250,17 @@ func (a *subject) task(ctx context.Context, in TaskInput) (State, error) {
 }
 
 // drive runs a worker in this process until the run is parked or
-// finished (or the deadline passes), then stops it.
-func (a *subject) drive(ctx context.Context, run string) (adapterkit.Result, error) {
+// finished (or the deadline passes), then stops it. signalsBefore is, for
+// a resume, how many signals the run's history held before this one was
+// sent (-1 otherwise): the run is not answered parked until go-workflows
+// itself has recorded the new signal's receipt in the history (its
+// SignalReceived event). Without that wait the adapter's reading of the
+// store decided "parked": the history and the pending events are read
+// one after the other, and a workflow task that moved the signal from
+// one to the other in between left neither showing it, so the first
+// resume replied "parked" before the framework had taken the value (a
+// spurious FD violation under load).
+func (a *subject) drive(ctx context.Context, run string, signalsBefore int) (adapterkit.Result, error) {
 	opts := worker.DefaultOptions
 	opts.WorkflowPollers, opts.ActivityPollers = 1, 1
 	opts.WorkflowPollingInterval, opts.ActivityPollingInterval = 20*time.Millisecond, 20*time.Millisecond
@@ -284,7 +293,7 @@ func (a *subject) drive(ctx context.Context, run string) (adapterkit.Result, err
 				return adapterkit.Result{}, v.err
 			}
 			return adapterkit.Result{Status: harness.StatusCompleted, Outcome: v.result.Outcome, State: v.result}, nil
-		case v.waiting:
+		case v.waiting && len(v.signals) > signalsBefore:
 			return adapterkit.Result{Status: harness.StatusParked}, nil
 		case time.Now().After(deadline):
 			return adapterkit.Result{Status: harness.StatusIdle}, nil
@@ -431,7 +440,7 @@ func (a *subject) Start(ctx context.Context, s *adapterkit.Session, input map[st
 	if err := a.create(ctx, s.Run, input); err != nil {
 		return adapterkit.Result{}, err
 	}
-	return a.drive(ctx, s.Run)
+	return a.drive(ctx, s.Run, -1)
 }
 
 func (a *subject) Resume(ctx context.Context, s *adapterkit.Session, value, intent string, checkpoint *string) (adapterkit.Result, error) {
@@ -441,6 +450,10 @@ func (a *subject) Resume(ctx context.Context, s *adapterkit.Session, value, inte
 	case checkpoint != nil:
 		return adapterkit.Result{}, adapterkit.Refuse(harness.ErrKindUnsupported, errors.New("go-workflows signals an instance, not a point in its history"))
 	}
+	before, err := a.view(ctx, s.Run)
+	if err != nil {
+		return adapterkit.Result{}, err
+	}
 	if err := a.client.SignalWorkflow(ctx, s.Run, signalName, value); err != nil {
 		if errors.Is(err, backend.ErrInstanceNotFound) {
 			// The backend delivers signals to active instances only.
@@ -448,7 +461,7 @@ func (a *subject) Resume(ctx context.Context, s *adapterkit.Session, value, inte
 		}
 		return adapterkit.Result{}, err
 	}
-	return a.drive(ctx, s.Run)
+	return a.drive(ctx, s.Run, len(before.signals))
 }
 
 // Recover: address resume is what go-workflows does after a crash, a
@@ -466,7 +479,7 @@ func (a *subject) Recover(ctx context.Context, s *adapterkit.Session, address st
 		// nothing to continue.
 		return adapterkit.Result{}, adapterkit.Refuse(harness.ErrKindRefused, fmt.Errorf("no workflow instance %q in the store: nothing to recover", s.Run))
 	}
-	return a.drive(ctx, s.Run)
+	return a.drive(ctx, s.Run, -1)
 }
 
 // Checkpoint reports the run's durable history: a record per completed
