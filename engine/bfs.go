@@ -36,6 +36,10 @@ type search[S, L any] struct {
 	nextChunk atomic.Int64
 	nextID    uint64 // id of the first state of the level after cur
 
+	// Workers hold gate for reading while they explore a chunk; a flush
+	// of the fingerprint set to disk holds it for writing.
+	gate sync.RWMutex
+
 	// Live figures for progress reports.
 	generated atomic.Uint64
 	distinct  atomic.Uint64
@@ -89,8 +93,9 @@ func Check[S, L any](ctx context.Context, m Model[S, L], opt Options[S]) (*Resul
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
-	s.mem.budget = opt.MemoryBudget
+	s.mem.setBudget(opt.MemoryBudget)
 	s.seen = newFPSet(&s.mem)
+	defer s.seen.close()
 	s.pool = &bufPool{size: chunkStates * (s.width + 8), mem: &s.mem}
 	s.sp = &spiller{dir: opt.SpillDir}
 	defer s.sp.close()
@@ -189,6 +194,10 @@ func (s *search[S, L]) run(ctx context.Context) (*Result[S, L], error) {
 	res.Stats = s.stats()
 	res.PeakMemory = s.mem.peak.Load()
 	res.FingerprintMemory = s.seen.bytes()
+	res.FingerprintFlushes = s.seen.flushes
+	if s.seen.disk != nil {
+		res.FingerprintsOnDisk = s.seen.disk.n
+	}
 	switch {
 	case cancelled:
 		res.Verdict = Unknown
@@ -204,7 +213,6 @@ func (s *search[S, L]) initial() error {
 	var level []*chunk
 	var best []cand
 	var counts fpCounts
-	defer s.seen.flushCounts(&counts)
 	for ord, st := range s.m.Init() {
 		s.generated.Add(1)
 		if ord > maxOrd {
@@ -234,6 +242,10 @@ func (s *search[S, L]) initial() error {
 	} else {
 		s.pool.put(c.buf)
 	}
+	s.seen.flushCounts(&counts)
+	if err := s.flushSeen(); err != nil {
+		return err
+	}
 	s.outs = [][]*chunk{level}
 	if err := s.advance(); err != nil {
 		return err
@@ -256,6 +268,7 @@ func (s *search[S, L]) initial() error {
 // it numbers them, frees the current level's spill file, and moves trace
 // links to disk when memory runs short.
 func (s *search[S, L]) advance() error {
+	s.seen.reclaim()
 	if err := s.sp.reset(s.parity); err != nil {
 		return err
 	}
@@ -281,8 +294,20 @@ func (s *search[S, L]) advance() error {
 	if n > 0 {
 		s.depth.Add(1)
 	}
-	if s.mem.over() {
-		return s.trace.spill(s.nextID - uint64(n))
+	if !s.mem.over() {
+		return nil
+	}
+	if err := s.trace.spill(s.nextID - uint64(n)); err != nil {
+		return err
+	}
+	// Still over: the new level's chunks that stayed in memory go to
+	// disk, from the last (explored last) back, until it fits.
+	for i := len(next) - 1; i >= 0 && s.mem.over(); i-- {
+		if c := next[i]; c.buf != nil {
+			if err := s.sp.writeChunk(c, s.width, s.parity, s.pool); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -479,7 +504,12 @@ func (w *worker[S, L]) loop(ctx context.Context) {
 		if k >= len(s.cur) || ctx.Err() != nil {
 			break
 		}
+		s.gate.RLock()
 		w.err = w.explore(k)
+		s.gate.RUnlock()
+		if w.err == nil {
+			w.err = s.flushSeen()
+		}
 	}
 	if w.unstable {
 		s.unstable.Store(true)
@@ -487,6 +517,24 @@ func (w *worker[S, L]) loop(ctx context.Context) {
 	if w.rankFail {
 		s.rankFail.Store(true)
 	}
+}
+
+// flushSeen moves the fingerprint set to disk when it asked for it, once
+// no worker is inside a chunk; it reports an error the set met reading
+// its file.
+func (s *search[S, L]) flushSeen() error {
+	if err := s.seen.diskErr.Load(); err != nil {
+		return *err
+	}
+	if !s.seen.wantFlush.Load() {
+		return nil
+	}
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	if !s.seen.wantFlush.Load() {
+		return nil // another worker did
+	}
+	return s.seen.flush(s.sp)
 }
 
 func (w *worker[S, L]) offer(c cand) {
@@ -508,7 +556,10 @@ func (w *worker[S, L]) explore(k int) error {
 		}
 	}
 	links := chunkStates * s.width
-	s.trace.put(c.base, buf[links:links+8*c.n])
+	if err := s.trace.put(c.base, buf[links:links+8*c.n]); err != nil {
+		s.pool.put(buf)
+		return err
+	}
 	w.outs = nil
 	checkDeadlock := s.opt.CheckDeadlock && !s.done[len(s.done)-1]
 	for i := range c.n {

@@ -84,10 +84,11 @@ type Options[S any] struct {
 	Liveness *Liveness[S]
 	// Workers is the number of goroutines exploring; 0 means GOMAXPROCS.
 	Workers int
-	// MemoryBudget, in bytes, bounds what the engine keeps in memory: past
-	// it, the frontier and the trace links go to files in SpillDir and the
-	// run goes on. The fingerprint set always stays in memory. 0 means no
-	// budget.
+	// MemoryBudget, in bytes, bounds what the engine keeps in memory:
+	// the fingerprint tables get three quarters of it and move to a
+	// sorted file in SpillDir when they would outgrow it; the frontier
+	// and the trace links get the rest and go to files past it. The run
+	// goes on either way. 0 means no budget.
 	MemoryBudget int64
 	// SpillDir is where spill files go; "" means os.TempDir().
 	SpillDir string
@@ -168,6 +169,11 @@ type Result[S, L any] struct {
 	PeakMemory int64
 	// FingerprintMemory is the size of the fingerprint set's tables.
 	FingerprintMemory int64
+	// FingerprintFlushes counts the moves of the fingerprint tables to
+	// disk (past its share of MemoryBudget); FingerprintsOnDisk is how
+	// many fingerprints the file held at the end.
+	FingerprintFlushes int
+	FingerprintsOnDisk uint64
 	// LivenessGraph is true when liveness needed the graph of non-goal
 	// states (Rank absent or refuted), false when it was decided on the
 	// fly.

@@ -59,7 +59,7 @@ func gridNext(x, n uint64) []uint64 {
 	return out
 }
 
-func mustCheck(t *testing.T, m toy, opt Options[uint64]) *Result[uint64, string] {
+func mustCheck(t *testing.T, m Model[uint64, string], opt Options[uint64]) *Result[uint64, string] {
 	t.Helper()
 	res, err := Check[uint64, string](context.Background(), m, opt)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // fpSet is the set of fingerprints of the states seen so far. It stores
@@ -24,15 +23,30 @@ import (
 // inserts share no counter. To grow, a shard's table is frozen, copied and
 // replaced; an insert that lands in a frozen table inserts again into its
 // replacement (see insert for why nothing is lost). A replaced table is
-// never written again and is left to the garbage collector, so a lookup
+// never written again and is kept until the level ends, so a lookup
 // still reading it is safe.
 //
-// Tables of 2 MiB and more are aligned to huge pages and advised to use
-// them: every lookup is a random access, and with 4 KiB pages nearly every
-// one also misses the TLB. Few, large shards keep them large.
+// Tables of 2 MiB and more are mapped from the kernel, aligned to huge
+// pages and advised to use them (see mapTable): every lookup is a random
+// access, and with 4 KiB pages nearly every one also misses the TLB. Few,
+// large shards keep them large. A table replaced by growth is freed
+// between levels (reclaim), when no lookup can still be reading it.
 type fpSet struct {
 	shards [fpShards]fpShard
 	mem    *memAccount
+
+	// Tables replaced by growth, freed by reclaim once no lookup can
+	// read them (between levels).
+	retiredMu sync.Mutex
+	retired   []*fpTable
+
+	// Under a budget (mem.fpLimit > 0, in bytes of tables, replaced ones
+	// included), fingerprints that do not fit go to disk: see fpdisk.go.
+	// disk changes only in flush, when nothing else runs.
+	disk      *fpDisk
+	wantFlush atomic.Bool
+	flushes   int
+	diskErr   atomic.Pointer[error]
 }
 
 const (
@@ -63,6 +77,7 @@ type fpTable struct {
 	limit  uint64 // grow when count exceeds this
 	count  atomic.Uint64
 	frozen atomic.Bool // being copied into a replacement
+	mapped bool        // from mapTable: unmap when done
 	_      [cacheLineSize]byte
 }
 
@@ -72,32 +87,28 @@ type fpCounts [fpShards]uint32
 
 func newFPTable(nb uint64) *fpTable {
 	n := nb * bucketSlots
-	align := uintptr(cacheLineSize)
-	if n*8 >= hugePage {
-		align = hugePage
-	}
-	raw := make([]uint64, n+uint64(align/8))
-	off := 0
-	if r := uintptr(unsafe.Pointer(&raw[0])) % align; r != 0 {
-		off = int((align - r) / 8)
-	}
-	slots := raw[off : off+int(n)]
-	if align == hugePage {
-		adviseHuge(slots)
-	}
-	return &fpTable{slots: slots, nb: nb, limit: n * loadNum / loadDen}
+	slots, mapped := mapTable(n)
+	return &fpTable{slots: slots, nb: nb, limit: n * loadNum / loadDen, mapped: mapped}
 }
 
 func (t *fpTable) bytes() int64 { return int64(cap(t.slots)) * 8 }
 
-func newFPSet(mem *memAccount) *fpSet { return newFPSetSized(mem, initBuckets) }
+// newFPSet makes an empty set; under a budget its first tables fit their
+// share.
+func newFPSet(mem *memAccount) *fpSet {
+	nb := uint64(initBuckets)
+	if mem.fpLimit > 0 {
+		nb = uint64(max(1, min(int64(nb), mem.fpLimit/fpShards/cacheLineSize)))
+	}
+	return newFPSetSized(mem, nb)
+}
 
 func newFPSetSized(mem *memAccount, buckets uint64) *fpSet {
 	s := &fpSet{mem: mem}
 	for i := range s.shards {
 		t := newFPTable(buckets)
 		s.shards[i].tab.Store(t)
-		mem.add(t.bytes())
+		mem.addFP(t.bytes())
 	}
 	return s
 }
@@ -149,14 +160,25 @@ func (s *fpSet) insert(fp uint64, c *fpCounts) bool {
 	i := fp >> (64 - fpShardBits)
 	sh := &s.shards[i]
 	t := sh.tab.Load()
-	isNew := false
+	isNew, onDisk := false, s.disk != nil
 	for {
 		found, slot, full := t.find(fp)
 		if found {
 			return isNew
 		}
+		if onDisk {
+			// Not in memory: look in the file, once.
+			onDisk = false
+			in, err := s.disk.contains(fp)
+			if err != nil {
+				s.diskErr.CompareAndSwap(nil, &err)
+			}
+			if in {
+				return false
+			}
+		}
 		if full {
-			s.grow(sh, t)
+			s.grow(sh, t, true)
 		}
 		if t.frozen.Load() {
 			t = s.replacement(sh, t)
@@ -185,7 +207,7 @@ func (s *fpSet) flushCount(i uint64, c *fpCounts) {
 	n := t.count.Add(uint64(c[i]))
 	c[i] = 0
 	if n > t.limit {
-		s.grow(sh, t)
+		s.grow(sh, t, false)
 	}
 }
 
@@ -210,11 +232,17 @@ func (s *fpSet) replacement(sh *fpShard, t *fpTable) *fpTable {
 }
 
 // grow replaces the shard's table by one twice as large, unless another
-// grower did already.
-func (s *fpSet) grow(sh *fpShard, old *fpTable) {
+// grower did already. Under a limit, a table that would not fit is not
+// grown but a flush to disk is asked for, unless the table is full (then
+// it grows anyway: nothing else could take the insert before the flush).
+func (s *fpSet) grow(sh *fpShard, old *fpTable, full bool) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.tab.Load() != old {
+		return
+	}
+	if lim := s.mem.fpLimit; lim > 0 && !full && s.mem.fp.Load()+2*old.bytes() > lim {
+		s.wantFlush.Store(true)
 		return
 	}
 	old.frozen.Store(true)
@@ -240,13 +268,51 @@ func (s *fpSet) grow(sh *fpShard, old *fpTable) {
 	}
 	t.count.Store(n)
 	sh.tab.Store(t)
-	s.mem.add(t.bytes() - old.bytes())
+	s.mem.addFP(t.bytes())
+	s.retiredMu.Lock()
+	s.retired = append(s.retired, old)
+	s.retiredMu.Unlock()
+}
+
+// reclaim frees the tables replaced by growth. No lookup or insert may be
+// under way: a replaced table may still be read by one that loaded it
+// before the replacement.
+func (s *fpSet) reclaim() {
+	s.retiredMu.Lock()
+	defer s.retiredMu.Unlock()
+	for _, t := range s.retired {
+		s.free(t)
+	}
+	s.retired = nil
+}
+
+func (s *fpSet) free(t *fpTable) {
+	s.mem.addFP(-t.bytes())
+	if t.mapped {
+		unmapTable(t.slots)
+	}
+	t.slots = nil
+}
+
+// close frees every table and the file; the set is not used again.
+func (s *fpSet) close() {
+	s.reclaim()
+	s.disk.close()
+	s.disk = nil
+	for i := range s.shards {
+		if t := s.shards[i].tab.Swap(nil); t != nil {
+			s.free(t)
+		}
+	}
 }
 
 // count is the number of fingerprints in the set (exact once every
 // inserter has flushed its counts).
 func (s *fpSet) count() uint64 {
 	var n uint64
+	if s.disk != nil {
+		n = s.disk.n
+	}
 	for i := range s.shards {
 		n += s.shards[i].tab.Load().count.Load()
 	}

@@ -1,22 +1,56 @@
 package engine
 
 import (
-	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // hugePage is the size of a transparent huge page on Linux (x86-64 and
 // arm64 with 4 KiB base pages).
 const hugePage = 2 << 20
 
-// adviseHuge asks the kernel to back a large table with huge pages: a
-// lookup is a random access, and with 4 KiB pages nearly every one also
-// misses the TLB (in a virtual machine, a two-level page walk). It is a
-// hint; where the kernel says no, nothing changes.
-func adviseHuge(s []uint64) {
+// mapTable returns n zeroed slots for a fingerprint table. Tables of a
+// huge page and more are mapped from the kernel directly, aligned to 2
+// MiB and advised onto transparent huge pages before any page is touched:
+// a lookup is a random access, and with 4 KiB pages nearly every one also
+// misses the TLB (in a virtual machine, a two-level page walk). Memory
+// from the Go heap cannot be relied on for this: it may have been touched
+// (and so backed by small pages) before the advice. A mapped table is
+// given back with unmapTable, at once, rather than whenever the garbage
+// collector and the scavenger get to it, which keeps the resident size
+// within a memory budget. mapped reports whether unmapTable must be
+// called.
+func mapTable(n uint64) (slots []uint64, mapped bool) {
+	size := n * 8
+	if size < hugePage {
+		return make([]uint64, n), false
+	}
+	// The mapping is one huge page longer than the table, so that a
+	// 2 MiB-aligned table fits in it; the unaligned head and tail go back
+	// at once.
+	p, err := unix.MmapPtr(-1, 0, nil, uintptr(size+hugePage), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		// Out of address space or refused: the heap may still do.
+		return make([]uint64, n), false
+	}
+	head := (hugePage - uintptr(p)%hugePage) % hugePage
+	start := unsafe.Add(p, head)
+	if head > 0 {
+		_ = unix.MunmapPtr(p, head)
+	}
+	if tail := hugePage - head; tail > 0 {
+		_ = unix.MunmapPtr(unsafe.Add(start, size), tail)
+	}
+	_ = unix.Madvise(unsafe.Slice((*byte)(start), size), unix.MADV_HUGEPAGE)
+	return unsafe.Slice((*uint64)(start), n), true
+}
+
+// unmapTable gives a table from mapTable back to the kernel. Nothing may
+// read it afterwards.
+func unmapTable(s []uint64) {
 	if len(s) == 0 {
 		return
 	}
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*8)
-	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE)
+	_ = unix.MunmapPtr(unsafe.Pointer(&s[0]), uintptr(len(s))*8)
 }

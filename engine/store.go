@@ -10,10 +10,29 @@ import (
 )
 
 // memAccount tracks the bytes the engine holds in memory and the most it
-// ever held.
+// ever held. Under a budget, the fingerprint tables have a share of it of
+// their own (fpLimit, enforced by the set: see fpdisk.go); the frontier
+// and the trace links have the rest, and go to disk past it.
 type memAccount struct {
 	inUse, peak atomic.Int64
-	budget      int64 // 0: none
+	fp          atomic.Int64 // bytes of fingerprint tables, in inUse too
+	budget      int64        // 0: none
+	fpLimit     int64
+}
+
+// setBudget divides a budget: three quarters for the fingerprint tables,
+// the rest for the frontier and the trace links (which spill first, and
+// cheaply).
+func (m *memAccount) setBudget(b int64) {
+	m.budget = b
+	if b > 0 {
+		m.fpLimit = max(1, b/4*3)
+	}
+}
+
+func (m *memAccount) addFP(n int64) {
+	m.fp.Add(n)
+	m.add(n)
 }
 
 func (m *memAccount) add(n int64) {
@@ -26,7 +45,11 @@ func (m *memAccount) add(n int64) {
 	}
 }
 
-func (m *memAccount) over() bool { return m.budget > 0 && m.inUse.Load() > m.budget }
+// over reports whether the frontier and the trace links hold more than
+// their share of the budget.
+func (m *memAccount) over() bool {
+	return m.budget > 0 && m.inUse.Load()-m.fp.Load() > m.budget-m.fpLimit
+}
 
 // chunkStates is the number of states in a chunk: the unit of work, of
 // spilling, and of a frontier buffer.
@@ -211,35 +234,66 @@ type traceStore struct {
 
 const traceSeg = 1 << 16
 
-// put stores the links of the states with ids base, base+1, ...
-func (t *traceStore) put(base uint64, links []byte) {
+// put stores the links of the states with ids base, base+1, ... A
+// segment that is not yet in memory when memory is over budget is made on
+// disk instead, and its links are written there directly.
+func (t *traceStore) put(base uint64, links []byte) error {
 	for len(links) > 0 {
-		seg := t.segment(base / traceSeg)
+		seg, err := t.segment(base / traceSeg)
+		if err != nil {
+			return err
+		}
 		i := base % traceSeg
 		n := min(uint64(len(links)/8), traceSeg-i)
-		for k := range n {
-			seg[i+k] = binary.LittleEndian.Uint64(links[8*k:])
+		if seg == nil {
+			if _, err := t.sp.trace.WriteAt(links[:8*n], int64(base)*8); err != nil {
+				return fmt.Errorf("engine: spill: %w", err)
+			}
+			t.sp.written.Add(int64(8 * n))
+		} else {
+			for k := range n {
+				seg[i+k] = binary.LittleEndian.Uint64(links[8*k:])
+			}
 		}
 		links = links[8*n:]
 		base += n
 	}
+	return nil
 }
 
-func (t *traceStore) segment(i uint64) *[traceSeg]uint64 {
+// segment returns segment i, made if need be; nil when it is on disk.
+func (t *traceStore) segment(i uint64) (*[traceSeg]uint64, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for uint64(len(t.segs)) <= i {
 		t.segs = append(t.segs, nil)
 		t.onDisk = append(t.onDisk, false)
 	}
-	if t.segs[i] == nil {
-		if t.onDisk[i] {
-			panic("engine: writing a trace segment that was spilled")
+	if t.segs[i] == nil && !t.onDisk[i] {
+		if t.mem.over() {
+			if err := t.file(); err != nil {
+				return nil, err
+			}
+			t.onDisk[i] = true
+			return nil, nil
 		}
 		t.segs[i] = new([traceSeg]uint64)
 		t.mem.add(traceSeg * 8)
 	}
-	return t.segs[i]
+	return t.segs[i], nil
+}
+
+// file makes the trace file if there is none yet.
+func (t *traceStore) file() error {
+	if t.sp.trace != nil {
+		return nil
+	}
+	f, err := t.sp.create("tlcrun-trace-*")
+	if err != nil {
+		return err
+	}
+	t.sp.trace = f
+	return nil
 }
 
 // get returns the link of state id.
@@ -273,12 +327,8 @@ func (t *traceStore) spill(limit uint64) error {
 		if seg == nil || uint64(i+1)*traceSeg > limit {
 			continue
 		}
-		if t.sp.trace == nil {
-			f, err := t.sp.create("tlcrun-trace-*")
-			if err != nil {
-				return err
-			}
-			t.sp.trace = f
+		if err := t.file(); err != nil {
+			return err
 		}
 		if buf == nil {
 			buf = make([]byte, traceSeg*8)

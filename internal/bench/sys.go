@@ -12,6 +12,10 @@ import (
 // bytes; 0 where /proc is not there.
 func PeakRSS() int64 { return procStatus("/proc/self/status", "VmHWM:") }
 
+// RSS is the memory this process has resident now (VmRSS), in bytes; 0
+// where /proc is not there.
+func RSS() int64 { return procStatus("/proc/self/status", "VmRSS:") }
+
 // TotalMemory is the machine's physical memory in bytes; 0 if unknown.
 func TotalMemory() int64 { return procStatus("/proc/meminfo", "MemTotal:") }
 

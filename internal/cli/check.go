@@ -110,7 +110,7 @@ small enough to draw (R0 bounds).`,
 				return usageError(fmt.Errorf("--workers %d: want 1 or more (0: every core)", workers))
 			}
 			opt := check.RunOptions{Continue: cont, ProgressEvery: progress, Workers: workers,
-				MemoryBudget: budget, SpillDir: spillDir}
+				MemoryBudget: engineBudget(budget), SpillDir: spillDir}
 			if progress > 0 {
 				opt.Progress = progressPrinter(cmd.ErrOrStderr())
 			}
@@ -122,6 +122,12 @@ small enough to draw (R0 bounds).`,
 			// memory near what is live (the old tables a growing fingerprint
 			// set leaves behind would otherwise wait for the heap to double).
 			debug.SetGCPercent(25)
+			if budget > 0 {
+				// Go's own memory (heap, stacks, runtime) gets what the
+				// fingerprint tables (mapped outside the heap) leave:
+				// the collector and the scavenger keep it there.
+				debug.SetMemoryLimit(budget - opt.MemoryBudget/4*3)
+			}
 			start := time.Now()
 			rep, err := job.Run(cmd.Context(), opt)
 			if err != nil {
@@ -318,6 +324,18 @@ func writeComparison(w io.Writer, job *check.Job, c *crosscheck.Comparison) {
 		}
 	}
 	io.WriteString(w, sb.String())
+}
+
+// engineBudget is the part of a --mem budget the engine may hold: --mem
+// bounds the whole process's resident memory, so what it holds already
+// (code, runtime, the loaded model) and a sixteenth for the garbage
+// collector's slack come off. At least one byte: with less, everything
+// goes to disk.
+func engineBudget(budget int64) int64 {
+	if budget <= 0 {
+		return budget
+	}
+	return max(1, budget-bench.RSS()-budget/16)
 }
 
 // memBudget reads --mem.

@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// recorder wraps a model and records every state it is asked to expand:
+// the distinct states the search found.
+// A state expanded twice stops the run (a model with cycles would
+// otherwise never end).
+type recorder struct {
+	toy
+	mu     sync.Mutex
+	seen   map[uint64]int
+	cancel func()
+}
+
+func (r *recorder) Next(x uint64, emit func(string, uint64)) {
+	r.mu.Lock()
+	r.seen[x]++
+	if r.seen[x] > 1 {
+		r.cancel()
+	}
+	r.mu.Unlock()
+	r.toy.Next(x, emit)
+}
+
+func record(t *testing.T, m toy, opt Options[uint64]) (*recorder, *Result[uint64, string]) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &recorder{toy: m, seen: map[uint64]int{}, cancel: cancel}
+	res, err := Check[uint64, string](ctx, r, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != Ok {
+		t.Fatalf("%v: verdict %v (a state expanded twice stops the run)", opt.MemoryBudget, res.Verdict)
+	}
+	return r, res
+}
+
+// wide is a model with many duplicate successors: x -> x*3+k mod n for k
+// in 0..3, from 1.
+func wide(n uint64) toy {
+	return toy{init: []uint64{1}, next: func(x uint64) []uint64 {
+		return []uint64{(x*3 + 0) % n, (x*3 + 1) % n, (x*3 + 2) % n, (x*7 + 5) % n}
+	}}
+}
+
+// TestFingerprintSpill runs models with budgets that force the
+// fingerprint set (and everything else) to disk and compares every
+// figure and the set of explored states with an unbounded run, at
+// several worker counts. Each state must be explored exactly once: a
+// fingerprint lost by a flush would explore it twice, one taken as seen
+// wrongly would lose it.
+func TestFingerprintSpill(t *testing.T) {
+	for name, m := range map[string]toy{"grid": grid(300), "wide": wide(200003)} {
+		t.Run(name, func(t *testing.T) {
+			ref, want := record(t, m, Options[uint64]{Workers: 1})
+			if want.FingerprintFlushes != 0 {
+				t.Fatalf("unbounded run flushed %d times", want.FingerprintFlushes)
+			}
+			for _, budget := range []int64{1, 600 << 10} {
+				for _, w := range []int{1, 2, 4} {
+					r, got := record(t, m, Options[uint64]{Workers: w, MemoryBudget: budget, SpillDir: t.TempDir()})
+					what := fmt.Sprintf("budget %d, %d workers", budget, w)
+					if got.Distinct != want.Distinct || got.Generated != want.Generated || got.Depth != want.Depth {
+						t.Errorf("%s: %d/%d/%d, want %d/%d/%d", what, got.Generated, got.Distinct, got.Depth,
+							want.Generated, want.Distinct, want.Depth)
+					}
+					if got.FingerprintFlushes == 0 || got.FingerprintsOnDisk == 0 {
+						t.Errorf("%s: the fingerprint set never went to disk", what)
+					}
+					if len(r.seen) != len(ref.seen) {
+						t.Errorf("%s: %d states explored, want %d", what, len(r.seen), len(ref.seen))
+					}
+					for x, k := range r.seen {
+						if k != 1 || ref.seen[x] != 1 {
+							t.Fatalf("%s: state %d explored %d times (unbounded: %d)", what, x, k, ref.seen[x])
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestFPDisk moves a set to disk and checks that every fingerprint is
+// found there (on page boundaries too) and none that was not inserted;
+// then corrupts the file and checks that the lookups notice, so that
+// the first half cannot pass without reading it.
+func TestFPDisk(t *testing.T) {
+	var mem memAccount
+	s := newFPSetSized(&mem, 64)
+	defer s.close()
+	sp := &spiller{dir: t.TempDir()}
+	defer sp.close()
+	var c fpCounts
+	fp := func(i uint64) uint64 {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], i)
+		return fingerprint(b[:])
+	}
+	const n = 5000
+	// Two flushes: the second merges the memory with the file.
+	for i := range uint64(n) {
+		if !s.insert(fp(2*i), &c) {
+			t.Fatalf("%d: not new", i)
+		}
+		if i == n/2 {
+			s.flushCounts(&c)
+			if err := s.flush(sp); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s.flushCounts(&c)
+	if err := s.flush(sp); err != nil {
+		t.Fatal(err)
+	}
+	if s.disk.n != n || s.count() != n {
+		t.Fatalf("%d on disk, count %d, want %d", s.disk.n, s.count(), n)
+	}
+	var all []uint64
+	for i := range uint64(n) {
+		all = append(all, fp(2*i))
+	}
+	slices.Sort(all)
+	for i, v := range all {
+		if in, err := s.disk.contains(v); err != nil || !in {
+			t.Fatalf("fingerprint %d of %d (page %d) not on disk: %v", i, n, i/diskPage, err)
+		}
+		if s.insert(v, &c) {
+			t.Fatalf("fingerprint %d inserted again", i)
+		}
+	}
+	for i := range uint64(n) {
+		if in, _ := s.disk.contains(fp(2*i + 1)); in {
+			t.Fatalf("fingerprint of %d found, never inserted", 2*i+1)
+		}
+	}
+	// Below the first and above the last.
+	for _, v := range []uint64{1, all[0] - 1, all[n-1] + 1, ^uint64(0)} {
+		if in, _ := s.disk.contains(v); in && !slices.Contains(all, v) {
+			t.Fatalf("%#x found, never inserted", v)
+		}
+	}
+	// Mutation: zero the file's second page; its fingerprints must be
+	// missed.
+	if _, err := s.disk.f.WriteAt(make([]byte, diskPage*8), diskPage*8); err != nil {
+		t.Fatal(err)
+	}
+	if in, _ := s.disk.contains(all[diskPage+3]); in {
+		t.Fatal("a fingerprint of a zeroed page was still found: the lookup does not read the file")
+	}
+	if _, err := os.Stat(sp.dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFPBucketCollisions puts fingerprints that share a shard and a home
+// bucket (more than a bucket holds, at the table's end so that probing
+// wraps around) into a small table: each must be new once, be found
+// afterwards, and not be confused with its neighbours.
+func TestFPBucketCollisions(t *testing.T) {
+	var mem memAccount
+	s := newFPSetSized(&mem, 4)
+	defer s.close()
+	var c fpCounts
+	var fps []uint64
+	for i := range uint64(3 * bucketSlots) {
+		// Shard 5, low 32 bits all ones: the last bucket of any table.
+		fps = append(fps, 5<<60|(i+1)<<32|0xffffffff)
+	}
+	for _, f := range fps {
+		if !s.insert(f, &c) {
+			t.Fatalf("%#x: not new", f)
+		}
+	}
+	for _, f := range fps {
+		if s.insert(f, &c) {
+			t.Fatalf("%#x: new twice", f)
+		}
+		if s.insert(f^1<<40, &c) == false {
+			t.Fatalf("%#x: taken as seen", f^1<<40)
+		}
+	}
+}
