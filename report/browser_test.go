@@ -356,7 +356,23 @@ window.__probe = (function () {
     }
     return out;
   }
-  return { pathInView: pathInView, overflow: overflow };
+  // everyPanel opens each violated cell's panel of the grid sel in turn (as its button's
+  // click does), scrolls its graph into the window and looks for its path.
+  function everyPanel(sel) {
+    var out = [];
+    var n = 0;
+    document.querySelectorAll(sel + ' td.cell.violated button[data-open]').forEach(function (b) {
+      b.click();
+      var id = '#' + b.getAttribute('data-open');
+      var fig = document.querySelector(id + ' figure.graph');
+      if (fig) { fig.scrollIntoView({ block: 'center' }); }
+      pathInView(id).forEach(function (p) { out.push(p); });
+      n++;
+    });
+    if (n === 0) { out.push(sel + ': no cell to open'); }
+    return out;
+  }
+  return { pathInView: pathInView, overflow: overflow, everyPanel: everyPanel };
 })();
 true`
 
@@ -449,6 +465,11 @@ func TestBrowserMatrix(t *testing.T) {
 			if p := b.overflow(); len(p) > 0 {
 				t.Errorf("%s: %s", what, strings.Join(p, "; "))
 			}
+		}
+		// Every violated cell's panel too (those draw a path), opened by
+		// its button from a script: a real click each would take minutes.
+		if p := b.probe("opening every panel", `window.__probe.everyPanel("#matrix")`); len(p) > 0 {
+			t.Errorf("matrix at %d px, every panel: %d problems, first: %s", w, len(p), strings.Join(p[:min(len(p), 5)], "; "))
 		}
 		b.clean(fmt.Sprintf("matrix page at %d px", w))
 	}
