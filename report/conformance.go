@@ -206,6 +206,7 @@ func Conformance(profiles []*Profile, opt Options) (*Page, error) {
 		profiles = []*Profile{}
 	}
 	return &Page{v: pageView{
+		Answer: confAnswer(profiles, obls),
 		Kind:     "conformance",
 		Title:    "Conformance table",
 		Subtitle: "Each subject's recorded runs checked against the resume contract by the conformance harness.",
@@ -250,6 +251,48 @@ func cellRuns(p *Profile, c ProfileCell, pageDir string) confCellRuns {
 		out.Links = append(out.Links, cr)
 	}
 	return out
+}
+
+// confAnswer is the conformance page's verdict box: how many profiles
+// violate something, which obligations, and the fault models that explain
+// the violations.
+func confAnswer(profiles []*Profile, obls []string) *answer {
+	var bad []string
+	violated := map[string]bool{}
+	faults := map[string]bool{}
+	for _, p := range profiles {
+		hit := false
+		for _, o := range obls {
+			v := p.Obligations[o]
+			if v.Status != "violated" {
+				continue
+			}
+			hit, violated[o] = true, true
+			for _, f := range v.Explained {
+				faults[f] = true
+			}
+		}
+		if hit {
+			bad = append(bad, p.ID())
+		}
+	}
+	ans := &answer{Class: "good", Headline: fmt.Sprintf("All %d profiles conform: no obligation is violated", len(profiles))}
+	if len(bad) > 0 {
+		ans.Class = "bad"
+		ans.Headline = fmt.Sprintf("%d of %d profiles violate an obligation", len(bad), len(profiles))
+		ans.Reason = "Select a red verdict below to see the runs that violate it and their traces."
+	}
+	for _, o := range obls {
+		if violated[o] {
+			ans.Violated = append(ans.Violated, o)
+		}
+	}
+	for f := range faults {
+		ans.Faults = append(ans.Faults, f)
+	}
+	slices.Sort(ans.Faults)
+	ans.FaultNote = "explained by the fault models"
+	return ans
 }
 
 func statusClass(s string) string {
