@@ -206,7 +206,7 @@ func Conformance(profiles []*Profile, opt Options) (*Page, error) {
 		profiles = []*Profile{}
 	}
 	return &Page{v: pageView{
-		Answer: confAnswer(profiles, obls),
+		Answer:   confAnswer(profiles, obls),
 		Kind:     "conformance",
 		Title:    "Conformance table",
 		Subtitle: "Each subject's recorded runs checked against the resume contract by the conformance harness.",
