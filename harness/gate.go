@@ -139,6 +139,9 @@ func gateProfile(b, p *Profile) []Finding {
 	return out
 }
 
+// Cell returns the profile's cell of that name, or nil.
+func (p *Profile) Cell(name string) *Cell { return p.cellNamed(name) }
+
 func (p *Profile) cellNamed(name string) *Cell {
 	for i := range p.Cells {
 		if p.Cells[i].Name == name {

@@ -64,5 +64,13 @@ func renderDoc(doc string, ps []*harness.Profile) (string, error) {
 	i, j = strings.Index(s, tableBegin), strings.Index(s, tableEnd)
 	var t strings.Builder
 	harness.Table(&t, ps)
-	return s[:i+len(tableBegin)] + "\n\n" + t.String() + "\n" + s[j:], nil
+	s = s[:i+len(tableBegin)] + "\n\n" + t.String() + "\n" + s[j:]
+	// The paper's findings' figures, when the doc has their block.
+	if i, j := strings.Index(s, findingsBegin), strings.Index(s, findingsEnd); i >= 0 {
+		if j < i {
+			return "", fmt.Errorf("line %d: the paper findings have no %q", 1+strings.Count(s[:i], "\n"), findingsEnd)
+		}
+		s = s[:i+len(findingsBegin)] + "\n\n" + renderFindings(ps) + "\n" + s[j:]
+	}
+	return s, nil
 }
