@@ -38,6 +38,13 @@ type ProfileVerdict struct {
 	Violated  []string `json:"violated"`
 	Explained []string `json:"explained_by"`
 	Evidence  string   `json:"evidence"`
+	// Constructed are the cells of this verdict that the adapter built
+	// (the framework lacks the feature); Framework is the verdict of the
+	// framework's own cells and Adapter that of the built ones (empty when
+	// no cell was built).
+	Constructed []string `json:"constructed"`
+	Framework   string   `json:"framework"`
+	Adapter     string   `json:"adapter"`
 }
 
 // ProfileCell is one cell of a profile: a scenario run on a store.
@@ -49,6 +56,9 @@ type ProfileCell struct {
 	Summary  string            `json:"summary"`
 	Skipped  string            `json:"skipped"`
 	Runs     []ProfileRun      `json:"runs"`
+	// Constructed says what the adapter built for this cell ("" when the
+	// framework offers everything the scenario needs).
+	Constructed string `json:"constructed"`
 }
 
 // ProfileRun is one run of a cell and tracecheck's verdict on its trace.
@@ -121,11 +131,15 @@ type confRow struct {
 
 type confCell struct {
 	Obligation, Status, Class, Explained, Panel string
+	// Built: some of the verdict's cells were built by the adapter.
+	Built bool
 }
 
 type confPanel struct {
 	ID, Title, Status, Class, Evidence string
 	Explained                          []string
+	Constructed                        []string
+	Framework, Adapter                 string
 	Cells                              []confCellRuns
 	Obligation                         string
 }
@@ -190,9 +204,10 @@ func Conformance(profiles []*Profile, opt Options) (*Page, error) {
 			class := statusClass(ov.Status)
 			counts[class]++
 			row.Cells = append(row.Cells, confCell{Obligation: o, Status: ov.Status, Class: class,
-				Explained: strings.Join(ov.Explained, ", "), Panel: id})
+				Explained: strings.Join(ov.Explained, ", "), Panel: id, Built: len(ov.Constructed) > 0})
 			cp := &confPanel{ID: id, Title: fmt.Sprintf("%s: %s %s", p.ID(), o, ov.Status), Status: ov.Status, Class: class,
-				Evidence: ov.Evidence, Explained: ov.Explained, Obligation: o}
+				Evidence: ov.Evidence, Explained: ov.Explained, Obligation: o,
+				Constructed: ov.Constructed, Framework: ov.Framework, Adapter: ov.Adapter}
 			for _, c := range p.Cells {
 				if _, ok := c.Status[o]; ok {
 					cp.Cells = append(cp.Cells, cellRuns(p, c, opt.PageDir))
