@@ -92,10 +92,10 @@ bench-large: ## the Go engine on over 100 million states (spec/bench/R100M.cfg);
 REPS ?= 5
 .PHONY: race-matrix killsweep bench-seq
 
-race-matrix: ## sequencer: k racers in {2,3,4,8,16} x jitter {0,1,5,25} ms x {SQLite, PostgreSQL}, REPS repetitions; and across network namespaces
+race-matrix: ## sequencer: k racers in {2,3,4,8,16} x jitter {0,1,5,25} ms x {SQLite, PostgreSQL}, REPS repetitions; k recoverers in {2,4,8} and resume+recover pairs; and across network namespaces
 	$(GO) test ./internal/seqcli -count=1 -timeout 60m -run 'TestRaceMatrix|TestRaceAcrossHosts' -v -args -full -reps $(REPS)
 
-killsweep: ## sequencer: SIGKILL after every persistence operation, and after every operation of the recovery, on both stores
+killsweep: ## sequencer: SIGKILL after every persistence operation, and after every operation of the recovery, on both stores; k concurrent recoveries after each kill; a paused process taken over
 	$(GO) test ./internal/seqcli -count=1 -timeout 30m -run TestKillSweep -v -args -full
 
 bench-seq: ## sequencer: durable commits/s and resume latency on SQLite and PostgreSQL, beside write+fsync on the same disk

@@ -346,6 +346,8 @@ func (tg *target) concCell(t *testing.T, run string, ps []proc, killable []int) 
 // and reports a row for each: k recoverers, and resume+recover pairs
 // with and without a kill.
 func concurrencyRows(t *testing.T, tg *target, js []time.Duration) {
+	start := time.Now()
+	defer func() { t.Logf("%s: the concurrency cells took %v", tg.name, time.Since(start).Round(time.Second)) }()
 	row := func(what string, k int, j time.Duration, c concCell) {
 		// Written once every repetition passed verify (complete, one key
 		// per task, the ledger exactly once, the trace accepted).

@@ -389,7 +389,7 @@ func testConcurrency(t *testing.T, h *Harness) {
 // two idempotency keys and duplicates in the ledger.
 func testCatchesUnfenced(t *testing.T, h *Harness) {
 	old := sequencer.Options{Unfenced: true}
-	problems, _ := LagProblems(t, h, old, false)
+	problems, cells := LagProblems(t, h, old, false)
 	problems = append(problems, ChainProblems(t, h, old, 4)...)
 	keys, dups := 0, 0
 	for _, p := range problems {
@@ -404,7 +404,7 @@ func testCatchesUnfenced(t *testing.T, h *Harness) {
 		t.Fatalf("without fencing the concurrency tests found %d tasks with two keys and %d ledger duplicates; want both > 0:\n%s",
 			keys, dups, strings.Join(problems, "\n"))
 	}
-	t.Logf("without fencing: %d problems, %d tasks with two keys, %d ledger duplicate reports", len(problems), keys, dups)
+	t.Logf("without fencing: %d interleavings and a chain of 4 recoveries: %d problems, %d tasks with two keys, %d ledger duplicate reports", cells, len(problems), keys, dups)
 }
 
 func failOn(t *testing.T, problems []string) {
