@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -30,16 +31,18 @@ type Config struct {
 	TLC *TLC
 	// TLCSkip lists cfgs TLC is not run on (too long for it).
 	TLCSkip map[string]bool
-	// Repeat runs each Go measurement this many times, TLCRepeat each TLC
-	// one, and the fastest run counts.
-	Repeat, TLCRepeat int
+	// Pairs is how many times each measurement is taken: a Go run, then
+	// (with TLC) a TLC run right after it on the same model and workers,
+	// so that both meet the same load. At least 1; 3 or more for a
+	// median worth the name.
+	Pairs int
 	// Mem is the Go engine's --mem budget ("" = its default).
 	Mem string
 	// Log receives a line as each run starts and ends.
 	Log io.Writer
 }
 
-// Run is one measurement.
+// Run is one run of one engine.
 type Run struct {
 	Cfg       string
 	Engine    string // "go" or "tlc"
@@ -53,7 +56,9 @@ type Run struct {
 	// processes it grows less than Wall, so it tells a busy machine apart.
 	CPU     time.Duration
 	PeakRSS int64 // bytes, of the child process
-	Err     error
+	// Load is the one-minute load average when the run started.
+	Load float64
+	Err  error
 }
 
 // Rate is distinct states per second of wall time.
@@ -64,57 +69,121 @@ func (r Run) Rate() float64 {
 	return float64(r.Distinct) / r.Wall.Seconds()
 }
 
-// Measure runs every configuration.
-func Measure(ctx context.Context, c Config) []Run {
+// Measurement is one engine on one model at one worker count: its runs,
+// interleaved with the other engine's.
+type Measurement struct {
+	Cfg     string
+	Engine  string
+	Workers int
+	Runs    []Run
+}
+
+// ok returns the runs that did not fail.
+func (m Measurement) ok() []Run {
 	var out []Run
+	for _, r := range m.Runs {
+		if r.Err == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Err is the first failure, if every run failed.
+func (m Measurement) Err() error {
+	if len(m.ok()) > 0 || len(m.Runs) == 0 {
+		return nil
+	}
+	return m.Runs[0].Err
+}
+
+// First is the first run that did not fail (its counts stand for all:
+// they are checked to agree).
+func (m Measurement) First() Run {
+	if ok := m.ok(); len(ok) > 0 {
+		return ok[0]
+	}
+	return Run{}
+}
+
+// Stat is the minimum and the median of a figure over the runs that did
+// not fail.
+func (m Measurement) Stat(f func(Run) float64) (lo, med float64) {
+	var v []float64
+	for _, r := range m.ok() {
+		v = append(v, f(r))
+	}
+	if len(v) == 0 {
+		return 0, 0
+	}
+	slices.Sort(v)
+	n := len(v)
+	med = v[n/2]
+	if n%2 == 0 {
+		med = (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[0], med
+}
+
+// Measure runs every configuration: for each model and worker count,
+// Pairs times a Go run followed by a TLC run.
+func Measure(ctx context.Context, c Config) []Measurement {
+	var out []Measurement
 	logf := func(format string, args ...any) {
 		if c.Log != nil {
 			fmt.Fprintf(c.Log, format+"\n", args...)
 		}
 	}
-	best := func(runs []Run) Run {
-		b := runs[0]
-		for _, r := range runs[1:] {
-			if b.Err != nil || (r.Err == nil && r.Wall < b.Wall) {
-				b = r
-			}
-		}
-		return b
-	}
+	pairs := max(c.Pairs, 1)
 	for _, cfg := range c.Cfgs {
-		for _, engine := range []string{"go", "tlc"} {
-			if engine == "tlc" && (c.TLC == nil || c.TLCSkip[cfg]) {
-				continue
-			}
-			repeat := max(c.Repeat, 1)
-			if engine == "tlc" {
-				repeat = max(c.TLCRepeat, 1)
-			}
-			for _, w := range c.Workers {
-				var runs []Run
-				for i := range repeat {
-					if ctx.Err() != nil {
-						return out
+		for _, w := range c.Workers {
+			g := Measurement{Cfg: cfg, Engine: "go", Workers: w}
+			t := Measurement{Cfg: cfg, Engine: "tlc", Workers: w}
+			withTLC := c.TLC != nil && !c.TLCSkip[cfg]
+			for i := range pairs {
+				for _, m := range []*Measurement{&g, &t} {
+					if m.Engine == "tlc" && !withTLC {
+						continue
 					}
-					logf("bench: %s %s, %d workers (run %d of %d) ...", cfg, engine, w, i+1, repeat)
+					if ctx.Err() != nil {
+						return append(out, g, t)
+					}
+					logf("bench: %s %s, %d workers (pair %d of %d) ...", cfg, m.Engine, w, i+1, pairs)
+					load := LoadAverage()
 					var r Run
-					if engine == "go" {
+					if m.Engine == "go" {
 						r = c.goRun(ctx, cfg, w)
 					} else {
 						r = c.TLC.Run(ctx, cfg, c.Spec, w)
 					}
+					r.Load = load
 					if r.Err != nil {
 						logf("bench:   failed: %v", r.Err)
 					} else {
-						logf("bench:   %d distinct in %s, peak RSS %s", r.Distinct, r.Wall.Round(time.Millisecond), Bytes(r.PeakRSS))
+						logf("bench:   %d distinct in %s (CPU %s), peak RSS %s, load %.2f", r.Distinct,
+							r.Wall.Round(time.Millisecond), r.CPU.Round(time.Millisecond), Bytes(r.PeakRSS), load)
 					}
-					runs = append(runs, r)
+					m.Runs = append(m.Runs, r)
 				}
-				out = append(out, best(runs))
+			}
+			out = append(out, g)
+			if withTLC {
+				out = append(out, t)
 			}
 		}
 	}
 	return out
+}
+
+// LoadAverage is the one-minute load average (0 where unknown).
+func LoadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var l float64
+	fmt.Sscan(string(b), &l)
+	return l
 }
 
 // goRun runs "tlcrun check --json" as a child process, so that its peak
@@ -193,44 +262,89 @@ func Machine() string {
 		runtime.GOOS, runtime.GOARCH, runtime.Version(), load)
 }
 
-// WriteTable prints the runs as a Markdown table: per cfg, Go and TLC at
-// each worker count, with the Go engine's throughput over TLC's at the same
-// worker count. It returns the disagreements between Go and TLC counts.
-func WriteTable(w io.Writer, runs []Run) []string {
-	fmt.Fprintln(w, "| model | engine | workers | distinct states | generated | depth | wall time | CPU time | distinct states/s | peak RSS | Go / TLC |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-	find := func(cfg, engine string, workers int) *Run {
-		for i := range runs {
-			r := &runs[i]
-			if r.Cfg == cfg && r.Engine == engine && r.Workers == workers && r.Err == nil {
-				return r
+// WriteTable prints the measurements as a Markdown table: per model and
+// worker count, Go and TLC, each figure as the minimum and the median of
+// its runs, the load average the runs started at, and the Go engine's
+// speed over TLC's (TLC's wall time over Go's, of the minima and of the
+// medians; and of the CPU time minima, which load disturbs less). It
+// returns the disagreements: between Go and TLC counts, and
+// between the runs of one engine.
+func WriteTable(w io.Writer, ms []Measurement) []string {
+	fmt.Fprintln(w, "| model | engine | workers | runs | distinct states | generated | depth | wall time min / median | CPU time min / median | distinct states/s (median) | peak RSS (max) | load at start | Go / TLC min / median |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	find := func(cfg, engine string, workers int) *Measurement {
+		for i := range ms {
+			m := &ms[i]
+			if m.Cfg == cfg && m.Engine == engine && m.Workers == workers && len(m.ok()) > 0 {
+				return m
 			}
 		}
 		return nil
 	}
+	wall := func(r Run) float64 { return r.Wall.Seconds() }
 	var disagree []string
-	for _, r := range runs {
-		name := strings.TrimSuffix(filepath.Base(r.Cfg), ".cfg")
-		if r.Err != nil {
-			fmt.Fprintf(w, "| %s | %s | %d | failed: %v | | | | | | | |\n", name, r.Engine, r.Workers, r.Err)
+	for _, m := range ms {
+		name := strings.TrimSuffix(filepath.Base(m.Cfg), ".cfg")
+		if len(m.Runs) == 0 {
 			continue
 		}
-		ratio := ""
-		if r.Engine == "go" {
-			if t := find(r.Cfg, "tlc", r.Workers); t != nil && t.Rate() > 0 {
-				ratio = fmt.Sprintf("%.1fx", r.Rate()/t.Rate())
-			}
-		} else if g := find(r.Cfg, "go", r.Workers); g != nil &&
-			(g.Distinct != r.Distinct || g.Generated != r.Generated || g.Depth != r.Depth) {
-			disagree = append(disagree, fmt.Sprintf("%s at %d workers: Go %d/%d/%d, TLC %d/%d/%d (generated/distinct/depth)",
-				name, r.Workers, g.Generated, g.Distinct, g.Depth, r.Generated, r.Distinct, r.Depth))
+		if err := m.Err(); err != nil {
+			fmt.Fprintf(w, "| %s | %s | %d | %d | failed: %v | | | | | | | | |\n", name, m.Engine, m.Workers, len(m.Runs), err)
+			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d | %s | %s | %s | %s | %s |\n", name, r.Engine, r.Workers,
-			Count(uint64(r.Distinct)), Count(uint64(r.Generated)), r.Depth, seconds(r.Wall), seconds(r.CPU),
-			Count(uint64(r.Rate())), Bytes(r.PeakRSS), ratio)
+		r := m.First()
+		for _, o := range m.ok()[1:] {
+			if o.Distinct != r.Distinct || o.Generated != r.Generated || o.Depth != r.Depth {
+				disagree = append(disagree, fmt.Sprintf("%s %s at %d workers: runs gave %d/%d/%d and %d/%d/%d (generated/distinct/depth)",
+					name, m.Engine, m.Workers, r.Generated, r.Distinct, r.Depth, o.Generated, o.Distinct, o.Depth))
+			}
+		}
+		wlo, wmed := m.Stat(wall)
+		clo, cmed := m.Stat(func(r Run) float64 { return r.CPU.Seconds() })
+		llo, _ := m.Stat(func(r Run) float64 { return r.Load })
+		var rss int64
+		for _, o := range m.ok() {
+			rss = max(rss, o.PeakRSS)
+		}
+		ratio := ""
+		if m.Engine == "go" {
+			if t := find(m.Cfg, "tlc", m.Workers); t != nil && wlo > 0 && wmed > 0 {
+				tlo, tmed := t.Stat(wall)
+				ratio = fmt.Sprintf("%.1fx / %.1fx", tlo/wlo, tmed/wmed)
+				if tc, _ := t.Stat(func(r Run) float64 { return r.CPU.Seconds() }); clo > 0 {
+					ratio += fmt.Sprintf(" (CPU %.1fx)", tc/clo)
+				}
+			}
+		} else if g := find(m.Cfg, "go", m.Workers); g != nil {
+			if gr := g.First(); gr.Distinct != r.Distinct || gr.Generated != r.Generated || gr.Depth != r.Depth {
+				disagree = append(disagree, fmt.Sprintf("%s at %d workers: Go %d/%d/%d, TLC %d/%d/%d (generated/distinct/depth)",
+					name, m.Workers, gr.Generated, gr.Distinct, gr.Depth, r.Generated, r.Distinct, r.Depth))
+			}
+		}
+		rate := 0.0
+		if wmed > 0 {
+			rate = float64(r.Distinct) / wmed
+		}
+		loads := fmt.Sprintf("%.1f", llo)
+		if hi := maxLoad(m); hi-llo >= 0.05 {
+			loads = fmt.Sprintf("%.1f–%.1f", llo, hi)
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %s | %d | %s / %s | %s / %s | %s | %s | %s | %s |\n", name, m.Engine, m.Workers,
+			len(m.ok()), Count(uint64(r.Distinct)), Count(uint64(r.Generated)), r.Depth,
+			secs(wlo), secs(wmed), secs(clo), secs(cmed), Count(uint64(rate)), Bytes(rss), loads, ratio)
 	}
 	return disagree
 }
+
+func maxLoad(m Measurement) float64 {
+	var hi float64
+	for _, r := range m.ok() {
+		hi = max(hi, r.Load)
+	}
+	return hi
+}
+
+func secs(s float64) string { return seconds(time.Duration(s * float64(time.Second))) }
 
 func seconds(d time.Duration) string {
 	if d < 10*time.Second {

@@ -50,13 +50,35 @@ func TestTLCRun(t *testing.T) {
 }
 
 func TestTableFlagsDisagreement(t *testing.T) {
-	runs := []Run{
-		{Cfg: "R0.cfg", Engine: "go", Workers: 1, Generated: 87, Distinct: 59, Depth: 8, Wall: time.Millisecond},
-		{Cfg: "R0.cfg", Engine: "tlc", Workers: 1, Generated: 87, Distinct: 58, Depth: 8, Wall: time.Second},
+	ms := []Measurement{
+		{Cfg: "R0.cfg", Engine: "go", Workers: 1, Runs: []Run{
+			{Generated: 87, Distinct: 59, Depth: 8, Wall: 2 * time.Millisecond, Load: 1},
+			{Generated: 87, Distinct: 59, Depth: 8, Wall: time.Millisecond, Load: 3},
+			{Generated: 87, Distinct: 59, Depth: 8, Wall: 4 * time.Millisecond, Load: 2}}},
+		{Cfg: "R0.cfg", Engine: "tlc", Workers: 1, Runs: []Run{
+			{Generated: 87, Distinct: 58, Depth: 8, Wall: time.Second},
+			{Generated: 87, Distinct: 58, Depth: 8, Wall: 3 * time.Second},
+			{Generated: 87, Distinct: 58, Depth: 8, Wall: 2 * time.Second}}},
 	}
 	var sb strings.Builder
-	d := WriteTable(&sb, runs)
-	if len(d) != 1 || !strings.Contains(sb.String(), "1017.2x") {
+	d := WriteTable(&sb, ms)
+	// Minima 1 ms and 1 s, medians 2 ms and 2 s; loads 1 to 3.
+	if len(d) != 1 || !strings.Contains(sb.String(), "1000.0x / 1000.0x") || !strings.Contains(sb.String(), "1.0–3.0") ||
+		!strings.Contains(sb.String(), "0.00 s / 0.00 s") {
 		t.Fatalf("disagreements %v, table\n%s", d, sb.String())
+	}
+	// Runs of one engine that disagree are flagged too.
+	ms[1].Runs[2].Distinct = 59
+	ms[0].Runs[1].Distinct = 60
+	if d := WriteTable(&sb, ms); len(d) != 3 {
+		t.Fatalf("disagreements %v, want 3", d)
+	}
+}
+
+func TestStat(t *testing.T) {
+	m := Measurement{Runs: []Run{{Wall: 5 * time.Second}, {Wall: time.Second}, {Err: context.Canceled}, {Wall: 3 * time.Second}, {Wall: 2 * time.Second}}}
+	lo, med := m.Stat(func(r Run) float64 { return r.Wall.Seconds() })
+	if lo != 1 || med != 2.5 {
+		t.Fatalf("min %v, median %v; want 1 and 2.5 (the failed run left out)", lo, med)
 	}
 }

@@ -20,8 +20,7 @@ func newBenchCmd() *cobra.Command {
 		workers string
 		tlcMode string
 		tlcSkip []string
-		repeat  int
-		tlcRep  int
+		pairs   int
 		mem     string
 		out     string
 		tf      tlcFlags
@@ -31,9 +30,16 @@ func newBenchCmd() *cobra.Command {
 		Short: "Measure the Go engine against TLC: distinct states, wall time, rate, peak RSS",
 		Long: `Run each model file with the Go engine and with TLC, at one worker and at
 every core, each run a child process of its own, and print one Markdown
-table: distinct states, states generated, depth, wall time, distinct states
-per second, peak resident memory, and the Go engine's throughput over TLC's
-at the same worker count. The Go and TLC counts must agree (exit 14 if not).
+table: distinct states, states generated, depth, wall time, CPU time,
+distinct states per second, peak resident memory, the load average, and
+the Go engine's speed over TLC's at the same worker count.
+
+Each measurement is --pairs interleaved pairs (default 3): a Go run, then
+a TLC run of the same model at the same workers, so that both meet the
+same load. Times are printed as the minimum and the median of the runs,
+the load average as the range the runs started at, and Go / TLC as TLC's
+wall time over Go's, of the minima and of the medians. The counts must
+agree between Go and TLC and between the runs (exit 14 if not).
 
 TLC is found as every tlcrun command finds it (--jar, TLA2TOOLS_JAR, the
 default location; --java, JAVA_HOME, PATH: see tlcrun doctor) and run the
@@ -52,7 +58,10 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 			if err != nil {
 				return &exitError{code: ExitFailure, err: err}
 			}
-			c := bench.Config{Cfgs: cfgs, Spec: spec, Workers: ws, Tlcrun: self, Repeat: repeat, TLCRepeat: tlcRep,
+			if pairs < 1 {
+				return usageError(fmt.Errorf("--pairs %d: want 1 or more", pairs))
+			}
+			c := bench.Config{Cfgs: cfgs, Spec: spec, Workers: ws, Tlcrun: self, Pairs: pairs,
 				Mem: mem, Log: cmd.ErrOrStderr(), TLCSkip: map[string]bool{}}
 			for _, s := range tlcSkip {
 				c.TLCSkip[s] = true
@@ -87,8 +96,8 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 			for _, d := range disagree {
 				fmt.Fprintf(&sb, "\nDISAGREEMENT: %s\n", d)
 			}
-			fmt.Fprintf(&sb, "\n(Go: best of %d runs, TLC: best of %d; the whole benchmark took %s)\n",
-				max(repeat, 1), max(tlcRep, 1), time.Since(start).Round(time.Second))
+			fmt.Fprintf(&sb, "\n(%d interleaved pairs per model and worker count, Go first; the whole benchmark took %s)\n",
+				pairs, time.Since(start).Round(time.Second))
 			fmt.Fprint(cmd.OutOrStdout(), sb.String())
 			if out != "" {
 				if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
@@ -101,9 +110,11 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 			if len(disagree) > 0 {
 				return exitCode(ExitMismatch)
 			}
-			for _, r := range runs {
-				if r.Err != nil {
-					return exitCode(ExitFailure)
+			for _, m := range runs {
+				for _, r := range m.Runs {
+					if r.Err != nil {
+						return exitCode(ExitFailure)
+					}
 				}
 			}
 			return nil
@@ -118,8 +129,7 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 	f.StringVar(&tf.java, "java", "", "the java to run TLC with (default: $JAVA_HOME/bin/java, else java on PATH)")
 	f.StringArrayVar(&tf.javaOpts, "java-opt", nil, "an option for TLC's JVM, e.g. --java-opt=-Xmx8g (repeatable)")
 	f.StringSliceVar(&tlcSkip, "tlc-skip", nil, "model files not to run TLC on (too long for it)")
-	f.IntVar(&repeat, "repeat", 3, "runs per Go engine measurement; the fastest counts")
-	f.IntVar(&tlcRep, "tlc-repeat", 1, "runs per TLC measurement (minutes each at R8); the fastest counts")
+	f.IntVar(&pairs, "pairs", 3, "interleaved Go/TLC pairs per model and worker count (minimum and median are printed)")
 	f.StringVar(&mem, "mem", "", "the Go engine's --mem budget (default: its own default)")
 	f.StringVar(&out, "out", "", "also write the table to this file")
 	return cmd
