@@ -91,6 +91,8 @@ type answer struct {
 	// FaultNote says what the faults are (e.g. "explained by").
 	FaultNote string
 	Violated  []string
+	// ViolatedNote labels Violated ("violated" when empty).
+	ViolatedNote string
 	// Holding are the obligations that hold, when the page knows them.
 	Holding []string
 }

@@ -286,8 +286,9 @@ func traceAnswer(in TraceInput, v *traceView) *answer {
 		if len(in.Accepting) == 0 {
 			ans.Reason = strings.TrimSpace(ans.Reason + " " + v.Diagnosis)
 		}
-		if len(in.Accepting) > 0 && len(ans.Violated) == 0 {
+		if len(in.Accepting) > 0 && len(ans.Violated) == 0 && len(in.Accepting[0].Violates) > 0 {
 			ans.Violated = in.Accepting[0].Violates
+			ans.ViolatedNote = "violated under " + in.Accepting[0].Name()
 		}
 	}
 	return ans
