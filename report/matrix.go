@@ -27,6 +27,8 @@ type claimView struct {
 // cellRef names one cell of the grid and the panel it opens.
 type cellRef struct {
 	Row, Col, Panel string
+	// Label is the link's text (default "row × column").
+	Label string
 }
 
 type matrixRow struct {
@@ -195,7 +197,7 @@ func claimCells(c matrix.Claim) []cellRef {
 	case c.ID == "reference":
 		for _, w := range c.Witnesses {
 			if !strings.Contains(w, " ") {
-				out = append(out, cellRef{Row: w, Col: "EO"})
+				out = append(out, cellRef{Row: w, Col: "EO", Label: w + "'s row"})
 			}
 		}
 	}
