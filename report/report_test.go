@@ -476,3 +476,51 @@ func TestProfilesFromHarness(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphCrop checks every counterexample's drawing in the R0 matrix:
+// the view is cropped around the path, every state of the path lies
+// inside the view, and every transition of the path is labelled.
+func TestGraphCrop(t *testing.T) {
+	res := r0Matrix(t)
+	gs := newGraphs(Options{})
+	cropped := 0
+	for _, rr := range res.Rows {
+		m, err := model.New(rr.Params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		def := gs.get(rr.Name, rr.Name, m)
+		for _, c := range matrix.Columns {
+			cell := rr.Cells[c.Name]
+			if !cell.Violated {
+				continue
+			}
+			_, u := counterexample(m, def, cell.Trace)
+			var x, y, w, h float64
+			if _, err := fmt.Sscanf(u.ViewBox, "%g %g %g %g", &x, &y, &w, &h); err != nil {
+				t.Fatalf("%s/%s: view box %q: %v", rr.Name, c.Name, u.ViewBox, err)
+			}
+			if len(u.PathNodes) != cell.Length {
+				t.Errorf("%s/%s: %d states drawn on the path, want %d", rr.Name, c.Name, len(u.PathNodes), cell.Length)
+			}
+			for _, n := range u.PathNodes {
+				var nx, ny float64
+				fmt.Sscanf(n.X+" "+n.Y, "%g %g", &nx, &ny)
+				if nx < x || nx > x+w || ny < y || ny > y+h {
+					t.Errorf("%s/%s: step %d at (%g, %g) lies outside the view %s", rr.Name, c.Name, n.Step, nx, ny, u.ViewBox)
+				}
+			}
+			for i, e := range u.PathEdges {
+				if e.Label == "" {
+					t.Errorf("%s/%s: the path's transition %d has no label", rr.Name, c.Name, i+1)
+				}
+			}
+			if u.Cropped {
+				cropped++
+			}
+		}
+	}
+	if cropped == 0 {
+		t.Error("no counterexample's drawing is cropped: the crop does nothing")
+	}
+}
