@@ -195,7 +195,8 @@ func writeStory(sb *strings.Builder, row RowResult, column string) {
 		return
 	}
 	steps := Story(m, cell.Trace)
-	fmt.Fprintf(sb, "Its shortest counterexample (%d states, `tlcrun check spec/fault-%s.cfg`):\n\n", cell.Length, row.Name)
+	fmt.Fprintf(sb, "Its shortest counterexample (%d states: step 0 is the initial state, then one numbered step per action; `tlcrun check --property %s spec/fault-%s.cfg`):\n\n",
+		cell.Length, column, row.Name)
 	for i, s := range steps {
 		fmt.Fprintf(sb, "%d. %s\n", i+1, s)
 	}
