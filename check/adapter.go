@@ -10,15 +10,15 @@ import (
 // machine adapts the Resume model to the engine's Model interface: the
 // engine explores packed states, encoded as their used words.
 type machine struct {
-	m     *model.Model
+	m     Machine
 	words int
 }
 
-func newMachine(m *model.Model) machine { return machine{m: m, words: m.PackedWords()} }
+func newMachine(m Machine) machine { return machine{m: m, words: m.PackedWords()} }
 
 func (a machine) Init() []model.Packed { return []model.Packed{a.m.InitPacked()} }
 
-func (a machine) Next(s model.Packed, emit func(model.Label, model.Packed)) { a.m.NextPacked(s, emit) }
+func (a machine) Next(s model.Packed, emit func(model.Label, model.Packed)) { a.m.nextPacked(s, emit) }
 
 func (a machine) Width() int { return 8 * a.words }
 

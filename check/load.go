@@ -50,6 +50,16 @@ type Job struct {
 	// Fair is true when the behaviour spec has weak fairness (FairSpec).
 	Fair          bool
 	CheckDeadlock bool
+	// Unverified lets the Go engine run although the spec is not the text
+	// model/ mirrors (VerifySpec). Only the comparison that decides
+	// whether model/ mirrors the spec sets it (tlcrun mirror, and the
+	// differential tests), since its verdict is what records a new text.
+	Unverified bool
+	// Mutate, when set, rewrites every transition of the Go model before
+	// the engine, States or Machine see it. It is a seam for the tests
+	// that prove the comparisons of the engines catch a model that drifts
+	// from the spec; no command sets it.
+	Mutate func(from model.State, l model.Label, to model.State) (model.Label, model.State)
 }
 
 var constants = model.ConstantNames

@@ -86,11 +86,14 @@ type TraceState struct {
 }
 
 // Run explores the job's model with the Go engine.
+// It refuses (ErrNotMirrored) a spec whose text is not the one model/
+// mirrors, unless the job is Unverified.
 func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
-	m, err := model.New(j.Params)
+	mm, err := j.Machine()
 	if err != nil {
 		return nil, err
 	}
+	m := mm.Model
 	eopt := engine.Options[model.Packed]{
 		CheckDeadlock: j.CheckDeadlock,
 		Continue:      opt.Continue,
@@ -123,7 +126,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
 	if j.CheckDeadlock {
 		rep.Checked = append(rep.Checked, "deadlock")
 	}
-	res, err := engine.Check(ctx, newMachine(m), eopt)
+	res, err := engine.Check(ctx, newMachine(mm), eopt)
 	if err != nil {
 		return nil, err
 	}

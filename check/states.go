@@ -12,8 +12,11 @@ import (
 // checker's (TLC's -dump) and keeps every state in memory, so it suits
 // models of up to some millions of states; the engine is what checks
 // larger ones.
+//
+// Like Run, it refuses a spec the model does not mirror, unless the job is
+// Unverified.
 func (j *Job) States(ctx context.Context, fn func(model.State) error) error {
-	m, err := model.New(j.Params)
+	m, err := j.Machine()
 	if err != nil {
 		return err
 	}
@@ -29,7 +32,7 @@ func (j *Job) States(ctx context.Context, fn func(model.State) error) error {
 			if err := fn(m.Unpack(s)); err != nil {
 				return err
 			}
-			m.NextPacked(s, func(_ model.Label, t model.Packed) {
+			m.nextPacked(s, func(_ model.Label, t model.Packed) {
 				if _, ok := seen[t]; !ok {
 					seen[t] = struct{}{}
 					next = append(next, t)

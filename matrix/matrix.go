@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/internal/tlc"
 	"github.com/resumecontract/resumecheck/model"
@@ -96,6 +97,9 @@ type RowResult struct {
 	Seconds float64         `json:"-"`
 	// Params are the constants the row was checked at.
 	Params model.Params `json:"-"`
+	// States compares TLC's states of the row with the Go model's
+	// (Options.States, engine tlc).
+	States *crosscheck.StateDiff `json:"-"`
 }
 
 // Result is the whole matrix.
@@ -124,6 +128,10 @@ type Options struct {
 	Engine string
 	// TLC says how to run TLC (jar, java, JVM options) for Engine "tlc".
 	TLC tlc.Options
+	// States, with Engine "tlc", also runs TLC once per row over the whole
+	// state space with -dump and compares its states with the Go model's
+	// (RowResult.States; Differences reports a difference).
+	States bool
 	// Progress, when set, is told when each row starts.
 	Progress func(row Row, i, n int)
 }
@@ -169,7 +177,7 @@ func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
 		}
 		var rr RowResult
 		if res.Engine == "tlc" {
-			rr, err = checkRowTLC(ctx, row, cfg, spec, opt.TLC)
+			rr, err = checkRowTLC(ctx, row, cfg, spec, opt.TLC, opt.States)
 		} else {
 			rr, err = checkRow(ctx, row, cfg, spec, opt.Workers)
 		}

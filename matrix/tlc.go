@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/resumecontract/resumecheck/check"
@@ -19,7 +20,9 @@ import (
 // run that stops at the first violation (one worker: a fixed exploration
 // order and a shortest counterexample): a violated cell gets that
 // counterexample's length, a holding cell the whole state space's count.
-func checkRowTLC(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, opt tlc.Options) (RowResult, error) {
+// With states, one more run explores the whole space with -dump, and its
+// states are compared with the Go model's (RowResult.States).
+func checkRowTLC(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, opt tlc.Options, states bool) (RowResult, error) {
 	work, err := os.MkdirTemp("", "tlcrun-matrix-")
 	if err != nil {
 		return RowResult{}, err
@@ -45,15 +48,7 @@ func checkRowTLC(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, 
 		} else {
 			variant.Invariants = []string{c.Name}
 		}
-		f, err := os.Create(variant.Path)
-		if err != nil {
-			return RowResult{}, err
-		}
-		err = variant.Write(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := writeVariant(&variant); err != nil {
 			return RowResult{}, err
 		}
 		o := opt
@@ -73,8 +68,42 @@ func checkRowTLC(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, 
 		}
 		rr.Cells[c.Name] = cell
 	}
+	if states {
+		variant := *cfg
+		variant.Path = filepath.Join(work, row.Name+"-states.cfg")
+		variant.Invariants, variant.Properties, variant.CheckDeadlock = nil, nil, new(false)
+		if err := writeVariant(&variant); err != nil {
+			return RowResult{}, err
+		}
+		o := opt
+		o.Spec, o.Cfg, o.Continue, o.Workers = spec, variant.Path, true, 1
+		o.Dump = filepath.Join(work, row.Name+".dump")
+		o.WorkDir = filepath.Join(work, "states")
+		res, err := tlc.Run(ctx, o)
+		if err == nil {
+			err = res.Err()
+		}
+		if err != nil {
+			return RowResult{}, fmt.Errorf("matrix: %s, its states with TLC: %w", row.Name, err)
+		}
+		if rr.States, err = crosscheck.CompareStates(ctx, job, o.Dump, 1); err != nil {
+			return RowResult{}, fmt.Errorf("matrix: %s: %w", row.Name, err)
+		}
+	}
 	rr.Seconds = time.Since(start).Seconds()
 	return rr, nil
+}
+
+func writeVariant(c *tlacfg.Config) error {
+	f, err := os.Create(c.Path)
+	if err != nil {
+		return err
+	}
+	err = c.Write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Differences lists the cells where two matrices disagree: a verdict, a
@@ -86,6 +115,15 @@ func Differences(a, b *Result) []string {
 		if !ok {
 			out = append(out, fmt.Sprintf("%s: only in the %s matrix", ra.Name, a.Engine))
 			continue
+		}
+		for _, st := range []*crosscheck.StateDiff{ra.States, rb.States} {
+			if st != nil && !st.Equal() {
+				out = append(out, fmt.Sprintf("%s: the state sets differ: TLC has %d, the Go model %d; %d only in TLC's dump, %d only in the Go model's search",
+					ra.Name, st.TLC, st.Go, st.OnlyTLCCount, st.OnlyGoCount))
+				var sb strings.Builder
+				st.Write(&sb)
+				out = append(out, strings.TrimRight(sb.String(), "\n"))
+			}
 		}
 		for _, c := range Columns {
 			ca, cb := ra.Cells[c.Name], rb.Cells[c.Name]

@@ -54,6 +54,9 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 			if err != nil {
 				return usageError(err)
 			}
+			if err := mirrorPreflight("go", spec); err != nil {
+				return err
+			}
 			self, err := os.Executable()
 			if err != nil {
 				return &exitError{code: ExitFailure, err: err}

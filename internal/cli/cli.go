@@ -20,6 +20,7 @@ const (
 	ExitFailure   = 1  // the run could not be completed (I/O, internal error)
 	ExitUsage     = 2  // bad flags or bad input files
 	ExitNoTLC     = 3  // TLC is needed but cannot run: no jar, no Java, Java too old, not TLC
+	ExitNotMirror = 4  // the Go engine does not mirror the spec it was given (check.ErrNotMirrored)
 	ExitDeadlock  = 11 // a deadlock was reached
 	ExitSafety    = 12 // an invariant is violated
 	ExitLiveness  = 13 // a temporal property is violated
@@ -94,6 +95,9 @@ Exit codes:
       spec, a spec TLC cannot parse)
    3  TLC is needed but cannot run (no tla2tools.jar, no Java, Java older
       than 11, a jar that is not TLC): the message says how to fix it
+   4  the spec is not the text the Go engine mirrors (an edited or other
+      Resume.tla): check it with --engine tlc, or bring model/ in line and
+      run tlcrun mirror --update (see tlcrun mirror --help)
   11  deadlock reached
   12  an invariant is violated
   13  a temporal property (liveness) is violated
@@ -105,6 +109,6 @@ Exit codes:
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheckCmd(), newVerifyCmd(), newSweepCmd(), newDoctorCmd(), newInstallCmd(), newBenchCmd(), newMatrixCmd(), newReportCmd(), newExploreCmd())
+	root.AddCommand(newCheckCmd(), newVerifyCmd(), newSweepCmd(), newDoctorCmd(), newInstallCmd(), newBenchCmd(), newMatrixCmd(), newReportCmd(), newExploreCmd(), newMirrorCmd())
 	return root
 }

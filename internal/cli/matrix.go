@@ -2,12 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/matrix"
 )
 
@@ -20,6 +23,7 @@ func newMatrixCmd() *cobra.Command {
 		html      string
 		workers   int
 		engineArg string
+		compare   bool
 		tf        tlcFlags
 	)
 	cmd := &cobra.Command{
@@ -39,8 +43,11 @@ counterexamples (a timeline and the path through the state graph).
 
 --engine tlc builds the matrix with TLC (one run per cell, with one worker,
 stopping at the first violation); --engine both builds it with both engines
-and compares them cell by cell: a disagreement exits 15. Exit 16 when a
-claim does not hold.`,
+and compares them cell by cell, and each model's state set (one more TLC
+run per model with -dump; --compare-states=false skips it, for bounds too
+large to hold every state in memory): a disagreement exits 15. Exit 16
+when a claim does not hold. The Go engine checks only the spec text
+model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 		Example: `  tlcrun matrix
   tlcrun matrix --format markdown
   tlcrun matrix --bounds spec/R8.cfg
@@ -57,8 +64,14 @@ claim does not hold.`,
 			if err := validEngine(engineArg); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
+				return usageError(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+			}
 			if _, err := os.Stat(specDir); err != nil {
 				return usageError(fmt.Errorf("--spec-dir: %w", err))
+			}
+			if err := mirrorPreflight(engineArg, filepath.Join(specDir, check.Module+".tla")); err != nil {
+				return err
 			}
 			if err := tf.preflight(cmd.Context(), engineArg); err != nil {
 				return err
@@ -67,6 +80,7 @@ claim does not hold.`,
 			build := func(engine string) (*matrix.Result, error) {
 				return matrix.Build(cmd.Context(), specDir, matrix.Options{
 					Bounds: bounds, Workers: workers, Engine: engine, TLC: tf.options(nil),
+					States: engine == "tlc" && engineArg == "both" && compare,
 					Progress: func(row matrix.Row, i, n int) {
 						fmt.Fprintf(cmd.ErrOrStderr(), "[%s %d/%d] %s (%s) after %s\n", engine, i+1, n, row.Name, row.Cfg, time.Since(start).Round(time.Millisecond))
 					},
@@ -123,7 +137,11 @@ claim does not hold.`,
 					}
 					return exitCode(ExitDisagree)
 				}
-				fmt.Fprintf(out, "\nThe Go engine and TLC agree on every cell (%d models x %d properties).\n", len(res.Rows), len(matrix.Columns))
+				sets := "; state sets not compared (--compare-states=false)"
+				if compare {
+					sets = ", and on every model's state set"
+				}
+				fmt.Fprintf(out, "\nThe Go engine and TLC agree on every cell (%d models x %d properties)%s.\n", len(res.Rows), len(matrix.Columns), sets)
 			}
 			if !res.AllHold() {
 				return exitCode(ExitClaims)
@@ -139,6 +157,7 @@ claim does not hold.`,
 	f.StringVar(&html, "html", "", "also write the matrix as one self-contained HTML page; a violated cell opens its counterexample")
 	f.IntVar(&workers, "workers", 0, "Go engine workers (0 = all cores)")
 	f.StringVar(&engineArg, "engine", "go", "checker: go, tlc, or both (and compare them cell by cell)")
+	f.BoolVar(&compare, "compare-states", true, "with --engine both: compare each model's state set (TLC's -dump against the Go engine's); =false for bounds too large to hold in memory")
 	tf.add(f)
 	return cmd
 }

@@ -43,8 +43,9 @@ every point is validated against the spec before anything runs.
 
 --engine go (default), tlc or both. With both, each point is measured by
 each engine the way the manifest records a model, and the engines must
-agree on every figure (with --compare-states, on the state sets too); a
-disagreement exits 15. Otherwise the exit code is that of the first point
+agree on every figure and on the state sets (--compare-states=false
+skips the sets, for grids too large to hold every state of a cell in
+memory); a disagreement exits 15. Otherwise the exit code is that of the first point
 with a violation (11, 12, 13), or 0.
 
 A line on stderr starts and ends each point, and TLC's and the Go
@@ -63,7 +64,7 @@ engine's progress lines come in between (--progress 0: none).`,
 			default:
 				return usageError(fmt.Errorf("--format %q: want text, json or markdown", format))
 			}
-			if compare && engineArg != "both" {
+			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
 				return usageError(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
 			}
 			var params []sweep.Param
@@ -85,7 +86,7 @@ engine's progress lines come in between (--progress 0: none).`,
 				gopt.Progress = progressPrinter(log)
 			}
 			t, err := sweep.Run(cmd.Context(), base, spec, params, sweep.Options{
-				Engine: engineArg, CfgDir: cfgDir, Log: log,
+				Engine: engineArg, CfgDir: cfgDir, Log: log, Load: goLoad,
 				Cross: crosscheck.Options{TLC: tf.options(log), Go: gopt, CompareStates: compare},
 			})
 			if err != nil {
@@ -120,7 +121,7 @@ engine's progress lines come in between (--progress 0: none).`,
 	f.StringArrayVar(&sets, "set", nil, "NAME=VALUES: a constant and its values, a..b or v1,v2,... (repeatable)")
 	f.StringVar(&engineArg, "engine", "go", "checker to run: go, tlc, or both (and compare them)")
 	f.StringVar(&format, "format", "text", "table format: text, json or markdown")
-	f.BoolVar(&compare, "compare-states", false, "with --engine both: compare the state sets too (TLC's -dump against the Go engine's)")
+	f.BoolVar(&compare, "compare-states", true, "with --engine both: compare the state sets (TLC's -dump against the Go engine's); =false for cells too large to hold in memory")
 	f.StringVar(&cfgDir, "cfg-dir", "", "keep the generated cfgs in this folder (default: a temporary folder, removed)")
 	f.DurationVar(&progress, "progress", 10*time.Second, "interval between the Go engine's progress lines on stderr (0 = no progress at all)")
 	f.IntVar(&workers, "workers", 0, "the Go engine's goroutines (0 = every core)")

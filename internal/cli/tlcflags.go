@@ -56,6 +56,18 @@ func (f *tlcFlags) preflight(ctx context.Context, engine string) error {
 	return nil
 }
 
+// mirrorPreflight refuses, before anything runs, a spec the Go engine
+// does not mirror when engine runs the Go engine (exit 4).
+func mirrorPreflight(engine, specPath string) error {
+	if engine == "tlc" {
+		return nil
+	}
+	if err := check.VerifySpec(specPath); err != nil {
+		return runError(err)
+	}
+	return nil
+}
+
 // validEngine checks --engine.
 func validEngine(e string) error {
 	switch e {
@@ -72,6 +84,8 @@ func runError(err error) error {
 	var ie *crosscheck.InputError
 	var se *sweep.InputError
 	switch {
+	case errors.Is(err, check.ErrNotMirrored):
+		return &exitError{code: ExitNotMirror, err: err}
 	case errors.Is(err, tlc.ErrUnavailable):
 		return &exitError{code: ExitNoTLC, err: fmt.Errorf("%w\n(tlcrun doctor shows what is found; --engine go needs neither TLC nor Java)", err)}
 	case errors.Is(err, context.Canceled):

@@ -2,7 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -19,6 +22,7 @@ func newVerifyCmd() *cobra.Command {
 		asJSON    bool
 		print     bool
 		engineArg string
+		compare   bool
 		tf        tlcFlags
 	)
 	cmd := &cobra.Command{
@@ -30,16 +34,22 @@ counterexample length, every violated property, and the full state-space
 counts with what the manifest records. Any difference exits 14.
 
 --engine tlc checks the manifest with TLC instead, and --engine both with
-both engines, which must then also agree with each other (exit 15 when
-they do not). TLC reports only the first invariant a state violates, so
-finding every violated invariant takes it a few runs per model.
+both engines, which must then also agree with each other, on every figure
+and on the state sets (TLC's -dump against the Go engine's search), exit 15
+when they do not (--compare-states=false skips the state sets: they are
+held in memory, too much for the long models). TLC reports only the first
+invariant a state violates, so finding every violated invariant takes it a
+few runs per model.
+
+The Go engine checks only the spec text model/ mirrors (exit 4 otherwise;
+see tlcrun check --help).
 
 --print writes the manifest as found instead (to review and commit after a
 deliberate change to the spec).`,
 		Example: `  tlcrun verify
   tlcrun verify --tier all            # include the long models (R8)
   tlcrun verify --only fault-replay.cfg --json
-  tlcrun verify --engine both         # TLC too: the Go mirror and the spec agree`,
+  tlcrun verify --engine both         # TLC too: the Go mirror and the spec agree, state sets included`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := "spec/manifest.json"
@@ -59,6 +69,9 @@ deliberate change to the spec).`,
 			if err != nil {
 				return inputError(err)
 			}
+			if err := mirrorPreflight(engineArg, man.SpecPath()); err != nil {
+				return err
+			}
 			if err := tf.preflight(cmd.Context(), engineArg); err != nil {
 				return err
 			}
@@ -67,8 +80,18 @@ deliberate change to the spec).`,
 					return usageError(fmt.Errorf("--only %s: not in %s", o, path))
 				}
 			}
+			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
+				return usageError(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+			}
 			useGo, useTLC := engineArg != "tlc", engineArg != "go"
 			copt := crosscheck.Options{TLC: tf.options(nil)}
+			dumps := ""
+			if useGo && useTLC && compare {
+				if dumps, err = os.MkdirTemp("", "tlcrun-verify-"); err != nil {
+					return &exitError{code: ExitFailure, err: err}
+				}
+				defer os.RemoveAll(dumps)
+			}
 			out := cmd.OutOrStdout()
 			var outcomes []verifyOutcome
 			bad, differ := 0, 0
@@ -82,15 +105,23 @@ deliberate change to the spec).`,
 					continue
 				}
 				vo := verifyOutcome{Cfg: e.Cfg}
+				var job *check.Job
 				if useGo {
-					o, err := man.Verify(cmd.Context(), e)
+					if job, err = goLoad(man.CfgPath(e), man.SpecPath()); err != nil {
+						return inputError(fmt.Errorf("%s: %w", e.Cfg, err))
+					}
+					found, secs, err := check.MeasureJob(cmd.Context(), job, check.RunOptions{})
 					if err != nil {
 						return inputError(fmt.Errorf("%s: %w", e.Cfg, err))
 					}
-					vo.Go = &o
+					vo.Go = &check.Outcome{Cfg: e.Cfg, Expect: found, Mismatches: check.Diff(e.Expect, found), Seconds: secs}
+				}
+				dump := ""
+				if dumps != "" {
+					dump = filepath.Join(dumps, fmt.Sprintf("model-%d.dump", i+1))
 				}
 				if useTLC {
-					m, err := crosscheck.MeasureTLC(cmd.Context(), man.CfgPath(e), man.SpecPath(), copt, "")
+					m, err := crosscheck.MeasureTLC(cmd.Context(), man.CfgPath(e), man.SpecPath(), copt, dump)
 					if err != nil {
 						return runError(fmt.Errorf("%s: %w", e.Cfg, err))
 					}
@@ -100,6 +131,16 @@ deliberate change to the spec).`,
 					vo.EnginesDiffer = crosscheck.Differences(
 						&crosscheck.Measurement{Engine: "go", Found: vo.Go.Expect},
 						&crosscheck.Measurement{Engine: "tlc", Found: vo.TLC.Expect})
+					if dump != "" {
+						if vo.States, err = crosscheck.CompareStates(cmd.Context(), job, dump, 1); err != nil {
+							return runError(fmt.Errorf("%s: %w", e.Cfg, err))
+						}
+						os.Remove(dump)
+						if !vo.States.Equal() {
+							vo.EnginesDiffer = append(vo.EnginesDiffer, fmt.Sprintf("state sets: %d states only in TLC's dump, %d only in the Go engine's search (TLC %d, Go %d)",
+								vo.States.OnlyTLCCount, vo.States.OnlyGoCount, vo.States.TLC, vo.States.Go))
+						}
+					}
 				}
 				found := vo.first()
 				if print {
@@ -133,6 +174,11 @@ deliberate change to the spec).`,
 					for _, d := range vo.EnginesDiffer {
 						fmt.Fprintf(out, "     the engines differ: %s\n", d)
 					}
+					if vo.States != nil && !vo.States.Equal() {
+						var sb strings.Builder
+						vo.States.Write(&sb)
+						fmt.Fprintf(out, "     %s\n", strings.ReplaceAll(strings.TrimRight(sb.String(), "\n"), "\n", "\n     "))
+					}
 				}
 			}
 			switch {
@@ -165,8 +211,12 @@ deliberate change to the spec).`,
 				case "tlc":
 					fmt.Fprintf(out, "%d models checked with TLC, %d agree with %s, %d differ\n", len(outcomes), len(outcomes)-bad, path, bad)
 				default:
-					fmt.Fprintf(out, "%d models checked with the Go engine and TLC, %d agree with %s, %d differ; the engines differ on %d\n",
-						len(outcomes), len(outcomes)-bad, path, bad, differ)
+					sets := "state sets not compared (--compare-states=false)"
+					if compare {
+						sets = "state sets compared"
+					}
+					fmt.Fprintf(out, "%d models checked with the Go engine and TLC, %d agree with %s, %d differ; the engines differ on %d (%s)\n",
+						len(outcomes), len(outcomes)-bad, path, bad, differ, sets)
 				}
 			}
 			if differ > 0 {
@@ -184,6 +234,7 @@ deliberate change to the spec).`,
 	f.BoolVar(&asJSON, "json", false, "print the outcomes as JSON")
 	f.BoolVar(&print, "print", false, "print the manifest as found (to update it)")
 	f.StringVar(&engineArg, "engine", "go", "checker to run: go, tlc, or both (and compare them)")
+	f.BoolVar(&compare, "compare-states", true, "with --engine both: compare the state sets (TLC's -dump against the Go engine's); =false for models too large to hold in memory")
 	tf.add(f)
 	return cmd
 }
@@ -195,6 +246,8 @@ type verifyOutcome struct {
 	TLC *check.Outcome `json:"tlc,omitempty"`
 	// EnginesDiffer lists what the two engines disagree on.
 	EnginesDiffer []string `json:"engines_differ,omitempty"`
+	// States compares the state sets (--engine both).
+	States *crosscheck.StateDiff `json:"states,omitempty"`
 }
 
 // first is the Go engine's outcome, or TLC's without it.

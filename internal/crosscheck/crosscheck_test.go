@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/mirrortest"
 	"github.com/resumecontract/resumecheck/internal/tlc"
 	"github.com/resumecontract/resumecheck/model"
 )
@@ -166,4 +168,55 @@ func TestDifferences(t *testing.T) {
 	if d := Differences(a, a); len(d) != 0 {
 		t.Errorf("Differences(a, a) = %q", d)
 	}
+}
+
+// TestStatesCatchRebuildAsSkip is issue 14's hole in the mirror guard: a
+// mutation of the Go model that records a rebuild recovery as "skip"
+// keeps every figure the engines compare (verdict, first violation and
+// its length, violated properties, counts) under fault-rebuild.cfg, so
+// only the state sets tell it from the spec. Against TLC's recorded dump
+// of that cfg (resume_rebuild.dump) the comparison of the state sets must
+// fail and name a state on each side; the model as it is must match.
+func TestStatesCatchRebuildAsSkip(t *testing.T) {
+	dump := filepath.Join("..", "tlc", "testdata", "resume_rebuild.dump")
+	ctx := context.Background()
+	d, err := CompareStates(ctx, load(t, "fault-rebuild.cfg"), dump, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Equal() || d.TLC != 59 || d.Go != 59 {
+		t.Fatalf("the model as it is against TLC's dump of fault-rebuild: %+v", d)
+	}
+
+	mutant := load(t, "fault-rebuild.cfg")
+	mutant.Mutate = mirrortest.RebuildAsSkip
+	man, err := check.LoadManifest(filepath.Join("..", "..", "spec", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(man.Models, func(e check.Entry) bool { return e.Cfg == "fault-rebuild.cfg" })
+	if i < 0 {
+		t.Fatal("fault-rebuild.cfg is not in the manifest")
+	}
+	m, err := MeasureGo(ctx, mutant, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := check.Diff(man.Models[i].Expect, m.Found); len(diff) > 0 {
+		t.Fatalf("the mutant no longer keeps the manifest's figures (the test needs one that does): %q", diff)
+	}
+
+	d, err = CompareStates(ctx, mutant, dump, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Equal() || d.OnlyGoCount == 0 || d.OnlyTLCCount == 0 {
+		t.Fatalf("the state comparison did not catch the mutant: %+v", d)
+	}
+	if !strings.Contains(d.OnlyGo[0].Text, `decision |-> "skip"`) || !strings.Contains(d.OnlyTLC[0].Text, `decision |-> "rebuild"`) {
+		t.Errorf("the differing states do not show the recorded decision:\nonly Go:\n%s\nonly TLC:\n%s", d.OnlyGo[0].Text, d.OnlyTLC[0].Text)
+	}
+	var sb strings.Builder
+	d.Write(&sb)
+	t.Logf("the mutant's state comparison:\n%s", sb.String())
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/mirrortest"
 	"github.com/resumecontract/resumecheck/internal/tlc"
 )
 
@@ -23,10 +25,12 @@ func needTLC(t *testing.T) {
 }
 
 // TestManifestWithTLC measures every quick model of spec/manifest.json
-// with TLC and compares it with what the manifest records (which the Go
-// engine is checked against by tlcrun verify): the verdict, the first
-// violation and its length, every violated property, and the counts of
-// the whole state space.
+// with both engines and compares TLC's figures with what the manifest
+// records (which the Go engine is checked against by tlcrun verify): the
+// verdict, the first violation and its length, every violated property,
+// and the counts of the whole state space; and the engines with each
+// other, the state sets included (TLC's -dump against the Go engine's
+// search).
 func TestManifestWithTLC(t *testing.T) {
 	needTLC(t)
 	if testing.Short() {
@@ -42,12 +46,26 @@ func TestManifestWithTLC(t *testing.T) {
 		}
 		t.Run(e.Cfg, func(t *testing.T) {
 			t.Parallel()
-			m, err := MeasureTLC(context.Background(), man.CfgPath(e), man.SpecPath(), Options{}, "")
+			job, err := check.Load(man.CfgPath(e), man.SpecPath())
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, d := range check.Diff(e.Expect, m.Found) {
-				t.Errorf("%s: %s (TLC, %d runs)", e.Cfg, d, m.Runs)
+			c, err := Both(context.Background(), job, Options{CompareStates: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range check.Diff(e.Expect, c.TLC.Found) {
+				t.Errorf("%s: %s (TLC, %d runs)", e.Cfg, d, c.TLC.Runs)
+			}
+			if !c.Agree() {
+				var sb strings.Builder
+				if c.States != nil {
+					c.States.Write(&sb)
+				}
+				t.Errorf("%s: the engines disagree: %q\n%s", e.Cfg, c.Differences, sb.String())
+			}
+			if c.States == nil || c.States.Go != int(e.Expect.Distinct) {
+				t.Errorf("%s: state sets %+v, want %d states compared", e.Cfg, c.States, e.Expect.Distinct)
 			}
 		})
 	}
@@ -70,5 +88,27 @@ func TestBothLive(t *testing.T) {
 				t.Errorf("states %+v, distinct %d", c.States, c.Go.Found.Distinct)
 			}
 		})
+	}
+}
+
+// TestBothCatchesRebuildAsSkip runs both engines, with TLC, on a Go model
+// mutated to record a rebuild recovery as "skip" (issue 14): every figure
+// agrees, and the comparison fails on the state sets, naming the states.
+func TestBothCatchesRebuildAsSkip(t *testing.T) {
+	needTLC(t)
+	job := load(t, "fault-rebuild.cfg")
+	job.Mutate = mirrortest.RebuildAsSkip
+	c, err := Both(context.Background(), job, Options{CompareStates: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Differences) > 0 {
+		t.Fatalf("the mutant's figures differ (%q): the test needs a mutant that keeps them", c.Differences)
+	}
+	if c.Agree() || c.States == nil || c.States.Equal() {
+		t.Fatalf("the engines agree on a mutated model: states %+v", c.States)
+	}
+	if !strings.Contains(c.States.OnlyGo[0].Text, `decision |-> "skip"`) || !strings.Contains(c.States.OnlyTLC[0].Text, `decision |-> "rebuild"`) {
+		t.Errorf("the differing states do not show the decision: %+v", c.States)
 	}
 }

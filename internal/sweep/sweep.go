@@ -31,6 +31,9 @@ type Options struct {
 	CfgDir string
 	// Log, when set, receives a line as each cell starts and ends.
 	Log io.Writer
+	// Load loads a cell for the Go engine; nil means check.Load. (Tests
+	// give one that mutates the mirror, to prove a sweep catches it.)
+	Load func(cfgPath, specPath string) (*check.Job, error)
 }
 
 // Table is the outcome of a sweep: one row per cell.
@@ -94,6 +97,12 @@ func Run(ctx context.Context, basePath, specPath string, params []Param, opt Opt
 		return nil, &InputError{err.Error()}
 	}
 	specPath = check.SpecFor(basePath, specPath)
+	if opt.Engine != "tlc" {
+		// Before any cell: the Go engine checks only the spec it mirrors.
+		if err := check.VerifySpec(specPath); err != nil {
+			return nil, err
+		}
+	}
 	cells, err := Cells(base, params)
 	if err != nil {
 		return nil, &InputError{err.Error()}
@@ -136,7 +145,11 @@ func Run(ctx context.Context, basePath, specPath string, params []Param, opt Opt
 		}
 		t.Rows = append(t.Rows, row)
 		if useGo {
-			job, err := check.Load(path, specPath)
+			load := opt.Load
+			if load == nil {
+				load = check.Load
+			}
+			job, err := load(path, specPath)
 			if err != nil {
 				return nil, &InputError{fmt.Sprintf("cell %d (%s): %s", c.Index, Label(params, c), strings.TrimPrefix(cfgPosRE.ReplaceAllString(err.Error(), ""), path+": "))}
 			}

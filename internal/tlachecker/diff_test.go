@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/mirrortest"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/model"
 )
@@ -403,4 +404,59 @@ func TestAvailable(t *testing.T) {
 			t.Errorf("%s: Available = %v; want ok %v, ErrNotInstalled %v", tt.name, err, tt.ok, tt.absent)
 		}
 	}
+}
+
+// TestDifferentialCatchesRebuildAsSkip: the mutation of issue 14 (a
+// rebuild recovery recorded as "skip"), which keeps every figure the
+// engines compare under fault-rebuild.cfg, is caught by the differential
+// comparison with tla-checker, naming the state whose successors differ.
+func TestDifferentialCatchesRebuildAsSkip(t *testing.T) {
+	needChecker(t)
+	job, err := check.Load("../../spec/fault-rebuild.cfg", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := StepCfg(job.Cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), perCfgTimeout)
+	defer cancel()
+	run, err := Explore(ctx, job.SpecPath, cfg, checkerOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asIs, err := job.Machine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ExploreModel(asIs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := Compare(run.Graph, g); !c.Equal() {
+		t.Fatalf("the model as it is differs from the spec:\n%s", c)
+	}
+	job.Mutate = mirrortest.RebuildAsSkip
+	mutant, err := job.Machine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err = ExploreModel(mutant, 0); err != nil {
+		t.Fatal(err)
+	}
+	c := Compare(run.Graph, g)
+	if c.Equal() {
+		t.Fatal("the differential comparison did not catch the mutant")
+	}
+	i := slices.IndexFunc(c.Diffs, func(d Diff) bool { return d.Kind == DiffSuccessors })
+	if i < 0 {
+		t.Fatalf("no successor difference:\n%s", c)
+	}
+	if d := c.Diffs[i]; len(d.OnlyA) == 0 || !strings.Contains(d.OnlyA[0].To, `decision |-> "rebuild"`) ||
+		len(d.OnlyB) == 0 || !strings.Contains(d.OnlyB[0].To, `decision |-> "skip"`) {
+		t.Errorf("the difference does not show the decisions: %+v", d)
+	}
+	report := c.String()
+	t.Logf("the mutant's comparison (%d differences), first lines:\n%s", len(c.Diffs), report[:min(len(report), 1200)])
 }

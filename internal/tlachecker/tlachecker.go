@@ -97,6 +97,14 @@ func Available(o Options) error {
 	return nil
 }
 
+// Version is the version of the installed (and pinned) tla-checker.
+func Version(o Options) (string, error) {
+	if err := Available(o); err != nil {
+		return "", err
+	}
+	return packageVersion(filepath.Join(o.Dir, "node_modules", "tla-checker", "package.json"))
+}
+
 func pinnedVersion(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {

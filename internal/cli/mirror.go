@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/resumecontract/resumecheck/internal/mirror"
+	"github.com/resumecontract/resumecheck/spec"
+)
+
+func newMirrorCmd() *cobra.Command {
+	var (
+		update     bool
+		checkers   []string
+		checkerDir string
+		verbose    bool
+		tf         tlcFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "mirror [MANIFEST]",
+		Short: "Compare the Go model with the spec; with --update, record the spec text it mirrors",
+		Long: `The Go engine checks only the text of Resume.tla that model/ (its Go mirror)
+was last compared with: spec/mirror.json, beside the manifest, records the
+digest of that text (comments and whitespace aside) and every build of
+tlcrun carries it. Any other spec exits 4.
+
+tlcrun mirror compares the Go model with the manifest's spec (default
+spec/manifest.json) and says whether they agree and whether the record
+names this text:
+
+  tla-checker  every model the manifest marks tla_checker: the state graph
+               of the spec as the npm package tla-checker reads it (under
+               Node, no Java) against the Go model's, state by state
+  tlc          every quick model with both engines: verdicts, first
+               violations, violated properties, counts and state sets
+
+--checkers picks them (default: every one that can run here; at least one
+must). With --update, and only when every comparison agrees, the record is
+rewritten for this text: when and how it was compared. Then rebuild tlcrun
+(go build, make build; go run rebuilds by itself): a build carries the
+record it was built with.
+
+After an edit of spec/Resume.tla: bring model/ in line with it, run
+tlcrun mirror --update, and check the manifest (tlcrun verify, and
+tlcrun verify --print to rewrite it after a deliberate change).
+
+Exit 0 when the model and the spec agree and the record names the spec
+(or --update wrote it), 15 when a comparison disagrees (nothing is
+recorded), 4 when they agree but the record names another text (run
+--update), 3 when no checker can run.`,
+		Example: `  tlcrun mirror                         # compare, and say whether the record is current
+  tlcrun mirror --update                # compare, and record the spec's digest if they agree
+  tlcrun mirror --checkers tla-checker  # no Java needed`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := "spec/manifest.json"
+			if len(args) == 1 {
+				path = args[0]
+			}
+			out := cmd.OutOrStdout()
+			opt := mirror.Options{Manifest: path, Checkers: checkers, CheckerDir: checkerDir, TLC: tf.options(nil), Load: goLoad}
+			if verbose {
+				opt.Log = cmd.ErrOrStderr()
+			}
+			res, err := mirror.Run(cmd.Context(), opt)
+			if errors.Is(err, mirror.ErrNoChecker) {
+				return &exitError{code: ExitNoTLC, err: err}
+			}
+			if err != nil {
+				return runError(err)
+			}
+			recPath := mirror.RecordPath(path)
+			rec, recErr := mirror.ReadRecord(recPath)
+			built, _ := spec.Recorded()
+			fmt.Fprintf(out, "Spec %s: digest %s\n", res.Spec, res.Digest)
+			switch {
+			case recErr != nil:
+				fmt.Fprintf(out, "Record %s: unreadable (%v)\n", recPath, recErr)
+			default:
+				fmt.Fprintf(out, "Record %s: digest %s, compared %s by %s\n", recPath, rec.Digest, orUnknown(rec.Compared), orUnknown(rec.Command))
+			}
+			for _, c := range res.Checks {
+				agree := 0
+				for _, m := range c.Models {
+					if m.Agree {
+						agree++
+					}
+				}
+				fmt.Fprintf(out, "\n%s: %d of %d models agree (%s)\n", c.Checker, agree, len(c.Models), c.Compared)
+				for _, m := range c.Models {
+					status := "ok  "
+					if !m.Agree {
+						status = "FAIL"
+					}
+					fmt.Fprintf(out, "  %s %s: %s\n", status, m.Cfg, m.Summary)
+					if !m.Agree && m.Detail != "" {
+						fmt.Fprintf(out, "       %s\n", strings.ReplaceAll(strings.TrimRight(m.Detail, "\n"), "\n", "\n       "))
+					}
+				}
+			}
+			fmt.Fprintln(out)
+			if !res.Agree() {
+				fmt.Fprintf(out, "The Go model does NOT mirror %s: bring model/ in line with the spec (nothing was recorded).\n", res.Spec)
+				return exitCode(ExitDisagree)
+			}
+			current := recErr == nil && rec.Digest == res.Digest
+			switch {
+			case update:
+				specRel, err := filepath.Rel(filepath.Dir(recPath), res.Spec)
+				if err != nil {
+					return &exitError{code: ExitFailure, err: err}
+				}
+				m, err := res.Record(filepath.ToSlash(specRel), time.Now(), "tlcrun mirror --update")
+				if err != nil {
+					return &exitError{code: ExitFailure, err: err}
+				}
+				if err := mirror.WriteRecord(recPath, m); err != nil {
+					return &exitError{code: ExitFailure, err: err}
+				}
+				fmt.Fprintf(out, "The Go model mirrors %s: recorded its digest in %s.\n", res.Spec, recPath)
+				if built.Digest != res.Digest {
+					fmt.Fprintln(out, "This tlcrun was built with the old record: rebuild it (go build ./cmd/tlcrun, make build) before checking the spec with the Go engine.")
+				}
+				return nil
+			case !current:
+				fmt.Fprintf(out, "The Go model mirrors %s, but %s names another text: run tlcrun mirror --update to record this one.\n", res.Spec, recPath)
+				return exitCode(ExitNotMirror)
+			}
+			fmt.Fprintf(out, "The Go model mirrors %s, and %s records it.\n", res.Spec, recPath)
+			if built.Digest != res.Digest {
+				fmt.Fprintln(out, "This tlcrun was built with another record: rebuild it (go build ./cmd/tlcrun, make build).")
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&update, "update", false, "record the spec's digest in mirror.json beside the manifest, if every comparison agrees")
+	f.StringSliceVar(&checkers, "checkers", nil, "checkers to compare with: tla-checker, tlc (default: every one that can run here)")
+	f.StringVar(&checkerDir, "tla-checker-dir", filepath.Join("internal", "tlachecker", "js"), "the folder whose node_modules holds the pinned tla-checker")
+	f.BoolVar(&verbose, "verbose", false, "a line on stderr as each model is compared")
+	tf.add(f)
+	return cmd
+}

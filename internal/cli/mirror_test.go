@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/resumecontract/resumecheck/internal/mirror"
+	"github.com/resumecontract/resumecheck/internal/tlachecker"
+	"github.com/resumecontract/resumecheck/internal/tlanorm"
+)
+
+// scratchSpec copies the repository's spec/ folder (Resume.tla, the cfgs,
+// the manifest and the mirror record) into a new folder, with edit applied
+// to Resume.tla, and returns the folder that holds spec/.
+func scratchSpec(t *testing.T, edit func(string) string) string {
+	t.Helper()
+	root := t.TempDir()
+	dst := filepath.Join(root, "spec")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join("..", "..", "spec")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !(strings.HasSuffix(name, ".tla") || strings.HasSuffix(name, ".cfg") || strings.HasSuffix(name, ".json")) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "Resume.tla" {
+			b = []byte(edit(string(b)))
+		}
+		if err := os.WriteFile(filepath.Join(dst, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// The issue's edits of Resume.tla, each of which the Go engine used to
+// check as if it were the spec it mirrors ("No error has been found").
+var otherSpecs = map[string]func(string) string{
+	"syntax error": func(s string) string { return strings.Replace(s, "Done == NTasks + 1", "Done == NTasks +", 1) },
+	"renamed action": func(s string) string {
+		return strings.ReplaceAll(s, "ExtraResume", "StrayResume")
+	},
+	"cut to 50 lines": func(s string) string { return strings.Join(strings.SplitAfter(s, "\n")[:50], "") },
+	"semantic edit": func(s string) string {
+		// The run completes one step later: a different state space,
+		// still valid TLA+.
+		return strings.Replace(s, "Done == NTasks + 1", "Done == NTasks + 2", 1)
+	},
+}
+
+func run(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := Main(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// TestGoEngineRefusesOtherSpecs: every command that runs the Go engine on
+// a spec file refuses a Resume.tla that is not the text model/ mirrors,
+// with exit 4 (not a verdict, not 2) and a message saying what to do;
+// the default command first, in a scratch copy of spec/. TLC is not
+// needed: the refusal comes before anything runs.
+func TestGoEngineRefusesOtherSpecs(t *testing.T) {
+	t.Setenv("TLA2TOOLS_JAR", "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	commands := [][]string{
+		{"check", "spec/R0.cfg"},
+		{"check", "--progress", "0", "--json", "spec/fault-replay.cfg"},
+		{"check", "--engine", "both", "spec/R0.cfg"},
+		{"verify"},
+		{"verify", "--engine", "both"},
+		{"sweep", "--progress", "0", "--set", "NTasks=3..4"},
+		{"matrix"},
+		{"bench", "--tlc", "off", "--cfg", "spec/R0.cfg", "--spec", "spec/Resume.tla", "--repeat", "1"},
+	}
+	for name, edit := range otherSpecs {
+		t.Run(name, func(t *testing.T) {
+			orig, err := os.ReadFile(filepath.Join("..", "..", "spec", "Resume.tla"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if edit(string(orig)) == string(orig) {
+				t.Fatal("the edit changed nothing")
+			}
+			t.Chdir(scratchSpec(t, edit))
+			// The same text elsewhere, given with --spec.
+			elsewhere := filepath.Join(t.TempDir(), "X.tla")
+			b, err := os.ReadFile(filepath.Join("spec", "Resume.tla"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(elsewhere, b, 0o644)
+			for _, args := range append(commands, []string{"check", "--spec", elsewhere, "spec/R0.cfg"}) {
+				code, stdout, stderr := run(args...)
+				if code != ExitNotMirror {
+					t.Errorf("tlcrun %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, ExitNotMirror, stdout, stderr)
+					continue
+				}
+				for _, want := range []string{"is not the spec the Go engine mirrors", "--engine tlc", "tlcrun mirror --update"} {
+					if !strings.Contains(stderr, want) {
+						t.Errorf("tlcrun %s: the message lacks %q:\n%s", strings.Join(args, " "), want, stderr)
+					}
+				}
+				if strings.Contains(stdout, "No error has been found") {
+					t.Errorf("tlcrun %s: a verdict on a spec it does not mirror:\n%s", strings.Join(args, " "), stdout)
+				}
+			}
+			// TLC checks any spec: no refusal, only the missing TLC (3).
+			if code, _, stderr := run("check", "--engine", "tlc", "spec/R0.cfg"); code != ExitNoTLC {
+				t.Errorf("check --engine tlc: exit %d, want %d (no TLC here)\n%s", code, ExitNoTLC, stderr)
+			}
+		})
+	}
+}
+
+// TestGoEngineAcceptsSameSpec: edits of comments and whitespace that do
+// not move code keep the spec the one the Go engine mirrors.
+func TestGoEngineAcceptsSameSpec(t *testing.T) {
+	edits := map[string]func(string) string{
+		"comment-only edit": func(s string) string {
+			s = strings.Replace(s, "What happens to the effects that already fired", "What happens to the effects which already fired", 1)
+			return strings.ReplaceAll(s, "\n\n", "\n\n\\* (a note added by a spec author)\n")
+		},
+		"unchanged": func(s string) string { return s },
+	}
+	for name, edit := range edits {
+		t.Run(name, func(t *testing.T) {
+			t.Chdir(scratchSpec(t, edit))
+			code, stdout, stderr := run("check", "--progress", "0", "spec/R0.cfg")
+			if code != ExitOK || !strings.Contains(stdout, "No error has been found") {
+				t.Errorf("exit %d, want 0\n%s%s", code, stdout, stderr)
+			}
+		})
+	}
+}
+
+// needChecker skips without node and the pinned tla-checker (unless CI
+// requires it) and returns its folder.
+func needChecker(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "tlachecker", "js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = tlachecker.Available(tlachecker.Options{Dir: dir})
+	if errors.Is(err, tlachecker.ErrNotInstalled) && os.Getenv("RESUMECHECK_REQUIRE_TLA_CHECKER") != "1" {
+		t.Skipf("tla-checker not installed: run npm ci --prefix internal/tlachecker/js (%v)", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestMirrorCommand: tlcrun mirror records a spec's digest only when the
+// Go model agrees with it. A scratch manifest keeps it to one model.
+func TestMirrorCommand(t *testing.T) {
+	checker := needChecker(t)
+	t.Setenv("TLA2TOOLS_JAR", "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	setup := func(t *testing.T, edit func(string) string) (manifest, record string) {
+		root := scratchSpec(t, edit)
+		manifest = filepath.Join(root, "spec", "manifest.json")
+		small := `{"spec": "Resume.tla", "models": [
+  {"cfg": "fault-rebuild.cfg", "tier": "quick", "tla_checker": true, "expect": {"result": "violation", "violated": ["PC"], "generated": 87, "distinct": 59, "depth": 8}}]}`
+		if err := os.WriteFile(manifest, []byte(small), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return manifest, filepath.Join(root, "spec", "mirror.json")
+	}
+	read := func(t *testing.T, path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	t.Run("a mutated model is not recorded", func(t *testing.T) {
+		mutateMirror(t)
+		manifest, record := setup(t, func(s string) string { return s })
+		before := read(t, record)
+		code, stdout, stderr := run("mirror", "--update", "--tla-checker-dir", checker, manifest)
+		if code != ExitDisagree || !strings.Contains(stdout, `decision |-> "skip"`) || !strings.Contains(stdout, "nothing was recorded") {
+			t.Errorf("exit %d, want %d and the differing state\n%s%s", code, ExitDisagree, stdout, stderr)
+		}
+		if read(t, record) != before {
+			t.Error("the record changed")
+		}
+	})
+
+	t.Run("an edited spec the model does not follow is not recorded", func(t *testing.T) {
+		manifest, record := setup(t, otherSpecs["semantic edit"])
+		before := read(t, record)
+		if code, stdout, stderr := run("mirror", "--update", "--tla-checker-dir", checker, manifest); code != ExitDisagree {
+			t.Errorf("exit %d, want %d\n%s%s", code, ExitDisagree, stdout, stderr)
+		}
+		if read(t, record) != before {
+			t.Error("the record changed")
+		}
+	})
+
+	t.Run("a re-indented spec is recorded with --update only", func(t *testing.T) {
+		// Indentation counts (bulleted lists are read by column), so this
+		// spec has a new digest, and the same meaning.
+		manifest, record := setup(t, func(s string) string { return strings.ReplaceAll(s, "\n    NTasks,", "\n      NTasks,") })
+		before := read(t, record)
+		code, stdout, stderr := run("mirror", "--tla-checker-dir", checker, manifest)
+		if code != ExitNotMirror || !strings.Contains(stdout, "run tlcrun mirror --update") {
+			t.Errorf("without --update: exit %d, want %d\n%s%s", code, ExitNotMirror, stdout, stderr)
+		}
+		if read(t, record) != before {
+			t.Error("the record changed without --update")
+		}
+		code, stdout, stderr = run("mirror", "--update", "--tla-checker-dir", checker, manifest)
+		if code != ExitOK || !strings.Contains(stdout, "recorded its digest") || !strings.Contains(stdout, "rebuild") {
+			t.Errorf("--update: exit %d, want 0\n%s%s", code, stdout, stderr)
+		}
+		rec, err := mirror.ReadRecord(record)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, _ := os.ReadFile(filepath.Join(filepath.Dir(record), "Resume.tla"))
+		if want, _ := tlanorm.Digest(src); rec.Digest != want || rec.Digest == "" || rec.Command != "tlcrun mirror --update" {
+			t.Errorf("record %+v, want digest %s", rec, want)
+		}
+		// Recorded and current: exit 0 (this build still carries the
+		// repository's record, and says so).
+		if code, stdout, stderr := run("mirror", "--tla-checker-dir", checker, manifest); code != ExitOK || !strings.Contains(stdout, "records it") {
+			t.Errorf("after --update: exit %d\n%s%s", code, stdout, stderr)
+		}
+	})
+
+	t.Run("no checker", func(t *testing.T) {
+		manifest, _ := setup(t, func(s string) string { return s })
+		if code, _, stderr := run("mirror", "--checkers", "tlc", manifest); code != ExitNoTLC || !strings.Contains(stderr, "tla2tools.jar") {
+			t.Errorf("--checkers tlc without TLC: exit %d\n%s", code, stderr)
+		}
+		if code, _, stderr := run("mirror", "--tla-checker-dir", t.TempDir(), manifest); code != ExitNoTLC || !strings.Contains(stderr, "npm ci") {
+			t.Errorf("no checker at all: exit %d\n%s", code, stderr)
+		}
+		if code, _, stderr := run("mirror", "--checkers", "spin", manifest); code != ExitUsage {
+			t.Errorf("an unknown checker: exit %d\n%s", code, stderr)
+		}
+	})
+}
