@@ -153,6 +153,10 @@ func Explore(opt ExploreOptions) (*Page, error) {
 	}
 	in := &interner{index: map[string]int{}}
 	spec := filepath.Join(opt.SpecDir, check.Module+".tla")
+	// The page walks the Go model: only for the spec it mirrors.
+	if err := check.VerifySpec(spec); err != nil {
+		return nil, err
+	}
 	for _, row := range matrix.Rows(opt.SpecDir) {
 		cfg, err := tlacfg.ParseFile(row.Cfg)
 		if err != nil {

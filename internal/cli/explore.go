@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/report"
 )
 
@@ -42,6 +44,9 @@ docs/contract.md links each obligation's story to its walk.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := os.Stat(specDir); err != nil {
 				return usageError(fmt.Errorf("--spec-dir: %w", err))
+			}
+			if err := mirrorPreflight("go", filepath.Join(specDir, check.Module+".tla")); err != nil {
+				return err
 			}
 			opt := report.ExploreOptions{SpecDir: specDir, MaxStates: maxStates}
 			if len(args) == 1 {

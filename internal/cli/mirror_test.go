@@ -84,6 +84,7 @@ func TestGoEngineRefusesOtherSpecs(t *testing.T) {
 		{"verify", "--engine", "both"},
 		{"sweep", "--progress", "0", "--set", "NTasks=3..4"},
 		{"matrix"},
+		{"explore", "--html", "explorer.html"},
 		{"bench", "--tlc", "off", "--cfg", "spec/R0.cfg", "--spec", "spec/Resume.tla", "--repeat", "1"},
 	}
 	for name, edit := range otherSpecs {
