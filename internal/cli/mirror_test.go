@@ -85,7 +85,7 @@ func TestGoEngineRefusesOtherSpecs(t *testing.T) {
 		{"sweep", "--progress", "0", "--set", "NTasks=3..4"},
 		{"matrix"},
 		{"explore", "--html", "explorer.html"},
-		{"bench", "--tlc", "off", "--cfg", "spec/R0.cfg", "--spec", "spec/Resume.tla", "--repeat", "1"},
+		{"bench", "--tlc", "off", "--cfg", "spec/R0.cfg", "--spec", "spec/Resume.tla", "--pairs", "1"},
 	}
 	for name, edit := range otherSpecs {
 		t.Run(name, func(t *testing.T) {
