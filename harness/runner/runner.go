@@ -50,6 +50,12 @@ type Options struct {
 	Progress io.Writer
 	// Env is added to the adapters' environment.
 	Env []string
+	// Hosts, when set, are where the race's racers run: racer i runs on
+	// Hosts[i%len(Hosts)], its command prefixed with the host's Wrap (ip
+	// netns exec NS) and its PostgreSQL store reached at the host's DSN.
+	// NetnsHosts makes them: the racers then reach the store over a
+	// network, from separate network namespaces.
+	Hosts []Host
 }
 
 func (o *Options) defaults() {
@@ -257,9 +263,12 @@ func (c *runCtx) spawn(sync bool) (*Proc, error) {
 	return p, nil
 }
 
-func (c *runCtx) setup(p *Proc, sync bool) error {
+func (c *runCtx) setup(p *Proc, sync bool) error { return c.setupOn(p, sync, c.store) }
+
+// setupOn sets p up for the run on store st (a racer on another host
+// reaches the same store at another address).
+func (c *runCtx) setupOn(p *Proc, sync bool, st harness.Store) error {
 	w := c.log.Workflow
-	st := c.store
 	req := &harness.Request{Op: harness.OpSetup, Run: c.log.Run, Workflow: &w, Store: &st, Ledger: c.ledger.Path, Sync: &sync}
 	rep, err := p.Call(c.ctx, req, nil)
 	if err != nil {

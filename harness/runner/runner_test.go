@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,5 +202,50 @@ func TestGateCatchesABrokenAdapter(t *testing.T) {
 				t.Errorf("the finding does not name the cell and the run: %s", hit)
 			}
 		})
+	}
+}
+
+// TestRacePool: the race's racers are a pool reused across the grid's
+// runs, but no racer starts or parks the run it races on: in every race
+// run's log the start request is process 1's (a fresh parker) and the k
+// racers are k other, distinct processes; every racer is set up for the
+// run before the barrier (its resume reaches this run: the gate's value
+// is one of the racers').
+func TestRacePool(t *testing.T) {
+	p, opt := profileWith(t, "", func(o *runner.Options) {
+		o.Grid = harness.RaceGrid{Ks: []int{2, 3}, JitterMS: []int{0}, Reps: 2, Seed: 1}
+	}, "race")
+	c := cell(t, p, "race")
+	if len(c.Runs) != 4 {
+		t.Fatalf("%d race runs, want 4", len(c.Runs))
+	}
+	for _, r := range c.Runs {
+		path := filepath.Join(runner.Dir(opt, p), "runs", "race", r.Run, "log.json")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l harness.RunLog
+		if err := json.Unmarshal(b, &l); err != nil {
+			t.Fatal(err)
+		}
+		starter, racers := 0, map[int]bool{}
+		for _, e := range l.Entries {
+			if e.Kind != harness.EntryRequest {
+				continue
+			}
+			switch e.Role {
+			case harness.RoleStart:
+				starter = e.Proc
+			case harness.RoleRacer:
+				racers[e.Proc] = true
+			}
+		}
+		if starter != 1 || racers[starter] || len(racers) != l.Racers {
+			t.Errorf("run %s: started by process %d, raced by %v (k=%d): the parker must be a process of its own", r.Run, starter, racers, l.Racers)
+		}
+		if r.Counts.Applied[2] != 1 || r.Obligations["CO"] != harness.Holds {
+			t.Errorf("run %s: gated effects %v, CO %s", r.Run, r.Counts.Applied, r.Obligations["CO"])
+		}
 	}
 }

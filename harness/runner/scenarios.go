@@ -400,16 +400,18 @@ func describeNote(m *harness.Message) string {
 }
 
 // race runs the race grid: for every k, jitter and repetition, a run
-// parked by one process and resumed by k processes released together.
-// The racer processes are a pool reused across runs (each gets a new
-// setup per run).
+// parked by a fresh process and resumed by k racer processes released
+// together. The racers are a pool reused across the grid's runs: every
+// racer is set up again for each run (a new run id, store and ledger)
+// before the barrier, and none of them has started or parked the run it
+// races on (the parker is a process of its own, quit once the run is
+// parked). Starting k fresh interpreters per run would cost the grid 132
+// process starts per repetition (CrewAI takes 7 s of CPU to import); what
+// a pooled racer keeps across runs is the framework's module state, not
+// the run's (docs/harness.md, "The race's pool").
 func (r *Runner) race(ctx context.Context, sc harness.Scenario, c *harness.Cell) error {
 	g := r.opt.Grid
 	rng := rand.New(rand.NewPCG(uint64(g.Seed), 7))
-	maxK := 0
-	for _, k := range g.Ks {
-		maxK = max(maxK, k)
-	}
 	var pool []*Proc
 	defer func() {
 		for _, p := range pool {
@@ -443,38 +445,63 @@ func (r *Runner) race(ctx context.Context, sc harness.Scenario, c *harness.Cell)
 	return nil
 }
 
-// raceRun drives one race run with a pool of processes (grown as
-// needed; a process that failed is replaced).
+// racerLaunch is racer i's command: on its host when the race crosses
+// hosts.
+func (r *Runner) racerLaunch(stderr string, i int) Launch {
+	l := r.launch(stderr)
+	if len(r.opt.Hosts) > 0 {
+		h := r.opt.Hosts[i%len(r.opt.Hosts)]
+		l.Argv = append(append([]string(nil), h.Wrap...), l.Argv...)
+	}
+	return l
+}
+
+// racerStore is the store racer i reaches: the host's DSN when the race
+// crosses hosts on PostgreSQL.
+func (r *Runner) racerStore(rc *runCtx, i int) harness.Store {
+	st := rc.store
+	if len(r.opt.Hosts) > 0 && st.Kind == harness.StorePostgres {
+		st.DSN = r.opt.Hosts[i%len(r.opt.Hosts)].DSN
+	}
+	return st
+}
+
+// raceRun drives one race run: a fresh process parks it, and k processes
+// of the pool (grown as needed; a process that failed is replaced) race.
+// Process numbers: 1 is the parker, 2..k+1 the racers.
 func (r *Runner) raceRun(rc *runCtx, pool []*Proc, k int, delays []time.Duration) []*Proc {
-	// The pool's processes are renumbered for this run: 1 parks it, 1..k
-	// race.
+	alive := pool[:0]
+	for _, p := range pool {
+		if !p.dead() {
+			alive = append(alive, p)
+		}
+	}
+	pool = alive
 	for len(pool) < k {
-		rc.procs = len(pool)
-		p, err := Start(rc.ctx, r.launch(fmt.Sprintf("%s/adapter-%d.stderr", rc.dir, len(pool)+1)), len(pool)+1, r.opt.Timeout)
+		i := len(pool)
+		p, err := Start(rc.ctx, r.racerLaunch(fmt.Sprintf("%s/racer-%d.stderr", rc.dir, i+1), i), i+2, r.opt.Timeout)
 		if err != nil {
 			rc.fail(err)
 			return pool
 		}
 		pool = append(pool, p)
 	}
-	rc.procs = k
-	alive := pool[:0]
-	for _, p := range pool {
-		if p.dead() {
-			continue
-		}
-		alive = append(alive, p)
+	for i, p := range pool {
+		p.N = i + 2
 	}
-	if len(alive) < len(pool) {
-		pool = alive
-		return r.raceRun(rc, pool, k, delays)
-	}
-	// The first process parks the run.
-	if err := rc.setup(pool[0], true); err != nil {
+	rc.procs = k + 1
+	// A fresh process parks the run and quits.
+	parker, err := Start(rc.ctx, r.launch(fmt.Sprintf("%s/adapter-1.stderr", rc.dir)), 1, r.opt.Timeout)
+	if err != nil {
 		rc.fail(err)
 		return pool
 	}
-	rep, err := rc.call(pool[0], harness.RoleStart, &harness.Request{Op: harness.OpStart, Input: input(rc), Branch: harness.MainBranch}, true)
+	defer parker.Quit(rc.ctx)
+	if err := rc.setup(parker, true); err != nil {
+		rc.fail(err)
+		return pool
+	}
+	rep, err := rc.call(parker, harness.RoleStart, &harness.Request{Op: harness.OpStart, Input: input(rc), Branch: harness.MainBranch}, true)
 	if err != nil {
 		rc.fail(err)
 		return pool
@@ -483,6 +510,7 @@ func (r *Runner) raceRun(rc *runCtx, pool []*Proc, k int, delays []time.Duration
 		rc.problem("start did not park: ok=%t status=%q error=%s", rep.OK, rep.Status, rep.Error)
 		return pool
 	}
+	parker.Quit(rc.ctx)
 	// The barrier: every racer is set up (store open, workflow built)
 	// before any is released.
 	var wg sync.WaitGroup
@@ -491,7 +519,7 @@ func (r *Runner) raceRun(rc *runCtx, pool []*Proc, k int, delays []time.Duration
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = rc.setup(pool[i], false)
+			errs[i] = rc.setupOn(pool[i], false, r.racerStore(rc, i))
 		}()
 	}
 	wg.Wait()

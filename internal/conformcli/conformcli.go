@@ -109,6 +109,7 @@ type runOptions struct {
 	doc       string
 	quiet     bool
 	onChange  string
+	hosts     int
 }
 
 func newRun(stdout, stderr io.Writer) *cobra.Command {
@@ -138,7 +139,8 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 	f.DurationVar(&o.timeout, "timeout", 120*time.Second, "bound on one adapter request")
 	f.StringVar(&o.doc, "doc", "docs/conformance.md", "with --update, the document whose table is rewritten")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines")
-	f.StringVar(&o.onChange, "on-change", "", "a verdict that differs from the baseline: fail (exit 10) or report (print it, exit 0); default: $CONFORMANCE_ON_CHANGE or fail. The control's cells fail either way")
+	f.IntVar(&o.hosts, "hosts", 0, "race across N network namespaces: each racer runs in one (ip netns exec) and reaches the PostgreSQL store over a veth pair (root, iproute2; postgres cells only)")
+	f.StringVar(&o.onChange, "on-change", "", "a confirmed change from the baseline (the regression gate): fail (exit 10) or report (print it, exit 0); default: $CONFORMANCE_ON_CHANGE or fail. The control's cells fail either way")
 	return cmd
 }
 
@@ -286,6 +288,17 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if opt.PGDSN == "" && slices.ContainsFunc(plan, func(p planned) bool { return p.store == harness.StorePostgres }) {
 		fmt.Fprintln(stderr, "conformance: RESUMECHECK_PG_DSN is not set: the postgres cells are skipped (export RESUMECHECK_PG_DSN=\"$(.ci/postgres.sh | tail -1)\")")
 	}
+	var netns *runner.Hosts
+	if o.hosts > 0 {
+		if opt.PGDSN == "" || slices.ContainsFunc(plan, func(p planned) bool { return p.store != harness.StorePostgres }) {
+			return usage("--hosts races across network namespaces on PostgreSQL: give --store postgres and RESUMECHECK_PG_DSN")
+		}
+		if netns, err = runner.NetnsHosts(o.hosts, opt.PGDSN); err != nil {
+			return fmt.Errorf("--hosts %d: %w", o.hosts, err)
+		}
+		defer netns.Close()
+		opt.Hosts = netns.Hosts
+	}
 	var fresh []*harness.Profile
 	var controlBad, broken []string
 	for _, pl := range plan {
@@ -302,6 +315,13 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		if s.Control {
 			controlBad = append(controlBad, nonConforming(p)...)
+		}
+	}
+	if netns != nil {
+		fmt.Fprintf(stderr, "conformance: %d connections crossed the veth pairs of %d network namespaces\n", netns.Conns(), o.hosts)
+		raced := slices.ContainsFunc(fresh, func(p *harness.Profile) bool { c := p.Cell("race"); return c != nil && len(c.Runs) > 0 })
+		if raced && netns.Conns() == 0 {
+			return errors.New("--hosts: no racer connected through the network namespaces: the race did not cross hosts")
 		}
 	}
 	harness.SortProfiles(fresh)

@@ -96,6 +96,13 @@ func renderFindings(ps []*harness.Profile) string {
 		pg = append(pg, fmt.Sprintf("%s: runs that did not complete (LV not holds): crash/resume %s, killsweep/resume %s; profile LV %s",
 			p.Store, notHolding(p, "crash/resume", "LV"), notHolding(p, "killsweep/resume", "LV"), p.Obligations["LV"].Status))
 	}
+	var lv []string
+	for _, p := range ps {
+		if v, u, n := lvCounts(p); v+u > 0 {
+			lv = append(lv, fmt.Sprintf("%s %d violated, %d undetermined of %d runs (profile: %s)", p.ID(), v, u, n, p.Obligations["LV"].Status))
+		}
+	}
+	pg = append(pg, "LV judged over every run (every cell but cv), where some run did not hold it: "+strings.Join(lv, "; "))
 	row(5, "pydantic-graph 1.x cannot resume after a mid-node crash (the snapshot stays `running`)", strings.Join(pg, "; "),
 		"**reproduced**: the crash leaves a run that does not complete (LV, judged over every run)")
 
@@ -245,4 +252,28 @@ func sharedProfiles(ps []*harness.Profile) string {
 		}
 	}
 	return fmt.Sprintf("different frameworks with identical verdicts on all eight obligations: %s; on all but LV: %s", ids(all), ids(butLV))
+}
+
+// lvCounts counts the runs of the cells measuring LV: violated,
+// undetermined, and all that could be driven.
+func lvCounts(p *harness.Profile) (v, u, n int) {
+	for _, c := range p.Cells {
+		if !slices.Contains(c.Measures, "LV") || c.Skipped != "" {
+			continue
+		}
+		for _, r := range c.Runs {
+			if r.Verdict == "error" {
+				continue
+			}
+			n++
+			switch r.Obligations["LV"] {
+			case harness.Violated:
+				v++
+			case harness.Holds:
+			default:
+				u++
+			}
+		}
+	}
+	return v, u, n
 }

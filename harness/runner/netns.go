@@ -1,0 +1,155 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Host is where a racer runs when the race crosses hosts: a command
+// prefix that puts the adapter into another network namespace, and the
+// PostgreSQL DSN the store is reached at from there.
+type Host struct {
+	Name string
+	Wrap []string
+	DSN  string
+}
+
+// Hosts is a set of network namespaces made by NetnsHosts, with the
+// relays that carry their racers' connections to the server.
+type Hosts struct {
+	Hosts []Host
+	conns atomic.Int64
+	close []func()
+}
+
+// Conns counts the connections the relays carried: a race that crossed
+// hosts has some.
+func (h *Hosts) Conns() int64 { return h.conns.Load() }
+
+// Close stops the relays and removes the namespaces and their links.
+func (h *Hosts) Close() {
+	for i := len(h.close) - 1; i >= 0; i-- {
+		h.close[i]()
+	}
+	h.close = nil
+}
+
+// NetnsHosts makes n network namespaces, each joined to this one by a
+// veth pair (10.212.i.1 here, 10.212.i.2 there), and a relay per
+// namespace listening on the pair's address here that forwards each
+// connection to the PostgreSQL server of dsn (on loopback). A racer run
+// with `ip netns exec NS` in namespace i reaches the server only over its
+// veth pair, through TCP, as a process on another host would. It needs
+// root and iproute2; the error says which is missing.
+func NetnsHosts(n int, dsn string) (*Hosts, error) {
+	if os.Geteuid() != 0 {
+		return nil, errors.New("network namespaces need root")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		return nil, errors.New("no ip command (iproute2)")
+	}
+	u, err := url.Parse(dsn)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("the PostgreSQL DSN is not a URL with a host: %q", dsn)
+	}
+	h := &Hosts{}
+	tag := os.Getpid() % 10000
+	for i := range n {
+		ns := fmt.Sprintf("rcconf%d-%d", tag, i)
+		vh, vn := fmt.Sprintf("rc%dh%d", tag, i), fmt.Sprintf("rc%dn%d", tag, i)
+		hostIP, nsIP := fmt.Sprintf("10.212.%d.1", i), fmt.Sprintf("10.212.%d.2", i)
+		if err := ip("netns", "add", ns); err != nil {
+			h.Close()
+			return nil, err
+		}
+		h.close = append(h.close, func() { _ = ip("netns", "del", ns); _ = ip("link", "del", vh) })
+		for _, args := range [][]string{
+			{"link", "add", vh, "type", "veth", "peer", "name", vn},
+			{"link", "set", vn, "netns", ns},
+			{"addr", "add", hostIP + "/30", "dev", vh},
+			{"link", "set", vh, "up"},
+			{"netns", "exec", ns, "ip", "addr", "add", nsIP + "/30", "dev", vn},
+			{"netns", "exec", ns, "ip", "link", "set", vn, "up"},
+			{"netns", "exec", ns, "ip", "link", "set", "lo", "up"},
+		} {
+			if err := ip(args...); err != nil {
+				h.Close()
+				return nil, err
+			}
+		}
+		addr, stop, err := relayTo(hostIP, u.Host, &h.conns)
+		if err != nil {
+			h.Close()
+			return nil, err
+		}
+		h.close = append(h.close, stop)
+		v := *u
+		v.Host = addr
+		h.Hosts = append(h.Hosts, Host{Name: ns, Wrap: []string{"ip", "netns", "exec", ns}, DSN: v.String()})
+	}
+	return h, nil
+}
+
+func ip(args ...string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// relayTo listens on addr's ip and copies every connection to target
+// both ways, counting them; stop closes the listener and the open
+// connections.
+func relayTo(ipAddr, target string, conns *atomic.Int64) (string, func(), error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(ipAddr, "0"))
+	if err != nil {
+		return "", nil, err
+	}
+	var mu sync.Mutex
+	var open []net.Conn
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			d, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			conns.Add(1)
+			mu.Lock()
+			open = append(open, c, d)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(d, c); d.Close() }()
+			go func() { _, _ = io.Copy(c, d); c.Close() }()
+		}
+	}()
+	stop := func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range open {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	}
+	return ln.Addr().String(), stop, nil
+}
