@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -70,20 +71,33 @@ func writeCheckReports(cmd *cobra.Command, job *check.Job, rep *check.Report) er
 	return nil
 }
 
-// writeMatrixHTML is matrix --html.
+// writeMatrixHTML is matrix --html. The page costs little beside the
+// matrix (graphs are drawn only for models of a few thousand states), and
+// the line it prints says how little: its size and the time it took.
 func writeMatrixHTML(cmd *cobra.Command, path string, res *matrix.Result) error {
-	page, err := report.Matrix(res, report.Options{})
+	start := time.Now()
+	page, err := report.Matrix(res, report.Options{PageDir: filepath.Dir(path)})
 	if err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
-	return writePage(cmd, path, page)
+	return writePageSince(cmd, path, page, start)
 }
 
 func writePage(cmd *cobra.Command, path string, page *report.Page) error {
+	return writePageSince(cmd, path, page, time.Now())
+}
+
+// writePageSince writes the page and says so with its size and the time
+// since start (the page's drawing began).
+func writePageSince(cmd *cobra.Command, path string, page *report.Page, start time.Time) error {
 	if err := page.WritePath(path); err != nil {
 		return &exitError{code: ExitFailure, err: err}
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", path)
+	size := ""
+	if st, err := os.Stat(path); err == nil {
+		size = fmt.Sprintf(" (%d KB, drawn in %s)", (st.Size()+512)/1024, time.Since(start).Round(time.Millisecond))
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s%s\n", path, size)
 	return nil
 }
 
