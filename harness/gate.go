@@ -60,6 +60,9 @@ type Finding struct {
 }
 
 func (f Finding) String() string {
+	if f.Obligation == "features" {
+		return f.Profile + ": " + f.Why
+	}
 	where := f.Profile
 	if f.Cell != "" {
 		where += " cell " + f.Cell

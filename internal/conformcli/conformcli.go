@@ -378,7 +378,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "conformance: %s from the baseline (reported, not failed: --on-change report)\n", plural(len(changes), "confirmed change"))
 			return nil
 		}
-		return &exitError{code: ExitChanged, err: fmt.Errorf("%s from the baseline: %s (a changed release, a broken adapter or a changed harness; review the trace, then --update)", plural(len(changes), "confirmed change"), changes[0].Profile+" cell "+changes[0].Cell+" "+changes[0].Obligation)}
+		return &exitError{code: ExitChanged, err: fmt.Errorf("%s from the baseline: %s (a changed release, a broken adapter or a changed harness; review the trace, then --update)", plural(len(changes), "confirmed change"), changes[0].String())}
 	}
 	return nil
 }

@@ -154,7 +154,7 @@ func renderFindings(ps []*harness.Profile) string {
 
 	// 8. shared profiles.
 	row(8, "no two probed frameworks share a conformance profile", sharedProfiles(ps),
-		"**contradicted** (CrewAI and LlamaIndex Workflows)")
+		"**refined**: no two share a profile, but CrewAI and LlamaIndex Workflows agree on every safety obligation")
 
 	// 9. REMIT's validity cell.
 	var rm []string
@@ -226,32 +226,33 @@ func notHolding(p *harness.Profile, cell, o string) string {
 }
 
 // sharedProfiles names the pairs of different frameworks whose
-// profiles agree on every obligation, and on every obligation but LV.
+// profiles agree on every obligation, and on the six safety obligations
+// (EO PC FD CV CO RD).
 func sharedProfiles(ps []*harness.Profile) string {
-	vec := func(p *harness.Profile, skip string) string {
+	vec := func(p *harness.Profile, obls []string) string {
 		var s []string
-		for _, o := range harness.Obligations {
-			if o != skip {
-				s = append(s, string(p.Obligations[o].Status))
-			}
+		for _, o := range obls {
+			s = append(s, string(p.Obligations[o].Status))
 		}
 		return strings.Join(s, " ")
 	}
-	var all, butLV []string
+	safety := []string{"EO", "PC", "FD", "CV", "CO", "RD"}
+	var all, safe []string
 	for i, a := range ps {
 		for _, b := range ps[i+1:] {
 			if a.Subject == b.Subject || strings.HasPrefix(a.Subject, "langgraph") && strings.HasPrefix(b.Subject, "langgraph") {
 				continue
 			}
 			switch {
-			case vec(a, "") == vec(b, ""):
+			case vec(a, harness.Obligations) == vec(b, harness.Obligations):
 				all = append(all, a.ID()+" = "+b.ID())
-			case vec(a, "LV") == vec(b, "LV"):
-				butLV = append(butLV, fmt.Sprintf("%s = %s but LV (%s vs %s)", a.ID(), b.ID(), a.Obligations["LV"].Status, b.Obligations["LV"].Status))
+			case vec(a, safety) == vec(b, safety):
+				safe = append(safe, fmt.Sprintf("%s = %s, apart from FI (%s vs %s) and LV (%s vs %s)", a.ID(), b.ID(),
+					a.Obligations["FI"].Status, b.Obligations["FI"].Status, a.Obligations["LV"].Status, b.Obligations["LV"].Status))
 			}
 		}
 	}
-	return fmt.Sprintf("different frameworks with identical verdicts on all eight obligations: %s; on all but LV: %s", ids(all), ids(butLV))
+	return fmt.Sprintf("different frameworks with identical verdicts on all eight obligations: %s; on the six safety obligations: %s", ids(all), ids(safe))
 }
 
 // lvCounts counts the runs of the cells measuring LV: violated,

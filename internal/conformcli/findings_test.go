@@ -63,15 +63,19 @@ func TestREMITValidityNotRepaired(t *testing.T) {
 }
 
 // TestSharedProfile checks the doc's finding 8: CrewAI 1.15.2 and
-// LlamaIndex Workflows 2.22.2 agree on every obligation but LV.
+// LlamaIndex Workflows 2.22.2 agree on the six safety obligations and
+// differ in FI (CrewAI's Flow.fork is a fork intent) and LV.
 func TestSharedProfile(t *testing.T) {
 	a, b := committed(t, "crewai@1.15.2/sqlite"), committed(t, "llama-index-workflows@2.22.2/sqlite")
-	for _, o := range harness.Obligations {
-		if o == "LV" {
-			continue
-		}
+	for _, o := range []string{"EO", "PC", "FD", "CV", "CO", "RD"} {
 		if x, y := a.Obligations[o].Status, b.Obligations[o].Status; x != y {
 			t.Errorf("%s: CrewAI %s, LlamaIndex %s: the doc's finding 8 no longer holds", o, x, y)
 		}
+	}
+	if a.Obligations["FI"].Status != harness.Holds || b.Obligations["FI"].Status != harness.Violated {
+		t.Errorf("FI: CrewAI %s, LlamaIndex %s: the doc's finding 8 says holds and violated", a.Obligations["FI"].Status, b.Obligations["FI"].Status)
+	}
+	if a.Obligations["LV"].Status == b.Obligations["LV"].Status {
+		t.Errorf("LV: both %s: the doc's finding 8 says they differ", a.Obligations["LV"].Status)
 	}
 }

@@ -109,7 +109,7 @@ class CrewAI(rcadapter.Subject):
     version = importlib.metadata.version("crewai")
     features = {
         "stores": ["sqlite"],
-        "fork": False,               # Flow.fork(checkpoint) exists, but a fork cannot carry a new feedback value to a consumed gate
+        "fork": True,                # Flow.fork(checkpoint) from the parked checkpoint, then the fork's own feedback
         "checkpoint_address": False,
         "idempotency_key": False,
         "invalid_state": True,
@@ -214,9 +214,48 @@ class CrewAI(rcadapter.Subject):
             return self._status(flow, flow.kickoff(inputs={"id": s.run, **input}))
         return self._run(go)
 
+    def _park_checkpoint(self):
+        """The checkpoint the run was parked at: the latest checkpoint
+        file whose flow had not finished `ask` (the feedback method), or
+        None."""
+        park = None
+        for p in self._checkpoints():
+            try:
+                with open(p) as f:
+                    doc = json.load(f)
+            except (OSError, ValueError):
+                continue
+            for e in doc.get("entities") or ():
+                if e.get("entity_type") == "flow" and "ask" not in (e.get("checkpoint_completed_methods") or ()):
+                    park = str(p)
+        return park
+
+    def _fork(self, s, value):
+        """CrewAI's fork: Flow.fork restores the parked checkpoint into a
+        new flow (a new state id, on a branch of the checkpoint lineage);
+        its kickoff runs the feedback method again, which parks the fork;
+        the fork's own feedback is then the value. Its checkpoints go to a
+        folder of their own, so the run's checkpoint report (the latest
+        file of the run's folder) stays the main line's."""
+        loc = self._park_checkpoint()
+        if loc is None:
+            raise Refusal("refused", "no checkpoint of the parked run to fork from", "NoCheckpoint")
+        fork_cfg = CheckpointConfig(location=self.ckpt_dir + "-" + s.branch, provider=JsonProvider(),
+                                    on_events=CHECKPOINT_EVENTS, restore_from=loc)
+        flow = self.Flow.fork(fork_cfg, branch=s.branch)
+        parked = flow.kickoff()
+        if not isinstance(parked, HumanFeedbackPending):
+            return self._status(flow, parked)
+        fork_id = flow.state.id
+        fork_cfg = CheckpointConfig(location=self.ckpt_dir + "-" + s.branch, provider=JsonProvider(), on_events=CHECKPOINT_EVENTS)
+        f2 = self.Flow.from_pending(fork_id, self.persistence, checkpoint=fork_cfg)
+        return self._status(f2, f2.resume(value))
+
     def resume(self, s, value, intent, checkpoint):
         if intent == "fork":
-            raise Refusal("unsupported", "CrewAI's feedback resume has no fork intent")
+            if checkpoint:
+                raise Refusal("unsupported", "Flow.fork forks the parked checkpoint; the adapter takes no other")
+            return self._run(lambda: self._fork(s, value))
         if checkpoint:
             raise Refusal("unsupported", "Flow.from_pending takes a flow id, not a checkpoint")
 
