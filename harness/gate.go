@@ -272,17 +272,17 @@ func gateNew(f *Finding, bc, fc *Cell) {
 		switch {
 		case len(base) == 0:
 			unreached = append(unreached, r.Run+" (a point the baseline has no run at)")
-		case fc.Scenario != "race" && allHave(base, o, f.Was):
+		case fc.Scenario != "race" && len(base) >= 2 && allHave(base, o, f.Was):
 			confirmed = append(confirmed, fmt.Sprintf("%s at %s, where the baseline's %d runs all %s", r.Run, pt, len(base), f.Was))
 		default:
-			sampled = append(sampled, r.Run)
+			sampled = append(sampled, fmt.Sprintf("%s (the baseline's %d runs at %s)", r.Run, len(base), pt))
 		}
 	}
 	switch {
 	case len(confirmed) > 0:
 		f.Kind, f.Why = FindingConfirmed, "undetermined: "+strings.Join(confirmed, "; ")
 	case len(sampled) > 0:
-		f.Kind, f.Why = FindingSample, "undetermined at points where the baseline's own runs varied or raced: "+strings.Join(sampled, ", ")
+		f.Kind, f.Why = FindingSample, "undetermined where the baseline's runs varied, raced or were one run (an inconclusive outcome confirms nothing alone): "+strings.Join(sampled, ", ")
 	default:
 		f.Kind, f.Why = FindingUnmeasured, "undetermined only where the run is inconclusive: "+strings.Join(unreached, ", ")
 	}
@@ -343,7 +343,9 @@ func gateLost(f *Finding, bc, fc *Cell) {
 			}
 		}
 		n, m := len(base), len(now)
-		if bc.Scenario != "race" && k == n {
+		// An undetermined outcome is inconclusive: one such run at a
+		// point is no evidence that the point is deterministic.
+		if bc.Scenario != "race" && k == n && (lost != Undetermined || n >= 2) {
 			ev = append(ev, now...)
 			confirmed = append(confirmed, fmt.Sprintf("at %s the baseline's %d of %d runs were %s (deterministic), this run's %d were not", pt, k, n, lost, m))
 			continue

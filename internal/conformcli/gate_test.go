@@ -95,6 +95,18 @@ func TestGateFlippedBaselines(t *testing.T) {
 			keepRuns(t, fresh, remit, "crash/resume", 1)
 			setRuns(t, fresh, remit, "crash/resume", "EO", harness.Holds, all)
 		}, ExitOK, []string{"no confirmed change", "remit-contract@0.1.2/sqlite cell crash/resume EO: violated -> holds", "baseline violated 8/10 (95% Wilson [0.49, 0.94]); this run 0/1; chance of missing it by sampling 0.2 (at most 0.51)"}},
+		// An undetermined baseline outcome at a one-run point (DBOS Go's
+		// sweep: one run that did not complete) is inconclusive: a fresh
+		// run that completes there is a sample, not a change.
+		{"a fresh sweep run completes where the baseline's one run did not", []string{"dbos-go@1.9.0-sqlite"}, func(t *testing.T, _, fresh string) {
+			setRuns(t, fresh, "dbos-go@1.9.0-sqlite", "killsweep/resume", "LV", harness.Holds, all)
+		}, ExitOK, []string{"no confirmed change", "dbos-go@1.9.0/sqlite cell killsweep/resume LV: undetermined -> holds"}},
+		// A crash cell whose ten baseline runs all completed: a fresh run
+		// that does not is a confirmed change.
+		{"a fresh crash run of the control that does not complete", []string{seq}, func(t *testing.T, _, fresh string) {
+			keepRuns(t, fresh, seq, "crash/resume", 1)
+			setRuns(t, fresh, seq, "crash/resume", "LV", harness.Undetermined, all)
+		}, ExitChanged, []string{"sequencer@1/sqlite cell crash/resume LV: holds -> undetermined (run crash-resume)", "the baseline's 10 runs all holds"}},
 		// A crash run that never reached its kill point is inconclusive:
 		// not a change (go-workflows under load).
 		{"a fresh crash run that did not reach its kill point", []string{seq}, func(t *testing.T, _, fresh string) {
