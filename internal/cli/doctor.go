@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +25,11 @@ tla2tools.jar: --jar, else $TLA2TOOLS_JAR, else the default location
 $XDG_CACHE_HOME or ~/.cache on Linux, ~/Library/Caches on macOS), which is
 where tlcrun install puts it. Java: --java, else $JAVA_HOME/bin/java, else
 java on PATH; TLC needs Java 11 or later.
+
+When both are found, doctor runs TLC on a tiny spec that extends
+Naturals, Sequences, FiniteSets and TLC (in a temporary folder): a jar
+that answers -version but lacks its standard modules fails every real
+run, and is not ready.
 
 Exit 0 when TLC can run, 3 when something is missing. The Go engine (the
 default of check, verify and sweep) needs neither.`,
@@ -64,15 +70,29 @@ default of check, verify and sweep) needs neither.`,
 				if s.JarInfo.Version != "" || s.JarInfo.Revision != "" {
 					desc = fmt.Sprintf("release %s, revision %s", orUnknown(s.JarInfo.Version), orUnknown(s.JarInfo.Revision))
 				}
+				probe := javaOK
 				if javaOK {
 					if v, verr := s.TLCVersion(cmd.Context()); verr == nil {
 						desc = v + ", " + desc
 					} else {
 						problems++
+						probe = false
 						desc = "BROKEN: " + verr.Error()
 					}
 				}
 				line("TLC", fmt.Sprintf("%s (%s)\n%s", s.Jar, from(s.JarFrom), desc))
+				// A jar can answer -version and fail every run (its standard
+				// modules missing): only a run of a spec says it works.
+				if probe {
+					took, perr := s.Probe(cmd.Context())
+					if perr != nil {
+						problems++
+						line("Probe", "FAILED: "+perr.Error())
+					} else {
+						line("Probe", fmt.Sprintf("TLC checked a %d-state spec that extends %s: ok (%s)",
+							tlc.ProbeStates, tlc.ProbeModules, took.Round(100*time.Millisecond)))
+					}
+				}
 			}
 
 			def, derr := tlc.DefaultJar()
