@@ -374,6 +374,20 @@ func TestSamples(t *testing.T) {
 				t.Errorf("Err() = %v, want %s", err, want)
 			}
 		}},
+		{"probe_ok_tool.out", func(t *testing.T, r *Result) {
+			// doctor's probe with a whole jar: its 3 states, no error.
+			if r.Err() != nil || r.Success == nil || *r.Stats != (Stats{Generated: 3, Distinct: 3, Queue: 0}) || len(r.Violations) > 0 {
+				t.Errorf("Err %v, success %v, stats %+v, violations %d", r.Err(), r.Success, r.Stats, len(r.Violations))
+			}
+		}},
+		{"probe_nostdlib_tool.out", func(t *testing.T, r *Result) {
+			// The probe with a jar without tla2sany/StandardModules/.
+			onlyIssue(t, r.Errors, KindParse, CodeParsingFailed)
+			want := "/home/user/specs/Probe.tla: Cannot find source file for module Naturals imported in module Probe."
+			if err := r.Err(); err == nil || err.Error() != want {
+				t.Errorf("Err() = %v, want %s", err, want)
+			}
+		}},
 		{"resume_noconst_tool.out", func(t *testing.T, r *Result) {
 			onlyIssue(t, r.Errors, KindConfig, CodeConfigValueNotAssignedToConstantParam)
 			var e *Error
