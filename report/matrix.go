@@ -10,6 +10,8 @@ import (
 )
 
 type matrixView struct {
+	// Pending: some rows are still being checked (shown, empty).
+	Pending        bool
 	Bounds, Engine string
 	Setting        string
 	Columns        []matrix.Column
@@ -37,6 +39,8 @@ type matrixRow struct {
 }
 
 type matrixCell struct {
+	// Pending: the row is still being checked.
+	Pending  bool
 	Row, Col string
 	Clause   bool
 	Violated bool
@@ -130,6 +134,14 @@ func Matrix(res *matrix.Result, opt Options) (*Page, error) {
 		}
 		v.Rows = append(v.Rows, row)
 	}
+	for _, name := range opt.Pending {
+		row := matrixRow{Name: name, Doc: "still being checked"}
+		for _, c := range matrix.Columns {
+			row.Cells = append(row.Cells, matrixCell{Pending: true, Row: name, Col: c.Name})
+		}
+		v.Rows = append(v.Rows, row)
+		v.Pending = true
+	}
 	names := make([]string, len(matrix.Columns))
 	for i, c := range matrix.Columns {
 		names[i] = c.Name
@@ -150,6 +162,16 @@ func Matrix(res *matrix.Result, opt Options) (*Page, error) {
 		} else {
 			ans.Reason = "See the claims below the grid for the rows that break them."
 		}
+	}
+	if v.Pending {
+		done := len(res.Rows)
+		ans = &answer{Headline: fmt.Sprintf("In progress: %d of %d models checked", done, done+len(opt.Pending)),
+			Reason: "tlcrun matrix rewrites this page as each model's check finishes; the claims are judged when every model is checked. Reload to see more."}
+		if len(bad) > 0 {
+			ans.Class = "bad"
+			ans.Reason = "The reference semantics violates " + strings.Join(bad, ", ") + ". " + ans.Reason
+		}
+		failed = nil
 	}
 	page := &Page{v: pageView{
 		Kind:     "matrix",

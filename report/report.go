@@ -49,6 +49,9 @@ type Options struct {
 	// conformance run's trace) are made relative to it ("": the paths as
 	// read).
 	PageDir string
+	// Pending names the rows of a matrix still being checked: the page
+	// of a matrix in progress shows them as pending and judges no claim.
+	Pending []string
 }
 
 // Page is one self-contained HTML report: its styles, its script and its

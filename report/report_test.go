@@ -524,3 +524,28 @@ func TestGraphCrop(t *testing.T) {
 		t.Error("no counterexample's drawing is cropped: the crop does nothing")
 	}
 }
+
+// TestMatrixPending draws a matrix in progress, as tlcrun matrix --html
+// writes it after each model: the rows so far, the others pending, and no
+// claim judged (a partial matrix would fail them all).
+func TestMatrixPending(t *testing.T) {
+	res := *r0Matrix(t)
+	res.Rows = res.Rows[:3]
+	res.Claims = nil
+	p, err := Matrix(&res, Options{Pending: []string{"replay", "redeliver"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := render(t, p)
+	for _, want := range []string{"In progress: 3 of 5 models checked", "The claims are judged when every model is checked"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page in progress lacks %q", want)
+		}
+	}
+	if got, want := strings.Count(html, `<td class="cell pending"`), 2*len(matrix.Columns); got != want {
+		t.Errorf("%d pending cells, want %d", got, want)
+	}
+	if strings.Contains(html, "claims fail") || strings.Contains(html, "✗ FAILED") {
+		t.Error("the page in progress judges the claims")
+	}
+}

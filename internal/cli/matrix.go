@@ -77,11 +77,18 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 				return err
 			}
 			start := time.Now()
-			build := func(engine string) (*matrix.Result, error) {
+			// With --html the Go engine's matrix is built one model at a
+			// time and the page rewritten after each, so that a long run
+			// (R8) shows its finished rows long before the last.
+			rowAt, rowsOf := -1, 0
+			build := func(engine string, only ...string) (*matrix.Result, error) {
 				return matrix.Build(cmd.Context(), specDir, matrix.Options{
-					Bounds: bounds, Workers: workers, Engine: engine, TLC: tf.options(nil),
+					Bounds: bounds, Workers: workers, Engine: engine, TLC: tf.options(nil), Only: only,
 					States: engine == "tlc" && engineArg == "both" && compare,
 					Progress: func(row matrix.Row, i, n int) {
+						if rowAt >= 0 {
+							i, n = rowAt, rowsOf
+						}
 						fmt.Fprintf(cmd.ErrOrStderr(), "[%s %d/%d] %s (%s) after %s\n", engine, i+1, n, row.Name, row.Cfg, time.Since(start).Round(time.Millisecond))
 					},
 				})
@@ -90,7 +97,19 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 			if first == "both" {
 				first = "go"
 			}
-			res, err := build(first)
+			var res *matrix.Result
+			var err error
+			if html != "" && first == "go" {
+				rows := matrix.Rows(specDir)
+				rowsOf = len(rows)
+				res, err = matrixWithPages(cmd, html, rows, func(i int, name string) (*matrix.Result, error) {
+					rowAt = i
+					return build(first, name)
+				})
+				rowAt = -1
+			} else {
+				res, err = build(first)
+			}
 			if err != nil {
 				return runError(err)
 			}

@@ -83,6 +83,47 @@ func writeMatrixHTML(cmd *cobra.Command, path string, res *matrix.Result) error 
 	return writePageSince(cmd, path, page, start)
 }
 
+// matrixWithPages builds the matrix one row at a time (buildRow checks
+// row i alone) and, after each row but the last, writes the page of the
+// rows so far, the others marked pending; the caller writes the whole
+// page. The claims are judged on the whole matrix.
+func matrixWithPages(cmd *cobra.Command, path string, rows []matrix.Row, buildRow func(i int, name string) (*matrix.Result, error)) (*matrix.Result, error) {
+	var res *matrix.Result
+	for i, row := range rows {
+		part, err := buildRow(i, row.Name)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			res = part
+		} else {
+			res.Rows = append(res.Rows, part.Rows...)
+		}
+		if i == len(rows)-1 {
+			break
+		}
+		var pending []string
+		for _, r := range rows[i+1:] {
+			pending = append(pending, r.Name)
+		}
+		partial := *res
+		partial.Claims = nil
+		page, err := report.Matrix(&partial, report.Options{PageDir: filepath.Dir(path), Pending: pending})
+		if err != nil {
+			return nil, &exitError{code: ExitFailure, err: err}
+		}
+		if err := page.WritePath(path); err != nil {
+			return nil, &exitError{code: ExitFailure, err: err}
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d of %d models so far\n", path, len(res.Rows), len(rows))
+	}
+	if res == nil {
+		return nil, fmt.Errorf("matrix: no model to check")
+	}
+	res.Claims = matrix.Claims(res)
+	return res, nil
+}
+
 func writePage(cmd *cobra.Command, path string, page *report.Page) error {
 	return writePageSince(cmd, path, page, time.Now())
 }

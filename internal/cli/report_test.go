@@ -30,7 +30,7 @@ func TestReportFiles(t *testing.T) {
 		{[]string{"check", "--progress", "0", "--html", out("redeliver.html"), "--dot", out("redeliver.dot"), "../../spec/fault-redeliver.cfg"}, ExitSafety,
 			map[string][]string{"redeliver.html": {"EO violated", "CrashRecover(redeliver)", "mark-double"}, "redeliver.dot": {`xlabel="step 2"`}}},
 		{[]string{"matrix", "--html", out("matrix.html"), "--spec-dir", "../../spec"}, ExitOK,
-			map[string][]string{"matrix.html": {`id="matrix"`, `data-open="cell-redeliver-EO"`}}},
+			map[string][]string{"matrix.html": {`id="matrix"`, `data-open="cell-redeliver-EO"`, "All 12 claims hold"}}},
 		{[]string{"report", "trace", "--html", out("trace.html"), "../../testdata/traces/partial/doc-example-replay.ndjson"}, ExitOK,
 			map[string][]string{"trace.html": {"explained by the replay model", `id="candidates"`}}},
 		{[]string{"report", "conformance", "--html", out("conf.html"), "../../report/testdata/profiles"}, ExitOK,
@@ -60,6 +60,17 @@ func TestReportFiles(t *testing.T) {
 			for _, w := range wants {
 				if !bytes.Contains(b, []byte(w)) {
 					t.Errorf("tlcrun %s: %s lacks %q", strings.Join(tc.args, " "), name, w)
+				}
+			}
+			if tc.args[0] == "matrix" {
+				// The page is rewritten after each model, then once whole.
+				for _, want := range []string{"wrote " + out(name) + ": 1 of 16 models so far", "wrote " + out(name) + ": 15 of 16 models so far"} {
+					if !strings.Contains(stderr.String(), want) {
+						t.Errorf("tlcrun %s: stderr lacks %q", strings.Join(tc.args, " "), want)
+					}
+				}
+				if b, _ := os.ReadFile(out(name)); bytes.Contains(b, []byte("In progress")) {
+					t.Errorf("tlcrun %s: the last page written is still in progress", strings.Join(tc.args, " "))
 				}
 			}
 			if !strings.Contains(stderr.String(), "wrote "+out(name)) {
