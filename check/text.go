@@ -34,11 +34,16 @@ func (r *Report) WriteText(w io.Writer) error {
 	case "ok":
 		sb.WriteString("Model checking completed. No error has been found.\n")
 	case "unknown":
-		sb.WriteString("Model checking stopped before it was complete; the figures are partial.\n")
+		sb.WriteString("Model checking was interrupted before it was complete. The progress so far:\n")
 	}
 	fmt.Fprintf(&sb, "%d states generated, %d distinct states found, %d states left on queue.\n",
 		r.Generated, r.Distinct, r.Queue)
-	fmt.Fprintf(&sb, "The depth of the complete state graph search is %d.\n", r.Depth)
+	if r.Verdict == "unknown" {
+		// Not TLC's "complete state graph": the search did not end.
+		fmt.Fprintf(&sb, "The search had reached depth %d.\n", r.Depth)
+	} else {
+		fmt.Fprintf(&sb, "The depth of the complete state graph search is %d.\n", r.Depth)
+	}
 	fmt.Fprintf(&sb, "Finished in %.2fs.\n", r.Seconds)
 	_, err := io.WriteString(w, sb.String())
 	return err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -239,6 +240,9 @@ func checkTLC(cmd *cobra.Command, cfgPath, specPath string, cont, asJSON bool, o
 	opt.Spec, opt.Cfg, opt.Continue = specPath, cfgPath, cont
 	res, err := tlc.Run(cmd.Context(), opt)
 	if err != nil {
+		if errors.Is(err, context.Canceled) && res != nil {
+			fmt.Fprintf(cmd.OutOrStdout(), "Model checking was interrupted before it was complete. %s\n", res.ProgressSoFar())
+		}
 		return runError(err)
 	}
 	if err := res.Err(); err != nil {

@@ -56,6 +56,12 @@ func exitCode(code int) error { return &exitError{code: code} }
 func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	return MainContext(ctx, args, stdout, stderr)
+}
+
+// MainContext is Main with the context a run stops on (Main's is
+// cancelled by Ctrl-C).
+func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := NewRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

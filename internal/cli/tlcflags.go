@@ -36,7 +36,7 @@ func (f *tlcFlags) options(w io.Writer) tlc.Options {
 	if w != nil {
 		o.Progress = func(m tlc.Message) {
 			switch m.Code {
-			case tlc.CodeProgressStats, tlc.CodeCheckingTemporalProps:
+			case tlc.CodeInitGenerated1, tlc.CodeProgressStats, tlc.CodeCheckingTemporalProps:
 				fmt.Fprintf(w, "tlc: %s\n", strings.Join(strings.Fields(m.Text()), " "))
 			}
 		}

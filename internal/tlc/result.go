@@ -83,6 +83,48 @@ type Result struct {
 	status      ExitStatus // of the first error message that has one
 }
 
+// ProgressSoFar says in one sentence how far TLC had got, for a run
+// that was stopped before its end: its last progress report, else the
+// initial states it had computed, else the phase it was in.
+func (r *Result) ProgressSoFar() string {
+	if n := len(r.Progress); n > 0 {
+		p := r.Progress[n-1]
+		return fmt.Sprintf("TLC's last progress report (%s): %s states generated, %s distinct states found, %s states left on queue; depth %d.",
+			p.Time, commas(p.Generated), commas(p.Distinct), commas(p.Queue), p.Depth)
+	}
+	switch {
+	case r.InitialDistinct > 0:
+		return fmt.Sprintf("TLC had computed %s distinct initial %s and had not reported progress yet (it reports once a minute).",
+			commas(r.InitialDistinct), pluralWord(r.InitialDistinct, "state", "states"))
+	case r.sanyDone:
+		return "TLC had parsed the spec and was computing the initial states."
+	case r.seenMessage:
+		return "TLC was starting: it had not finished parsing the spec."
+	}
+	return "TLC had not started: Java was still starting."
+}
+
+// commas writes n with thousands separators, as TLC does.
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+func pluralWord(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // Progress is one progress report.
 type Progress struct {
 	Depth     int    // the N of "Progress(N)", -1 where not applicable
