@@ -173,20 +173,25 @@ func Matrix(res *matrix.Result, opt Options) (*Page, error) {
 		}
 		failed = nil
 	}
+	facts := []fact{
+		{Name: "engine", Value: res.Engine},
+		{Name: "models", Value: fmt.Sprint(len(res.Rows))},
+		{Name: "properties", Value: fmt.Sprint(len(matrix.Columns))},
+		{Name: "claims", Value: fmt.Sprintf("%d checked, %d failed", len(res.Claims)-len(failed), len(failed)), Class: map[bool]string{true: "bad", false: "good"}[len(failed) > 0]},
+	}
+	if v.Pending {
+		facts[1].Value = fmt.Sprintf("%d of %d checked", len(res.Rows), len(res.Rows)+len(opt.Pending))
+		facts[3] = fact{Name: "claims", Value: "judged when every model is checked"}
+	}
 	page := &Page{v: pageView{
 		Kind:     "matrix",
 		Title:    fmt.Sprintf("Fault matrix at %s bounds", res.Bounds),
 		Subtitle: "Every fault model against every obligation of the resume contract, each property checked on its own.",
 		Answer:   ans,
-		Facts: []fact{
-			{Name: "engine", Value: res.Engine},
-			{Name: "models", Value: fmt.Sprint(len(res.Rows))},
-			{Name: "properties", Value: fmt.Sprint(len(matrix.Columns))},
-			{Name: "claims", Value: fmt.Sprintf("%d checked, %d failed", len(res.Claims)-len(failed), len(failed)), Class: map[bool]string{true: "bad", false: "good"}[len(failed) > 0]},
-		},
-		Data:   map[string]any{"kind": "matrix", "columns": names, "result": res},
-		Matrix: v,
-		Graphs: gs.defs,
+		Facts:    facts,
+		Data:     map[string]any{"kind": "matrix", "columns": names, "result": res},
+		Matrix:   v,
+		Graphs:   gs.defs,
 	}}
 	return page, nil
 }
