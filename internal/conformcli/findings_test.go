@@ -1,6 +1,7 @@
 package conformcli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,5 +78,41 @@ func TestSharedProfile(t *testing.T) {
 	}
 	if a.Obligations["LV"].Status == b.Obligations["LV"].Status {
 		t.Errorf("LV: both %s: the doc's finding 8 says they differ", a.Obligations["LV"].Status)
+	}
+}
+
+const measurements = "../../testdata/conformance-measurements"
+
+// TestLoadTableIsCurrent: the doc's table of race saturation against load
+// is what the committed measurements give, and their traces re-check.
+func TestLoadTableIsCurrent(t *testing.T) {
+	want, err := loadTable(baselines, measurements, []string{"langgraph@1.2.9/sqlite", "langgraph@1.2.9/postgres"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../../docs/conformance.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- load measurements: checked by TestLoadTableIsCurrent -->\n", "<!-- end of the load measurements -->"
+	i, j := strings.Index(string(doc), begin), strings.Index(string(doc), end)
+	if i < 0 || j < i {
+		t.Fatalf("docs/conformance.md has no load measurement markers")
+	}
+	if got := string(doc[i+len(begin) : j]); got != "\n"+want+"\n" {
+		t.Errorf("docs/conformance.md: the load table is not what the measurements give; want:\n\n%s", want)
+	}
+	dirs, err := filepath.Glob(filepath.Join(measurements, "*", "*", "profile.json"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no measurements: %v", err)
+	}
+	for _, d := range dirs {
+		problems, err := RecheckBaselines(filepath.Dir(filepath.Dir(d)), testRegistry(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
+			t.Errorf("%s: %s", d, p)
+		}
 	}
 }
