@@ -60,6 +60,12 @@ type Job struct {
 	// that prove the comparisons of the engines catch a model that drifts
 	// from the spec; no command sets it.
 	Mutate func(from model.State, l model.Label, to model.State) (model.Label, model.State)
+	// Module is the spec's module: Resume, or another spec this build
+	// mirrors (MirroredModules), whose model is then other; Params,
+	// Invariants and Mutate are Resume's only.
+	Module string
+	other  Bound
+	record []byte
 }
 
 var constants = model.ConstantNames
@@ -70,13 +76,21 @@ var Properties = []string{"Liveness"}
 var moduleRE = regexp.MustCompile(`(?m)^-{4,}\s*MODULE\s+(\w+)\s*-{4,}`)
 
 // SpecFor returns the spec a cfg belongs to: specPath if given, otherwise
-// the only .tla file in the cfg's folder that is named after the module
-// the Go engine mirrors (Resume.tla).
+// the Resume.tla in the cfg's folder, or, where there is none, the only
+// .tla file there (examples/twophase/TwoPhase.tla beside its cfgs).
 func SpecFor(cfgPath, specPath string) string {
 	if specPath != "" {
 		return specPath
 	}
-	return filepath.Join(filepath.Dir(cfgPath), Module+".tla")
+	dir := filepath.Dir(cfgPath)
+	resume := filepath.Join(dir, Module+".tla")
+	if _, err := os.Stat(resume); err == nil {
+		return resume
+	}
+	if tlas, _ := filepath.Glob(filepath.Join(dir, "*.tla")); len(tlas) == 1 {
+		return tlas[0]
+	}
+	return resume
 }
 
 // CfgArg checks that a path given as a model's cfg is one: an existing
@@ -130,13 +144,17 @@ func Load(cfgPath, specPath string) (*Job, error) {
 	if mod == nil {
 		return nil, inputf("%s: no \"---- MODULE Name ----\" header; is it a TLA+ spec?", specPath)
 	}
-	if string(mod[1]) != Module {
-		return nil, inputf("%s is module %s; the Go engine mirrors module %s only (use --engine tlc for other specs)",
-			specPath, mod[1], Module)
+	mi, other := mirrors[string(mod[1])]
+	if string(mod[1]) != Module && !other {
+		return nil, inputf("%s is module %s; the Go engine mirrors modules %s only (use --engine tlc for other specs)",
+			specPath, mod[1], strings.Join(MirroredModules(), ", "))
 	}
 	cfg, err := tlacfg.ParseFile(cfgPath)
 	if err != nil {
 		return nil, inputf("%v", err)
+	}
+	if other {
+		return fromMirrored(mi, cfg, specPath)
 	}
 	return FromConfig(cfg, specPath)
 }
@@ -146,7 +164,7 @@ func FromConfig(cfg *tlacfg.Config, specPath string) (*Job, error) {
 	bad := func(line int, format string, args ...any) error {
 		return inputf("%s", &tlacfg.Error{Path: cfg.Path, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
-	job := &Job{CfgPath: cfg.Path, SpecPath: specPath, Cfg: cfg, CheckDeadlock: cfg.DeadlockChecked()}
+	job := &Job{CfgPath: cfg.Path, SpecPath: specPath, Cfg: cfg, CheckDeadlock: cfg.DeadlockChecked(), Module: Module}
 	switch {
 	case cfg.Specification == "FairSpec":
 		job.Fair = true

@@ -54,7 +54,9 @@ func short(d string) string {
 }
 
 // VerifySpec checks that the spec at path is the text the Go model
-// mirrors: that the digest of its normal form is the recorded one.
+// mirrors: that the digest of its normal form is the recorded one (for a
+// module other than Resume that this build mirrors, the one its own
+// record names).
 func VerifySpec(path string) error {
 	rec, err := spec.Recorded()
 	if err != nil {
@@ -66,6 +68,11 @@ func VerifySpec(path string) error {
 			return inputf("spec %s does not exist (give its path with --spec)", path)
 		}
 		return inputf("%v", err)
+	}
+	if mod := moduleRE.FindSubmatch(src); mod != nil {
+		if mi, ok := mirrors[string(mod[1])]; ok {
+			return verifyRecord(path, mi.Record)
+		}
 	}
 	if rec.Normalisation != tlanorm.Version {
 		return fmt.Errorf("check: %s records a digest of normal form %q, this build computes %q: run tlcrun mirror --update",
@@ -81,11 +88,19 @@ func VerifySpec(path string) error {
 	return nil
 }
 
+// VerifyMirror checks that the job's spec is the text its Go mirror
+// mirrors (VerifySpec for Resume, the spec's own record for another),
+// unless the job is Unverified.
+func (j *Job) VerifyMirror() error { return j.verified() }
+
 // verified is VerifySpec for the job's spec, unless the job is part of
 // the comparison that decides whether model/ mirrors it (Unverified).
 func (j *Job) verified() error {
 	if j.Unverified {
 		return nil
+	}
+	if j.record != nil {
+		return verifyRecord(j.SpecPath, j.record)
 	}
 	return VerifySpec(j.SpecPath)
 }
@@ -100,6 +115,9 @@ type Machine struct {
 // Machine returns the job's model (see Machine). Like Run, it refuses a
 // spec the model does not mirror, unless the job is Unverified.
 func (j *Job) Machine() (Machine, error) {
+	if j.other != nil {
+		return Machine{}, fmt.Errorf("check: %s is module %s, not %s", j.SpecPath, j.Module, Module)
+	}
 	if err := j.verified(); err != nil {
 		return Machine{}, err
 	}

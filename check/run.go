@@ -7,6 +7,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec/resume"
 )
 
 // RunOptions tune a run; the zero value stops at the first violation.
@@ -86,99 +87,33 @@ type TraceState struct {
 }
 
 // Run explores the job's model with the Go engine.
-// It refuses (ErrNotMirrored) a spec whose text is not the one model/
-// mirrors, unless the job is Unverified.
+// It refuses (ErrNotMirrored) a spec whose text is not the one its Go
+// mirror mirrors, unless the job is Unverified.
 func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
+	if j.other != nil {
+		return j.other.run(ctx, j, opt)
+	}
 	mm, err := j.Machine()
 	if err != nil {
 		return nil, err
 	}
-	m := mm.Model
-	eopt := engine.Options[model.Packed]{
-		CheckDeadlock: j.CheckDeadlock,
-		Continue:      opt.Continue,
-		Workers:       opt.Workers,
-		MemoryBudget:  opt.MemoryBudget,
-		SpillDir:      opt.SpillDir,
-		Progress:      opt.Progress,
-		ProgressEvery: opt.ProgressEvery,
+	names := make([]string, len(j.Invariants))
+	for i, inv := range j.Invariants {
+		names[i] = inv.Name
 	}
-	rep := &Report{Engine: "go", Spec: j.SpecPath, Config: j.CfgPath}
-	var all model.InvariantSet
-	for _, inv := range j.Invariants {
-		one, err := model.InvariantSetOf(inv.Name)
-		if err != nil {
-			return nil, err
-		}
-		all |= one
-		// p is a copy on the closure's stack; HoldPacked keeps it there.
-		eopt.Invariants = append(eopt.Invariants, engine.Invariant[model.Packed]{
-			Name: inv.Name, Holds: func(p model.Packed) bool { return m.HoldPacked(&p, one) }})
-		rep.Checked = append(rep.Checked, inv.Name)
-	}
-	eopt.AllHold = func(p model.Packed) bool { return m.HoldPacked(&p, all) }
-	if j.Liveness && j.Fair {
-		eopt.Liveness = &engine.Liveness[model.Packed]{Name: "Liveness", Goal: m.CompletedPacked, Rank: m.ProgressPacked}
-	}
-	if j.Liveness {
-		rep.Checked = append(rep.Checked, "Liveness")
-	}
-	if j.CheckDeadlock {
-		rep.Checked = append(rep.Checked, "deadlock")
-	}
-	res, err := engine.Check(ctx, newMachine(mm), eopt)
+	sp, err := resume.New(mm.Model, names, j.Liveness)
 	if err != nil {
 		return nil, err
 	}
-	rep.Verdict = res.Verdict.String()
-	rep.Generated, rep.Distinct, rep.Queue, rep.Depth = res.Generated, res.Distinct, res.Queue, res.Depth
-	rep.Seconds = res.Elapsed.Seconds()
-	rep.Perf = Perf{
-		Workers: res.Workers, PeakMemory: res.PeakMemory, Spilled: res.Spilled,
-		FingerprintMemory: res.FingerprintMemory, Collision: res.CollisionProbability(),
-		LivenessGraph: res.LivenessGraph,
+	if mm.mutate != nil {
+		sp = sp.WithNext(mm.nextPacked)
 	}
-	for _, v := range res.Violations {
-		rep.Violated = append(rep.Violated, violation(m, v))
-	}
-	// Without fairness nothing forces a step: the initial state may stutter
-	// forever, which violates Liveness unless the run starts complete (TLC
-	// reports the same).
-	if j.Liveness && !j.Fair && res.Verdict != engine.Unknown && (opt.Continue || len(rep.Violated) == 0) {
-		if init := m.Init(); !m.Completed(init) {
-			rep.Violated = append(rep.Violated, violation(m, engine.ViolationInfo[model.Packed, model.Label]{
-				Kind: engine.KindLiveness, Name: "Liveness", LoopTo: -1,
-				Trace: []engine.Step[model.Packed, model.Label]{{State: m.InitPacked(), Initial: true}},
-			}))
-			rep.Verdict = engine.Violation.String()
-		}
-	}
-	return rep, nil
-}
-
-func violation(m *model.Model, v engine.ViolationInfo[model.Packed, model.Label]) Violation {
-	out := Violation{Kind: string(v.Kind), Property: v.Name}
-	for _, st := range v.Trace {
-		s := m.Unpack(st.State)
-		ts := TraceState{Vars: map[string]string{}, State: s}
-		if !st.Initial {
-			ts.Action = st.Label.Action.String()
-			ts.Label = m.LabelString(st.Label)
-		}
-		for name, val := range m.Vars(s) {
-			ts.Vars[name] = val.String()
-		}
-		out.Trace = append(out.Trace, ts)
-	}
-	if v.Kind == engine.KindLiveness {
-		if v.LoopTo >= 0 {
-			loop := v.LoopTo
-			out.LoopTo = &loop
-		} else {
-			out.Stutters = true
-		}
-	}
-	return out
+	m := mm.Model
+	rep := &Report{Engine: "go", Spec: j.SpecPath, Config: j.CfgPath}
+	return explore(ctx, sp, rep, exploreOptions[model.Packed]{
+		deadlock: j.CheckDeadlock, fair: j.Fair, allHold: sp.AllHold,
+		fill: func(p model.Packed, ts *TraceState) { ts.State = m.Unpack(p) },
+	}, opt)
 }
 
 // FirstViolation returns the first violation, or nil.

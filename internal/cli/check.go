@@ -111,8 +111,10 @@ small enough to draw (R0 bounds).`,
 			if err != nil {
 				return err
 			}
-			if err := mirrorPreflight(engineArg, job.SpecPath); err != nil {
-				return err
+			if engineArg != "tlc" {
+				if err := job.VerifyMirror(); err != nil {
+					return runError(err)
+				}
 			}
 			budget, err := memBudget(mem)
 			if err != nil {

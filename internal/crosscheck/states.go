@@ -46,6 +46,9 @@ func CompareStates(ctx context.Context, job *check.Job, dump string, max int) (*
 	if max <= 0 {
 		max = 3
 	}
+	if job.Other() != nil {
+		return compareVarStates(ctx, job, dump, max)
+	}
 	m, err := model.New(job.Params)
 	if err != nil {
 		return nil, err
@@ -136,4 +139,73 @@ func (d *StateDiff) Write(sb *strings.Builder) {
 	for _, s := range d.OnlyGo {
 		fmt.Fprintf(sb, "Only Go (state %d of its breadth-first search):\n%s\n", s.Index, s.Text)
 	}
+}
+
+// compareVarStates is CompareStates for a spec other than Resume, through
+// the seam: each state as TLA+ values, keyed by the spec's encoding.
+func compareVarStates(ctx context.Context, job *check.Job, dump string, max int) (*StateDiff, error) {
+	sp := job.Other()
+	f, err := os.Open(dump)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d := &StateDiff{}
+	tlcStates := map[string]int{} // state key -> its first index in the dump
+	texts := map[string]string{}
+	var order []string
+	index := 0
+	err = tlavalue.ReadDump(f, func(s tlavalue.State) error {
+		index++
+		text := strings.TrimRight(s.Sorted().String(), "\n")
+		key, err := sp.Key(s)
+		if err != nil {
+			d.TLC++
+			d.OnlyTLCCount++
+			if len(d.OnlyTLC) < max {
+				d.OnlyTLC = append(d.OnlyTLC, DiffState{Index: index, Text: text, Problem: err.Error()})
+			}
+			return nil
+		}
+		if _, dup := tlcStates[key]; !dup {
+			d.TLC++
+			tlcStates[key] = index
+			texts[key] = text
+			order = append(order, key)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading TLC's dump %s: %w", dump, err)
+	}
+	matched := make(map[string]bool, len(tlcStates))
+	err = job.VarStates(ctx, func(s tlavalue.State) error {
+		d.Go++
+		key, err := sp.Key(s)
+		if err != nil {
+			return err
+		}
+		if _, ok := tlcStates[key]; ok {
+			matched[key] = true
+			return nil
+		}
+		d.OnlyGoCount++
+		if len(d.OnlyGo) < max {
+			d.OnlyGo = append(d.OnlyGo, DiffState{Index: d.Go, Text: strings.TrimRight(s.Sorted().String(), "\n")})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range order {
+		if matched[k] {
+			continue
+		}
+		d.OnlyTLCCount++
+		if len(d.OnlyTLC) < max {
+			d.OnlyTLC = append(d.OnlyTLC, DiffState{Index: tlcStates[k], Text: texts[k]})
+		}
+	}
+	return d, nil
 }

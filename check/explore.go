@@ -1,0 +1,110 @@
+package check
+
+import (
+	"context"
+
+	"github.com/resumecontract/resumecheck/engine"
+	"github.com/resumecontract/resumecheck/tlaspec"
+)
+
+// exploreOptions are what a cfg decides about a run beyond the properties.
+type exploreOptions[S any] struct {
+	deadlock bool
+	// fair: the behaviour spec has weak fairness (FairSpec).
+	fair bool
+	// allHold, when set, is the conjunction of the invariants.
+	allHold func(S) bool
+	// fill, when set, adds a spec's own data to each counterexample state.
+	fill func(S, *TraceState)
+}
+
+// explore runs the engine on any spec of the seam and reports in TLC's
+// terms: the same code for the Resume contract and for every other spec
+// (examples/), so that what a report says does not depend on the spec.
+func explore[S, L any](ctx context.Context, sp tlaspec.Spec[S, L], rep *Report, xo exploreOptions[S], opt RunOptions) (*Report, error) {
+	eopt := engine.Options[S]{
+		CheckDeadlock: xo.deadlock,
+		Continue:      opt.Continue,
+		Workers:       opt.Workers,
+		MemoryBudget:  opt.MemoryBudget,
+		SpillDir:      opt.SpillDir,
+		Progress:      opt.Progress,
+		ProgressEvery: opt.ProgressEvery,
+		AllHold:       xo.allHold,
+	}
+	var live *tlaspec.Property[S]
+	for _, p := range sp.Properties() {
+		switch p.Kind {
+		case tlaspec.Invariant:
+			eopt.Invariants = append(eopt.Invariants, engine.Invariant[S]{Name: p.Name, Holds: p.Holds})
+		case tlaspec.Eventually:
+			live = &p
+			if xo.fair {
+				eopt.Liveness = &engine.Liveness[S]{Name: p.Name, Goal: p.Goal, Rank: p.Rank}
+			}
+		}
+		rep.Checked = append(rep.Checked, p.Name)
+	}
+	if xo.deadlock {
+		rep.Checked = append(rep.Checked, "deadlock")
+	}
+	res, err := engine.Check[S, L](ctx, sp, eopt)
+	if err != nil {
+		return nil, err
+	}
+	rep.Verdict = res.Verdict.String()
+	rep.Generated, rep.Distinct, rep.Queue, rep.Depth = res.Generated, res.Distinct, res.Queue, res.Depth
+	rep.Seconds = res.Elapsed.Seconds()
+	rep.Perf = Perf{
+		Workers: res.Workers, PeakMemory: res.PeakMemory, Spilled: res.Spilled,
+		FingerprintMemory: res.FingerprintMemory, Collision: res.CollisionProbability(),
+		LivenessGraph: res.LivenessGraph,
+	}
+	for _, v := range res.Violations {
+		rep.Violated = append(rep.Violated, violationOf(sp, v, xo.fill))
+	}
+	// Without fairness nothing forces a step: the initial state may stutter
+	// forever, which violates a liveness property unless the run starts in
+	// its goal (TLC reports the same).
+	if live != nil && !xo.fair && res.Verdict != engine.Unknown && (opt.Continue || len(rep.Violated) == 0) {
+		for _, init := range sp.Init() {
+			if live.Goal(init) {
+				continue
+			}
+			rep.Violated = append(rep.Violated, violationOf(sp, engine.ViolationInfo[S, L]{
+				Kind: engine.KindLiveness, Name: live.Name, LoopTo: -1,
+				Trace: []engine.Step[S, L]{{State: init, Initial: true}},
+			}, xo.fill))
+			rep.Verdict = engine.Violation.String()
+			break
+		}
+	}
+	return rep, nil
+}
+
+func violationOf[S, L any](sp tlaspec.Spec[S, L], v engine.ViolationInfo[S, L], fill func(S, *TraceState)) Violation {
+	out := Violation{Kind: string(v.Kind), Property: v.Name}
+	for _, st := range v.Trace {
+		ts := TraceState{Vars: map[string]string{}}
+		if !st.Initial {
+			ts.Action = sp.Action(st.Label)
+			ts.Label = sp.Label(st.Label)
+		}
+		for _, x := range sp.Vars(st.State) {
+			ts.Vars[x.Name] = x.Value.String()
+		}
+		if fill != nil {
+			fill(st.State, &ts)
+		}
+		out.Trace = append(out.Trace, ts)
+	}
+	if v.Kind == engine.KindLiveness {
+		if v.LoopTo >= 0 {
+			loop := v.LoopTo
+			out.LoopTo = &loop
+		} else {
+			out.Stutters = true
+		}
+	}
+	return out
+}

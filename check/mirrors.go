@@ -1,0 +1,237 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/examples/twophase"
+	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/internal/tlanorm"
+	"github.com/resumecontract/resumecheck/spec"
+	"github.com/resumecontract/resumecheck/tlaspec"
+	"github.com/resumecontract/resumecheck/tlavalue"
+)
+
+// Mirrored is a spec other than Resume that this build mirrors in Go
+// through the seam of package tlaspec: what check needs to validate a cfg
+// against it and to run it. Resume, the first spec, keeps its own path
+// (Job.Params, model.Invariants) since every command of the repository
+// speaks its vocabulary; it runs through the same seam (explore).
+type Mirrored struct {
+	Module string
+	// Constants are the spec's CONSTANTS; Invariants and Temporal the
+	// properties a cfg may list under INVARIANTS and PROPERTIES.
+	Constants, Invariants, Temporal []string
+	// Record is the spec's mirror.json (package spec's format): the
+	// digest of the text the Go mirror mirrors.
+	Record []byte
+	// Bind makes the spec at the cfg's constants, checking the named
+	// properties; an error names the constant.
+	Bind func(consts map[string]tlavalue.Value, props []string) (Bound, error)
+}
+
+// Bound is a mirrored spec at some constants, its state and label types
+// hidden: what Job.Run and Job.VarStates use.
+type Bound interface {
+	run(ctx context.Context, j *Job, opt RunOptions) (*Report, error)
+	varStates(ctx context.Context, fn func(tlavalue.State) error) error
+	// Key is a state's canonical encoding, from its TLA+ values.
+	Key(vs tlavalue.State) (string, error)
+}
+
+// Bind hides a spec's types behind Bound.
+func Bind[S, L any](sp tlaspec.Spec[S, L]) Bound { return bound[S, L]{sp} }
+
+type bound[S, L any] struct{ sp tlaspec.Spec[S, L] }
+
+func (b bound[S, L]) run(ctx context.Context, j *Job, opt RunOptions) (*Report, error) {
+	if err := j.verified(); err != nil {
+		return nil, err
+	}
+	rep := &Report{Engine: "go", Spec: j.SpecPath, Config: j.CfgPath}
+	return explore(ctx, b.sp, rep, exploreOptions[S]{deadlock: j.CheckDeadlock, fair: j.Fair}, opt)
+}
+
+func (b bound[S, L]) varStates(ctx context.Context, fn func(tlavalue.State) error) error {
+	return walk(ctx, b.sp, func(s S) error { return fn(b.sp.Vars(s)) })
+}
+
+func (b bound[S, L]) Key(vs tlavalue.State) (string, error) {
+	s, err := b.sp.FromVars(vs)
+	if err != nil {
+		return "", err
+	}
+	buf := make([]byte, b.sp.Width())
+	b.sp.Encode(buf, s)
+	return string(buf), nil
+}
+
+// walk calls fn with every reachable state, breadth-first, once each.
+func walk[S, L any](ctx context.Context, sp tlaspec.Spec[S, L], fn func(S) error) error {
+	seen := map[string]bool{}
+	buf := make([]byte, sp.Width())
+	var level []S
+	for _, s := range sp.Init() {
+		sp.Encode(buf, s)
+		if !seen[string(buf)] {
+			seen[string(buf)] = true
+			level = append(level, s)
+		}
+	}
+	n := 0
+	for len(level) > 0 {
+		var next []S
+		for _, s := range level {
+			if n++; n%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err := fn(s); err != nil {
+				return err
+			}
+			sp.Next(s, func(_ L, t S) {
+				sp.Encode(buf, t)
+				if !seen[string(buf)] {
+					seen[string(buf)] = true
+					next = append(next, t)
+				}
+			})
+		}
+		level = next
+	}
+	return nil
+}
+
+// mirrors are the specs other than Resume that this build mirrors.
+var mirrors = map[string]Mirrored{
+	twophase.ModuleName: {
+		Module:     twophase.ModuleName,
+		Constants:  twophase.ConstantNames,
+		Invariants: []string{"TypeOK", "Consistent"},
+		Temporal:   []string{"Liveness"},
+		Record:     twophase.MirrorRecord,
+		Bind: func(consts map[string]tlavalue.Value, props []string) (Bound, error) {
+			m, err := twophase.Bind(consts, props)
+			if err != nil {
+				return nil, err
+			}
+			return Bind(m), nil
+		},
+	},
+}
+
+// MirroredModules are the modules the Go engine mirrors, Resume first.
+func MirroredModules() []string {
+	out := []string{Module}
+	for name := range mirrors {
+		out = append(out, name)
+	}
+	slices.Sort(out[1:])
+	return out
+}
+
+// fromMirrored validates a cfg against a mirrored spec other than Resume.
+func fromMirrored(mi Mirrored, cfg *tlacfg.Config, specPath string) (*Job, error) {
+	bad := func(line int, format string, args ...any) error {
+		return inputf("%s", &tlacfg.Error{Path: cfg.Path, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	job := &Job{CfgPath: cfg.Path, SpecPath: specPath, Cfg: cfg, CheckDeadlock: cfg.DeadlockChecked(), Module: mi.Module}
+	switch {
+	case cfg.Specification == "FairSpec":
+		job.Fair = true
+	case cfg.Specification == "Spec":
+	case cfg.Specification == "" && cfg.Init == "Init" && cfg.Next == "Next":
+	case cfg.Specification != "":
+		return nil, bad(cfg.Line("SPECIFICATION", cfg.Specification), "SPECIFICATION %s: the spec defines Spec and FairSpec", cfg.Specification)
+	default:
+		return nil, bad(cfg.Line("INIT", cfg.Init), "INIT %s / NEXT %s: the spec defines Init and Next", cfg.Init, cfg.Next)
+	}
+	consts := map[string]tlavalue.Value{}
+	for _, k := range cfg.Constants {
+		if !slices.Contains(mi.Constants, k.Name) {
+			return nil, bad(k.Line, "unknown constant %s (the spec declares %s)", k.Name, strings.Join(mi.Constants, ", "))
+		}
+		if k.Subst != "" {
+			return nil, bad(k.Line, "constant %s <- %s: the Go engine needs a value, not a substitution", k.Name, k.Subst)
+		}
+		consts[k.Name] = k.Value
+	}
+	var missing []string
+	for _, name := range mi.Constants {
+		if _, ok := consts[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, bad(0, "no value for constant %s", strings.Join(missing, ", "))
+	}
+	var props []string
+	for _, name := range cfg.Invariants {
+		if !slices.Contains(mi.Invariants, name) {
+			return nil, bad(cfg.Line("INVARIANTS", name), "INVARIANT %s is not defined by the spec (known: %s)", name, strings.Join(mi.Invariants, ", "))
+		}
+		props = append(props, name)
+	}
+	for _, name := range cfg.Properties {
+		if !slices.Contains(mi.Temporal, name) {
+			return nil, bad(cfg.Line("PROPERTIES", name), "PROPERTY %s is not defined by the spec (known: %s)", name, strings.Join(mi.Temporal, ", "))
+		}
+		props = append(props, name)
+		job.Liveness = true
+	}
+	b, err := mi.Bind(consts, props)
+	if err != nil {
+		var ce *tlaspec.ConstantError
+		if errors.As(err, &ce) {
+			k, _ := cfg.Constant(ce.Constant)
+			return nil, bad(k.Line, "%s", ce.Msg)
+		}
+		return nil, inputf("%s: %v", cfg.Path, err)
+	}
+	job.other, job.record = b, mi.Record
+	return job, nil
+}
+
+// verifyRecord checks that the spec at path is the text a record names.
+func verifyRecord(path string, record []byte) error {
+	rec, err := spec.ParseMirror(record)
+	if err != nil {
+		return err
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return inputf("spec %s does not exist (give its path with --spec)", path)
+		}
+		return inputf("%v", err)
+	}
+	if rec.Normalisation != tlanorm.Version {
+		return fmt.Errorf("check: the mirror record of %s is of normal form %q, this build computes %q", rec.Spec, rec.Normalisation, tlanorm.Version)
+	}
+	d, err := tlanorm.Digest(src)
+	if err != nil {
+		return &NotMirroredError{Spec: path, Err: err, Record: rec}
+	}
+	if d != rec.Digest {
+		return &NotMirroredError{Spec: path, Digest: d, Record: rec}
+	}
+	return nil
+}
+
+// VarStates calls fn with every state reachable in the job's model, as
+// TLA+ values, breadth-first, once each (see States).
+func (j *Job) VarStates(ctx context.Context, fn func(tlavalue.State) error) error {
+	if j.other == nil {
+		return fmt.Errorf("check: VarStates is for specs other than %s (use States)", Module)
+	}
+	if err := j.verified(); err != nil {
+		return err
+	}
+	return j.other.varStates(ctx, fn)
+}
+
+// Other is the job's spec when it is not Resume (nil for Resume).
+func (j *Job) Other() Bound { return j.other }

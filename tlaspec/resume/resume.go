@@ -1,0 +1,136 @@
+// Package resume offers the Resume contract (package model) through the
+// seam of package tlaspec: the first client of the seam, as
+// examples/twophase is the second. The engine explores its packed states;
+// the tools above read them as TLA+ values.
+package resume
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec"
+	"github.com/resumecontract/resumecheck/tlavalue"
+	"github.com/resumecontract/resumecheck/tracecheck"
+)
+
+// Spec is the Resume model at some constants, checking some properties.
+type Spec struct {
+	M     *model.Model
+	words int
+	props []tlaspec.Property[model.Packed]
+	all   model.InvariantSet
+	// next, when set, replaces the model's packed Next (check.Job.Mutate).
+	next func(model.Packed, func(model.Label, model.Packed))
+}
+
+// New returns the spec at m's constants, checking the invariants named
+// and, when liveness is set, the temporal property Liveness.
+func New(m *model.Model, invariants []string, liveness bool) (*Spec, error) {
+	sp := &Spec{M: m, words: m.PackedWords()}
+	for _, name := range invariants {
+		one, err := model.InvariantSetOf(name)
+		if err != nil {
+			return nil, err
+		}
+		sp.all |= one
+		inv, _ := model.LookupInvariant(name)
+		sp.props = append(sp.props, tlaspec.Property[model.Packed]{
+			Name: name, Kind: tlaspec.Invariant, Text: inv.Doc,
+			// p is a copy on the closure's stack; HoldPacked keeps it there.
+			Holds: func(p model.Packed) bool { return m.HoldPacked(&p, one) },
+		})
+	}
+	if liveness {
+		sp.props = append(sp.props, tlaspec.Property[model.Packed]{
+			Name: "Liveness", Kind: tlaspec.Eventually, Text: "the run eventually completes (pc = NTasks+1)",
+			Goal: m.CompletedPacked, Rank: m.ProgressPacked,
+		})
+	}
+	return sp, nil
+}
+
+// WithNext returns the spec with its packed successor function replaced
+// (a seam for the tests that mutate the model on purpose).
+func (sp *Spec) WithNext(next func(model.Packed, func(model.Label, model.Packed))) *Spec {
+	c := *sp
+	c.next = next
+	return &c
+}
+
+// AllHold is the conjunction of the invariants checked, in one call.
+func (sp *Spec) AllHold(p model.Packed) bool { return sp.M.HoldPacked(&p, sp.all) }
+
+func (sp *Spec) Init() []model.Packed { return []model.Packed{sp.M.InitPacked()} }
+
+func (sp *Spec) Next(s model.Packed, emit func(model.Label, model.Packed)) {
+	if sp.next != nil {
+		sp.next(s, emit)
+		return
+	}
+	sp.M.NextPacked(s, emit)
+}
+
+// Width is the length of a packed state's used words.
+func (sp *Spec) Width() int { return 8 * sp.words }
+
+func (sp *Spec) Encode(dst []byte, s model.Packed) {
+	for i := range sp.words {
+		binary.LittleEndian.PutUint64(dst[8*i:], s[i])
+	}
+}
+
+func (sp *Spec) Decode(src []byte) model.Packed {
+	var p model.Packed
+	for i := range sp.words {
+		p[i] = binary.LittleEndian.Uint64(src[8*i:])
+	}
+	return p
+}
+
+// Module is "Resume".
+func (sp *Spec) Module() string { return "Resume" }
+
+// Variables are the spec's variables in declaration order.
+func (sp *Spec) Variables() []string { return model.VarNames }
+
+// Vars is s as TLA+ values, in declaration order.
+func (sp *Spec) Vars(s model.Packed) tlavalue.State {
+	vars := sp.M.Vars(sp.M.Unpack(s))
+	out := make(tlavalue.State, 0, len(model.VarNames))
+	for _, name := range model.VarNames {
+		out = append(out, tlavalue.Var{Name: name, Value: vars[name]})
+	}
+	return out
+}
+
+// FromVars is the packed state with these values.
+func (sp *Spec) FromVars(vs tlavalue.State) (model.Packed, error) {
+	s, err := sp.M.StateFromVars(vs.Map())
+	if err != nil {
+		return model.Packed{}, err
+	}
+	p, err := sp.M.Pack(s)
+	if err != nil {
+		return model.Packed{}, fmt.Errorf("resume: %w", err)
+	}
+	return p, nil
+}
+
+func (sp *Spec) Action(l model.Label) string { return l.Action.String() }
+
+func (sp *Spec) Label(l model.Label) string { return sp.M.LabelString(l) }
+
+// Labels are every transition Next could take from s.
+func (sp *Spec) Labels(s model.Packed) []model.Label {
+	return tracecheck.AllLabels(sp.M, sp.M.Unpack(s))
+}
+
+// Disabled says why l cannot be taken from s.
+func (sp *Spec) Disabled(s model.Packed, l model.Label) string {
+	return tracecheck.Disabled(sp.M, sp.M.Unpack(s), l)
+}
+
+func (sp *Spec) Properties() []tlaspec.Property[model.Packed] { return sp.props }
+
+var _ tlaspec.Spec[model.Packed, model.Label] = (*Spec)(nil)

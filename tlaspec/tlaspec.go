@@ -1,0 +1,95 @@
+// Package tlaspec is the seam between a TLA+ spec mirrored in Go and the
+// tools above the engine: the model checker's reports (counterexamples
+// printed the way TLC prints them), trace replay and its diagnosis, and
+// the HTML report's timeline and state graph. A spec offers them its
+// states as TLA+ values, its actions by name, why an action is not
+// enabled, and its properties with their texts; the tools know nothing
+// else about it.
+//
+// It is to this repository what porcupine's Model is to its checker and
+// visualiser: the engine (package engine) explores any Spec, since a Spec
+// is an engine.Model; the layers above it read a state only through Vars.
+// The Resume contract (model/, wrapped by check.Resume) is the first
+// client, examples/twophase the second. docs/spec.md, "A second spec",
+// says how a spec joins.
+package tlaspec
+
+import (
+	"github.com/resumecontract/resumecheck/engine"
+	"github.com/resumecontract/resumecheck/tlavalue"
+)
+
+// Spec is a spec bound to one model's constants. S is a state, L a
+// transition label (an action with its parameters).
+type Spec[S, L any] interface {
+	// Init, Next, Width, Encode and Decode are what the engine explores.
+	engine.Model[S, L]
+	// Module is the TLA+ module mirrored, e.g. "TwoPhase".
+	Module() string
+	// Variables are the spec's variables, in its VARIABLES order.
+	Variables() []string
+	// Vars is s as TLA+ values, one per variable, in Variables' order.
+	Vars(s S) tlavalue.State
+	// FromVars is the inverse of Vars: the state with these values (from
+	// TLC's dump, or a trace). It fails, naming the variable, on a value
+	// the spec's state cannot hold at these constants.
+	FromVars(vs tlavalue.State) (S, error)
+	// Action is l's action, as the spec names its operator ("RMPrepare");
+	// Label is l with its parameters, as TLC prints it ("RMPrepare(r1)").
+	Action(l L) string
+	Label(l L) string
+	// Labels are every transition Next could take at these constants,
+	// enabled in s or not, in the order of Next: what a diagnosis tries.
+	Labels(s S) []L
+	// Disabled says, in the spec's terms, why l cannot be taken from s
+	// (its guard's first false conjunct); "" when it can.
+	Disabled(s S, l L) string
+	// Properties are the properties this model checks (the cfg's
+	// INVARIANTS and PROPERTIES), in the cfg's order.
+	Properties() []Property[S]
+}
+
+// Kind says what sort of property a Property is.
+type Kind string
+
+// The kinds of properties.
+const (
+	Invariant Kind = "invariant"
+	// Eventually is <>Goal under weak fairness of Next (the engine's
+	// Liveness).
+	Eventually Kind = "liveness"
+)
+
+// Property is one property of a spec with its text.
+type Property[S any] struct {
+	// Name is the spec's operator ("Consistent").
+	Name string
+	Kind Kind
+	// Text says in words what holds when the property holds.
+	Text string
+	// Holds is an invariant's predicate; Goal is a liveness property's
+	// goal, and Rank its optional progress measure (engine.Liveness).
+	Holds func(S) bool
+	Goal  func(S) bool
+	Rank  func(S) uint64
+}
+
+// Vocabulary is what a tool needs to speak about a spec's actions and
+// properties without a state: the names it may meet in a trace or a cfg.
+type Vocabulary struct {
+	Module    string
+	Variables []string
+	Actions   []string
+	// Properties maps each property the spec defines to its text.
+	Properties map[string]string
+}
+
+// ConstantError is a constant's value the spec (or its Go mirror) does
+// not accept; callers that know where the constant was given (a cfg's
+// line) say so.
+type ConstantError struct {
+	Constant string
+	Msg      string
+}
+
+func (e *ConstantError) Error() string { return e.Constant + ": " + e.Msg }
