@@ -36,6 +36,10 @@ type search[S, L any] struct {
 	nextChunk atomic.Int64
 	nextID    uint64 // id of the first state of the level after cur
 
+	// recent[i] is worker i's cache of fingerprints known to be in the
+	// set, kept across levels (see flush).
+	recent [][]uint64
+
 	// Workers hold gate for reading while they explore a chunk; a flush
 	// of the fingerprint set to disk holds it for writing.
 	gate sync.RWMutex
@@ -320,8 +324,12 @@ func (s *search[S, L]) exploreLevel(ctx context.Context) ([]cand, error) {
 	n := min(s.workers, len(s.cur))
 	ws := make([]*worker[S, L], n)
 	var wg sync.WaitGroup
+	for len(s.recent) < n {
+		s.recent = append(s.recent, make([]uint64, recentSize))
+	}
 	for i := range ws {
 		w := newWorker(s)
+		w.recent = s.recent[i]
 		ws[i] = w
 		wg.Add(1)
 		go func() {
@@ -478,6 +486,8 @@ type worker[S, L any] struct {
 
 	batch  []pending
 	benc   []byte   // encodings of the batch
+	recent []uint64 // fingerprints known to be in the set, by their bits 32..
+	hits   uint64
 	counts fpCounts // inserts not yet counted in the set
 
 	out  *chunk
@@ -641,6 +651,17 @@ func (w *worker[S, L]) successor(l L, t S) {
 	}
 }
 
+// recentSize is the number of slots of a worker's cache of fingerprints
+// known to be in the set: direct-mapped, 32 KiB, so that it stays in the
+// core's first-level cache. Many duplicate successors were met a moment
+// before by the same worker (two orders of the same two steps, from
+// sibling states explored one after the other), and a hit here saves a
+// miss on the shared set's table: on R8, 4.07 of the 7.32 million
+// duplicates (32 KiB; 4.19 million with 256 KiB, 4.20 with 8 MiB). A
+// fingerprint goes in only once the set has it, and the set never loses
+// one (not even to disk), so a hit is never wrong.
+const recentSize = 1 << 12
+
 // batchSize is how many successors go to the fingerprint set together.
 // Their buckets are first touched all at once, so that the cache misses
 // overlap instead of following one another.
@@ -661,11 +682,24 @@ func (w *worker[S, L]) flush() {
 		return
 	}
 	for i := range w.batch {
-		s.seen.touch(w.batch[i].fp)
+		p := &w.batch[i]
+		if w.recent[(p.fp>>32)&(recentSize-1)] == p.fp {
+			// Met lately by this worker, so in the set: no need to
+			// look (nor to miss the cache on its bucket).
+			p.fp = 0
+			w.hits++
+			continue
+		}
+		s.seen.touch(p.fp)
 	}
 	for i := range w.batch {
 		p := &w.batch[i]
-		if !s.seen.insert(p.fp, &w.counts) {
+		if p.fp == 0 {
+			continue
+		}
+		isNew := s.seen.insert(p.fp, &w.counts)
+		w.recent[(p.fp>>32)&(recentSize-1)] = p.fp
+		if !isNew {
 			continue
 		}
 		if w.out == nil || w.out.n == chunkStates {

@@ -78,6 +78,12 @@ type fpTable struct {
 	count  atomic.Uint64
 	frozen atomic.Bool // being copied into a replacement
 	mapped bool        // from mapTable: unmap when done
+	// While frozen: the replacement, the next block to copy, the blocks
+	// copied and the fingerprints moved (see help).
+	next   atomic.Pointer[fpTable]
+	claim  atomic.Int64
+	copied atomic.Int64
+	moved  atomic.Uint64
 	_      [cacheLineSize]byte
 }
 
@@ -223,11 +229,60 @@ func (s *fpSet) flushCounts(c *fpCounts) {
 // replacement waits until a frozen table is replaced and returns the
 // shard's current table.
 func (s *fpSet) replacement(sh *fpShard, t *fpTable) *fpTable {
+	s.help(t)
 	for {
 		if n := sh.tab.Load(); n != t {
 			return n
 		}
 		runtime.Gosched()
+	}
+}
+
+// copyBlock is the number of old slots a copier claims at a time.
+const copyBlock = 1 << 12
+
+func (t *fpTable) blocks() int64 { return int64((len(t.slots) + copyBlock - 1) / copyBlock) }
+
+// help copies blocks of a frozen table into its replacement until none is
+// left to claim. Copiers run at once (the grower and any inserter that
+// met the frozen table), so they put fingerprints in by compare-and-swap;
+// each old slot is copied by one of them only.
+func (s *fpSet) help(old *fpTable) {
+	t := old.next.Load()
+	if t == nil {
+		return
+	}
+	var batch [growBatch]uint64
+	for {
+		b := old.claim.Add(1) - 1
+		if b >= old.blocks() {
+			return
+		}
+		var n uint64
+		end := min(int(b+1)*copyBlock, len(old.slots))
+		// growBatch old slots at a time: prefetch where they go in the
+		// new table, then put them there, so the misses overlap.
+		for base := int(b) * copyBlock; base < end; base += growBatch {
+			k := 0
+			for j := base; j < min(base+growBatch, end); j++ {
+				if v := atomic.LoadUint64(&old.slots[j]); v != 0 {
+					batch[k] = v
+					k++
+					prefetch(&t.slots[t.bucket(v)*bucketSlots])
+				}
+			}
+			for _, v := range batch[:k] {
+				for {
+					found, slot, _ := t.find(v)
+					if found || atomic.CompareAndSwapUint64(&t.slots[slot], 0, v) {
+						break
+					}
+				}
+			}
+			n += uint64(k)
+		}
+		old.moved.Add(n)
+		old.copied.Add(1)
 	}
 }
 
@@ -245,27 +300,16 @@ func (s *fpSet) grow(sh *fpShard, old *fpTable, full bool) {
 		s.wantFlush.Store(true)
 		return
 	}
-	old.frozen.Store(true)
 	t := newFPTable(2 * old.nb)
-	// growBatch old slots at a time: prefetch where they go in
-	// the new table, then put them there, so the misses overlap.
-	var n uint64
-	var batch [growBatch]uint64
-	for base := 0; base < len(old.slots); base += growBatch {
-		k := 0
-		for j := base; j < min(base+growBatch, len(old.slots)); j++ {
-			if v := atomic.LoadUint64(&old.slots[j]); v != 0 {
-				batch[k] = v
-				k++
-				prefetch(&t.slots[t.bucket(v)*bucketSlots])
-			}
-		}
-		for _, v := range batch[:k] {
-			_, slot, _ := t.find(v)
-			t.slots[slot] = v
-		}
-		n += uint64(k)
+	old.next.Store(t)
+	old.frozen.Store(true)
+	// Inserters that meet the frozen table help copy it (replacement)
+	// rather than wait: blocks are claimed one at a time.
+	s.help(old)
+	for old.copied.Load() < old.blocks() {
+		runtime.Gosched() // the last blocks claimed by helpers
 	}
+	n := old.moved.Load()
 	t.count.Store(n)
 	sh.tab.Store(t)
 	s.mem.addFP(t.bytes())
