@@ -148,13 +148,24 @@ const stepTimeout = 15 * time.Second
 // was doing.
 func (b *browser) step(what string, actions ...chromedp.Action) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	b.stepWithin(stepTimeout, what, actions...)
+}
+
+// stepWithin is step with a timeout of its own, for the one step that
+// does much in one go (every panel of the matrix).
+func (b *browser) stepWithin(timeout time.Duration, what string, actions ...chromedp.Action) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, timeout)
 	defer cancel()
+	start := time.Now()
 	if err := chromedp.Run(ctx, actions...); err != nil {
 		if ctx.Err() != nil {
-			b.t.Fatalf("%s: nothing happened within %s (%v)", what, stepTimeout, err)
+			b.t.Fatalf("%s: nothing happened within %s (%v)", what, timeout, err)
 		}
 		b.t.Fatalf("%s: %v", what, err)
+	}
+	if d := time.Since(start); d > timeout/2 {
+		b.t.Logf("%s took %s of its %s", what, d.Round(time.Millisecond), timeout)
 	}
 }
 
@@ -468,7 +479,9 @@ func TestBrowserMatrix(t *testing.T) {
 		}
 		// Every violated cell's panel too (those draw a path), opened by
 		// its button from a script: a real click each would take minutes.
-		if p := b.probe("opening every panel", `window.__probe.everyPanel("#matrix")`); len(p) > 0 {
+		var every []string
+		b.stepWithin(time.Minute, "opening every violated cell's panel", chromedp.Evaluate(`window.__probe.everyPanel("#matrix")`, &every))
+		if p := every; len(p) > 0 {
 			t.Errorf("matrix at %d px, every panel: %d problems, first: %s", w, len(p), strings.Join(p[:min(len(p), 5)], "; "))
 		}
 		b.clean(fmt.Sprintf("matrix page at %d px", w))
