@@ -21,7 +21,7 @@ type exploreOptions[S any] struct {
 // explore runs the engine on any spec of the seam and reports in TLC's
 // terms: the same code for the Resume contract and for every other spec
 // (examples/), so that what a report says does not depend on the spec.
-func explore[S, L any](ctx context.Context, sp tlaspec.Spec[S, L], rep *Report, xo exploreOptions[S], opt RunOptions) (*Report, error) {
+func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report, xo exploreOptions[S], opt RunOptions) (*Report, error) {
 	eopt := engine.Options[S]{
 		CheckDeadlock: xo.deadlock,
 		Continue:      opt.Continue,
@@ -82,7 +82,7 @@ func explore[S, L any](ctx context.Context, sp tlaspec.Spec[S, L], rep *Report, 
 	return rep, nil
 }
 
-func violationOf[S, L any](sp tlaspec.Spec[S, L], v engine.ViolationInfo[S, L], fill func(S, *TraceState)) Violation {
+func violationOf[S, L any](sp tlaspec.Model[S, L], v engine.ViolationInfo[S, L], fill func(S, *TraceState)) Violation {
 	out := Violation{Kind: string(v.Kind), Property: v.Name}
 	for _, st := range v.Trace {
 		ts := TraceState{Vars: map[string]string{}}

@@ -41,6 +41,9 @@ type Bound interface {
 	varStates(ctx context.Context, fn func(tlavalue.State) error) error
 	// Key is a state's canonical encoding, from its TLA+ values.
 	Key(vs tlavalue.State) (string, error)
+	// Any is the spec with its types hidden, for trace replay and the
+	// report's drawings.
+	Any() tlaspec.Any
 }
 
 // Bind hides a spec's types behind Bound.
@@ -68,6 +71,33 @@ func (b bound[S, L]) Key(vs tlavalue.State) (string, error) {
 	buf := make([]byte, b.sp.Width())
 	b.sp.Encode(buf, s)
 	return string(buf), nil
+}
+
+func (b bound[S, L]) Any() tlaspec.Any { return tlaspec.Erase(b.sp) }
+
+// BindModule binds a mirrored module other than Resume to constant values
+// (a trace's header), checking every invariant the spec defines. The error
+// says which modules are mirrored, or which constant is wrong.
+func BindModule(module string, consts map[string]tlavalue.Value) (Bound, error) {
+	mi, ok := mirrors[module]
+	if !ok {
+		return nil, inputf("module %s is not one the Go engine mirrors (%s)", module, strings.Join(MirroredModules(), ", "))
+	}
+	for name := range consts {
+		if !slices.Contains(mi.Constants, name) {
+			return nil, inputf("unknown constant %s (%s declares %s)", name, module, strings.Join(mi.Constants, ", "))
+		}
+	}
+	for _, name := range mi.Constants {
+		if _, ok := consts[name]; !ok {
+			return nil, inputf("no value for constant %s", name)
+		}
+	}
+	b, err := mi.Bind(consts, mi.Invariants)
+	if err != nil {
+		return nil, inputf("%v", err)
+	}
+	return b, nil
 }
 
 // walk calls fn with every reachable state, breadth-first, once each.

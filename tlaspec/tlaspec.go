@@ -19,9 +19,10 @@ import (
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
-// Spec is a spec bound to one model's constants. S is a state, L a
-// transition label (an action with its parameters).
-type Spec[S, L any] interface {
+// Model is a spec bound to one model's constants, as the model checker
+// needs it. S is a state, L a transition label (an action with its
+// parameters).
+type Model[S, L any] interface {
 	// Init, Next, Width, Encode and Decode are what the engine explores.
 	engine.Model[S, L]
 	// Module is the TLA+ module mirrored, e.g. "TwoPhase".
@@ -38,15 +39,21 @@ type Spec[S, L any] interface {
 	// Label is l with its parameters, as TLC prints it ("RMPrepare(r1)").
 	Action(l L) string
 	Label(l L) string
+	// Properties are the properties this model checks (the cfg's
+	// INVARIANTS and PROPERTIES), in the cfg's order.
+	Properties() []Property[S]
+}
+
+// Spec is a Model that can also say why a transition is not taken: what
+// trace diagnosis and the report's explanations need.
+type Spec[S, L any] interface {
+	Model[S, L]
 	// Labels are every transition Next could take at these constants,
 	// enabled in s or not, in the order of Next: what a diagnosis tries.
 	Labels(s S) []L
 	// Disabled says, in the spec's terms, why l cannot be taken from s
 	// (its guard's first false conjunct); "" when it can.
 	Disabled(s S, l L) string
-	// Properties are the properties this model checks (the cfg's
-	// INVARIANTS and PROPERTIES), in the cfg's order.
-	Properties() []Property[S]
 }
 
 // Kind says what sort of property a Property is.

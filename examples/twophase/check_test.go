@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +15,9 @@ import (
 	"github.com/resumecontract/resumecheck/internal/tlanorm"
 	"github.com/resumecontract/resumecheck/internal/tlc"
 	"github.com/resumecontract/resumecheck/spec"
+	"github.com/resumecontract/resumecheck/tlavalue"
+	"github.com/resumecontract/resumecheck/trace"
+	"github.com/resumecontract/resumecheck/tracecheck"
 )
 
 // Every model of the manifest gives its recorded result with the Go
@@ -166,5 +170,56 @@ func TestTLCCatchesDrift(t *testing.T) {
 	}
 	if c.States.OnlyTLCCount == 0 || c.States.OnlyGoCount != 0 {
 		t.Errorf("want states only TLC reaches (early commits), got only TLC %d, only Go %d", c.States.OnlyTLCCount, c.States.OnlyGoCount)
+	}
+}
+
+// The example's traces, replayed through the seam as tracecheck does.
+func TestTraces(t *testing.T) {
+	for _, c := range []struct {
+		file      string
+		verdict   tracecheck.Verdict
+		matched   int
+		violated  []string
+		failureIn string // a phrase of the rejection's explanation
+	}{
+		{file: "commit.ndjson", verdict: tracecheck.Accepted, matched: 10},
+		{file: "early-commit.ndjson", verdict: tracecheck.Rejected, matched: 3,
+			failureIn: `TMCommit is disabled: not every RM's "Prepared" has been read`},
+		{file: "early-commit-fault.ndjson", verdict: tracecheck.Accepted, matched: 5, violated: []string{"Consistent"}},
+		{file: "wrong-state.ndjson", verdict: tracecheck.Rejected, matched: 1,
+			failureIn: `TMAbort differs: tmState: observed "committed", spec "aborted"`},
+	} {
+		tr, err := trace.ReadSpecFile(filepath.Join("testdata", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := check.BindModule(tr.Header.Module, tr.Constants)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := tracecheck.ReplaySpec(b.Any(), tr.Events, tracecheck.Options{})
+		if res.Verdict != c.verdict || res.Events != c.matched {
+			t.Errorf("%s: %s after %d events, want %s after %d\n%s", c.file, res.Verdict, res.Events, c.verdict, c.matched, res.Text())
+		}
+		var violated []string
+		for _, p := range res.Properties {
+			if p.Status == tracecheck.Violated {
+				violated = append(violated, p.Name)
+			}
+		}
+		if !slices.Equal(violated, c.violated) {
+			t.Errorf("%s: violated %v, want %v", c.file, violated, c.violated)
+		}
+		if !strings.Contains(res.Text(), c.failureIn) {
+			t.Errorf("%s: the explanation does not say %q:\n%s", c.file, c.failureIn, res.Text())
+		}
+	}
+	if _, err := trace.ReadSpecFile(filepath.Join("testdata", "bad-value.ndjson")); err == nil ||
+		!strings.Contains(err.Error(), "line 2: vars.tmState") {
+		t.Errorf("bad-value.ndjson: %v, want an error at line 2, vars.tmState", err)
+	}
+	consts := map[string]tlavalue.Value{"RM": tlavalue.Set(tlavalue.Model("r1")), "EarlyCommit": tlavalue.Bool(false), "N": tlavalue.Int(1)}
+	if _, err := check.BindModule(twophase.ModuleName, consts); err == nil {
+		t.Error("a trace header with an unknown constant N was accepted")
 	}
 }

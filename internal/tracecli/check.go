@@ -42,6 +42,11 @@ the candidate states there, why each action was disabled or how its
 successor differs from the observation) and which fault models accept it
 instead. "-" reads a trace from standard input.
 
+A trace whose header says "format":"tla-trace" is one of another spec the
+Go engine mirrors (examples/twophase; docs/trace.md, "Traces of other
+specs"): it is replayed through the same seam, with the invariants of that
+spec and the guards' words for a disabled action.
+
 Exit codes:
   0  every trace is accepted
   1  a trace could not be read (a missing file, an I/O error)
@@ -84,6 +89,8 @@ type Report struct {
 	Faults   []string           `json:"faults"`
 	Events   int                `json:"events"`
 	Result   *tracecheck.Result `json:"result,omitempty"`
+	// Spec is the result for a trace of a spec other than Resume.
+	Spec *tracecheck.SpecResult `json:"spec_result,omitempty"`
 	// Diagnosis: the fault models that accept a rejected trace.
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 }
@@ -142,6 +149,17 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		switch {
 		case rep.Error != "":
 			fmt.Fprintf(errw, "tracecheck: %s\n", rep.Error)
+		case rep.Spec != nil && o.quiet:
+			line := fmt.Sprintf("%s%s", prefix, strings.ToUpper(rep.Verdict))
+			if rep.Spec.Failure != nil {
+				line += " at " + rep.Spec.Failure.Event
+			}
+			fmt.Fprintln(out, line)
+		case rep.Spec != nil:
+			if len(args) > 1 {
+				fmt.Fprintf(out, "== %s\n", path)
+			}
+			fmt.Fprint(out, rep.Spec.Text())
 		case o.quiet:
 			line := fmt.Sprintf("%s%s", prefix, strings.ToUpper(rep.Verdict))
 			if rep.Result.Verdict == tracecheck.Rejected {
@@ -213,7 +231,14 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, opt tra
 		defer f.Close()
 		in = f
 	}
-	d := trace.NewDecoder(in)
+	br, other := sniff(in)
+	if other {
+		if override != nil {
+			return fail(fmt.Errorf("%s: --faults names Resume's faults; this is a trace of another spec", name))
+		}
+		return checkSpecTrace(br, name, opt, rep)
+	}
+	d := trace.NewDecoder(br)
 	h, err := d.Header()
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", name, err))

@@ -1,7 +1,8 @@
 // Package resume offers the Resume contract (package model) through the
 // seam of package tlaspec: the first client of the seam, as
 // examples/twophase is the second. The engine explores its packed states;
-// the tools above read them as TLA+ values.
+// the tools above read them as TLA+ values. Why a transition is disabled
+// is tracecheck's (tracecheck.ResumeSpec) until model says it itself.
 package resume
 
 import (
@@ -11,7 +12,6 @@ import (
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/tlavalue"
-	"github.com/resumecontract/resumecheck/tracecheck"
 )
 
 // Spec is the Resume model at some constants, checking some properties.
@@ -121,16 +121,6 @@ func (sp *Spec) Action(l model.Label) string { return l.Action.String() }
 
 func (sp *Spec) Label(l model.Label) string { return sp.M.LabelString(l) }
 
-// Labels are every transition Next could take from s.
-func (sp *Spec) Labels(s model.Packed) []model.Label {
-	return tracecheck.AllLabels(sp.M, sp.M.Unpack(s))
-}
-
-// Disabled says why l cannot be taken from s.
-func (sp *Spec) Disabled(s model.Packed, l model.Label) string {
-	return tracecheck.Disabled(sp.M, sp.M.Unpack(s), l)
-}
-
 func (sp *Spec) Properties() []tlaspec.Property[model.Packed] { return sp.props }
 
-var _ tlaspec.Spec[model.Packed, model.Label] = (*Spec)(nil)
+var _ tlaspec.Model[model.Packed, model.Label] = (*Spec)(nil)

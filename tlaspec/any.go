@@ -1,0 +1,113 @@
+package tlaspec
+
+import "github.com/resumecontract/resumecheck/tlavalue"
+
+// Any is a Spec with its state and label types hidden, for the tools that
+// walk a few states at a time (trace replay, the report's drawings) and
+// need not be generic: porcupine's Model takes interface{} states for
+// the same reason. The engine takes the typed Spec.
+type Any interface {
+	Module() string
+	Variables() []string
+	Init() []State
+	Next(s State, emit func(Label, State))
+	Vars(s State) tlavalue.State
+	FromVars(vs tlavalue.State) (State, error)
+	Action(l Label) string
+	Label(l Label) string
+	Labels(s State) []Label
+	Disabled(s State, l Label) string
+	// Holds is whether the invariant named holds in s (false for a name
+	// that is not an invariant of Properties).
+	Holds(name string, s State) bool
+	// Goal is whether s is in the goal of the liveness property named.
+	Goal(name string, s State) bool
+	Properties() []PropertyInfo
+	// Key is s's canonical encoding: equal states, equal keys.
+	Key(s State) string
+}
+
+// State and Label are a hidden spec's states and labels.
+type (
+	State any
+	Label any
+)
+
+// PropertyInfo is a property without its predicate.
+type PropertyInfo struct {
+	Name string
+	Kind Kind
+	Text string
+}
+
+// Erase hides sp's types.
+func Erase[S, L any](sp Spec[S, L]) Any {
+	e := erased[S, L]{sp: sp, props: map[string]Property[S]{}}
+	for _, p := range sp.Properties() {
+		e.props[p.Name] = p
+		e.infos = append(e.infos, PropertyInfo{Name: p.Name, Kind: p.Kind, Text: p.Text})
+	}
+	return e
+}
+
+type erased[S, L any] struct {
+	sp    Spec[S, L]
+	props map[string]Property[S]
+	infos []PropertyInfo
+}
+
+func (e erased[S, L]) Module() string      { return e.sp.Module() }
+func (e erased[S, L]) Variables() []string { return e.sp.Variables() }
+
+func (e erased[S, L]) Init() []State {
+	var out []State
+	for _, s := range e.sp.Init() {
+		out = append(out, s)
+	}
+	return out
+}
+
+func (e erased[S, L]) Next(s State, emit func(Label, State)) {
+	e.sp.Next(s.(S), func(l L, t S) { emit(l, t) })
+}
+
+func (e erased[S, L]) Vars(s State) tlavalue.State { return e.sp.Vars(s.(S)) }
+
+func (e erased[S, L]) FromVars(vs tlavalue.State) (State, error) {
+	s, err := e.sp.FromVars(vs)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (e erased[S, L]) Action(l Label) string { return e.sp.Action(l.(L)) }
+func (e erased[S, L]) Label(l Label) string  { return e.sp.Label(l.(L)) }
+
+func (e erased[S, L]) Labels(s State) []Label {
+	var out []Label
+	for _, l := range e.sp.Labels(s.(S)) {
+		out = append(out, l)
+	}
+	return out
+}
+
+func (e erased[S, L]) Disabled(s State, l Label) string { return e.sp.Disabled(s.(S), l.(L)) }
+
+func (e erased[S, L]) Holds(name string, s State) bool {
+	p, ok := e.props[name]
+	return ok && p.Kind == Invariant && p.Holds(s.(S))
+}
+
+func (e erased[S, L]) Goal(name string, s State) bool {
+	p, ok := e.props[name]
+	return ok && p.Kind == Eventually && p.Goal(s.(S))
+}
+
+func (e erased[S, L]) Properties() []PropertyInfo { return e.infos }
+
+func (e erased[S, L]) Key(s State) string {
+	buf := make([]byte, e.sp.Width())
+	e.sp.Encode(buf, s.(S))
+	return string(buf)
+}

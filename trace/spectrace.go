@@ -1,0 +1,166 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/tlavalue"
+)
+
+// SpecFormat is the format name of a trace of any spec the toolkit
+// mirrors through package tlaspec (docs/trace.md, "Traces of other
+// specs"): a header naming the module and its constants, then one event
+// per line naming an action and some variables, every value written as
+// TLA+ text. The Resume contract's own traces keep their richer format
+// (Format).
+const SpecFormat = "tla-trace"
+
+// SpecHeader is the first line of a spec trace.
+type SpecHeader struct {
+	Format   string   `json:"format"`
+	Version  int      `json:"version"`
+	Module   string   `json:"module"`
+	Producer Producer `json:"producer"`
+	// Constants are the spec's constants, each as TLA+ text ("{r1, r2}").
+	Constants map[string]string `json:"constants"`
+}
+
+// SpecEvent is one step of a spec trace: the action taken (its name, or
+// its label with parameters, "RMPrepare(r1)") and the variables observed
+// after it, as TLA+ values; variables not given were not observed.
+type SpecEvent struct {
+	Seq    int64
+	Line   int
+	Action string
+	Vars   tlavalue.State
+}
+
+// SpecTrace is a decoded spec trace.
+type SpecTrace struct {
+	Header    SpecHeader
+	Constants map[string]tlavalue.Value
+	Events    []SpecEvent
+}
+
+// IsSpecTrace reports whether a trace's first line is a spec trace's
+// header.
+func IsSpecTrace(firstLine []byte) bool {
+	var h struct {
+		Format string `json:"format"`
+	}
+	return json.Unmarshal(firstLine, &h) == nil && h.Format == SpecFormat
+}
+
+// DecodeSpec reads a spec trace; an error names the line (and the field).
+// name is the trace's name in errors.
+func DecodeSpec(r io.Reader, name string) (*SpecTrace, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	t := &SpecTrace{Constants: map[string]tlavalue.Value{}}
+	line := 0
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %w", name, &SyntaxError{Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	strict := func(b []byte, v any) error {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.DisallowUnknownFields()
+		if err := d.Decode(v); err != nil {
+			return err
+		}
+		if d.More() {
+			return fmt.Errorf("more than one JSON value on the line")
+		}
+		return nil
+	}
+	header := false
+	var last int64
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if !header {
+			if err := strict(b, &t.Header); err != nil {
+				return nil, bad("header: %v", err)
+			}
+			if t.Header.Format != SpecFormat || t.Header.Version != 1 {
+				return nil, bad("header: format %q version %d, want %q version 1", t.Header.Format, t.Header.Version, SpecFormat)
+			}
+			if t.Header.Module == "" {
+				return nil, bad("header: no module")
+			}
+			names := make([]string, 0, len(t.Header.Constants))
+			for k := range t.Header.Constants {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			for _, k := range names {
+				v, err := tlavalue.Parse(t.Header.Constants[k])
+				if err != nil {
+					return nil, bad("header: constants.%s: %v", k, err)
+				}
+				t.Constants[k] = v
+			}
+			header = true
+			continue
+		}
+		var raw struct {
+			Seq    int64             `json:"seq"`
+			Action string            `json:"action"`
+			Vars   map[string]string `json:"vars"`
+		}
+		if err := strict(b, &raw); err != nil {
+			return nil, bad("%v", err)
+		}
+		if raw.Seq != last+1 {
+			return nil, bad("seq %d, want %d (events are numbered from 1, in order)", raw.Seq, last+1)
+		}
+		last = raw.Seq
+		if raw.Action == "" {
+			return nil, bad("event %d names no action", raw.Seq)
+		}
+		ev := SpecEvent{Seq: raw.Seq, Line: line, Action: raw.Action}
+		names := make([]string, 0, len(raw.Vars))
+		for k := range raw.Vars {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			v, err := tlavalue.Parse(raw.Vars[k])
+			if err != nil {
+				return nil, bad("vars.%s: %v", k, err)
+			}
+			ev.Vars = append(ev.Vars, tlavalue.Var{Name: k, Value: v})
+		}
+		t.Events = append(t.Events, ev)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if !header {
+		return nil, bad("empty: no header")
+	}
+	return t, nil
+}
+
+// ReadSpecFile reads a spec trace from a file.
+func ReadSpecFile(path string) (*SpecTrace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return DecodeSpec(f, path)
+}
+
+// String is the event as a position: "event 3 (TMCommit, line 4)".
+func (e SpecEvent) String() string {
+	return fmt.Sprintf("event %d (%s, line %d)", e.Seq, strings.TrimSpace(e.Action), e.Line)
+}
