@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/resumecontract/resumecheck/engine"
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlaspec/resume"
 )
@@ -127,9 +128,9 @@ func (r *Report) FirstViolation() *Violation {
 // Summary is the one-line outcome, e.g. "ok: 59 distinct states".
 func (r *Report) Summary() string {
 	if v := r.FirstViolation(); v != nil {
-		return fmt.Sprintf("%s violated (counterexample of %d states)", v.Name(), len(v.Trace))
+		return fmt.Sprintf("%s violated (counterexample of %s)", v.Name(), english.Count(len(v.Trace), "state"))
 	}
-	return fmt.Sprintf("%s: %d distinct states", r.Verdict, r.Distinct)
+	return fmt.Sprintf("%s: %s", r.Verdict, english.Count(int(r.Distinct), "distinct state"))
 }
 
 // Name is the violated property's name ("deadlock" for a deadlock).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/trace"
 )
@@ -660,7 +661,7 @@ func (b *builder) buildRace() (*Built, error) {
 		b.emit(model.ExtraResume, model.NoVal, 0, model.State{})
 	}
 	if len(inert) > 0 {
-		b.out.Notes = append(b.out.Notes, fmt.Sprintf("%d racers were answered without their value reaching the gate: stray resumes after completion", len(inert)))
+		b.out.Notes = append(b.out.Notes, fmt.Sprintf("%s %s answered without their value reaching the gate: stray resumes after completion", english.Count(len(inert), "racer"), english.Noun(len(inert), "was", "were")))
 	}
 	last := len(b.events) - 1
 	b.observe(last, trace.Vars(trace.VarPC, trace.VarEffects, trace.VarWaiting, trace.VarConsumed, trace.VarConsumes, trace.VarRaced, trace.VarStrays), func(s *model.State) {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/resumecontract/resumecheck/internal/english"
 )
 
 // The regression gate (docs/conformance.md, "The regression gate"): a
@@ -256,7 +258,7 @@ func gateNew(f *Finding, bc, fc *Cell) {
 		f.Kind = FindingConfirmed
 		f.Why = "a violation the baseline's cell did not have"
 		if len(bc.Runs) > 0 {
-			f.Why = fmt.Sprintf("a violation none of the baseline's %d runs of the cell had", len(bc.Runs))
+			f.Why = fmt.Sprintf("a violation none of the baseline's %s of the cell had", english.Count(len(bc.Runs), "run"))
 		}
 		return
 	}
@@ -275,7 +277,7 @@ func gateNew(f *Finding, bc, fc *Cell) {
 		case fc.Scenario != "race" && len(base) >= 2 && allHave(base, o, f.Was):
 			confirmed = append(confirmed, fmt.Sprintf("%s at %s, where the baseline's %d runs all %s", r.Run, pt, len(base), f.Was))
 		default:
-			sampled = append(sampled, fmt.Sprintf("%s (the baseline's %d runs at %s)", r.Run, len(base), pt))
+			sampled = append(sampled, fmt.Sprintf("%s (the baseline's %s at %s)", r.Run, english.Count(len(base), "run"), pt))
 		}
 	}
 	switch {
@@ -347,7 +349,7 @@ func gateLost(f *Finding, bc, fc *Cell) {
 		// point is no evidence that the point is deterministic.
 		if bc.Scenario != "race" && k == n && (lost != Undetermined || n >= 2) {
 			ev = append(ev, now...)
-			confirmed = append(confirmed, fmt.Sprintf("at %s the baseline's %d of %d runs were %s (deterministic), this run's %d were not", pt, k, n, lost, m))
+			confirmed = append(confirmed, fmt.Sprintf("at %s the baseline's %d of %s %s %s (deterministic), this run's %d %s not", pt, k, english.Count(n, "run"), english.Noun(k, "was", "were"), lost, m, english.Noun(m, "was", "were")))
 			continue
 		}
 		s := SampleStats(k, n, m)

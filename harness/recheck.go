@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
@@ -51,7 +52,7 @@ func Recheck(tr *trace.Trace, rv *RunVerdict, w Workflow) (string, error) {
 		diffs = append(diffs, fmt.Sprintf("tracecheck's verdict is %s, the run records %s", got.Verdict, rv.Verdict))
 	}
 	if got.Events != rv.Events || got.Matched != rv.Matched {
-		diffs = append(diffs, fmt.Sprintf("the trace has %d events, %d matched; the run records %d, %d matched", got.Events, got.Matched, rv.Events, rv.Matched))
+		diffs = append(diffs, fmt.Sprintf("the trace has %s, %d matched; the run records %d, %d matched", english.Count(got.Events, "event"), got.Matched, rv.Events, rv.Matched))
 	}
 	if a, b := sortedCopy(got.Explained), sortedCopy(rv.Explained); !slices.Equal(a, b) {
 		diffs = append(diffs, fmt.Sprintf("explained by %v, the run records %v", a, b))

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
@@ -388,7 +389,7 @@ func (c *Cell) rdConflicts() []string {
 		}
 		ds := make([]string, 0, len(by[k]))
 		for d, runs := range by[k] {
-			ds = append(ds, fmt.Sprintf("%s (%d runs, e.g. %s)", d, len(runs), runs[0]))
+			ds = append(ds, fmt.Sprintf("%s (%s, e.g. %s)", d, english.Count(len(runs), "run"), runs[0]))
 		}
 		sort.Strings(ds)
 		out = append(out, fmt.Sprintf("from %s: %s", k, strings.Join(ds, " vs ")))
@@ -416,7 +417,7 @@ func (c *Cell) summarize() string {
 	}
 	for _, o := range c.Measures {
 		if c.Status[o] == Violated && o != "RD" {
-			parts = append(parts, fmt.Sprintf("%s violated in %d/%d runs", o, viol[o], len(c.Runs)))
+			parts = append(parts, fmt.Sprintf("%s violated in %d/%s", o, viol[o], english.Count(len(c.Runs), "run")))
 		}
 	}
 	if pairs := c.rdConflicts(); len(pairs) > 0 && slices.Contains(c.Measures, "RD") {
@@ -431,12 +432,12 @@ func (c *Cell) summarize() string {
 		parts = append(parts, "explained by "+strings.Join(names, ", "))
 	}
 	if direct > 0 {
-		parts = append(parts, fmt.Sprintf("%d runs outside every fault model (decided from the ledger)", direct))
+		parts = append(parts, fmt.Sprintf("%s outside every fault model (decided from the ledger)", english.Count(direct, "run")))
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("%d runs, every trace accepted", len(c.Runs))
+		return fmt.Sprintf("%s, every trace accepted", english.Count(len(c.Runs), "run"))
 	}
-	return fmt.Sprintf("%d runs: %s", len(c.Runs), strings.Join(parts, "; "))
+	return fmt.Sprintf("%s: %s", english.Count(len(c.Runs), "run"), strings.Join(parts, "; "))
 }
 
 // Finish decides a cell from its runs: the race grid, the statuses, and

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/model"
 )
@@ -59,7 +60,7 @@ func Check(p model.Params, rep *check.Report, opt Options) (*Page, error) {
 	switch {
 	case rep.Verdict == "ok":
 		ans.Class, ans.Headline = "good", "No property is violated"
-		ans.Reason = fmt.Sprintf("Every property checked (%s) holds in all %d reachable states.", strings.Join(rep.Checked, ", "), rep.Distinct)
+		ans.Reason = fmt.Sprintf("Every property checked (%s) holds in all %s.", strings.Join(rep.Checked, ", "), english.Count(int(rep.Distinct), "reachable state"))
 	case len(names) == 1:
 		ans.Class, ans.Headline = "bad", names[0]+" is violated"
 		ans.Reason = reasons[0]

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/internal/jsonfile"
 )
 
@@ -240,9 +241,9 @@ func Conformance(profiles []*Profile, opt Options) (*Page, error) {
 // when empty).
 func cellRuns(p *Profile, c ProfileCell, pageDir string) confCellRuns {
 	out := confCellRuns{ProfileCell: c, RunCount: plural(len(c.Runs), "run", "runs")}
-	// The harness's summary starts with its own count ("1 runs, ..."): say
-	// it once, in words that agree.
-	if rest, ok := strings.CutPrefix(c.Summary, fmt.Sprintf("%d runs", len(c.Runs))); ok {
+	// The harness's summary starts with its own count ("1 run, ..."): say
+	// it once.
+	if rest, ok := strings.CutPrefix(c.Summary, english.Count(len(c.Runs), "run")); ok {
 		out.Summary = out.RunCount + rest
 	}
 	for _, r := range c.Runs {
@@ -291,10 +292,10 @@ func confAnswer(profiles []*Profile, obls []string) *answer {
 			bad = append(bad, p.ID())
 		}
 	}
-	ans := &answer{Class: "good", Headline: fmt.Sprintf("All %d profiles conform: no obligation is violated", len(profiles))}
+	ans := &answer{Class: "good", Headline: fmt.Sprintf("All %s %s: no obligation is violated", english.Count(len(profiles), "profile"), english.Noun(len(profiles), "conforms", "conform"))}
 	if len(bad) > 0 {
 		ans.Class = "bad"
-		ans.Headline = fmt.Sprintf("%d of %d profiles violate an obligation", len(bad), len(profiles))
+		ans.Headline = fmt.Sprintf("%d of %s %s an obligation", len(bad), english.Count(len(profiles), "profile"), english.Noun(len(bad), "violates", "violate"))
 		ans.Reason = "Select a red verdict below to see the runs that violate it and their traces."
 	}
 	for _, o := range obls {

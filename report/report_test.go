@@ -441,7 +441,7 @@ func TestDocScreenshots(t *testing.T) {
 func TestProfilesFromHarness(t *testing.T) {
 	p := &harness.Profile{Subject: "demo", Version: "2", Store: "sqlite", Cells: []harness.Cell{
 		{Name: "crash/resume", Scenario: "crash", Store: "sqlite", Measures: []string{"EO", "PC"},
-			Status: map[string]harness.Status{"EO": harness.Violated, "PC": harness.Holds}, Summary: "1 runs, 1 rejected",
+			Status: map[string]harness.Status{"EO": harness.Violated, "PC": harness.Holds}, Summary: "1 run, 1 rejected",
 			Runs: []harness.RunVerdict{{Run: "r1", Trace: "traces/r1.ndjson", Verdict: "rejected", Events: 6, Matched: 3,
 				Explained: []string{"redeliver"}, Obligations: map[string]harness.Status{"EO": harness.Violated}}}},
 	}}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/trace"
@@ -259,7 +260,7 @@ func traceAnswer(in TraceInput, v *traceView) *answer {
 	switch res.Verdict {
 	case tracecheck.Accepted:
 		ans.Class = "good"
-		ans.Headline = fmt.Sprintf("Accepted: all %d events match a behaviour of the spec", v.Events)
+		ans.Headline = fmt.Sprintf("Accepted: all %s match a behaviour of the spec", english.Count(v.Events, "event"))
 		if len(ans.Violated) > 0 {
 			ans.Class = "bad"
 			ans.Headline += ", and the run violates " + strings.Join(ans.Violated, ", ")

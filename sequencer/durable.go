@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/resumecontract/resumecheck/internal/english"
 )
 
 // Fact kinds and their keys (K1, K2, K3).
@@ -212,7 +214,7 @@ func (d *Durable) addFact(f Fact) error {
 		d.haveRun = true
 		err = json.Unmarshal(f.Body, &d.Def)
 		if err == nil && (d.Def.NTasks < 2 || d.Def.Gate < 2 || d.Def.Gate > d.Def.NTasks || len(d.Def.Values) == 0) {
-			err = fmt.Errorf("definition out of range: %d tasks, gate %d", d.Def.NTasks, d.Def.Gate)
+			err = fmt.Errorf("definition out of range: %s, gate %d", english.Count(d.Def.NTasks, "task"), d.Def.Gate)
 		}
 	case kindRecord:
 		var b recordBody

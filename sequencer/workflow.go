@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+
+	"github.com/resumecontract/resumecheck/internal/english"
 )
 
 // State is a workflow's state: what each task reads and returns. It is
@@ -105,7 +107,7 @@ func (w *Workflow) Validate() error {
 	case w.Name == "":
 		return fmt.Errorf("%w: no name", ErrBadWorkflow)
 	case len(w.Tasks) < 2:
-		return bad("%d tasks, want at least 2", len(w.Tasks))
+		return bad("%s, want at least 2", english.Count(len(w.Tasks), "task"))
 	case w.Gate < 2 || w.Gate > len(w.Tasks):
 		return bad("gate %d, want 2..%d", w.Gate, len(w.Tasks))
 	case len(w.Values) == 0:

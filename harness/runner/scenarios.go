@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/internal/english"
 )
 
 // scenario runs one scenario's cells.
@@ -334,7 +335,7 @@ func (r *Runner) sweep(ctx context.Context, sc harness.Scenario, c *harness.Cell
 	if err != nil {
 		return err
 	}
-	rv.Notes = append([]string{fmt.Sprintf("the dry run (no kill) sent %d notes: the sweep's kill points", len(points))}, rv.Notes...)
+	rv.Notes = append([]string{fmt.Sprintf("the dry run (no kill) sent %s: the sweep's kill points", english.Count(len(points), "note"))}, rv.Notes...)
 	c.Runs = append(c.Runs, *rv)
 	for i := 1; i <= len(points); i += r.opt.SweepStride {
 		label := fmt.Sprintf("note-%02d", i)

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/resumecontract/resumecheck/internal/english"
 )
 
 // Config says what to measure.
@@ -148,7 +150,7 @@ func Measure(ctx context.Context, c Config) []Measurement {
 					if ctx.Err() != nil {
 						return append(out, g, t)
 					}
-					logf("bench: %s %s, %d workers (pair %d of %d) ...", cfg, m.Engine, w, i+1, pairs)
+					logf("bench: %s %s, %s (pair %d of %d) ...", cfg, m.Engine, english.Count(w, "worker"), i+1, pairs)
 					load := LoadAverage()
 					var r Run
 					if m.Engine == "go" {
@@ -295,8 +297,8 @@ func WriteTable(w io.Writer, ms []Measurement) []string {
 		r := m.First()
 		for _, o := range m.ok()[1:] {
 			if o.Distinct != r.Distinct || o.Generated != r.Generated || o.Depth != r.Depth {
-				disagree = append(disagree, fmt.Sprintf("%s %s at %d workers: runs gave %d/%d/%d and %d/%d/%d (generated/distinct/depth)",
-					name, m.Engine, m.Workers, r.Generated, r.Distinct, r.Depth, o.Generated, o.Distinct, o.Depth))
+				disagree = append(disagree, fmt.Sprintf("%s %s at %s: runs gave %d/%d/%d and %d/%d/%d (generated/distinct/depth)",
+					name, m.Engine, english.Count(m.Workers, "worker"), r.Generated, r.Distinct, r.Depth, o.Generated, o.Distinct, o.Depth))
 			}
 		}
 		wlo, wmed := m.Stat(wall)
@@ -317,8 +319,8 @@ func WriteTable(w io.Writer, ms []Measurement) []string {
 			}
 		} else if g := find(m.Cfg, "go", m.Workers); g != nil {
 			if gr := g.First(); gr.Distinct != r.Distinct || gr.Generated != r.Generated || gr.Depth != r.Depth {
-				disagree = append(disagree, fmt.Sprintf("%s at %d workers: Go %d/%d/%d, TLC %d/%d/%d (generated/distinct/depth)",
-					name, m.Workers, gr.Generated, gr.Distinct, gr.Depth, r.Generated, r.Distinct, r.Depth))
+				disagree = append(disagree, fmt.Sprintf("%s at %s: Go %d/%d/%d, TLC %d/%d/%d (generated/distinct/depth)",
+					name, english.Count(m.Workers, "worker"), gr.Generated, gr.Distinct, gr.Depth, r.Generated, r.Distinct, r.Depth))
 			}
 		}
 		rate := 0.0

@@ -18,6 +18,7 @@ import (
 	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/internal/bench"
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/internal/sweep"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/internal/tlc"
@@ -311,7 +312,7 @@ func writeComparison(w io.Writer, job *check.Job, c *crosscheck.Comparison) {
 		if m.Found.First == "" {
 			return "-"
 		}
-		return fmt.Sprintf("%s (%s, %d states)", m.Found.First, m.Found.FirstKind, m.Found.TraceLength)
+		return fmt.Sprintf("%s (%s, %s)", m.Found.First, m.Found.FirstKind, english.Count(m.Found.TraceLength, "state"))
 	})
 	row("violated", func(m *crosscheck.Measurement) string {
 		if len(m.Found.Violated) == 0 {
@@ -393,8 +394,8 @@ func progressPrinter(w io.Writer) func(engine.Stats) {
 // writeSummary prints the run's performance: wall time, rates, memory.
 func writeSummary(w io.Writer, rep *check.Report, wall time.Duration) {
 	secs := max(wall.Seconds(), 1e-9)
-	fmt.Fprintf(w, "Summary: %s states generated, %s distinct in %s with %d workers: %s distinct states/s (%s states/s). Peak RSS %s (engine %s, fingerprints %s",
-		bench.Count(rep.Generated), bench.Count(rep.Distinct), wall.Round(time.Millisecond), rep.Perf.Workers,
+	fmt.Fprintf(w, "Summary: %s states generated, %s distinct in %s with %s: %s distinct states/s (%s states/s). Peak RSS %s (engine %s, fingerprints %s",
+		bench.Count(rep.Generated), bench.Count(rep.Distinct), wall.Round(time.Millisecond), english.Count(rep.Perf.Workers, "worker"),
 		bench.Count(uint64(float64(rep.Distinct)/secs)), bench.Count(uint64(float64(rep.Generated)/secs)),
 		bench.Bytes(bench.PeakRSS()), bench.Bytes(rep.Perf.PeakMemory), bench.Bytes(rep.Perf.FingerprintMemory))
 	if rep.Perf.Spilled > 0 {

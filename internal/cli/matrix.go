@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/matrix"
 )
 
@@ -150,7 +151,7 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 			}
 			if engineArg == "both" {
 				if len(differences) > 0 {
-					fmt.Fprintf(out, "\nThe Go engine and TLC disagree in %d cells:\n", len(differences))
+					fmt.Fprintf(out, "\nThe Go engine and TLC disagree in %s:\n", english.Count(len(differences), "cell"))
 					for _, d := range differences {
 						fmt.Fprintf(out, "  %s\n", d)
 					}

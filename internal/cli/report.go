@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/report"
@@ -215,7 +216,7 @@ first of them.`,
 			if err != nil {
 				return usageError(fmt.Errorf("%s: %w", args[0], err))
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s after %d of %d events\n", args[0], in.Result.Verdict, in.Result.Matched, len(tr.Events))
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s after %d of %s\n", args[0], in.Result.Verdict, in.Result.Matched, english.Count(len(tr.Events), "event"))
 			return writePage(cmd, html, page)
 		},
 	}
@@ -255,7 +256,7 @@ Without arguments the profiles are read from testdata/conformance.`,
 			if err != nil {
 				return &exitError{code: ExitFailure, err: err}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d profiles\n", len(profiles))
+			fmt.Fprintln(cmd.OutOrStdout(), english.Count(len(profiles), "profile"))
 			return writePage(cmd, html, page)
 		},
 	}

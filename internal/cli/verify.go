@@ -13,6 +13,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
+	"github.com/resumecontract/resumecheck/internal/english"
 )
 
 func newVerifyCmd() *cobra.Command {
@@ -207,16 +208,16 @@ deliberate change to the spec).`,
 			default:
 				switch engineArg {
 				case "go":
-					fmt.Fprintf(out, "%d models checked, %d agree with %s, %d differ\n", len(outcomes), len(outcomes)-bad, path, bad)
+					fmt.Fprintf(out, "%s checked, %d agree with %s, %d differ\n", english.Count(len(outcomes), "model"), len(outcomes)-bad, path, bad)
 				case "tlc":
-					fmt.Fprintf(out, "%d models checked with TLC, %d agree with %s, %d differ\n", len(outcomes), len(outcomes)-bad, path, bad)
+					fmt.Fprintf(out, "%s checked with TLC, %d agree with %s, %d differ\n", english.Count(len(outcomes), "model"), len(outcomes)-bad, path, bad)
 				default:
 					sets := "state sets not compared (--compare-states=false)"
 					if compare {
 						sets = "state sets compared"
 					}
-					fmt.Fprintf(out, "%d models checked with the Go engine and TLC, %d agree with %s, %d differ; the engines differ on %d (%s)\n",
-						len(outcomes), len(outcomes)-bad, path, bad, differ, sets)
+					fmt.Fprintf(out, "%s checked with the Go engine and TLC, %d agree with %s, %d differ; the engines differ on %d (%s)\n",
+						english.Count(len(outcomes), "model"), len(outcomes)-bad, path, bad, differ, sets)
 				}
 			}
 			if differ > 0 {
@@ -272,7 +273,7 @@ func engineName(isGo bool) string {
 func describe(e check.Expect) string {
 	var sb strings.Builder
 	if e.First != "" {
-		fmt.Fprintf(&sb, "first %s (%d states); violated %s; ", e.First, e.TraceLength, strings.Join(e.Violated, " "))
+		fmt.Fprintf(&sb, "first %s (%s); violated %s; ", e.First, english.Count(e.TraceLength, "state"), strings.Join(e.Violated, " "))
 	}
 	fmt.Fprintf(&sb, "%d generated, %d distinct, depth %d", e.Generated, e.Distinct, e.Depth)
 	return sb.String()

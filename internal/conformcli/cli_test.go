@@ -203,7 +203,7 @@ func TestCommittedDocsAreCurrent(t *testing.T) {
 // its line; text outside the markers is kept.
 func TestRenderDocMarkers(t *testing.T) {
 	p := &harness.Profile{Subject: "s", Version: "1", Store: "sqlite", Cells: []harness.Cell{{
-		Name: "cv", Scenario: "cv", Status: map[string]harness.Status{"CV": harness.Holds}, Summary: "1 runs, every trace accepted"}}}
+		Name: "cv", Scenario: "cv", Status: map[string]harness.Status{"CV": harness.Holds}, Summary: "1 run, every trace accepted"}}}
 	p.Finish()
 	table := tableBegin + "\n" + tableEnd + "\n"
 	good := "intro\n" + table + "text\n" + cellsPrefix + "s@1/sqlite" + cellsSuffix + "\nold\n" + cellsEnd + "\nafter\n"
@@ -211,7 +211,7 @@ func TestRenderDocMarkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCells := cellsPrefix + "s@1/sqlite" + cellsSuffix + "\n\n| cell | verdicts | runs |\n|---|---|---|\n| `cv` | CV holds | 1 runs, every trace accepted |\n\n" + cellsEnd + "\nafter\n"
+	wantCells := cellsPrefix + "s@1/sqlite" + cellsSuffix + "\n\n| cell | verdicts | runs |\n|---|---|---|\n| `cv` | CV holds | 1 run, every trace accepted |\n\n" + cellsEnd + "\nafter\n"
 	if !strings.HasPrefix(got, "intro\n") || !strings.HasSuffix(got, wantCells) || strings.Contains(got, "\nold\n") {
 		t.Errorf("rendered:\n%s", got)
 	}

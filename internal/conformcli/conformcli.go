@@ -22,6 +22,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/runner"
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/internal/jsonfile"
 	"github.com/resumecontract/resumecheck/trace"
 )
@@ -318,7 +319,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 	}
 	if netns != nil {
-		fmt.Fprintf(stderr, "conformance: %d connections crossed the veth pairs of %d network namespaces\n", netns.Conns(), o.hosts)
+		fmt.Fprintf(stderr, "conformance: %s crossed the veth pairs of %s\n", english.Count(int(netns.Conns()), "connection"), english.Count(o.hosts, "network namespace"))
 		raced := slices.ContainsFunc(fresh, func(p *harness.Profile) bool { c := p.Cell("race"); return c != nil && len(c.Runs) > 0 })
 		if raced && netns.Conns() == 0 {
 			return errors.New("--hosts: no racer connected through the network namespaces: the race did not cross hosts")
@@ -507,7 +508,11 @@ func undriven(p *harness.Profile) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s: all %d runs failed (the first: %s; see its progress line above or its log under the run directory)", p.ID(), n, first)
+	runs := "all " + english.Count(n, "run")
+	if n == 1 {
+		runs = "its one run"
+	}
+	return fmt.Sprintf("%s: %s failed (the first: %s; see its progress line above or its log under the run directory)", p.ID(), runs, first)
 }
 
 // nonConforming lists the cells where a profile has a verdict other than

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/internal/english"
 )
 
 // The paper's findings are judged in docs/conformance.md with figures
@@ -99,7 +100,7 @@ func renderFindings(ps []*harness.Profile) string {
 	var lv []string
 	for _, p := range ps {
 		if v, u, n := lvCounts(p); v+u > 0 {
-			lv = append(lv, fmt.Sprintf("%s %d violated, %d undetermined of %d runs (profile: %s)", p.ID(), v, u, n, p.Obligations["LV"].Status))
+			lv = append(lv, fmt.Sprintf("%s %d violated, %d undetermined of %s (profile: %s)", p.ID(), v, u, english.Count(n, "run"), p.Obligations["LV"].Status))
 		}
 	}
 	pg = append(pg, "LV judged over every run (every cell but cv), where some run did not hold it: "+strings.Join(lv, "; "))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
@@ -124,7 +125,7 @@ func CompareStates(ctx context.Context, job *check.Job, dump string, max int) (*
 // Write prints the comparison for people.
 func (d *StateDiff) Write(sb *strings.Builder) {
 	if d.Equal() {
-		fmt.Fprintf(sb, "States: the same %d states in TLC's dump and in the Go engine's search.\n", d.Go)
+		fmt.Fprintf(sb, "States: the same %s in TLC's dump and in the Go engine's search.\n", english.Count(d.Go, "state"))
 		return
 	}
 	fmt.Fprintf(sb, "States differ: TLC has %d, the Go engine %d; %d only in TLC's dump, %d only in the Go engine's search.\n",

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/sequencer"
 	"github.com/resumecontract/resumecheck/sequencer/pgstore"
 	"github.com/resumecontract/resumecheck/sequencer/sqlitestore"
@@ -340,6 +341,6 @@ func WriteBenchTable(w io.Writer, fsync float64, rows []*BenchResult, runs, task
 			ms(mean(r.Gate)), 100*float64(mean(r.Gate))/float64(mean(r.Resume)), ms(mean(r.Commit)),
 			ms(r.CPU/time.Duration(max(1, r.Commits))))
 	}
-	fmt.Fprintf(w, "\n%d runs of %d tasks per store (task 2 gated), in rounds interleaved with the fsync probe; a run is %.0f store transactions, each synced.\n",
-		rows[0].Runs, tasks, float64(rows[0].Commits)/float64(rows[0].Runs))
+	fmt.Fprintf(w, "\n%s of %d tasks per store (task 2 gated), in rounds interleaved with the fsync probe; a run is %.0f store transactions, each synced.\n",
+		english.Count(rows[0].Runs, "run"), tasks, float64(rows[0].Commits)/float64(rows[0].Runs))
 }

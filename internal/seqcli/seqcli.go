@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/sequencer"
 	"github.com/resumecontract/resumecheck/sequencer/demo"
@@ -550,7 +551,7 @@ func writeHistory(w io.Writer, d *sequencer.Durable) {
 	for _, o := range d.Owners {
 		fmt.Fprintf(w, "owner: branch %d epoch %d taken by %s (%s)\n", o.Branch, o.Epoch, o.By, o.Op)
 	}
-	fmt.Fprintf(w, "trace: %d events\n", len(d.Events))
+	fmt.Fprintf(w, "trace: %s\n", english.Count(len(d.Events), "event"))
 }
 
 func newTraceCmd(g *globals) *cobra.Command {
@@ -680,7 +681,7 @@ func newLedgerCmd(g *globals) *cobra.Command {
 				for _, ef := range effects {
 					fmt.Fprintf(w, "branch %d task %d: %s (key %s)\n", ef.Branch, ef.Task, ef.What, ef.Key)
 				}
-				fmt.Fprintf(w, "%d effects applied, %d deliveries\n", len(effects), n)
+				fmt.Fprintf(w, "%s applied, %s\n", english.Count(len(effects), "effect"), english.Forms(n, "delivery", "deliveries"))
 			}
 			if check != nil {
 				return &exitError{code: ExitLedger, err: check}

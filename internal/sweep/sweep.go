@@ -15,6 +15,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/internal/tlc"
 )
@@ -236,7 +237,7 @@ func (r *Row) summary() string {
 	case !r.Agree():
 		s += ": THE ENGINES DISAGREE: " + strings.Join(r.Differences, "; ")
 		if r.States != nil && !r.States.Equal() {
-			s += fmt.Sprintf("; %d states only in TLC's dump, %d only in the Go engine's", r.States.OnlyTLCCount, r.States.OnlyGoCount)
+			s += fmt.Sprintf("; %s only in TLC's dump, %d only in the Go engine's", english.Count(r.States.OnlyTLCCount, "state"), r.States.OnlyGoCount)
 		}
 	}
 	return s
@@ -332,7 +333,7 @@ func orDash(s string) string {
 // engines disagree on, cell by cell.
 func (t *Table) WriteText(w io.Writer) error {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Sweep of %s (spec %s) with %s, %d cells\n\n", t.Base, t.Spec, engineWords(t.Engine), len(t.Rows))
+	fmt.Fprintf(&sb, "Sweep of %s (spec %s) with %s, %s\n\n", t.Base, t.Spec, engineWords(t.Engine), english.Count(len(t.Rows), "cell"))
 	head, rows := t.columns()
 	tw := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
@@ -348,7 +349,7 @@ func (t *Table) WriteText(w io.Writer) error {
 // WriteMarkdown prints the table as a Markdown (GitHub) table.
 func (t *Table) WriteMarkdown(w io.Writer) error {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Sweep of `%s` (spec `%s`) with %s, %d cells.\n\n", t.Base, t.Spec, engineWords(t.Engine), len(t.Rows))
+	fmt.Fprintf(&sb, "Sweep of `%s` (spec `%s`) with %s, %s.\n\n", t.Base, t.Spec, engineWords(t.Engine), english.Count(len(t.Rows), "cell"))
 	head, rows := t.columns()
 	sb.WriteString("| " + strings.Join(head, " | ") + " |\n|")
 	for i := range head {
@@ -381,10 +382,14 @@ func (t *Table) writeVerdict(sb *strings.Builder) {
 	sb.WriteString("\n")
 	n := t.Disagreements()
 	if n == 0 {
-		fmt.Fprintf(sb, "The engines agree in all %d cells.\n", len(t.Rows))
+		if len(t.Rows) == 1 {
+			sb.WriteString("The engines agree in the one cell.\n")
+		} else {
+			fmt.Fprintf(sb, "The engines agree in all %d cells.\n", len(t.Rows))
+		}
 		return
 	}
-	fmt.Fprintf(sb, "The engines disagree in %d of %d cells:\n", n, len(t.Rows))
+	fmt.Fprintf(sb, "The engines disagree in %d of %s:\n", n, english.Count(len(t.Rows), "cell"))
 	for i := range t.Rows {
 		r := &t.Rows[i]
 		if r.Agree() {
