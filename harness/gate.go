@@ -345,6 +345,12 @@ func gateLost(f *Finding, bc, fc *Cell) {
 			}
 		}
 		n, m := len(base), len(now)
+		if k == 0 {
+			// A pooled race: the baseline had it only at grid points
+			// this run did not measure.
+			uncovered = append(uncovered, "grid points other than the ones this run measured ("+strings.TrimPrefix(pt, racePoolPrefix)+")")
+			continue
+		}
 		// An undetermined outcome is inconclusive: one such run at a
 		// point is no evidence that the point is deterministic.
 		if bc.Scenario != "race" && k == n && (lost != Undetermined || n >= 2) {
