@@ -38,7 +38,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // Options change what Decode accepts.
 type Options struct {
 	// Strict refuses object fields the target type does not declare
-	// (a misspelt key in a hand-written file).
+	// (a misspelt key in a hand-written file), and a key given twice in
+	// one object, which encoding/json would let the last one win (keys
+	// that differ only in case count as the same: encoding/json matches
+	// them to one field).
 	Strict bool
 }
 
@@ -60,6 +63,9 @@ func Decode(path string, data []byte, v any, o Options) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	if o.Strict {
 		d.DisallowUnknownFields()
+		if err := duplicateKeys(path, data); err != nil {
+			return err
+		}
 	}
 	if err := d.Decode(v); err != nil {
 		return positioned(path, data, err, -1)
@@ -76,6 +82,60 @@ func Decode(path string, data []byte, v any, o Options) error {
 	default:
 		rest := bytes.TrimLeft(data[off:], " \t\r\n")
 		return positioned(path, data, errors.New("more after the JSON document"), int64(len(data)-len(rest))+1)
+	}
+}
+
+// duplicateKeys refuses an object that has a key twice (up to case). A
+// document that does not parse is left to the decoder, which says where.
+func duplicateKeys(path string, data []byte) error {
+	type frame struct {
+		object, wantKey bool
+		keys            map[string]bool
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	var stack []*frame
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return nil
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, wantKey: true, keys: map[string]bool{}})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			valueDone()
+			if len(stack) == 0 {
+				return nil
+			}
+			continue
+		}
+		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
+			k, _ := tok.(string)
+			folded := strings.ToLower(k)
+			if stack[n-1].keys[folded] {
+				line, col := Position(data, d.InputOffset())
+				return &Error{Path: path, Line: line, Col: col, Err: fmt.Errorf("key %q given twice in one object", k)}
+			}
+			stack[n-1].keys[folded] = true
+			stack[n-1].wantKey = false
+			continue
+		}
+		valueDone()
+		if len(stack) == 0 {
+			return nil
+		}
 	}
 }
 

@@ -33,6 +33,11 @@ func TestDecode(t *testing.T) {
 		{name: "trailing garbage", in: "{\"name\": \"a\"} x", want: "f.json:1:15: invalid character 'x' looking for beginning of value"},
 		{name: "unknown field, strict", strict: true, in: "{\n  \"name\": \"colour\",\n  \"colour\": 1\n}", want: "f.json:3:3: json: unknown field \"colour\""},
 		{name: "not an object", in: "[1, 2]", want: "f.json:1:1: json: cannot unmarshal array into Go value of type jsonfile.doc"},
+		{name: "key twice, lenient", in: `{"name": "b", "name": "a"}`},
+		{name: "key twice, strict", strict: true, in: "{\n  \"name\": \"b\",\n  \"name\": \"a\"\n}", want: "f.json:3:8: key \"name\" given twice in one object"},
+		{name: "key twice up to case, strict", strict: true, in: `{"name": "a", "NAME": "b"}`, want: "f.json:1:20: key \"NAME\" given twice in one object"},
+		{name: "key twice in a nested object, strict", strict: true, in: `{"name": "a", "x": [{"k": 1, "k": 2}]}`, want: "f.json:1:32: key \"k\" given twice in one object"},
+		{name: "the same key in sibling objects, strict", strict: true, in: `{"name": "a", "Tags": ["name", "name"]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var d doc
