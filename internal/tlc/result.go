@@ -303,6 +303,11 @@ func (r *Result) Add(m Message) error {
 		}
 		return nil
 	}
+	if r.Finished {
+		// TLC's last message is its end (2186): more is another run's
+		// output appended, which would overwrite this one's figures.
+		return fmt.Errorf("tlc: malformed output: line %d: message %d after TLC's final message (the output of two runs in one?)", m.InputLine, m.Code)
+	}
 	r.seenMessage = true
 	if m.Severity == SeverityError || m.Severity == SeverityBug {
 		r.sawError = true
@@ -344,6 +349,9 @@ func (r *Result) Add(m Message) error {
 		mm := temporalRE.FindStringSubmatch(text)
 		if mm == nil {
 			return malformed(m.InputLine, "unexpected text of message %d: %q", m.Code, text)
+		}
+		if err := inRange(m, mm); err != nil {
+			return err
 		}
 		r.TemporalChecks = append(r.TemporalChecks, TemporalCheck{Complete: mm[1] == "complete", Distinct: number(mm[2]), InputLine: m.InputLine})
 	case CodeSuccess:
@@ -587,11 +595,32 @@ func number(s string) int64 {
 	return n
 }
 
+// inRange refuses a message whose numbers do not fit an int64: number
+// would wrap them around, and a count of 2^64 + 87 states must not read
+// as 87.
+func inRange(m Message, groups []string) error {
+	for _, g := range groups[1:] {
+		digits := strings.TrimLeft(strings.Map(func(c rune) rune {
+			if '0' <= c && c <= '9' {
+				return c
+			}
+			return -1
+		}, g), "0")
+		if len(digits) > 19 || len(digits) == 19 && digits > "9223372036854775807" {
+			return malformed(m.InputLine, "message %d: the number %s is out of range", m.Code, g)
+		}
+	}
+	return nil
+}
+
 // ints matches text against re and returns its groups as numbers.
 func (r *Result) ints(m Message, text string, re *regexp.Regexp) ([]int64, error) {
 	mm := re.FindStringSubmatch(text)
 	if mm == nil {
 		return nil, malformed(m.InputLine, "unexpected text of message %d: %q", m.Code, text)
+	}
+	if err := inRange(m, mm); err != nil {
+		return nil, err
 	}
 	ns := make([]int64, len(mm)-1)
 	for i, g := range mm[1:] {
@@ -613,11 +642,17 @@ func (r *Result) mode(m Message, text string) error {
 
 func (r *Result) initial(m Message, text string) error {
 	if mm := initialRE1.FindStringSubmatch(text); mm != nil {
+		if err := inRange(m, mm); err != nil {
+			return err
+		}
 		r.InitialGenerated = number(mm[1])
 		r.InitialDistinct = r.InitialGenerated
 		return nil
 	}
 	if mm := initialRE2.FindStringSubmatch(text); mm != nil {
+		if err := inRange(m, mm); err != nil {
+			return err
+		}
 		r.InitialGenerated, r.InitialDistinct = number(mm[1]), number(mm[2])
 		return nil
 	}
@@ -628,6 +663,9 @@ func (r *Result) progress(m Message, text string) error {
 	mm := progressRE.FindStringSubmatch(text)
 	if mm == nil {
 		return malformed(m.InputLine, "unexpected text of message %d: %q", m.Code, text)
+	}
+	if err := inRange(m, mm); err != nil {
+		return err
 	}
 	r.Progress = append(r.Progress, Progress{
 		Depth: int(number(mm[1])), Time: mm[2],
@@ -644,12 +682,18 @@ func (r *Result) stats(m Message, text string) error {
 		if mm == nil {
 			return malformed(m.InputLine, "unexpected text of message %d: %q", m.Code, text)
 		}
+		if err := inRange(m, mm); err != nil {
+			return err
+		}
 		r.Stats = &Stats{Generated: number(mm[1]), Distinct: -1, Queue: -1}
 		return nil
 	}
 	mm := statsRE.FindStringSubmatch(text)
 	if mm == nil {
 		return malformed(m.InputLine, "unexpected text of message %d: %q", m.Code, text)
+	}
+	if err := inRange(m, mm); err != nil {
+		return err
 	}
 	r.Stats = &Stats{Generated: number(mm[1]), Distinct: number(mm[2]), Queue: -1}
 	if mm[3] != "" {
