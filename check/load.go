@@ -159,6 +159,20 @@ func Load(cfgPath, specPath string) (*Job, error) {
 	return FromConfig(cfg, specPath)
 }
 
+// isModule refuses a file that is not a TLA+ module, or is another
+// module than the one the Go engine mirrors.
+func isModule(specPath string, src []byte) error {
+	mod := moduleRE.FindSubmatch(src)
+	if mod == nil {
+		return inputf("%s: no \"---- MODULE Name ----\" header; is it a TLA+ spec?", specPath)
+	}
+	if _, other := mirrors[string(mod[1])]; string(mod[1]) != Module && !other {
+		return inputf("%s is module %s; the Go engine mirrors modules %s only (use --engine tlc for other specs)",
+			specPath, mod[1], strings.Join(MirroredModules(), ", "))
+	}
+	return nil
+}
+
 // FromConfig validates a parsed cfg against the spec.
 func FromConfig(cfg *tlacfg.Config, specPath string) (*Job, error) {
 	bad := func(line int, format string, args ...any) error {

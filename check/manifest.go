@@ -66,17 +66,62 @@ func LoadManifest(path string) (*Manifest, error) {
 		return nil, inputf("%v", err)
 	}
 	m.dir, m.path = filepath.Dir(path), path
+	if m.Spec == "" {
+		return nil, inputf("%s: no spec", path)
+	}
+	if len(m.Models) == 0 {
+		// A manifest that records nothing would let verify agree with it.
+		return nil, inputf("%s: no models", path)
+	}
+	seen := map[string]int{}
 	for i, e := range m.Models {
 		switch {
 		case e.Cfg == "":
 			return nil, inputf("%s: model %d has no cfg", path, i+1)
+		case seen[e.Cfg] > 0:
+			return nil, inputf("%s: model %d: %s is listed twice (first as model %d)", path, i+1, e.Cfg, seen[e.Cfg])
 		case e.Tier != "quick" && e.Tier != "long":
-			return nil, inputf("%s: %s: tier %q, want quick or long", path, e.Cfg, e.Tier)
-		case e.Expect.Result != "ok" && e.Expect.Result != "violation":
-			return nil, inputf("%s: %s: result %q, want ok or violation", path, e.Cfg, e.Expect.Result)
+			return nil, inputf("%s: model %d (%s): tier %q, want quick or long", path, i+1, e.Cfg, e.Tier)
+		}
+		seen[e.Cfg] = i + 1
+		if msg := e.Expect.inconsistent(); msg != "" {
+			return nil, inputf("%s: model %d (%s): %s", path, i+1, e.Cfg, msg)
 		}
 	}
 	return &m, nil
+}
+
+// inconsistent says what is self-contradictory in an expectation, or "".
+// A run of the whole space reaches at least the initial state; a verdict
+// of violation names its first violation, which is among the violated
+// properties; a verdict of ok names none.
+func (x Expect) inconsistent() string {
+	switch x.Result {
+	case "ok":
+		if x.First != "" || x.FirstKind != "" || x.TraceLength != 0 || len(x.Violated) > 0 {
+			return "result ok with a violation recorded (first, first_kind, trace_length or violated)"
+		}
+	case "violation":
+		switch {
+		case x.First == "" || len(x.Violated) == 0:
+			return "result violation without its first violation and the violated properties"
+		case x.FirstKind != "invariant" && x.FirstKind != "liveness" && x.FirstKind != "deadlock":
+			return fmt.Sprintf("first_kind %q, want invariant, liveness or deadlock", x.FirstKind)
+		case x.TraceLength < 1:
+			return fmt.Sprintf("trace_length %d, want 1 or more", x.TraceLength)
+		case !slices.Contains(x.Violated, x.First):
+			return fmt.Sprintf("first %s is not among the violated %v", x.First, x.Violated)
+		}
+	default:
+		return fmt.Sprintf("result %q, want ok or violation", x.Result)
+	}
+	switch {
+	case x.Distinct < 1 || x.Depth < 1:
+		return fmt.Sprintf("distinct %d, depth %d: a state space has at least its initial state", x.Distinct, x.Depth)
+	case x.Generated < x.Distinct:
+		return fmt.Sprintf("generated %d is fewer than distinct %d", x.Generated, x.Distinct)
+	}
+	return ""
 }
 
 // CfgPath is the path of an entry's cfg.

@@ -74,6 +74,9 @@ func VerifySpec(path string) error {
 			return verifyRecord(path, mi.Record)
 		}
 	}
+	if err := isModule(path, src); err != nil {
+		return err
+	}
 	if rec.Normalisation != tlanorm.Version {
 		return fmt.Errorf("check: %s records a digest of normal form %q, this build computes %q: run tlcrun mirror --update",
 			spec.MirrorFile, rec.Normalisation, tlanorm.Version)

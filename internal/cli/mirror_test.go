@@ -176,7 +176,7 @@ func TestMirrorCommand(t *testing.T) {
 		root := scratchSpec(t, edit)
 		manifest = filepath.Join(root, "spec", "manifest.json")
 		small := `{"spec": "Resume.tla", "models": [
-  {"cfg": "fault-rebuild.cfg", "tier": "quick", "tla_checker": true, "expect": {"result": "violation", "violated": ["PC"], "generated": 87, "distinct": 59, "depth": 8}}]}`
+  {"cfg": "fault-rebuild.cfg", "tier": "quick", "tla_checker": true, "expect": {"result": "violation", "first": "PC", "first_kind": "invariant", "trace_length": 3, "violated": ["PC"], "generated": 87, "distinct": 59, "depth": 8}}]}`
 		if err := os.WriteFile(manifest, []byte(small), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -70,8 +70,10 @@ deliberate change to the spec).`,
 			if err != nil {
 				return inputError(err)
 			}
-			if err := mirrorPreflight(engineArg, man.SpecPath()); err != nil {
-				return err
+			if engineArg != "tlc" {
+				if err := check.VerifySpec(man.SpecPath()); err != nil {
+					return runError(fmt.Errorf("%s: %w", path, err))
+				}
 			}
 			if err := tf.preflight(cmd.Context(), engineArg); err != nil {
 				return err
@@ -83,6 +85,23 @@ deliberate change to the spec).`,
 			}
 			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
 				return usageError(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+			}
+			selected := 0
+			for _, e := range man.Models {
+				if (tier == "all" || e.Tier == tier) && (len(only) == 0 || slices.Contains(only, e.Cfg)) {
+					selected++
+				}
+			}
+			for i, e := range man.Models {
+				if (tier == "all" || e.Tier == tier) && (len(only) == 0 || slices.Contains(only, e.Cfg)) {
+					if _, err := os.Stat(man.CfgPath(e)); err != nil {
+						return usageError(fmt.Errorf("%s: model %d: cfg %s: %w", path, i+1, e.Cfg, errors.Unwrap(err)))
+					}
+				}
+			}
+			if selected == 0 {
+				// Nothing checked must not read as everything agreeing.
+				return usageError(fmt.Errorf("no model of %s is in tier %s%s: nothing to check", path, tier, onlyText(only)))
 			}
 			useGo, useTLC := engineArg != "tlc", engineArg != "go"
 			copt := crosscheck.Options{TLC: tf.options(nil)}
@@ -238,6 +257,13 @@ deliberate change to the spec).`,
 	f.BoolVar(&compare, "compare-states", true, "with --engine both: compare the state sets (TLC's -dump against the Go engine's); =false for models too large to hold in memory")
 	tf.add(f)
 	return cmd
+}
+
+func onlyText(only []string) string {
+	if len(only) == 0 {
+		return ""
+	}
+	return " among --only " + strings.Join(only, ",")
 }
 
 // verifyOutcome is what each engine found for one model of the manifest.

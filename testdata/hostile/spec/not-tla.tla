@@ -1,0 +1,1 @@
+<html><body>404</body></html>
