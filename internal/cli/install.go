@@ -24,9 +24,15 @@ The jar comes from TLC's GitHub releases,
   ` + fmt.Sprintf(tlc.ReleaseURL, "V") + `
 unless --url says otherwise (a mirror, a file server of your own). On a
 machine without a network, download the jar elsewhere, check its SHA-256,
-and give its path with --jar or TLA2TOOLS_JAR instead.`,
-		Example: `  tlcrun install --version 1.8.0 --sha256 <the SHA-256 of that release's tla2tools.jar>
-  tlcrun install --version 1.8.0 --sha256 <H> --url https://mirror.example/tla2tools-1.8.0.jar`,
+and give its path with --jar or TLA2TOOLS_JAR instead.
+
+v1.7.4's tla2tools.jar has the SHA-256 in the first example (as other
+projects pin it; not verified by this project, which measured with a 1.8.0
+build). v1.8.0 is a rolling pre-release whose jar is rebuilt as TLC
+changes, so its checksum is that of the build you checked.`,
+		Example: `  tlcrun install --version 1.7.4 --sha256 936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88
+  tlcrun install --version 1.8.0 --sha256 <the SHA-256 of a 1.8.0 jar you checked; see docs/tlcrun.md>
+  tlcrun install --version 1.7.4 --sha256 <H> --url https://mirror.example/tla2tools-1.7.4.jar`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opt.Validate(); err != nil {
