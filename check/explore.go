@@ -85,7 +85,7 @@ func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report,
 func violationOf[S, L any](sp tlaspec.Model[S, L], v engine.ViolationInfo[S, L], fill func(S, *TraceState)) Violation {
 	out := Violation{Kind: string(v.Kind), Property: v.Name}
 	for _, st := range v.Trace {
-		ts := TraceState{Vars: map[string]string{}}
+		ts := TraceState{Vars: map[string]string{}, Spec: st.State}
 		if !st.Initial {
 			ts.Action = sp.Action(st.Label)
 			ts.Label = sp.Label(st.Label)

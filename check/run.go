@@ -8,6 +8,7 @@ import (
 	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/tlaspec/resume"
 )
 
@@ -83,8 +84,10 @@ type TraceState struct {
 	Label  string `json:"label,omitempty"`
 	// Vars maps each variable to its value printed as TLA+.
 	Vars map[string]string `json:"vars"`
-	// State is the model state (not serialised; for callers in Go).
-	State model.State `json:"-"`
+	// State is the model state (not serialised; for callers in Go): for
+	// Resume, State; for every spec, Spec, the state as its seam holds it.
+	State model.State   `json:"-"`
+	Spec  tlaspec.State `json:"-"`
 }
 
 // Run explores the job's model with the Go engine.

@@ -2,12 +2,14 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec"
 )
 
 type checkView struct {
@@ -116,6 +118,125 @@ func GraphOf(p model.Params, rep *check.Report, opt Options) (*Graph, DOTOptions
 				states[i] = ts.State
 			}
 			dopt.Path, _ = g.Path(states)
+			if v.LoopTo != nil {
+				dopt.LoopTo = *v.LoopTo
+			}
+		}
+	}
+	return g, dopt, nil
+}
+
+// CheckSpec is the page of one model check of any spec the toolkit
+// mirrors (check.Job.Other, through the seam of package tlaspec): the
+// verdict and counts, each counterexample as a timeline with its path
+// through the state graph, and the graph itself when nothing is violated.
+// constants is the model's constants as the cfg gives them. Check is the
+// same page for the Resume contract, with its effect ledger
+// and its stories.
+func CheckSpec(sp tlaspec.Any, rep *check.Report, constants string, opt Options) (*Page, error) {
+	gs := newGraphs(opt)
+	bad := func(s tlaspec.State) bool {
+		for _, p := range sp.Properties() {
+			if p.Kind == tlaspec.Invariant && slices.Contains(rep.Checked, p.Name) && !sp.Holds(p.Name, s) {
+				return true
+			}
+		}
+		return false
+	}
+	def := gs.getSpec("model", rep.Config, sp, bad)
+	v := &checkView{Verdict: rep.Verdict, Checked: strings.Join(rep.Checked, " "), Params: constants}
+	texts := map[string]string{}
+	for _, p := range sp.Properties() {
+		texts[p.Name] = p.Text
+	}
+	var names, reasons []string
+	for i := range rep.Violated {
+		viol := &rep.Violated[i]
+		name := viol.Name()
+		names = append(names, name)
+		tab := &panel{ID: fmt.Sprintf("violation-%d", i+1), Group: "violation", Violated: true,
+			Title: fmt.Sprintf("%s violated", name)}
+		steps := len(viol.Trace) - 1
+		says := ""
+		if t := texts[name]; t != "" {
+			says = ": it says " + t
+		}
+		switch viol.Kind {
+		case "deadlock":
+			tab.Lead = fmt.Sprintf("Deadlock reached: a state with no successor, at step %d.", steps)
+			tab.Why = "No action is enabled."
+		case "liveness":
+			tab.Lead = fmt.Sprintf("Temporal property %s is violated: a behaviour of steps 0 to %d that never reaches its goal.", name, steps)
+			tab.Why = name + " fails" + says + "."
+		default:
+			tab.Lead = fmt.Sprintf("Invariant %s is violated at step %d: the shortest counterexample, steps 0 (the initial state) to %d.", name, steps, steps)
+			tab.Why = name + " fails at step " + fmt.Sprint(steps) + says + "."
+		}
+		reasons = append(reasons, tab.Why)
+		states := make([]tlaspec.State, len(viol.Trace))
+		labels := make([]string, len(viol.Trace))
+		for j, ts := range viol.Trace {
+			states[j], labels[j] = ts.Spec, ts.Label
+		}
+		tab.Timeline = NewSpecTimeline(sp, states, labels, TimelineOptions{LoopTo: viol.LoopTo, Stutters: viol.Stutters})
+		loop := -1
+		if viol.LoopTo != nil {
+			loop = *viol.LoopTo
+		}
+		tab.Graph = def.useSpec(states, labels, loop)
+		v.Tabs = append(v.Tabs, tab)
+	}
+	if len(v.Tabs) == 0 {
+		v.Graph = def.useSpec(nil, nil, -1)
+	}
+	ans := &answer{Violated: names}
+	switch {
+	case rep.Verdict == "ok":
+		ans.Class, ans.Headline = "good", "No property is violated"
+		ans.Reason = fmt.Sprintf("Every property checked (%s) holds in all %d reachable states.", strings.Join(rep.Checked, ", "), rep.Distinct)
+	case len(names) == 1:
+		ans.Class, ans.Headline = "bad", names[0]+" is violated"
+		ans.Reason = reasons[0]
+	case len(names) > 1:
+		ans.Class, ans.Headline = "bad", fmt.Sprintf("%d properties are violated: %s", len(names), strings.Join(names, ", "))
+		ans.Reason = strings.Join(reasons, " ")
+	default:
+		ans.Headline = "Stopped before the check was complete"
+		ans.Reason = "Nothing was found violated in the states explored so far; the verdict is unknown."
+	}
+	class := map[string]string{"ok": "good", "violation": "bad"}[rep.Verdict]
+	return &Page{v: pageView{
+		Kind:     "check",
+		Title:    fmt.Sprintf("%s: %s", rep.Config, ans.Headline),
+		Subtitle: fmt.Sprintf("Model check of %s (spec %s, module %s) with the %s engine.", rep.Config, rep.Spec, sp.Module(), rep.Engine),
+		Answer:   ans,
+		Facts: []fact{
+			{Name: "verdict", Value: rep.Verdict, Class: class},
+			{Name: "states generated", Value: fmt.Sprint(rep.Generated)},
+			{Name: "distinct states", Value: fmt.Sprint(rep.Distinct)},
+			{Name: "depth", Value: fmt.Sprint(rep.Depth)},
+			{Name: "left on queue", Value: fmt.Sprint(rep.Queue)},
+		},
+		Data:   map[string]any{"kind": "check", "report": rep},
+		Check:  v,
+		Graphs: gs.defs,
+	}}, nil
+}
+
+// SpecGraphOf is GraphOf for any spec of the seam.
+func SpecGraphOf(sp tlaspec.Any, rep *check.Report, opt Options) (*Graph, DOTOptions, error) {
+	g, err := NewSpecGraph(sp, opt.MaxGraphStates, nil)
+	if err != nil {
+		return nil, DOTOptions{}, err
+	}
+	dopt := DOTOptions{LoopTo: -1, Name: sp.Module()}
+	if rep != nil {
+		if v := rep.FirstViolation(); v != nil {
+			states := make([]tlaspec.State, len(v.Trace))
+			for i, ts := range v.Trace {
+				states[i] = ts.Spec
+			}
+			dopt.Path, _ = g.SpecPath(states)
 			if v.LoopTo != nil {
 				dopt.LoopTo = *v.LoopTo
 			}

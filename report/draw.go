@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec"
 )
 
 // The state graph as SVG. Each model's graph is defined once in the page
@@ -137,6 +138,16 @@ func init() {
 
 // get returns the graph of m under key, exploring it on first use.
 func (gs *graphs) get(key, name string, m *model.Model) *graphDef {
+	return gs.build(key, name, func() (*Graph, error) { return NewGraph(m, gs.opt.MaxGraphStates) })
+}
+
+// getSpec is get for any spec of the seam.
+func (gs *graphs) getSpec(key, name string, sp tlaspec.Any, bad func(tlaspec.State) bool) *graphDef {
+	return gs.build(key, name, func() (*Graph, error) { return NewSpecGraph(sp, gs.opt.MaxGraphStates, bad) })
+}
+
+// build returns the graph under key, made by newGraph on first use.
+func (gs *graphs) build(key, name string, newGraph func() (*Graph, error)) *graphDef {
 	id := "g-" + slug(key)
 	if d, ok := gs.byID[id]; ok {
 		return d
@@ -144,7 +155,7 @@ func (gs *graphs) get(key, name string, m *model.Model) *graphDef {
 	d := &graphDef{ID: id, Name: name}
 	gs.byID[id] = d
 	gs.defs = append(gs.defs, d)
-	g, err := NewGraph(m, gs.opt.MaxGraphStates)
+	g, err := newGraph()
 	if err != nil {
 		d.Missing = graphMissing(err, gs.opt.MaxGraphStates)
 		return d
@@ -154,8 +165,12 @@ func (gs *graphs) get(key, name string, m *model.Model) *graphDef {
 	d.w, d.h = g.Width, g.Height
 	d.W, d.H = num(g.Width), num(g.Height)
 	used := map[string]bool{}
+	var others []edgeStyle // actions of another spec than Resume
 	for _, e := range g.Edges {
-		st := styleOf(e.Labels[0].Action.String())
+		st := styleOf(g.edgeAction(e))
+		if !used[st.Action] && !slices.ContainsFunc(edgeStyles, func(x edgeStyle) bool { return x.Action == st.Action }) {
+			others = append(others, st)
+		}
 		used[st.Action] = true
 		d.Edges = append(d.Edges, svgEdge{D: g.edgePath(e.From, e.To), Stroke: st.Stroke, Dash: st.Dash})
 	}
@@ -164,6 +179,7 @@ func (gs *graphs) get(key, name string, m *model.Model) *graphDef {
 			d.Actions = append(d.Actions, st)
 		}
 	}
+	d.Actions = append(d.Actions, others...)
 	kinds := map[string]bool{"plain": true}
 	for _, n := range g.Nodes {
 		k := g.kind(n.ID)
@@ -218,6 +234,15 @@ const (
 // state steps back to states[loopTo]); the view is cropped to the path.
 // labels[i] names the transition into states[i] (labels may be nil).
 func (d *graphDef) use(states []model.State, labels []string, loopTo int) *graphUse {
+	specs := make([]tlaspec.State, len(states))
+	for i, s := range states {
+		specs[i] = s
+	}
+	return d.useSpec(specs, labels, loopTo)
+}
+
+// useSpec is use for the states of any spec.
+func (d *graphDef) useSpec(states []tlaspec.State, labels []string, loopTo int) *graphUse {
 	u := &graphUse{Def: d}
 	if d.g == nil {
 		return u
@@ -226,7 +251,7 @@ func (d *graphDef) use(states []model.State, labels []string, loopTo int) *graph
 	if len(states) == 0 {
 		return u
 	}
-	ids, ok := d.g.Path(states)
+	ids, ok := d.g.SpecPath(states)
 	if !ok {
 		u.Note = "The path leaves this graph: its states are not all reachable in this model."
 		return u

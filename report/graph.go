@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec"
 )
 
 // ErrGraphTooLarge is returned by NewGraph when the model has more
@@ -22,9 +23,12 @@ const DefaultMaxStates = 2000
 
 // Graph is a model's whole reachable state graph, laid out in layers by
 // breadth-first depth: the initial state on the left, each step one layer
-// to the right.
+// to the right. It is built through the seam of package tlaspec, so it
+// draws any spec the toolkit mirrors; for the Resume contract (NewGraph)
+// its nodes and edges also carry the model's states and labels.
 type Graph struct {
-	m     *model.Model
+	sp    tlaspec.Any
+	m     *model.Model // nil for a spec other than Resume
 	Nodes []Node
 	Edges []Edge
 	index map[string]int
@@ -34,12 +38,16 @@ type Graph struct {
 
 // Node is one reachable state.
 type Node struct {
-	ID    int
+	ID int
+	// Spec is the state as the spec's seam holds it; State is the same
+	// for the Resume contract (the zero State for another spec).
+	Spec  tlaspec.State
 	State model.State
 	// Depth is the state's breadth-first distance from the initial state.
 	Depth int
 	X, Y  float64
-	// Bad: the state violates one of the six safety obligations.
+	// Bad: the state violates one of the properties the graph marks (for
+	// Resume, the six safety obligations).
 	Bad bool
 }
 
@@ -47,63 +55,113 @@ type Node struct {
 // joined).
 type Edge struct {
 	From, To int
-	Labels   []model.Label
+	// Names are the transitions' labels as TLC prints them; Labels the
+	// same as the Resume model's (nil for another spec).
+	Names  []string
+	Labels []model.Label
 }
 
-// NewGraph explores m breadth-first and lays the graph out. It fails with
-// ErrGraphTooLarge past max states (0: DefaultMaxStates).
+// NewGraph explores the Resume model m breadth-first and lays the graph
+// out. It fails with ErrGraphTooLarge past max states (0:
+// DefaultMaxStates).
 func NewGraph(m *model.Model, max int) (*Graph, error) {
+	g, err := NewSpecGraph(resumeAny{m}, max, func(s tlaspec.State) bool { return !m.Safety(s.(model.State)) })
+	if err != nil {
+		return nil, err
+	}
+	g.m = m
+	for i := range g.Nodes {
+		g.Nodes[i].State = g.Nodes[i].Spec.(model.State)
+	}
+	return g, nil
+}
+
+// NewSpecGraph explores any spec of the seam breadth-first and lays the
+// graph out; bad (may be nil) marks the states drawn as violating.
+func NewSpecGraph(sp tlaspec.Any, max int, bad func(tlaspec.State) bool) (*Graph, error) {
 	if max <= 0 {
 		max = DefaultMaxStates
 	}
-	g := &Graph{m: m, index: map[string]int{}}
-	var enc []byte
-	add := func(s model.State, depth int) (int, bool) {
-		enc = m.Encode(enc[:0], s)
-		if id, ok := g.index[string(enc)]; ok {
-			return id, false
+	g := &Graph{sp: sp, index: map[string]int{}}
+	add := func(s tlaspec.State, depth int) int {
+		key := sp.Key(s)
+		if id, ok := g.index[key]; ok {
+			return id
 		}
 		id := len(g.Nodes)
-		g.index[string(enc)] = id
-		g.Nodes = append(g.Nodes, Node{ID: id, State: s, Depth: depth, Bad: !m.Safety(s)})
-		return id, true
+		g.index[key] = id
+		g.Nodes = append(g.Nodes, Node{ID: id, Spec: s, Depth: depth, Bad: bad != nil && bad(s)})
+		return id
 	}
-	add(m.Init(), 0)
+	for _, s := range sp.Init() {
+		add(s, 0)
+	}
 	edges := map[[2]int]int{}
 	for i := 0; i < len(g.Nodes); i++ {
 		from := g.Nodes[i]
-		for _, st := range m.Successors(from.State) {
-			to, _ := add(st.State, from.Depth+1)
+		var tooLarge bool
+		sp.Next(from.Spec, func(l tlaspec.Label, t tlaspec.State) {
+			if tooLarge {
+				return
+			}
+			to := add(t, from.Depth+1)
 			if len(g.Nodes) > max {
-				return nil, fmt.Errorf("%w: more than %d states", ErrGraphTooLarge, max)
+				tooLarge = true
+				return
 			}
 			key := [2]int{from.ID, to}
+			ml, _ := l.(model.Label)
 			if e, ok := edges[key]; ok {
-				g.Edges[e].Labels = append(g.Edges[e].Labels, st.Label)
-				continue
+				g.Edges[e].Names = append(g.Edges[e].Names, sp.Label(l))
+				if _, isResume := l.(model.Label); isResume {
+					g.Edges[e].Labels = append(g.Edges[e].Labels, ml)
+				}
+				return
 			}
 			edges[key] = len(g.Edges)
-			g.Edges = append(g.Edges, Edge{From: from.ID, To: to, Labels: []model.Label{st.Label}})
+			e := Edge{From: from.ID, To: to, Names: []string{sp.Label(l)}}
+			if _, isResume := l.(model.Label); isResume {
+				e.Labels = []model.Label{ml}
+			}
+			g.Edges = append(g.Edges, e)
+		})
+		if tooLarge {
+			return nil, fmt.Errorf("%w: more than %d states", ErrGraphTooLarge, max)
 		}
 	}
 	g.layout()
 	return g, nil
 }
 
-// Model is the model whose graph this is.
+// Model is the Resume model whose graph this is (nil for another spec).
 func (g *Graph) Model() *model.Model { return g.m }
 
-// Find returns the node of state s.
-func (g *Graph) Find(s model.State) (int, bool) {
-	id, ok := g.index[string(g.m.Encode(nil, s))]
+// Spec is the spec whose graph this is.
+func (g *Graph) Spec() tlaspec.Any { return g.sp }
+
+// Find returns the node of the Resume state s.
+func (g *Graph) Find(s model.State) (int, bool) { return g.FindSpec(s) }
+
+// FindSpec returns the node of a state of the spec.
+func (g *Graph) FindSpec(s tlaspec.State) (int, bool) {
+	id, ok := g.index[g.sp.Key(s)]
 	return id, ok
 }
 
 // Path returns the nodes of a sequence of states; ok is false when some
 // state is not in the graph (a trace of another model).
 func (g *Graph) Path(states []model.State) (ids []int, ok bool) {
+	specs := make([]tlaspec.State, len(states))
+	for i, s := range states {
+		specs[i] = s
+	}
+	return g.SpecPath(specs)
+}
+
+// SpecPath is Path for states of any spec.
+func (g *Graph) SpecPath(states []tlaspec.State) (ids []int, ok bool) {
 	for _, s := range states {
-		id, found := g.Find(s)
+		id, found := g.FindSpec(s)
 		if !found {
 			return nil, false
 		}
@@ -215,28 +273,42 @@ func num(f float64) string {
 	return strings.TrimSuffix(s, ".0")
 }
 
-// summary is a node's one-line description: pc and every variable that
-// differs from the initial state.
+// summary is a node's one-line description: every variable that differs
+// from the initial state (for Resume, pc first).
 func (g *Graph) summary(id int) string {
 	n := g.Nodes[id]
-	init := g.m.Vars(g.m.Init())
-	vars := g.m.Vars(n.State)
-	parts := []string{"pc = " + vars["pc"].String()}
-	for _, name := range model.VarNames {
-		if name == "pc" {
+	init := g.sp.Vars(g.Nodes[0].Spec)
+	vars := g.sp.Vars(n.Spec)
+	var parts []string
+	if g.m != nil {
+		pc, _ := vars.Get("pc")
+		parts = append(parts, "pc = "+pc.String())
+	}
+	for _, v := range vars {
+		if g.m != nil && v.Name == "pc" {
 			continue
 		}
-		if v := vars[name].String(); v != init[name].String() {
-			parts = append(parts, name+" = "+v)
+		if was, _ := init.Get(v.Name); v.Value.String() != was.String() {
+			parts = append(parts, v.Name+" = "+v.Value.String())
 		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "the initial state")
 	}
 	return fmt.Sprintf("depth %d: %s", n.Depth, strings.Join(parts, ", "))
 }
 
-// brief is a node's short description: its number, depth and the
-// variables a reader looks at first.
+// brief is a node's short description: its depth and the variables a
+// reader looks at first (for another spec than Resume, every variable).
 func (g *Graph) brief(id int) string {
 	n := g.Nodes[id]
+	if g.m == nil {
+		var parts []string
+		for _, v := range g.sp.Vars(n.Spec) {
+			parts = append(parts, v.Name+" = "+v.Value.String())
+		}
+		return fmt.Sprintf("depth %d: %s", n.Depth, strings.Join(parts, ", "))
+	}
 	vars := g.m.Vars(n.State)
 	s := fmt.Sprintf("depth %d: pc = %s, effects = %s, frontier = %s", n.Depth, vars["pc"], vars["effects"], vars["frontier"])
 	if n.State.Waiting {
@@ -248,18 +320,20 @@ func (g *Graph) brief(id int) string {
 	return s
 }
 
-// kind is a node's class: the initial state, a completed run, a parked
-// run, and whether it violates an obligation.
+// kind is a node's class: the initial state, a completed run (for another
+// spec, a state without successors), a parked run, and whether it is bad.
 func (g *Graph) kind(id int) string {
 	n := g.Nodes[id]
 	var cls []string
 	switch {
 	case id == 0:
 		cls = append(cls, "init")
-	case g.m.Completed(n.State):
+	case g.m != nil && g.m.Completed(n.State):
 		cls = append(cls, "done")
-	case n.State.Waiting:
+	case g.m != nil && n.State.Waiting:
 		cls = append(cls, "parked")
+	case g.m == nil && !g.hasSuccessor(id):
+		cls = append(cls, "done")
 	}
 	if n.Bad {
 		cls = append(cls, "bad")
@@ -267,13 +341,20 @@ func (g *Graph) kind(id int) string {
 	return strings.Join(cls, " ")
 }
 
+func (g *Graph) hasSuccessor(id int) bool {
+	return slices.ContainsFunc(g.Edges, func(e Edge) bool { return e.From == id })
+}
+
 // edgeText is an edge's labels, e.g. "Consume(va)".
-func (g *Graph) edgeText(e Edge) string {
-	names := make([]string, len(e.Labels))
-	for i, l := range e.Labels {
-		names[i] = g.m.LabelString(l)
+func (g *Graph) edgeText(e Edge) string { return strings.Join(e.Names, " | ") }
+
+// edgeAction is the action of an edge's first transition.
+func (g *Graph) edgeAction(e Edge) string {
+	if len(e.Labels) > 0 {
+		return e.Labels[0].Action.String()
 	}
-	return strings.Join(names, " | ")
+	name, _, _ := strings.Cut(e.Names[0], "(")
+	return name
 }
 
 // DOTOptions tune WriteDOT.

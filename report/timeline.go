@@ -3,8 +3,10 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
@@ -137,30 +139,81 @@ type TimelineOptions struct {
 
 var defaultProperties = []string{"EO", "PC", "PCPrefix", "PCLineage", "FD", "CV", "CO", "COEffect", "COCount", "RD"}
 
-// NewTimeline draws a behaviour: states[0] is the initial state, and
-// labels[i] the transition into states[i] (labels[0] is ignored).
+// NewTimeline draws a behaviour of the Resume model: states[0] is the
+// initial state, and labels[i] the transition into states[i] (labels[0]
+// is ignored). It is NewSpecTimeline with Resume's effect ledger and its
+// marks (a crash, a park, a resume, an effect fired twice).
 func NewTimeline(m *model.Model, states []model.State, labels []model.Label, opt TimelineOptions) *Timeline {
-	tl := &Timeline{Gate: m.P.IP}
-	for t := 1; t <= m.P.NTasks; t++ {
-		tl.Tasks = append(tl.Tasks, t)
-	}
 	props := opt.Properties
 	if props == nil {
 		props = defaultProperties
 	}
-	var invs []model.Invariant
-	for _, name := range props {
-		if inv, err := model.LookupInvariant(name); err == nil {
-			invs = append(invs, inv)
+	specs := make([]tlaspec.State, len(states))
+	for i, s := range states {
+		specs[i] = s
+	}
+	names := make([]string, len(labels))
+	actions := make([]string, len(labels))
+	for i := 1; i < len(labels); i++ {
+		names[i], actions[i] = m.LabelString(labels[i]), labels[i].Action.String()
+	}
+	o := opt
+	o.Properties = props
+	tl := newTimeline(resumeAny{m}, specs, actions, names, o, func(i int, st *Step) {
+		var before *model.State
+		if i > 0 {
+			before = &states[i-1]
+		}
+		st.Ledger = ledger(m, before, states[i])
+		var l model.Label
+		if i > 0 && i < len(labels) {
+			l = labels[i]
+		}
+		st.Marks = marks(m, before, states[i], l)
+	})
+	tl.Gate = m.P.IP
+	for t := 1; t <= m.P.NTasks; t++ {
+		tl.Tasks = append(tl.Tasks, t)
+	}
+	return tl
+}
+
+// NewSpecTimeline draws a behaviour of any spec of the seam: each step's
+// action, the variables it changed, every variable, and a mark where one
+// of opt.Properties (default: every invariant of the spec) first fails.
+// labels[i] is the transition into states[i] as TLC prints it.
+func NewSpecTimeline(sp tlaspec.Any, states []tlaspec.State, labels []string, opt TimelineOptions) *Timeline {
+	if opt.Properties == nil {
+		for _, p := range sp.Properties() {
+			if p.Kind == tlaspec.Invariant {
+				opt.Properties = append(opt.Properties, p.Name)
+			}
+		}
+	}
+	actions := make([]string, len(labels))
+	for i, l := range labels {
+		actions[i], _, _ = strings.Cut(l, "(")
+	}
+	return newTimeline(sp, states, actions, labels, opt, nil)
+}
+
+// newTimeline is the timeline of any spec; extra adds a spec's own
+// columns and marks to step i before the properties' marks.
+func newTimeline(sp tlaspec.Any, states []tlaspec.State, actions, labels []string, opt TimelineOptions, extra func(i int, st *Step)) *Timeline {
+	tl := &Timeline{}
+	var invs []string
+	for _, name := range opt.Properties {
+		if slices.ContainsFunc(sp.Properties(), func(p tlaspec.PropertyInfo) bool { return p.Name == name && p.Kind == tlaspec.Invariant }) {
+			invs = append(invs, name)
 		}
 	}
 	broken := map[string]bool{}
 	var prev map[string]string
-	var prevVals map[string]tlavalue.Value
+	var prevVals tlavalue.State
 	for i, s := range states {
 		st := Step{N: i}
 		if i > 0 && i < len(labels) {
-			st.Action, st.Label = labels[i].Action.String(), m.LabelString(labels[i])
+			st.Action, st.Label = actions[i], labels[i]
 		}
 		if i > 0 && i-1 < len(opt.Story) {
 			st.Story = opt.Story[i-1]
@@ -169,33 +222,27 @@ func NewTimeline(m *model.Model, states []model.State, labels []model.Label, opt
 		if i < len(opt.Observed) {
 			observed = opt.Observed[i]
 		}
-		vars := m.Vars(s)
+		vars := sp.Vars(s)
 		cur := map[string]string{}
-		for _, name := range model.VarNames {
-			v := vars[name].String()
+		for _, x := range vars {
+			name, v := x.Name, x.Value.String()
 			cur[name] = v
 			changed := prev != nil && prev[name] != v
 			obs := slices.Contains(observed, name)
 			st.State = append(st.State, VarValue{Name: name, Value: v, Changed: changed, Observed: obs})
 			if changed {
+				was, _ := prevVals.Get(name)
 				st.Changed = append(st.Changed, VarChange{Name: name, Old: prev[name], New: v, Observed: obs,
-					Appended: appended(prevVals[name], vars[name])})
+					Appended: appended(was, x.Value)})
 			}
 		}
-		var before *model.State
-		if i > 0 {
-			before = &states[i-1]
+		if extra != nil {
+			extra(i, &st)
 		}
-		st.Ledger = ledger(m, before, s)
-		var l model.Label
-		if i > 0 && i < len(labels) {
-			l = labels[i]
-		}
-		st.Marks = marks(m, before, s, l)
-		for _, inv := range invs {
-			if !broken[inv.Name] && !inv.Holds(m, s) {
-				broken[inv.Name] = true
-				st.Marks = append(st.Marks, Mark{Kind: "violation", Text: inv.Name + " violated"})
+		for _, name := range invs {
+			if !broken[name] && !sp.Holds(name, s) {
+				broken[name] = true
+				st.Marks = append(st.Marks, Mark{Kind: "violation", Text: name + " violated"})
 			}
 		}
 		tl.Steps = append(tl.Steps, st)

@@ -43,6 +43,16 @@ func addReportFlags(cmd *cobra.Command) {
 func writeCheckReports(cmd *cobra.Command, job *check.Job, rep *check.Report) error {
 	html, _ := cmd.Flags().GetString("html")
 	dot, _ := cmd.Flags().GetString("dot")
+	if html != "" && job.Other() != nil {
+		page, err := report.CheckSpec(job.Other().Any(), rep, cfgConstants(job), report.Options{})
+		if err != nil {
+			return &exitError{code: ExitFailure, err: err}
+		}
+		if err := writePage(cmd, html, page); err != nil {
+			return err
+		}
+		html = ""
+	}
 	if html != "" {
 		page, err := report.Check(job.Params, rep, report.Options{})
 		if err != nil {
@@ -53,7 +63,14 @@ func writeCheckReports(cmd *cobra.Command, job *check.Job, rep *check.Report) er
 		}
 	}
 	if dot != "" {
-		g, opt, err := report.GraphOf(job.Params, rep, report.Options{})
+		var g *report.Graph
+		var opt report.DOTOptions
+		var err error
+		if job.Other() != nil {
+			g, opt, err = report.SpecGraphOf(job.Other().Any(), rep, report.Options{})
+		} else {
+			g, opt, err = report.GraphOf(job.Params, rep, report.Options{})
+		}
 		if errors.Is(err, report.ErrGraphTooLarge) {
 			return &exitError{code: ExitFailure, err: fmt.Errorf("--dot: %w; draw a model at small bounds such as spec/R0.cfg", err)}
 		}
@@ -311,4 +328,13 @@ runs it, and the report package's browser test reads the same pages.`,
 	cmd.Flags().IntVar(&workers, "workers", 0, "Go engine workers (0 = all cores)")
 	_ = cmd.MarkFlagRequired("dir")
 	return cmd
+}
+
+// cfgConstants is a cfg's constants as it gives them: "RM = {r1, r2}, ...".
+func cfgConstants(job *check.Job) string {
+	parts := make([]string, len(job.Cfg.Constants))
+	for i, k := range job.Cfg.Constants {
+		parts[i] = k.Name + " = " + k.Value.String()
+	}
+	return strings.Join(parts, ", ")
 }
