@@ -193,3 +193,22 @@ func TestFPBucketCollisions(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryBudgetHolds checks that the engine's own peak stays within its
+// budget when the fingerprint set alone would need more (a million
+// states: 9 MiB of fingerprints at 90% load, budget 6 MiB), up to the
+// buffers the workers hold while they write (two chunks each).
+func TestMemoryBudgetHolds(t *testing.T) {
+	const budget = 6 << 20
+	for _, w := range []int{1, 2} {
+		res := mustCheck(t, grid(1000), Options[uint64]{Workers: w, MemoryBudget: budget, SpillDir: t.TempDir()})
+		if res.Distinct != 1000*1000 {
+			t.Fatalf("%d workers: %d distinct, want a million", w, res.Distinct)
+		}
+		slack := int64(2*w) * chunkStates * (8 + 8)
+		if res.PeakMemory > budget+slack || res.FingerprintFlushes == 0 {
+			t.Errorf("%d workers: peak %d bytes, budget %d (+%d), %d flushes", w, res.PeakMemory, budget, slack, res.FingerprintFlushes)
+		}
+		t.Logf("%d workers: peak %d of %d, fingerprints %d, %d flushes", w, res.PeakMemory, budget, res.FingerprintMemory, res.FingerprintFlushes)
+	}
+}
