@@ -73,6 +73,8 @@ type ProfileRun struct {
 	Divergence string   `json:"divergence"`
 	Notes      []string `json:"notes"`
 	Problems   []string `json:"problems"`
+	// KillPoint is where a crash run was killed ("" for other runs).
+	KillPoint string `json:"kill_point"`
 }
 
 // ProfileObligations are the columns of the conformance table, in the
