@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"github.com/resumecontract/resumecheck/check"
-	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
-	"github.com/resumecontract/resumecheck/internal/tlc"
 	"github.com/resumecontract/resumecheck/model"
 )
 
@@ -99,7 +97,7 @@ type RowResult struct {
 	Params model.Params `json:"-"`
 	// States compares TLC's states of the row with the Go model's
 	// (Options.States, engine tlc).
-	States *crosscheck.StateDiff `json:"-"`
+	States *check.StateDiff `json:"-"`
 }
 
 // Result is the whole matrix.
@@ -124,30 +122,35 @@ type Options struct {
 	Workers int
 	// Only, when not empty, restricts the matrix to the rows of these names.
 	Only []string
-	// Engine is "go" (the default) or "tlc".
+	// Engine is "go" (the default) or another engine's name, such as
+	// "tlc", whose rows Check builds.
 	Engine string
-	// TLC says how to run TLC (jar, java, JVM options) for Engine "tlc".
-	TLC tlc.Options
-	// States, with Engine "tlc", also runs TLC once per row over the whole
-	// state space with -dump and compares its states with the Go model's
-	// (RowResult.States; Differences reports a difference).
-	States bool
+	// Check builds a row with an engine other than the Go engine (for
+	// TLC: internal/matrixtlc.Checker, which can also compare each row's
+	// state set with the Go model's, RowResult.States). Package matrix
+	// itself never runs TLC: rendering a matrix does not depend on it.
+	Check RowChecker
 	// Progress, when set, is told when each row starts.
 	Progress func(row Row, i, n int)
 }
 
+// RowChecker builds one row's cells: cfg is the row's model with its
+// bounds, spec the spec it belongs to.
+type RowChecker func(ctx context.Context, row Row, cfg *tlacfg.Config, spec string) (RowResult, error)
+
 // boundConstants are the constants Options.Bounds replaces.
 var boundConstants = []string{"NTasks", "IP", "Values", "MaxResumes", "MaxCrashes", "MaxExtraResumes"}
 
-// Build checks every row against every column with the Go engine.
+// Build checks every row against every column with the Go engine (or the
+// engine of opt.Check).
 func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
 	res := &Result{Bounds: "R0", Engine: "go"}
-	switch opt.Engine {
-	case "", "go":
-	case "tlc":
-		res.Engine = "tlc"
+	switch {
+	case opt.Engine == "" || opt.Engine == "go":
+	case opt.Check != nil:
+		res.Engine = opt.Engine
 	default:
-		return nil, fmt.Errorf("matrix: engine %q: want go or tlc", opt.Engine)
+		return nil, fmt.Errorf("matrix: engine %q: no Options.Check to build its rows", opt.Engine)
 	}
 	var bounds *tlacfg.Config
 	if opt.Bounds != "" {
@@ -176,8 +179,8 @@ func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
 			Rebound(cfg, bounds)
 		}
 		var rr RowResult
-		if res.Engine == "tlc" {
-			rr, err = checkRowTLC(ctx, row, cfg, spec, opt.TLC, opt.States)
+		if res.Engine != "go" {
+			rr, err = opt.Check(ctx, row, cfg, spec)
 		} else {
 			rr, err = checkRow(ctx, row, cfg, spec, opt.Workers)
 		}
@@ -218,7 +221,7 @@ func Rebound(cfg, bounds *tlacfg.Config) {
 // violations so that each property gets its own verdict and its own
 // shortest counterexample.
 func checkRow(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, workers int) (RowResult, error) {
-	job, err := check.FromConfig(withColumns(cfg), spec)
+	job, err := check.FromConfig(WithColumns(cfg), spec)
 	if err != nil {
 		return RowResult{}, fmt.Errorf("matrix: %s: %w", row.Name, err)
 	}
@@ -243,8 +246,8 @@ func checkRow(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, wor
 	return rr, nil
 }
 
-// withColumns returns a copy of cfg that checks every column under FairSpec.
-func withColumns(cfg *tlacfg.Config) *tlacfg.Config {
+// WithColumns returns a copy of cfg that checks every column under FairSpec.
+func WithColumns(cfg *tlacfg.Config) *tlacfg.Config {
 	c := *cfg
 	c.Invariants = nil
 	for _, col := range Columns {

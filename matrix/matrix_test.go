@@ -175,21 +175,3 @@ func TestDifferences(t *testing.T) {
 		"nointent: only in the go matrix",
 	}, Differences(a, &b))
 }
-
-// TestTLCAgrees builds part of the matrix with TLC, where TLC is found, and
-// requires every cell to equal the Go engine's.
-func TestTLCAgrees(t *testing.T) {
-	if os.Getenv("TLA2TOOLS_JAR") == "" {
-		t.Skip("TLC not found: set TLA2TOOLS_JAR to a tla2tools.jar to compare the matrix with TLC's")
-	}
-	if testing.Short() {
-		t.Skip("runs TLC once per cell")
-	}
-	only := []string{"reference", "redeliver", "volatilepark"}
-	tlcRes, err := Build(context.Background(), "../spec", Options{Engine: "tlc", Only: only})
-	require.NoError(t, err)
-	goRes, err := Build(context.Background(), "../spec", Options{Only: only})
-	require.NoError(t, err)
-	require.Len(t, tlcRes.Rows, len(only))
-	assert.Empty(t, Differences(goRes, tlcRes))
-}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/english"
+	"github.com/resumecontract/resumecheck/internal/matrixtlc"
 	"github.com/resumecontract/resumecheck/matrix"
 )
 
@@ -84,8 +85,8 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 			rowAt, rowsOf := -1, 0
 			build := func(engine string, only ...string) (*matrix.Result, error) {
 				return matrix.Build(cmd.Context(), specDir, matrix.Options{
-					Bounds: bounds, Workers: workers, Engine: engine, TLC: tf.options(nil), Only: only,
-					States: engine == "tlc" && engineArg == "both" && compare,
+					Bounds: bounds, Workers: workers, Engine: engine, Only: only,
+					Check: matrixtlc.Checker(tf.options(nil), engine == "tlc" && engineArg == "both" && compare),
 					Progress: func(row matrix.Row, i, n int) {
 						if rowAt >= 0 {
 							i, n = rowAt, rowsOf
