@@ -401,15 +401,10 @@ func describeNote(m *harness.Message) string {
 }
 
 // race runs the race grid: for every k, jitter and repetition, a run
-// parked by a fresh process and resumed by k racer processes released
-// together. The racers are a pool reused across the grid's runs: every
-// racer is set up again for each run (a new run id, store and ledger)
-// before the barrier, and none of them has started or parked the run it
-// races on (the parker is a process of its own, quit once the run is
-// parked). Starting k fresh interpreters per run would cost the grid 132
-// process starts per repetition (CrewAI takes 7 s of CPU to import); what
-// a pooled racer keeps across runs is the framework's module state, not
-// the run's (docs/harness.md, "The race's pool").
+// parked by one process and resumed by k processes released together,
+// the parker among them. The processes are a pool reused across the
+// grid's runs, each set up again for every run before the barrier
+// (docs/harness.md, "The race's pool", says why the parker races too).
 func (r *Runner) race(ctx context.Context, sc harness.Scenario, c *harness.Cell) error {
 	g := r.opt.Grid
 	rng := rand.New(rand.NewPCG(uint64(g.Seed), 7))
@@ -467,9 +462,9 @@ func (r *Runner) racerStore(rc *runCtx, i int) harness.Store {
 	return st
 }
 
-// raceRun drives one race run: a fresh process parks it, and k processes
-// of the pool (grown as needed; a process that failed is replaced) race.
-// Process numbers: 1 is the parker, 2..k+1 the racers.
+// raceRun drives one race run with the pool (grown as needed; a process
+// that failed is replaced): the pool's first process parks the run and
+// races with the others. Process numbers: 1..k, 1 the parker.
 func (r *Runner) raceRun(rc *runCtx, pool []*Proc, k int, delays []time.Duration) []*Proc {
 	alive := pool[:0]
 	for _, p := range pool {
@@ -480,7 +475,7 @@ func (r *Runner) raceRun(rc *runCtx, pool []*Proc, k int, delays []time.Duration
 	pool = alive
 	for len(pool) < k {
 		i := len(pool)
-		p, err := Start(rc.ctx, r.racerLaunch(fmt.Sprintf("%s/racer-%d.stderr", rc.dir, i+1), i), i+2, r.opt.Timeout)
+		p, err := Start(rc.ctx, r.racerLaunch(fmt.Sprintf("%s/adapter-%d.stderr", rc.dir, i+1), i), i+1, r.opt.Timeout)
 		if err != nil {
 			rc.fail(err)
 			return pool
@@ -488,21 +483,15 @@ func (r *Runner) raceRun(rc *runCtx, pool []*Proc, k int, delays []time.Duration
 		pool = append(pool, p)
 	}
 	for i, p := range pool {
-		p.N = i + 2
+		p.N = i + 1
 	}
-	rc.procs = k + 1
-	// A fresh process parks the run and quits.
-	parker, err := Start(rc.ctx, r.launch(fmt.Sprintf("%s/adapter-1.stderr", rc.dir)), 1, r.opt.Timeout)
-	if err != nil {
+	rc.procs = k
+	// The first process parks the run.
+	if err := rc.setupOn(pool[0], true, r.racerStore(rc, 0)); err != nil {
 		rc.fail(err)
 		return pool
 	}
-	defer parker.Quit(rc.ctx)
-	if err := rc.setup(parker, true); err != nil {
-		rc.fail(err)
-		return pool
-	}
-	rep, err := rc.call(parker, harness.RoleStart, &harness.Request{Op: harness.OpStart, Input: input(rc), Branch: harness.MainBranch}, true)
+	rep, err := rc.call(pool[0], harness.RoleStart, &harness.Request{Op: harness.OpStart, Input: input(rc), Branch: harness.MainBranch}, true)
 	if err != nil {
 		rc.fail(err)
 		return pool
@@ -511,7 +500,6 @@ func (r *Runner) raceRun(rc *runCtx, pool []*Proc, k int, delays []time.Duration
 		rc.problem("start did not park: ok=%t status=%q error=%s", rep.OK, rep.Status, rep.Error)
 		return pool
 	}
-	parker.Quit(rc.ctx)
 	// The barrier: every racer is set up (store open, workflow built)
 	// before any is released.
 	var wg sync.WaitGroup
