@@ -374,7 +374,7 @@ func (b *builder) reply(e *Entry) {
 	case RoleStray:
 		b.strays++
 		b.out.Outcomes = append(b.out.Outcomes, OutcomeObs{Role: e.Role, Value: requestValue(b.log, e), Outcome: string(m.Outcome), Error: m.Error.String()})
-		b.emit(model.ExtraResume, model.NoVal, trace.Vars(trace.VarEffects, trace.VarStrays), model.State{Effects: effectsOf(c), Strays: uint8(b.strays)})
+		b.emit(model.ExtraResume, model.NoVal, trace.Vars(trace.VarEffects, trace.VarStrays), model.State{Effects: effectsOf(c), Strays: uint32(b.strays)})
 		return
 	}
 	if m.OK && m.Status == StatusCompleted {
@@ -466,7 +466,7 @@ func (b *builder) kill(e *Entry) {
 	}
 	b.crashes++
 	b.recover = b.emit(model.CrashRecover, model.NoVal, trace.Vars(trace.VarCrashes, trace.VarEffects),
-		model.State{Crashes: uint8(b.crashes), Effects: effectsOf(c)})
+		model.State{Crashes: uint32(b.crashes), Effects: effectsOf(c)})
 }
 
 // report takes a checkpoint report: after a kill it tells what is
@@ -668,9 +668,9 @@ func (b *builder) buildRace() (*Built, error) {
 		s.PC = int8(b.w.Tasks + 1)
 		s.Effects = effectsOf(c)
 		s.Consumed = v
-		s.Consumes = uint8(len(consumer))
-		s.Raced = uint8(b.raced)
-		s.Strays = uint8(b.strays)
+		s.Consumes = uint32(len(consumer))
+		s.Raced = uint32(b.raced)
+		s.Strays = uint32(b.strays)
 	})
 	b.out.Completed = true
 	b.out.Final = nil // the racers' reports are not the main line's steps

@@ -56,70 +56,84 @@ func (m *Model) isTask(t int8) bool { return t >= 1 && int(t) <= m.P.NTasks }
 
 func (m *Model) ip() int8 { return int8(m.P.IP) }
 
+// Each action is a guard and an effect: the guard reads the state, the
+// effect changes it in place (reading only what it has not changed yet).
+// The value methods (ExecTask, ..., Apply) clone the state and apply the
+// effect to the clone; Step applies it in place with an Undo, for a
+// replay that follows one behaviour through millions of events without
+// copying the state's growing sequences at every step (tracecheck).
+
 // ExecTask executes task pc: fires its effect and makes its completion
 // durable. With prefixreplay a re-executed gate's effect is served from the
 // durable record.
-func (m *Model) ExecTask(s State) (State, bool) {
-	if !m.isTask(s.PC) || s.Waiting || (s.PC == m.ip() && s.Consumed == NoVal) {
-		return State{}, false
+func (m *Model) ExecTask(s State) (State, bool) { return m.apply(s, Label{Action: ExecTask}) }
+
+func (m *Model) canExecTask(s *State) bool {
+	return m.isTask(s.PC) && !s.Waiting && !(s.PC == m.ip() && s.Consumed == NoVal)
+}
+
+func (m *Model) execTask(t *State) {
+	pc := t.PC
+	if !(pc == m.ip() && m.P.Faults.Has(PrefixReplay)) {
+		t.Effects[pc-1]++
 	}
-	t := s.Clone()
-	if !(s.PC == m.ip() && m.P.Faults.Has(PrefixReplay)) {
-		t.Effects[s.PC-1]++
-	}
-	valid := !(m.P.Faults.Has(InvalidPersist) && int(s.PC) == m.P.NTasks)
-	t.Log = append(t.Log, Record{Task: s.PC, Valid: valid})
-	t.Frontier = max(s.Frontier, s.PC)
-	t.Reentered = s.Reentered || s.PC <= s.Frontier
-	t.PC = s.PC + 1
-	return t, true
+	valid := !(m.P.Faults.Has(InvalidPersist) && int(pc) == m.P.NTasks)
+	t.Log = append(t.Log, Record{Task: pc, Valid: valid})
+	t.Reentered = t.Reentered || pc <= t.Frontier
+	t.Frontier = max(t.Frontier, pc)
+	t.PC = pc + 1
 }
 
 // EmitInterrupt parks the run at the gate when nothing was consumed.
 func (m *Model) EmitInterrupt(s State) (State, bool) {
-	if s.PC != m.ip() || s.Waiting || s.Consumed != NoVal || s.Lost {
-		return State{}, false
-	}
-	t := s.Clone()
-	t.Waiting = true
-	return t, true
+	return m.apply(s, Label{Action: EmitInterrupt})
+}
+
+func (m *Model) canEmitInterrupt(s *State) bool {
+	return s.PC == m.ip() && !s.Waiting && s.Consumed == NoVal && !s.Lost
 }
 
 // Consume consumes the parked interrupt with value v and fires the gated
 // effect once.
 func (m *Model) Consume(s State, v int8) (State, bool) {
-	if !s.Waiting || len(s.Resumes) >= m.P.MaxResumes {
-		return State{}, false
-	}
-	t := s.Clone()
+	return m.apply(s, Label{Action: Consume, Value: v})
+}
+
+func (m *Model) canConsume(s *State) bool {
+	return s.Waiting && len(s.Resumes) < m.P.MaxResumes
+}
+
+func (m *Model) consume(t *State, v int8) {
 	t.Waiting = false
 	t.Consumed = v
 	t.Effects[m.P.IP-1]++
 	t.Log = append(t.Log, Record{Task: m.ip(), Valid: true})
-	t.Frontier = max(s.Frontier, m.ip())
+	t.Frontier = max(t.Frontier, m.ip())
 	t.PC = m.ip() + 1
 	t.Resumes = append(t.Resumes, ResumeObs{Value: v, Observed: Out(v)})
 	t.Consumes++
-	return t, true
 }
 
 // ForkResume is another resume aimed at the consumed interrupt checkpoint,
 // with fork intent; with forkignore it observes the first resume's outcome,
 // and with nointent it is served as a fresh consumption.
 func (m *Model) ForkResume(s State, v int8) (State, bool) {
-	if s.Consumed == NoVal || len(s.Resumes) >= m.P.MaxResumes {
-		return State{}, false
-	}
-	t := s.Clone()
+	return m.apply(s, Label{Action: ForkResume, Value: v})
+}
+
+func (m *Model) canForkResume(s *State) bool {
+	return s.Consumed != NoVal && len(s.Resumes) < m.P.MaxResumes
+}
+
+func (m *Model) forkResume(t *State, v int8) {
 	obs := Out(v)
 	if m.P.Faults.Has(ForkIgnore) {
-		obs = Out(s.Consumed)
+		obs = Out(t.Consumed)
 	}
 	t.Resumes = append(t.Resumes, ResumeObs{Value: v, Observed: obs})
 	if m.P.Faults.Has(NoIntent) {
 		t.Consumes++
 	}
-	return t, true
 }
 
 // RecoveryChoices are the decisions recovery may take in s (spec:
@@ -140,6 +154,10 @@ func (m *Model) RecoveryChoices(s State) []Decision {
 	}
 	return []Decision{Skip}
 }
+
+// Choices is RecoveryChoices of a state in which a value was consumed (or
+// not), without making a slice: the caller must not change it.
+func (m *Model) Choices(consumed bool) []Decision { return m.choices[b2i(consumed)] }
 
 // ResumeAt is where execution continues after decision d (spec: ResumeAt).
 func ResumeAt(d Decision, frontier int8) int8 {
@@ -162,69 +180,88 @@ func referenceRecovery(frontier int8, waiting bool, consumed int8) recovery.Plan
 // CrashRecover crashes the process and recovers with decision d, which
 // must be one of RecoveryChoices(s) (or skip, when parked).
 func (m *Model) CrashRecover(s State, d Decision) (State, bool) {
-	if int(s.Crashes) >= m.P.MaxCrashes || s.PC < 2 || int(s.PC) > m.P.NTasks ||
+	return m.apply(s, Label{Action: CrashRecover, Decision: d})
+}
+
+func (m *Model) canCrashRecover(s *State, d Decision) bool {
+	if int64(s.Crashes) >= int64(m.P.MaxCrashes) || s.PC < 2 || int(s.PC) > m.P.NTasks ||
 		(s.Waiting && !m.P.CrashWhileParked) {
-		return State{}, false
+		return false
 	}
-	t := s.Clone()
-	t.Crashes++
 	if s.Waiting {
 		// The park is durable: recovery finds the run parked again, unless
 		// volatilepark loses the interrupt.
-		if d != Skip {
-			return State{}, false
+		return d == Skip
+	}
+	for _, c := range m.choices[b2i(s.Consumed != NoVal)] {
+		if c == d {
+			return true
 		}
-		plan := referenceRecovery(s.Frontier, s.Waiting, s.Consumed)
+	}
+	return false
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (m *Model) crashRecover(t *State, d Decision) {
+	t.Crashes++
+	frontier := t.Frontier
+	if t.Waiting {
+		plan := referenceRecovery(frontier, t.Waiting, t.Consumed)
 		t.PC = int8(plan.Next)
-		t.Recoveries = append(t.Recoveries, Recovery{Frontier: s.Frontier, Decision: Skip})
+		t.Recoveries = append(t.Recoveries, Recovery{Frontier: frontier, Decision: Skip})
 		t.Waiting = plan.Parked && !m.P.Faults.Has(VolatilePark)
 		t.Lost = m.P.Faults.Has(VolatilePark)
-		return t, true
-	}
-	ok := false
-	for _, c := range m.RecoveryChoices(s) {
-		ok = ok || c == d
-	}
-	if !ok {
-		return State{}, false
+		return
 	}
 	if d == Skip {
-		plan := referenceRecovery(s.Frontier, s.Waiting, s.Consumed)
+		plan := referenceRecovery(frontier, t.Waiting, t.Consumed)
 		t.PC, t.Waiting = int8(plan.Next), plan.Parked
 	} else {
-		t.PC = ResumeAt(d, s.Frontier)
+		t.PC = ResumeAt(d, frontier)
 	}
-	t.Recoveries = append(t.Recoveries, Recovery{Frontier: s.Frontier, Decision: d})
-	if d == Redelivered && m.isTask(s.Frontier) && s.Frontier != m.ip() {
-		t.Effects[s.Frontier-1]++
+	t.Recoveries = append(t.Recoveries, Recovery{Frontier: frontier, Decision: d})
+	if d == Redelivered && m.isTask(frontier) && frontier != m.ip() {
+		t.Effects[frontier-1]++
 	}
-	t.Rebuilt = s.Rebuilt || d == Rebuilt
-	return t, true
+	t.Rebuilt = t.Rebuilt || d == Rebuilt
 }
 
 // ExtraResume is a stray resume after completion: inert, unless
 // doubleconsume makes it consume again and re-fire the gated effect.
 func (m *Model) ExtraResume(s State) (State, bool) {
-	if s.PC != m.Done() || int(s.Strays) >= m.P.MaxExtraResumes {
-		return State{}, false
-	}
-	t := s.Clone()
+	return m.apply(s, Label{Action: ExtraResume})
+}
+
+func (m *Model) canExtraResume(s *State) bool {
+	return s.PC == m.Done() && int64(s.Strays) < int64(m.P.MaxExtraResumes)
+}
+
+func (m *Model) extraResume(t *State) {
 	t.Strays++
 	if m.P.Faults.Has(DoubleConsume) {
 		t.Effects[m.P.IP-1]++
 		t.Consumes++
 	}
-	return t, true
 }
 
 // RaceResume is a losing racer with value v reaching the consumed gate
 // (race extension). The consume gate refuses it; raceconsume lets it
 // consume too and raceeffect also fires the gated effect.
 func (m *Model) RaceResume(s State, v int8) (State, bool) {
-	if int(s.Raced) >= m.P.Racers-1 || s.Consumed == NoVal {
-		return State{}, false
-	}
-	t := s.Clone()
+	return m.apply(s, Label{Action: RaceResume, Value: v})
+}
+
+func (m *Model) canRaceResume(s *State) bool {
+	return int64(s.Raced) < int64(m.P.Racers-1) && s.Consumed != NoVal
+}
+
+func (m *Model) raceResume(t *State) {
 	t.Raced++
 	if m.P.Faults.Has(RaceConsume) || m.P.Faults.Has(RaceEffect) {
 		t.Consumes++
@@ -232,7 +269,89 @@ func (m *Model) RaceResume(s State, v int8) (State, bool) {
 	if m.P.Faults.Has(RaceEffect) {
 		t.Effects[m.P.IP-1]++
 	}
+}
+
+// enabled reports whether transition l is enabled in s.
+func (m *Model) enabled(s *State, l Label) bool {
+	switch l.Action {
+	case ExecTask:
+		return m.canExecTask(s)
+	case EmitInterrupt:
+		return m.canEmitInterrupt(s)
+	case Consume:
+		return m.canConsume(s)
+	case ForkResume:
+		return m.canForkResume(s)
+	case CrashRecover:
+		return m.canCrashRecover(s, l.Decision)
+	case ExtraResume:
+		return m.canExtraResume(s)
+	case RaceResume:
+		return m.canRaceResume(s)
+	}
+	return false
+}
+
+// effect applies transition l, which must be enabled, to t in place.
+func (m *Model) effect(t *State, l Label) {
+	switch l.Action {
+	case ExecTask:
+		m.execTask(t)
+	case EmitInterrupt:
+		t.Waiting = true
+	case Consume:
+		m.consume(t, l.Value)
+	case ForkResume:
+		m.forkResume(t, l.Value)
+	case CrashRecover:
+		m.crashRecover(t, l.Decision)
+	case ExtraResume:
+		m.extraResume(t)
+	case RaceResume:
+		m.raceResume(t)
+	}
+}
+
+// apply is Apply: the effect on a clone of s.
+func (m *Model) apply(s State, l Label) (State, bool) {
+	if !m.enabled(&s, l) {
+		return State{}, false
+	}
+	t := s.Clone()
+	m.effect(&t, l)
 	return t, true
+}
+
+// Undo is what Step needs to take its step back: the state's fields as
+// they were (the sequences' old lengths with them: the effects only ever
+// append to the sequences) and the effect counts, which it changes in
+// place.
+type Undo struct {
+	saved   State
+	effects [MaxTasks]uint8
+}
+
+// Step takes transition l in place, if it is enabled in s, and returns
+// how to take it back: s then is what Apply(s, l) would return, and
+// u.Restore(s) makes it what it was. The sequences of s may grow in place,
+// into capacity they already have, so s must not share their storage with
+// a state that is still used (a state from Apply, Init or Clone does not).
+func (m *Model) Step(s *State, l Label) (u Undo, ok bool) {
+	if !m.enabled(s, l) {
+		return u, false
+	}
+	u.saved = *s
+	copy(u.effects[:], s.Effects)
+	m.effect(s, l)
+	return u, true
+}
+
+// Restore takes back the step u was returned for.
+func (u *Undo) Restore(s *State) {
+	effects := s.Effects
+	*s = u.saved
+	copy(effects, u.effects[:len(effects)])
+	s.Effects = effects
 }
 
 // Action names a spec action. Its String is the shared vocabulary: the
@@ -304,25 +423,7 @@ func (m *Model) ValueName(v int8) string {
 }
 
 // Apply takes the transition l from s, if it is enabled.
-func (m *Model) Apply(s State, l Label) (State, bool) {
-	switch l.Action {
-	case ExecTask:
-		return m.ExecTask(s)
-	case EmitInterrupt:
-		return m.EmitInterrupt(s)
-	case Consume:
-		return m.Consume(s, l.Value)
-	case ForkResume:
-		return m.ForkResume(s, l.Value)
-	case CrashRecover:
-		return m.CrashRecover(s, l.Decision)
-	case ExtraResume:
-		return m.ExtraResume(s)
-	case RaceResume:
-		return m.RaceResume(s, l.Value)
-	}
-	return State{}, false
-}
+func (m *Model) Apply(s State, l Label) (State, bool) { return m.apply(s, l) }
 
 // Next calls emit for every enabled transition of s, in the order of the
 // spec's Next (values in Values order, decisions in RecoveryChoices order).

@@ -7,9 +7,12 @@ import (
 
 // The canonical encoding of a state is a short byte string: equal states
 // encode to equal bytes and different states to different bytes, so the
-// engine fingerprints and stores states as these bytes. Layout:
+// engine fingerprints and stores states as these bytes. The counters are
+// uvarints, one byte each below 128, so the encoding of a state whose
+// counters are small is what it was when they were bytes. Layout:
 //
-//	PC Frontier flags Consumed+1 Crashes Strays Consumes Raced
+//	PC Frontier flags Consumed+1
+//	uvarint Crashes, Strays, Consumes, Raced
 //	Effects[0..NTasks-1]
 //	uvarint len(Log)        then Task<<1|Valid per record
 //	uvarint len(Resumes)    then Value, Observed per resume
@@ -36,8 +39,11 @@ func (m *Model) Encode(dst []byte, s State) []byte {
 	if s.Lost {
 		flags |= flagLost
 	}
-	dst = append(dst, byte(s.PC), byte(s.Frontier), flags, byte(s.Consumed+1),
-		s.Crashes, s.Strays, s.Consumes, s.Raced)
+	dst = append(dst, byte(s.PC), byte(s.Frontier), flags, byte(s.Consumed+1))
+	dst = appendCount(dst, s.Crashes)
+	dst = appendCount(dst, s.Strays)
+	dst = appendCount(dst, s.Consumes)
+	dst = appendCount(dst, s.Raced)
 	dst = append(dst, s.Effects...)
 	dst = binary.AppendUvarint(dst, uint64(len(s.Log)))
 	for _, r := range s.Log {
@@ -58,22 +64,42 @@ func (m *Model) Encode(dst []byte, s State) []byte {
 	return dst
 }
 
+// appendCount appends a counter as a uvarint, in one byte when it is
+// below 128 (always, at the bounds an exhaustive check can finish).
+func appendCount(dst []byte, n uint32) []byte {
+	if n < 0x80 {
+		return append(dst, byte(n))
+	}
+	return binary.AppendUvarint(dst, uint64(n))
+}
+
 var errEncoding = errors.New("model: malformed state encoding")
 
 // Decode is the inverse of Encode.
 func (m *Model) Decode(b []byte) (State, error) {
 	n := m.P.NTasks
-	if len(b) < 8+n {
+	if len(b) < 4 {
 		return State{}, errEncoding
 	}
 	s := State{
 		PC: int8(b[0]), Frontier: int8(b[1]),
 		Waiting: b[2]&flagWaiting != 0, Reentered: b[2]&flagReentered != 0,
 		Rebuilt: b[2]&flagRebuilt != 0, Lost: b[2]&flagLost != 0,
-		Consumed: int8(b[3]) - 1, Crashes: b[4], Strays: b[5], Consumes: b[6], Raced: b[7],
+		Consumed: int8(b[3]) - 1,
 	}
-	s.Effects = append([]uint8(nil), b[8:8+n]...)
-	b = b[8+n:]
+	b = b[4:]
+	for _, c := range []*uint32{&s.Crashes, &s.Strays, &s.Consumes, &s.Raced} {
+		k, w := binary.Uvarint(b)
+		if w <= 0 || k > 1<<32-1 {
+			return State{}, errEncoding
+		}
+		*c, b = uint32(k), b[w:]
+	}
+	if len(b) < n {
+		return State{}, errEncoding
+	}
+	s.Effects = append([]uint8(nil), b[:n]...)
+	b = b[n:]
 	count := func(width int) (int, bool) {
 		k, w := binary.Uvarint(b)
 		if w <= 0 || k > uint64(len(b)-w)/uint64(width) {

@@ -197,3 +197,91 @@ func (m *Model) Safety(s State) bool {
 
 // Completed: the run is complete (spec: Completed).
 func (m *Model) Completed(s State) bool { return s.PC == m.Done() }
+
+// Lens are the lengths of a state's sequences (log, resumes, recoveries).
+type Lens struct{ Log, Resumes, Recoveries int }
+
+// LensOf returns the lengths of s's sequences.
+func LensOf(s *State) Lens { return Lens{len(s.Log), len(s.Resumes), len(s.Recoveries)} }
+
+// ObligationsAfter is the set of Obligations (bit i for Obligations[i]:
+// EO, PC, FD, CV, CO, RD) violated on a behaviour that reached t by steps
+// from a state whose sequences had the lengths from, given known, the set
+// violated on the behaviour up to that state. It looks only at what the
+// steps can have changed: the actions only append to the sequences, so
+// the clauses over them (FD over resumes, CV over the log, RD over the
+// recoveries) need checking on the new elements alone, given that they
+// held before (a bit not in known). A replay that follows one behaviour
+// through millions of events checks the obligations in constant time per
+// event (RD compares each new recovery with the last one at its frontier,
+// linear over a behaviour since there are at most MaxTasks+1 frontiers).
+// TestObligationsAfter checks it against the invariants on every
+// reachable transition of the spec's models.
+func (m *Model) ObligationsAfter(t *State, from Lens, known uint8) uint8 {
+	const (
+		eo = 1 << iota
+		pc
+		fd
+		cv
+		co
+		rd
+	)
+	v := known
+	if v&eo == 0 {
+		for _, e := range t.Effects {
+			if e > 1 {
+				v |= eo
+				break
+			}
+		}
+	}
+	if v&pc == 0 && (t.Reentered || t.Rebuilt) {
+		v |= pc
+	}
+	if v&fd == 0 {
+		for _, r := range t.Resumes[min(from.Resumes, len(t.Resumes)):] {
+			if r.Observed != Out(r.Value) {
+				v |= fd
+				break
+			}
+		}
+	}
+	if v&cv == 0 {
+		for _, r := range t.Log[min(from.Log, len(t.Log)):] {
+			if !r.Valid {
+				v |= cv
+				break
+			}
+		}
+	}
+	if v&co == 0 && (t.Effects[m.P.IP-1] > 1 || t.Consumes > 1) {
+		v |= co
+	}
+	if v&rd == 0 {
+	recoveries:
+		for i := min(from.Recoveries, len(t.Recoveries)); i < len(t.Recoveries); i++ {
+			r := t.Recoveries[i]
+			for j := i - 1; j >= 0; j-- {
+				if t.Recoveries[j].Frontier == r.Frontier {
+					if t.Recoveries[j].Decision != r.Decision {
+						v |= rd
+						break recoveries
+					}
+					break
+				}
+			}
+		}
+	}
+	return v
+}
+
+// obligationSet is the set of Obligations s violates, from the invariants.
+func (m *Model) obligationSet(s State) uint8 {
+	var v uint8
+	for i, inv := range []func(State) bool{m.EO, m.PC, m.FD, m.CV, m.CO, m.RD} {
+		if !inv(s) {
+			v |= 1 << i
+		}
+	}
+	return v
+}

@@ -212,8 +212,8 @@ func TestParamsValidate(t *testing.T) {
 		"Faults":           func(p *Params) { p.Faults = p.Faults.With(Replay, Rebuild) },
 		"Racers":           func(p *Params) { p.Faults = p.Faults.With(RaceEffect) },
 		"CrashWhileParked": func(p *Params) { p.Faults = p.Faults.With(VolatilePark) },
-		// The counters together must fit a byte (2 + 253 + 1 + 1 > 255).
-		"MaxCrashes": func(p *Params) { p.MaxCrashes = 253 },
+		// A counted bound past MaxCount (the counters are 32 bits wide).
+		"MaxCrashes": func(p *Params) { p.MaxCrashes = MaxCount + 1 },
 	}
 	for constant, mutate := range cases {
 		p := R0()
@@ -227,7 +227,7 @@ func TestParamsValidate(t *testing.T) {
 	assert.NoError(t, R0().Validate())
 	assert.NoError(t, R8().Validate())
 	// The bounds of a long run (many recoveries, racers and strays) are
-	// constants too: up to the byte the counters share.
+	// constants too, far past a byte (TestLongRunBounds goes further).
 	long := R0()
 	long.MaxCrashes, long.MaxExtraResumes, long.Racers = 100, 100, 53
 	assert.NoError(t, long.Validate())

@@ -102,18 +102,19 @@ func newLayout(p Params) (layout, error) {
 	n, v := uint64(p.NTasks), uint64(len(p.Values))
 	crashes := uint64(p.MaxCrashes)
 	var l layout
-	l.maxEffect = 1
-	if f.Has(Replay) || f.Has(PrefixReplay) || f.Has(NondetRec) || f.Has(Redeliver) {
-		l.maxEffect += crashes
+	// A sequence has one slot per element up to its bound, each at least a
+	// bit wide (but for one value's resumes); bounds past the packed
+	// form's bits are refused before the slots are made (a replayed trace
+	// may have millions of resumes or crashes: State holds those).
+	if p.MaxResumes > 64*MaxPackedWords || p.MaxCrashes > 64*MaxPackedWords {
+		return layout{}, fmt.Errorf("%w: the bounds need more than %d bits per packed state", ErrParams, 64*MaxPackedWords)
 	}
-	gateExtra := uint64(0)
+	var gateEffect uint64
+	l.maxEffect, gateEffect = effectBounds(p)
+	gateExtra := gateEffect - l.maxEffect
 	l.maxConsumes = 1
 	if f.Has(DoubleConsume) {
-		gateExtra += uint64(p.MaxExtraResumes)
 		l.maxConsumes += uint64(p.MaxExtraResumes)
-	}
-	if f.Has(RaceEffect) {
-		gateExtra += uint64(p.Racers - 1)
 	}
 	if f.Has(RaceConsume) || f.Has(RaceEffect) {
 		l.maxConsumes += uint64(p.Racers - 1)
@@ -190,6 +191,27 @@ func newLayout(p Params) (layout, error) {
 	}
 	l.words = a.word + 1
 	return l, nil
+}
+
+// effectBounds are the most times an effect can fire in a behaviour at p:
+// a task's effect fires once per pass over it, and only a recovery that
+// goes back (replay, prefixreplay, reexec) or redelivers makes another
+// pass; the gated task's effect also fires again for each stray resume
+// under doubleconsume and each racer under raceeffect.
+func effectBounds(p Params) (task, gate uint64) {
+	f := p.Faults
+	task = 1
+	if f.Has(Replay) || f.Has(PrefixReplay) || f.Has(NondetRec) || f.Has(Redeliver) {
+		task += uint64(p.MaxCrashes)
+	}
+	gate = task
+	if f.Has(DoubleConsume) {
+		gate += uint64(p.MaxExtraResumes)
+	}
+	if f.Has(RaceEffect) && p.Racers > 1 {
+		gate += uint64(p.Racers - 1)
+	}
+	return task, gate
 }
 
 // PackedWords is the number of words a packed state of m uses.
@@ -280,10 +302,10 @@ func (m *Model) Unpack(p Packed) State {
 		Reentered: l.reentered.get(&p) != 0,
 		Rebuilt:   l.rebuilt.get(&p) != 0,
 		Lost:      l.lost.get(&p) != 0,
-		Crashes:   uint8(l.crashes.get(&p)),
-		Strays:    uint8(l.strays.get(&p)),
-		Consumes:  uint8(l.consumes.get(&p)),
-		Raced:     uint8(l.raced.get(&p)),
+		Crashes:   uint32(l.crashes.get(&p)),
+		Strays:    uint32(l.strays.get(&p)),
+		Consumes:  uint32(l.consumes.get(&p)),
+		Raced:     uint32(l.raced.get(&p)),
 		Effects:   make([]uint8, len(l.effects)),
 	}
 	for t, f := range l.effects {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 )
@@ -122,8 +123,7 @@ func TestPackedWords(t *testing.T) {
 		t.Errorf("R8 packs into %d words, want 2", w)
 	}
 	p := R8()
-	p.NTasks = MaxTasks
-	p.MaxCrashes = maxCount - p.MaxResumes - p.MaxExtraResumes - p.Racers
+	p.NTasks, p.MaxCrashes = MaxTasks, MaxEffect-1
 	p.Faults = p.Faults.With(Replay)
 	big, err := New(p)
 	if err != nil {
@@ -134,5 +134,201 @@ func TestPackedWords(t *testing.T) {
 	}
 	if _, ok := big.ExecTask(big.Init()); !ok {
 		t.Error("a model without a packed form still executes actions on States")
+	}
+}
+
+// TestLongRunBounds: the counted bounds of a long recorded run (a million
+// stray resumes, racers, resumes or crashes) make a model whose State
+// methods work, with no packed form, and without making the packed
+// layout's slots for them (which would take gigabytes at MaxCount).
+func TestLongRunBounds(t *testing.T) {
+	for _, set := range []func(*Params){
+		func(p *Params) { p.MaxExtraResumes = 1_000_000 },
+		func(p *Params) { p.Racers = 1_000_000 },
+		func(p *Params) { p.MaxResumes = MaxCount },
+		func(p *Params) { p.MaxCrashes = MaxCount },
+	} {
+		p := R0()
+		set(&p)
+		m, err := New(p)
+		if err != nil {
+			t.Fatalf("%+v: %v", p, err)
+		}
+		if m.Packable() == nil && (p.MaxResumes > 64*MaxPackedWords || p.MaxCrashes > 64*MaxPackedWords) {
+			t.Errorf("%+v: packable", p)
+		}
+	}
+	// A counter past a byte is stepped, encoded and decoded as it is.
+	p := R0()
+	p.MaxExtraResumes = 1_000_000
+	m, _ := New(p)
+	s := m.Init()
+	s.PC, s.Consumed, s.Strays = m.Done(), 0, 70_000
+	next, ok := m.ExtraResume(s)
+	if !ok || next.Strays != 70_001 {
+		t.Fatalf("ExtraResume: %v %d", ok, next.Strays)
+	}
+	back, err := m.Decode(m.Encode(nil, next))
+	if err != nil || !back.Equal(next) {
+		t.Fatalf("round trip: %v %+v", err, back)
+	}
+	next.Strays = MaxCount
+	if _, ok := m.ExtraResume(next); ok {
+		t.Error("a stray resume past MaxExtraResumes")
+	}
+}
+
+// TestEffectBound: bounds under which an effect could fire more than a
+// byte holds are refused, naming the constant to lower.
+func TestEffectBound(t *testing.T) {
+	for _, tc := range []struct {
+		fault    Fault
+		set      func(*Params, int)
+		constant string
+	}{
+		{Replay, func(p *Params, n int) { p.MaxCrashes = n }, "MaxCrashes"},
+		{Redeliver, func(p *Params, n int) { p.MaxCrashes = n }, "MaxCrashes"},
+		{DoubleConsume, func(p *Params, n int) { p.MaxExtraResumes = n }, "MaxExtraResumes"},
+		{RaceEffect, func(p *Params, n int) { p.Racers = n + 1 }, "Racers"},
+	} {
+		p := R0()
+		p.Faults = p.Faults.With(tc.fault)
+		p.Racers = max(p.Racers, 2)
+		tc.set(&p, MaxEffect-1)
+		if err := p.Validate(); err != nil {
+			t.Errorf("%s at the largest bound: %v", tc.fault, err)
+		}
+		tc.set(&p, MaxEffect)
+		var pe *ParamError
+		if err := p.Validate(); !errors.As(err, &pe) || pe.Constant != tc.constant {
+			t.Errorf("%s past the bound: %v, want an error about %s", tc.fault, err, tc.constant)
+		}
+		// The reference semantics fires each effect once, at any bound.
+		p.Faults = 0
+		tc.set(&p, 100_000)
+		if err := p.Validate(); err != nil {
+			t.Errorf("reference at 100000: %v", err)
+		}
+	}
+}
+
+// TestStepMatchesApply: on every reachable state of every model of
+// faultParams, for every transition (enabled or not, every value and
+// decision), Step in place does what Apply does, and Undo.Restore takes
+// it back, also after a chain of steps.
+func TestStepMatchesApply(t *testing.T) {
+	for name, p := range faultParams() {
+		t.Run(name, func(t *testing.T) {
+			m, err := New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var labels []Label
+			for _, a := range Actions {
+				switch {
+				case a.TakesValue():
+					for v := range int8(len(p.Values)) {
+						labels = append(labels, Label{Action: a, Value: v})
+					}
+				case a == CrashRecover:
+					for d := Decision(0); d.String() != "?"; d++ {
+						labels = append(labels, Label{Action: a, Decision: d})
+					}
+				default:
+					labels = append(labels, Label{Action: a})
+				}
+			}
+			seen := map[string]bool{}
+			queue := []State{m.Init()}
+			for len(queue) > 0 {
+				s := queue[0]
+				queue = queue[1:]
+				c := s.Clone()
+				for _, l := range labels {
+					want, ok := m.Apply(s, l)
+					u, stepped := m.Step(&c, l)
+					if ok != stepped {
+						t.Fatalf("%s: Apply %v, Step %v on\n%s", m.LabelString(l), ok, stepped, m.Format(s))
+					}
+					if !ok {
+						if !c.Equal(s) {
+							t.Fatalf("a disabled Step changed the state")
+						}
+						continue
+					}
+					if !c.Equal(want) {
+						t.Fatalf("%s: Step gives\n%s\nApply\n%s", m.LabelString(l), m.Format(c), m.Format(want))
+					}
+					// A second step from the stepped state, then both back.
+					for _, l2 := range labels {
+						if u2, ok := m.Step(&c, l2); ok {
+							u2.Restore(&c)
+							break
+						}
+					}
+					if !c.Equal(want) {
+						t.Fatalf("%s: a step and its Restore changed the state", m.LabelString(l))
+					}
+					u.Restore(&c)
+					if !c.Equal(s) {
+						t.Fatalf("%s: Restore gives\n%s\nwant\n%s", m.LabelString(l), m.Format(c), m.Format(s))
+					}
+					if k := string(m.Encode(nil, want)); !seen[k] {
+						seen[k] = true
+						queue = append(queue, want)
+					}
+				}
+				if !s.Equal(c) {
+					t.Fatal("the steps changed the state they started from")
+				}
+			}
+			if name == "R0" && len(seen) != 58 {
+				t.Errorf("R0: %d states after the initial one, want 58", len(seen))
+			}
+		})
+	}
+}
+
+// TestObligationsAfter: on every reachable transition s -> t of every
+// model of faultParams, ObligationsAfter(t, LensOf(s), violations of s)
+// is the violations of s and of t, as the invariants say; and from the
+// initial state with nothing known it is the invariants of t.
+func TestObligationsAfter(t *testing.T) {
+	if Obligations[0] != "EO" || Obligations[1] != "PC" || Obligations[2] != "FD" ||
+		Obligations[3] != "CV" || Obligations[4] != "CO" || Obligations[5] != "RD" {
+		t.Fatalf("Obligations are %v; ObligationsAfter's bits assume EO PC FD CV CO RD", Obligations)
+	}
+	for name, p := range faultParams() {
+		t.Run(name, func(t *testing.T) {
+			m, err := New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			queue := []State{m.Init()}
+			violations := 0
+			for len(queue) > 0 {
+				s := queue[0]
+				queue = queue[1:]
+				vs := m.obligationSet(s)
+				if got := m.ObligationsAfter(&s, Lens{}, 0); got != vs {
+					t.Fatalf("from nothing: %06b, want %06b on\n%s", got, vs, m.Format(s))
+				}
+				for _, st := range m.Successors(s) {
+					want := vs | m.obligationSet(st.State)
+					if got := m.ObligationsAfter(&st.State, LensOf(&s), vs); got != want {
+						t.Fatalf("%s: %06b, want %06b from\n%s", m.LabelString(st.Label), got, want, m.Format(s))
+					}
+					if want != 0 {
+						violations++
+					}
+					if k := string(m.Encode(nil, st.State)); !seen[k] {
+						seen[k] = true
+						queue = append(queue, st.State)
+					}
+				}
+			}
+			t.Logf("%d states, %d transitions into violations", len(seen), violations)
+		})
 	}
 }

@@ -143,17 +143,22 @@ func R8() Params {
 	}
 }
 
-// Limits that keep the compact state encoding valid; far beyond any bound
-// an exhaustive check can finish. Every counter of a state (an effect
-// count, the consumptions, the crashes, strays and racers counted) is one
-// byte in the canonical encoding (encode.go), and none exceeds the sum of
-// the counter constants MaxResumes, MaxCrashes, MaxExtraResumes and
-// Racers: maxCount bounds that sum (a trace of a long run, with many
-// recoveries, racers or stray resumes, has bounds this large).
+// Limits of the state representation, far beyond any bound an exhaustive
+// check can finish. Tasks and values are int8 in State (a task and its
+// validity share one byte of the canonical encoding), so they stay at 60:
+// a run's number of tasks is its workflow's definition, not its length.
+// The counted bounds (resumes, crashes, stray resumes, racers) grow with a
+// long-running system's recorded run, so a trace of millions of events can
+// be replayed (tracecheck needs no packed form); the counters are uint32
+// and MaxCount keeps every sum of them (consumes) below 2^32. Effect counts
+// are bytes: Validate refuses bounds under which an effect could fire
+// more than MaxEffect times (only some fault models at thousands of
+// crashes, stray resumes or racers).
 const (
 	MaxTasks  = 60
 	MaxValues = 60
-	maxCount  = 255
+	MaxCount  = 1 << 30
+	MaxEffect = 255
 )
 
 // ErrParams is wrapped by every error from Params.Validate.
@@ -186,17 +191,14 @@ func (p Params) Validate() error {
 		return bad("IP", "IP = %d, want 2..NTasks (2..%d)", p.IP, p.NTasks)
 	case len(p.Values) == 0 || len(p.Values) > MaxValues:
 		return bad("Values", "Values has %d elements, want 1..%d", len(p.Values), MaxValues)
-	case p.MaxResumes < 1 || p.MaxResumes > maxCount:
-		return bad("MaxResumes", "MaxResumes = %d, want 1..%d", p.MaxResumes, maxCount)
-	case p.MaxCrashes < 0 || p.MaxCrashes > maxCount:
-		return bad("MaxCrashes", "MaxCrashes = %d, want 0..%d", p.MaxCrashes, maxCount)
-	case p.MaxExtraResumes < 0 || p.MaxExtraResumes > maxCount:
-		return bad("MaxExtraResumes", "MaxExtraResumes = %d, want 0..%d", p.MaxExtraResumes, maxCount)
-	case p.Racers < 1 || p.Racers > maxCount:
-		return bad("Racers", "Racers = %d, want 1..%d", p.Racers, maxCount)
-	case p.MaxResumes+p.MaxCrashes+p.MaxExtraResumes+p.Racers > maxCount:
-		return bad("MaxCrashes", "MaxResumes + MaxCrashes + MaxExtraResumes + Racers = %d, want at most %d (a state's counters are bytes)",
-			p.MaxResumes+p.MaxCrashes+p.MaxExtraResumes+p.Racers, maxCount)
+	case p.MaxResumes < 1 || p.MaxResumes > MaxCount:
+		return bad("MaxResumes", "MaxResumes = %d, want 1..%d", p.MaxResumes, MaxCount)
+	case p.MaxCrashes < 0 || p.MaxCrashes > MaxCount:
+		return bad("MaxCrashes", "MaxCrashes = %d, want 0..%d", p.MaxCrashes, MaxCount)
+	case p.MaxExtraResumes < 0 || p.MaxExtraResumes > MaxCount:
+		return bad("MaxExtraResumes", "MaxExtraResumes = %d, want 0..%d", p.MaxExtraResumes, MaxCount)
+	case p.Racers < 1 || p.Racers > MaxCount:
+		return bad("Racers", "Racers = %d, want 1..%d", p.Racers, MaxCount)
 	}
 	seen := map[string]bool{}
 	for _, v := range p.Values {
@@ -217,6 +219,17 @@ func (p Params) Validate() error {
 	if n := bits.OnesCount16(uint16(p.Faults & recoveryFaults)); n > 1 {
 		return bad("Faults", "Faults %s has %d recovery faults; at most one of %s may be on",
 			p.Faults, n, recoveryFaults)
+	}
+	if task, gate := effectBounds(p); max(task, gate) > MaxEffect {
+		constant := "MaxCrashes"
+		switch {
+		case gate > MaxEffect && p.Faults.Has(DoubleConsume) && uint64(p.MaxExtraResumes) >= MaxEffect:
+			constant = "MaxExtraResumes"
+		case gate > MaxEffect && p.Faults.Has(RaceEffect) && uint64(p.Racers) > MaxEffect:
+			constant = "Racers"
+		}
+		return bad(constant, "with faults %s an effect could fire %d times at these bounds; effect counts are kept in a byte (at most %d)",
+			p.Faults, max(task, gate), MaxEffect)
 	}
 	if (p.Faults.Has(RaceConsume) || p.Faults.Has(RaceEffect)) && p.Racers < 2 {
 		return bad("Racers", "Faults %s needs the race extension (Racers >= 2), got Racers = %d", p.Faults, p.Racers)

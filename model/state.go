@@ -56,6 +56,10 @@ func ParseDecision(name string) (Decision, bool) {
 
 // State holds the spec's variables, one field each, under the same names.
 // Tasks are numbered from 1 as in the spec; Effects[t-1] is effects[t].
+// The counters are 32 bits wide so that a long recorded run (thousands of
+// crashes, stray resumes or racers) can be replayed; effect counts stay
+// bytes, and Params.Validate refuses bounds under which one could pass
+// MaxEffect.
 type State struct {
 	PC         int8
 	Effects    []uint8
@@ -64,13 +68,13 @@ type State struct {
 	Waiting    bool
 	Consumed   int8
 	Resumes    []ResumeObs
-	Crashes    uint8
+	Crashes    uint32
 	Recoveries []Recovery
-	Strays     uint8
+	Strays     uint32
 	Reentered  bool
 	Rebuilt    bool
-	Consumes   uint8
-	Raced      uint8
+	Consumes   uint32
+	Raced      uint32
 	Lost       bool
 }
 

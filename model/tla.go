@@ -164,7 +164,7 @@ func (m *Model) StateFromVars(vars map[string]tlavalue.Value) (State, error) {
 		}
 		return x
 	}
-	const lim = 1 << 7
+	const lim = 1<<32 - 1 // the counters are uint32
 	s.PC = int8(intVar("pc", 1, int64(m.Done())))
 	for i, e := range seq("effects") {
 		if i < m.P.NTasks {
@@ -198,7 +198,7 @@ func (m *Model) StateFromVars(vars map[string]tlavalue.Value) (State, error) {
 		}
 		s.Resumes = append(s.Resumes, ResumeObs{Value: val, Observed: o})
 	}
-	s.Crashes = uint8(intVar("crashes", 0, lim))
+	s.Crashes = uint32(intVar("crashes", 0, lim))
 	for _, r := range seq("recoveries") {
 		f := small("recoveries", field("recoveries", r, "frontier"), 0, int64(m.P.NTasks))
 		dv := field("recoveries", r, "decision")
@@ -209,11 +209,11 @@ func (m *Model) StateFromVars(vars map[string]tlavalue.Value) (State, error) {
 		}
 		s.Recoveries = append(s.Recoveries, Recovery{Frontier: int8(f), Decision: d})
 	}
-	s.Strays = uint8(intVar("strays", 0, lim))
+	s.Strays = uint32(intVar("strays", 0, lim))
 	s.Reentered = boolVar("reentered")
 	s.Rebuilt = boolVar("rebuilt")
-	s.Consumes = uint8(intVar("consumes", 0, lim))
-	s.Raced = uint8(intVar("raced", 0, lim))
+	s.Consumes = uint32(intVar("consumes", 0, lim))
+	s.Raced = uint32(intVar("raced", 0, lim))
 	s.Lost = boolVar("lost")
 	for name := range vars {
 		if !slices.Contains(VarNames, name) {

@@ -240,7 +240,7 @@ func traceEvent(seq int, e eventBody, values []string) (trace.Event, error) {
 	}
 	s.PC, s.Frontier = int8(o.PC), int8(o.Frontier)
 	s.Waiting, s.Reentered, s.Rebuilt, s.Lost = o.Waiting, o.Reentered, o.Rebuilt, o.Lost
-	s.Crashes, s.Strays, s.Consumes, s.Raced = uint8(o.Crashes), uint8(o.Strays), uint8(o.Consumes), uint8(o.Raced)
+	s.Crashes, s.Strays, s.Consumes, s.Raced = uint32(o.Crashes), uint32(o.Strays), uint32(o.Consumes), uint32(o.Raced)
 	for _, n := range o.Effects {
 		s.Effects = append(s.Effects, uint8(n))
 	}
