@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -227,6 +228,12 @@ const (
 	keyTime
 )
 
+// eventKeys are an event's fields, in the order of the key bits above.
+var eventKeys = keyLits("seq", "action", "params", "vars", "time")
+
+// paramKeys are the parameters.
+var paramKeys = keyLits("value", "decision")
+
 func (d *Decoder) event(b []byte, ev *Event) error {
 	s := &d.sc
 	s.reset(b)
@@ -236,80 +243,67 @@ func (d *Decoder) event(b []byte, ev *Event) error {
 	}
 	ev.Seq, ev.Action, ev.Value, ev.Decision, ev.HasDecision, ev.Observed = 0, 0, model.NoVal, 0, false, 0
 	var keys int
-	var value, decision string
+	var decision model.Decision
 	var hasValue bool
+	var value int8
 	var seqCol, valueCol, decisionCol int
-	var actionErr error
-	err := s.object("", func(key []byte) error {
-		var bit int
-		switch string(key) {
-		case "seq":
-			bit = keySeq
-		case "action":
-			bit = keyAction
-		case "params":
-			bit = keyParams
-		case "vars":
-			bit = keyVars
-		case "time":
-			bit = keyTime
-		default:
-			return s.errAt("", "unknown field %q (an event has seq, action, params, vars and time)", key)
-		}
-		if keys&bit != 0 {
-			return s.errAt("", "field %q appears twice", key)
-		}
-		keys |= bit
-		switch bit {
-		case keySeq:
-			n, err := s.integer("seq", 1, 1<<62)
-			ev.Seq, seqCol = n, s.tok
+	var actionErr, valueErr error
+	err := func() error {
+		empty, err := s.objStart("")
+		if err != nil || empty {
 			return err
-		case keyAction:
-			name, err := s.str("action")
+		}
+		for i := 0; ; i++ {
+			k, key, err := s.objKey("", eventKeys, i)
 			if err != nil {
 				return err
 			}
-			a, ok := model.ParseAction(string(name))
-			if !ok {
-				// Report it after the object is read, so that a
-				// truncated line is reported as truncated.
-				actionErr = s.errAt("action", "unknown action %q (the spec's actions: %s)", name, actionList())
+			if k < 0 {
+				return s.errAt("", "unknown field %q (an event has seq, action, params, vars and time)", key)
 			}
-			ev.Action = a
-			return nil
-		case keyParams:
-			return s.object("params", func(key []byte) error {
-				switch string(key) {
-				case "value":
-					if hasValue {
-						return s.errAt("params", "field \"value\" appears twice")
-					}
-					v, err := s.str("params.value")
-					value, hasValue, valueCol = string(v), true, s.tok
+			bit := 1 << k
+			if keys&bit != 0 {
+				return s.errAt("", "field %q appears twice", eventKeys[k].name)
+			}
+			keys |= bit
+			switch bit {
+			case keySeq:
+				n, err := s.integer("seq", 1, 1<<62)
+				ev.Seq, seqCol = n, s.tok
+				if err != nil {
 					return err
-				case "decision":
-					if ev.HasDecision {
-						return s.errAt("params", "field \"decision\" appears twice")
-					}
-					v, err := s.str("params.decision")
-					if err != nil {
-						return err
-					}
-					dec, ok := model.ParseDecision(string(v))
-					if !ok {
-						return s.errAt("params.decision", "unknown decision %q (the spec's decisions: %s)", v, decisionList())
-					}
-					decision, ev.Decision, ev.HasDecision, decisionCol = string(v), dec, true, s.tok
-					return nil
 				}
-				return s.errAt("params", "unknown parameter %q (value or decision)", key)
-			})
-		case keyVars:
-			return d.vars(ev)
+			case keyAction:
+				name, err := s.str("action")
+				if err != nil {
+					return err
+				}
+				a, ok := parseAction(name)
+				if !ok {
+					// Report it after the object is read, so that a
+					// truncated line is reported as truncated.
+					actionErr = s.errAt("action", "unknown action %q (the spec's actions: %s)", name, actionList())
+				}
+				ev.Action = a
+			case keyParams:
+				if err := d.eventParams(ev, &hasValue, &value, &valueCol, &valueErr, &decision, &decisionCol); err != nil {
+					return err
+				}
+			case keyVars:
+				if err := d.vars(ev); err != nil {
+					return err
+				}
+			default:
+				if err := s.skip("time", 0); err != nil {
+					return err
+				}
+			}
+			more, err := s.objNext("")
+			if err != nil || !more {
+				return err
+			}
 		}
-		return s.skip("time", 0)
-	})
+	}()
 	if err != nil {
 		return err
 	}
@@ -340,11 +334,10 @@ func (d *Decoder) event(b []byte, ev *Event) error {
 		if !ev.Action.TakesValue() {
 			return s.errAt("params.value", "%s takes no value", ev.Action)
 		}
-		v := d.valueIndex(value)
-		if v == model.NoVal {
-			return s.errAt("params.value", "%q is not one of the header's Values %v", value, d.params.Values)
+		if valueErr != nil {
+			return valueErr
 		}
-		ev.Value = v
+		ev.Value = value
 	}
 	if ev.HasDecision && ev.Action != model.CrashRecover {
 		s.tok = decisionCol
@@ -354,13 +347,80 @@ func (d *Decoder) event(b []byte, ev *Event) error {
 	return nil
 }
 
-func (d *Decoder) valueIndex(name string) int8 {
-	for i, v := range d.params.Values {
-		if v == name {
-			return int8(i)
+// params reads an event's params object. A value that is not one of the
+// header's is an error reported after the object is read (valueErr), so
+// that an action that takes no value is reported as such first.
+func (d *Decoder) eventParams(ev *Event, hasValue *bool, value *int8, valueCol *int, valueErr *error, decision *model.Decision, decisionCol *int) error {
+	s := &d.sc
+	empty, err := s.objStart("params")
+	if err != nil || empty {
+		return err
+	}
+	for i := 0; ; i++ {
+		k, key, err := s.objKey("params", paramKeys, i)
+		if err != nil {
+			return err
+		}
+		switch k {
+		case 0:
+			if *hasValue {
+				return s.errAt("params", "field \"value\" appears twice")
+			}
+			v, err := s.str("params.value")
+			if err != nil {
+				return err
+			}
+			*hasValue, *valueCol, *value = true, s.tok, model.NoVal
+			for i, name := range d.params.Values {
+				if string(v) == name {
+					*value = int8(i)
+				}
+			}
+			if *value == model.NoVal {
+				*valueErr = s.errAt("params.value", "%q is not one of the header's Values %v", v, d.params.Values)
+			}
+		case 1:
+			if ev.HasDecision {
+				return s.errAt("params", "field \"decision\" appears twice")
+			}
+			v, err := s.str("params.decision")
+			if err != nil {
+				return err
+			}
+			dec, ok := model.ParseDecision(string(v))
+			if !ok {
+				return s.errAt("params.decision", "unknown decision %q (the spec's decisions: %s)", v, decisionList())
+			}
+			ev.Decision, ev.HasDecision, *decisionCol, *decision = dec, true, s.tok, dec
+		default:
+			return s.errAt("params", "unknown parameter %q (value or decision)", key)
+		}
+		more, err := s.objNext("params")
+		if err != nil || !more {
+			return err
 		}
 	}
-	return model.NoVal
+}
+
+// parseAction is model.ParseAction on the line's bytes.
+func parseAction(b []byte) (model.Action, bool) {
+	switch string(b) {
+	case "ExecTask":
+		return model.ExecTask, true
+	case "EmitInterrupt":
+		return model.EmitInterrupt, true
+	case "Consume":
+		return model.Consume, true
+	case "ForkResume":
+		return model.ForkResume, true
+	case "CrashRecover":
+		return model.CrashRecover, true
+	case "ExtraResume":
+		return model.ExtraResume, true
+	case "RaceResume":
+		return model.RaceResume, true
+	}
+	return 0, false
 }
 
 // value reads a model value name: one of Values, or NoVal when allowed.
@@ -387,9 +447,10 @@ func (d *Decoder) value(path string, allowNoVal bool) (int8, error) {
 // outside what the spec allows (pc = 9 in a run of 3 tasks) are not bad
 // input: no behaviour matches them, and the checker says so.
 const (
-	maxSmall = 127 // pc, frontier, task numbers
-	maxCount = 255 // effect counts and counters
-	maxSeq   = 4096
+	maxSmall   = 127            // pc, frontier, task numbers
+	maxCount   = 255            // effect counts
+	maxCounter = math.MaxUint32 // crashes, strays, consumes, raced
+	maxSeq     = model.MaxCount // the line's length bounds a sequence first
 )
 
 // varPaths are the error paths of the variables.
@@ -417,20 +478,36 @@ func at(i int, err error) error {
 	return under("["+strconv.Itoa(i)+"]", err)
 }
 
+// varKeys are the variables, in model.VarNames order.
+var varKeys = keyLits(model.VarNames...)
+
 func (d *Decoder) vars(ev *Event) error {
 	s := &d.sc
 	st := &ev.State
 	st.Effects, st.Log, st.Resumes, st.Recoveries = st.Effects[:0], st.Log[:0], st.Resumes[:0], st.Recoveries[:0]
-	return s.object("vars", func(key []byte) error {
-		v, ok := ParseVar(string(key))
-		if !ok {
+	empty, err := s.objStart("vars")
+	if err != nil || empty {
+		return err
+	}
+	for next := 0; ; {
+		var k int
+		var key []byte
+		if next < len(varKeys) && s.i < len(s.b) && varKeys[next].at(s.b[s.i:]) {
+			// The next variable in the encoder's order, inline.
+			k, s.tok = next, s.i
+			s.i += len(varKeys[next].lit)
+		} else if k, key, err = s.objKey("vars", varKeys, next); err != nil {
+			return err
+		}
+		if k < 0 {
 			return s.errAt("vars", "unknown variable %q (the spec's variables: %s)", key, strings.Join(model.VarNames, ", "))
 		}
+		v := Var(k)
 		if ev.Observed.Has(v) {
-			return s.errAt("vars", "variable %q appears twice", key)
+			return s.errAt("vars", "variable %q appears twice", model.VarNames[v])
 		}
 		ev.Observed |= 1 << v
-		var err error
+		next = k + 1
 		var n int64
 		switch v {
 		case VarPC:
@@ -440,17 +517,17 @@ func (d *Decoder) vars(ev *Event) error {
 			n, err = s.integer("", 0, maxSmall)
 			st.Frontier = int8(n)
 		case VarCrashes:
-			n, err = s.integer("", 0, maxCount)
-			st.Crashes = uint8(n)
+			n, err = s.integer("", 0, maxCounter)
+			st.Crashes = uint32(n)
 		case VarStrays:
-			n, err = s.integer("", 0, maxCount)
-			st.Strays = uint8(n)
+			n, err = s.integer("", 0, maxCounter)
+			st.Strays = uint32(n)
 		case VarConsumes:
-			n, err = s.integer("", 0, maxCount)
-			st.Consumes = uint8(n)
+			n, err = s.integer("", 0, maxCounter)
+			st.Consumes = uint32(n)
 		case VarRaced:
-			n, err = s.integer("", 0, maxCount)
-			st.Raced = uint8(n)
+			n, err = s.integer("", 0, maxCounter)
+			st.Raced = uint32(n)
 		case VarWaiting:
 			st.Waiting, err = s.boolean("")
 		case VarReentered:
@@ -462,15 +539,7 @@ func (d *Decoder) vars(ev *Event) error {
 		case VarConsumed:
 			st.Consumed, err = d.value("", true)
 		case VarEffects:
-			err = s.array("", func(i int) error {
-				if i >= maxSmall {
-					s.mark()
-					return s.errAt("", "more than %d elements", maxSmall)
-				}
-				n, err := s.integer("", 0, maxCount)
-				st.Effects = append(st.Effects, uint8(n))
-				return at(i, err)
-			})
+			st.Effects, err = s.counts(st.Effects)
 		case VarLog:
 			err = s.array("", func(i int) error {
 				if i >= maxSeq {
@@ -499,8 +568,15 @@ func (d *Decoder) vars(ev *Event) error {
 		if err != nil {
 			return under(varPaths[v], err)
 		}
-		return nil
-	})
+		if s.i < len(s.b) && s.b[s.i] == ',' {
+			s.i++
+			continue
+		}
+		more, err := s.objNext("vars")
+		if err != nil || !more {
+			return err
+		}
+	}
 }
 
 // twice is the error for a repeated field.

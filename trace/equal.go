@@ -35,3 +35,7 @@ func equalRecords(a, b []model.Record) bool { return bytes.Equal(asBytes(a), asB
 func equalResumes(a, b []model.ResumeObs) bool { return bytes.Equal(asBytes(a), asBytes(b)) }
 
 func equalRecoveries(a, b []model.Recovery) bool { return bytes.Equal(asBytes(a), asBytes(b)) }
+
+// StatesEqual reports whether s and t give every variable the same value
+// (model.State.Equal, without copying the states).
+func StatesEqual(s, t *model.State) bool { return statesEqual(s, t) }

@@ -168,19 +168,43 @@ func (v Var) String() string {
 	return fmt.Sprintf("Var(%d)", v)
 }
 
-// ParseVar returns the variable with the spec's name.
+// ParseVar returns the variable with the spec's name. (A switch, not a
+// map: the decoder calls it for every variable of every event.)
 func ParseVar(name string) (Var, bool) {
-	v, ok := varByName[name]
-	return v, ok
-}
-
-var varByName = func() map[string]Var {
-	m := map[string]Var{}
-	for i, name := range model.VarNames {
-		m[name] = Var(i)
+	switch name {
+	case "pc":
+		return VarPC, true
+	case "effects":
+		return VarEffects, true
+	case "log":
+		return VarLog, true
+	case "frontier":
+		return VarFrontier, true
+	case "waiting":
+		return VarWaiting, true
+	case "consumed":
+		return VarConsumed, true
+	case "resumes":
+		return VarResumes, true
+	case "crashes":
+		return VarCrashes, true
+	case "recoveries":
+		return VarRecoveries, true
+	case "strays":
+		return VarStrays, true
+	case "reentered":
+		return VarReentered, true
+	case "rebuilt":
+		return VarRebuilt, true
+	case "consumes":
+		return VarConsumes, true
+	case "raced":
+		return VarRaced, true
+	case "lost":
+		return VarLost, true
 	}
-	return m
-}()
+	return 0, false
+}
 
 // VarSet is a set of the spec's variables.
 type VarSet uint16
@@ -270,18 +294,29 @@ func (e *Event) LabelString(m *model.Model) string {
 }
 
 // Matches reports whether s agrees with every variable the event observed.
+// (Written out rather than a loop over VarEqual: it runs once per
+// candidate per event.)
 func (e *Event) Matches(s *model.State) bool {
-	o := e.Observed
+	o, t := e.Observed, &e.State
 	if o == AllVars {
-		return statesEqual(&e.State, s)
+		return statesEqual(t, s)
 	}
-	t := &e.State
-	for v := range numVars {
-		if o.Has(v) && !VarEqual(v, t, s) {
-			return false
-		}
-	}
-	return true
+	not := func(v Var) bool { return o&(1<<v) == 0 }
+	return (not(VarPC) || t.PC == s.PC) &&
+		(not(VarFrontier) || t.Frontier == s.Frontier) &&
+		(not(VarWaiting) || t.Waiting == s.Waiting) &&
+		(not(VarConsumed) || t.Consumed == s.Consumed) &&
+		(not(VarCrashes) || t.Crashes == s.Crashes) &&
+		(not(VarStrays) || t.Strays == s.Strays) &&
+		(not(VarReentered) || t.Reentered == s.Reentered) &&
+		(not(VarRebuilt) || t.Rebuilt == s.Rebuilt) &&
+		(not(VarConsumes) || t.Consumes == s.Consumes) &&
+		(not(VarRaced) || t.Raced == s.Raced) &&
+		(not(VarLost) || t.Lost == s.Lost) &&
+		(not(VarEffects) || bytes.Equal(t.Effects, s.Effects)) &&
+		(not(VarLog) || equalRecords(t.Log, s.Log)) &&
+		(not(VarResumes) || equalResumes(t.Resumes, s.Resumes)) &&
+		(not(VarRecoveries) || equalRecoveries(t.Recoveries, s.Recoveries))
 }
 
 // statesEqual is model.State.Equal without copying the states.

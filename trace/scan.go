@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"unicode/utf16"
@@ -113,7 +114,6 @@ func (s *scanner) expect(c byte, path, what string) error {
 		s.tok = s.i
 		return s.errAt(path, "want %s, found %s", what, s.found())
 	}
-	s.tok = s.i
 	s.i++
 	return nil
 }
@@ -199,6 +199,19 @@ func (s *scanner) array(path string, elem func(i int) error) error {
 // str reads a string. The result aliases the line or the scanner's buffer
 // and is valid until the next call.
 func (s *scanner) str(path string) ([]byte, error) {
+	// Fast path: a string of printable ASCII without escapes, at the
+	// cursor.
+	if i := s.i; i < len(s.b) && s.b[i] == '"' {
+		b := s.b[i+1:]
+		j := 0
+		for j < len(b) && plain[b[j]] {
+			j++
+		}
+		if j < len(b) && b[j] == '"' {
+			s.tok, s.i = i, i+j+2
+			return b[:j], nil
+		}
+	}
 	c := s.peek()
 	s.tok = s.i
 	if c != '"' {
@@ -323,6 +336,26 @@ func (s *scanner) hex4() (rune, bool) {
 // exponent are refused even when their value is whole: the spec's
 // variables are integers and a producer writing 1.0 has a type confusion.
 func (s *scanner) integer(path string, lo, hi int64) (int64, error) {
+	// Fast path: a non-negative integer of up to 9 digits, without
+	// leading zeros, ending in ',', '}' or ']' (the encoder's layout).
+	if i := s.i; i < len(s.b) {
+		b := s.b[i:]
+		if d := b[0] - '0'; d <= 9 {
+			v, j := int64(d), 1
+			for d != 0 && j < len(b) && j < 9 {
+				e := b[j] - '0'
+				if e > 9 {
+					break
+				}
+				v = v*10 + int64(e)
+				j++
+			}
+			if j < len(b) && (b[j] == ',' || b[j] == '}' || b[j] == ']') && lo <= v && v <= hi {
+				s.tok, s.i = i, i+j
+				return v, nil
+			}
+		}
+	}
 	c := s.peek()
 	s.tok = s.i
 	if c != '-' && (c < '0' || c > '9') {
@@ -370,6 +403,19 @@ func (s *scanner) integer(path string, lo, hi int64) (int64, error) {
 }
 
 func (s *scanner) boolean(path string) (bool, error) {
+	// Fast path: the literal at the cursor, as the encoder writes it.
+	if rest := s.b[s.i:]; len(rest) >= 6 {
+		switch w := binary.LittleEndian.Uint32(rest); {
+		case w == 't'|'r'<<8|'u'<<16|'e'<<24 && !isWordByte(rest[4]):
+			s.tok = s.i
+			s.i += 4
+			return true, nil
+		case w == 'f'|'a'<<8|'l'<<16|'s'<<24 && rest[4] == 'e' && !isWordByte(rest[5]):
+			s.tok = s.i
+			s.i += 5
+			return false, nil
+		}
+	}
 	s.ws()
 	s.tok = s.i
 	rest := s.b[s.i:]
@@ -483,4 +529,161 @@ func validNumber(b []byte) bool {
 		}
 	}
 	return i == len(b)
+}
+
+// keyLit is a key a reader expects, with its literal form "name": as the
+// encoder writes it.
+type keyLit struct {
+	name string
+	lit  string
+	// The literal's first 16 bytes as two little-endian words, and the
+	// masks of the bytes it has in them (lit is longer than 16 bytes
+	// when m1 is all ones and long is set).
+	w0, w1, m0, m1 uint64
+	long           bool
+}
+
+func keyLits(names ...string) []keyLit {
+	ks := make([]keyLit, len(names))
+	for i, n := range names {
+		k := keyLit{name: n, lit: `"` + n + `":`}
+		var buf [16]byte
+		copy(buf[:], k.lit)
+		k.w0, k.w1 = binary.LittleEndian.Uint64(buf[:8]), binary.LittleEndian.Uint64(buf[8:])
+		for j := range min(len(k.lit), 16) {
+			if j < 8 {
+				k.m0 |= 0xff << (8 * j)
+			} else {
+				k.m1 |= 0xff << (8 * (j - 8))
+			}
+		}
+		k.long = len(k.lit) > 16
+		ks[i] = k
+	}
+	return ks
+}
+
+// at reports whether b starts with the key's literal: two word
+// comparisons when b has 16 bytes left (a key is never the end of a
+// line), a string comparison otherwise.
+func (k *keyLit) at(b []byte) bool {
+	if len(b) >= 16 && !k.long {
+		return binary.LittleEndian.Uint64(b)&k.m0 == k.w0 && binary.LittleEndian.Uint64(b[8:])&k.m1 == k.w1
+	}
+	return len(b) >= len(k.lit) && string(b[:len(k.lit)]) == k.lit
+}
+
+// objStart consumes an object's '{' and reports whether the object is
+// empty (consuming its '}' then). With objKey and objNext it reads an
+// object without a callback per key, for the decoder's hot paths.
+func (s *scanner) objStart(path string) (empty bool, err error) {
+	if err := s.expect('{', path, "an object"); err != nil {
+		return false, err
+	}
+	if s.peek() == '}' {
+		s.i++
+		return true, nil
+	}
+	return false, nil
+}
+
+// objKey reads the next key and its ':', and returns its index in keys,
+// or -1 for a key that is not there (with the key, for the error). The
+// literal form of keys[hint] is tried first, then of the others, so a
+// line in the encoder's layout is read without unescaping anything; any
+// other layout takes the general path.
+func (s *scanner) objKey(path string, keys []keyLit, hint int) (int, []byte, error) {
+	c := s.peek()
+	s.tok = s.i
+	if c == '"' {
+		rest := s.b[s.i:]
+		if hint >= 0 && hint < len(keys) && keys[hint].at(rest) {
+			s.i += len(keys[hint].lit)
+			return hint, nil, nil
+		}
+		for i := range keys {
+			if keys[i].at(rest) {
+				s.i += len(keys[i].lit)
+				return i, nil, nil
+			}
+		}
+	} else {
+		return -1, nil, s.errAt(path, "want a key (a string), found %s", s.found())
+	}
+	key, err := s.str(path)
+	if err != nil {
+		return -1, nil, err
+	}
+	start := s.tok
+	if err := s.expect(':', path, "':' after a key"); err != nil {
+		return -1, nil, err
+	}
+	s.tok = start
+	for i := range keys {
+		if string(key) == keys[i].name {
+			return i, nil, nil
+		}
+	}
+	return -1, key, nil
+}
+
+// objNext consumes the ',' before another key (true) or the object's
+// closing '}' (false).
+func (s *scanner) objNext(path string) (bool, error) {
+	switch s.peek() {
+	case ',':
+		s.i++
+		return true, nil
+	case '}':
+		s.i++
+		return false, nil
+	}
+	s.tok = s.i
+	return false, s.errAt(path, "want ',' or '}', found %s", s.found())
+}
+
+// counts reads an array of effect counts (0..255) into dst: a fast path
+// for the encoder's layout, single digits separated by commas, and the
+// general one for anything else.
+func (s *scanner) counts(dst []uint8) ([]uint8, error) {
+	start, n0 := s.i, len(dst)
+	if s.i+1 < len(s.b) && s.b[s.i] == '[' {
+		i := s.i + 1
+		if i < len(s.b) && s.b[i] == ']' {
+			s.i = i + 1
+			return dst, nil
+		}
+		for i+1 < len(s.b) && '0' <= s.b[i] && s.b[i] <= '9' {
+			dst = append(dst, s.b[i]-'0')
+			if len(dst)-n0 > maxSmall {
+				break
+			}
+			switch s.b[i+1] {
+			case ',':
+				i += 2
+				continue
+			case ']':
+				s.i = i + 2
+				return dst, nil
+			}
+			break
+		}
+	}
+	s.i, dst = start, dst[:n0]
+	err := s.array("", func(i int) error {
+		if i >= maxSmall {
+			s.mark()
+			return s.errAt("", "more than %d elements", maxSmall)
+		}
+		n, err := s.integer("", 0, maxCount)
+		dst = append(dst, uint8(n))
+		return at(i, err)
+	})
+	return dst, err
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isWordByte(c byte) bool {
+	return c == '_' || isDigit(c) || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
 }

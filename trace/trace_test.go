@@ -109,11 +109,11 @@ var decodeErrors = func() []struct{ name, in, want string } {
 		{"header version", h(`"version":1`, `"version":2`),
 			`line 1, column 36: header.version: format version 2, this reader knows version 1`},
 		{"header unknown field", h(`"faults":[]`, `"faults":[],"x":1`),
-			`line 1, column 210: header: unknown field "x" (a header has format, version, producer, constants and faults)`},
+			`line 1, column 207: header: unknown field "x" (a header has format, version, producer, constants and faults)`},
 		{"header unknown producer field", h(`"version":"1"}`, `"version":"1","url":"x"}`),
-			`line 1, column 80: header.producer: unknown field "url" (a producer has name and version)`},
+			`line 1, column 75: header.producer: unknown field "url" (a producer has name and version)`},
 		{"header unknown constant", h(`"IP":2`, `"IP":2,"Tasks":3`),
-			`line 1, column 114: header.constants: unknown constant "Tasks" (the constants are NTasks, IP, Values, NoVal, MaxResumes, MaxCrashes, MaxExtraResumes, Racers and CrashWhileParked)`},
+			`line 1, column 107: header.constants: unknown constant "Tasks" (the constants are NTasks, IP, Values, NoVal, MaxResumes, MaxCrashes, MaxExtraResumes, Racers and CrashWhileParked)`},
 		{"header missing constants", `{"format":"resume-trace","version":1,"producer":{}}`,
 			`line 1: header: missing field "constants" (a header has format, version, producer, constants and faults)`},
 		{"header missing constant", h(`"IP":2,`, ``),
@@ -125,11 +125,11 @@ var decodeErrors = func() []struct{ name, in, want string } {
 		{"header fault twice", h(`"faults":[]`, `"faults":["replay","replay"]`),
 			`line 1, column 214: header.faults: fault "replay" is listed twice`},
 		{"header duplicate key", h(`"faults":[]`, `"faults":[],"version":1`),
-			`line 1, column 216: header: field "version" appears twice`},
+			`line 1, column 207: header: field "version" appears twice`},
 		{"header duplicate constant", h(`"IP":2`, `"IP":2,"IP":3`),
-			`line 1, column 111: header.constants: constant "IP" appears twice`},
+			`line 1, column 107: header.constants: constant "IP" appears twice`},
 		{"header duplicate producer key", h(`"name":"t"`, `"name":"t","name":"u"`),
-			`line 1, column 67: header.producer: field "name" appears twice`},
+			`line 1, column 61: header.producer: field "name" appears twice`},
 		{"header values twice", h(`"Values":["va","vb"]`, `"Values":["va","va"]`),
 			`line 1, column 116: header.constants: invalid constant Values: Values has va twice`},
 		{"header producer invalid UTF-8", h(`"name":"t"`, "\"name\":\"t\xff\""),
@@ -173,17 +173,17 @@ var decodeErrors = func() []struct{ name, in, want string } {
 		{"record field type", ev(`{"seq":1,"action":"ExecTask","vars":{"log":[{"task":1,"valid":"yes"}]}}`),
 			`line 2, column 63 (seq 1): vars.log[0].valid: want true or false, found a string`},
 		{"record field twice", ev(`{"seq":1,"action":"ExecTask","vars":{"log":[{"task":1,"valid":true,"task":2}]}}`),
-			`line 2, column 74 (seq 1): vars.log[0]: field "task" appears twice`},
+			`line 2, column 68 (seq 1): vars.log[0]: field "task" appears twice`},
 		{"unknown variable", ev(`{"seq":1,"action":"ExecTask","vars":{"counter":2}}`),
-			`line 2, column 47 (seq 1): vars: unknown variable "counter" (the spec's variables: pc, effects, log, frontier, waiting, consumed, resumes, crashes, recoveries, strays, reentered, rebuilt, consumes, raced, lost)`},
+			`line 2, column 38 (seq 1): vars: unknown variable "counter" (the spec's variables: pc, effects, log, frontier, waiting, consumed, resumes, crashes, recoveries, strays, reentered, rebuilt, consumes, raced, lost)`},
 		{"duplicate variable", ev(`{"seq":1,"action":"ExecTask","vars":{"pc":2,"pc":3}}`),
-			`line 2, column 49 (seq 1): vars: variable "pc" appears twice`},
+			`line 2, column 45 (seq 1): vars: variable "pc" appears twice`},
 		{"duplicate field", ev(`{"seq":1,"seq":1,"action":"ExecTask"}`),
-			`line 2, column 15 (seq 1): field "seq" appears twice`},
+			`line 2, column 10 (seq 1): field "seq" appears twice`},
 		{"duplicate param", ev(`{"seq":1,"action":"Consume","params":{"value":"va","value":"vb"}}`),
-			`line 2, column 59 (seq 1): params: field "value" appears twice`},
+			`line 2, column 52 (seq 1): params: field "value" appears twice`},
 		{"duplicate key in time", ev(`{"seq":1,"action":"ExecTask","time":{"a":1,"b":{"c":1,"c":2}}}`),
-			`line 2, column 58 (seq 1): time: key "c" appears twice in an object`},
+			`line 2, column 55 (seq 1): time: key "c" appears twice in an object`},
 		{"invalid UTF-8 in time", ev("{\"seq\":1,\"action\":\"ExecTask\",\"time\":\"\xff\"}"),
 			`line 2, column 37 (seq 1): time: string is not valid UTF-8`},
 		{"raw NUL in time", ev("{\"seq\":1,\"action\":\"ExecTask\",\"time\":\"\x00\"}"),
@@ -195,7 +195,7 @@ var decodeErrors = func() []struct{ name, in, want string } {
 		{"NUL outside a string", ev("{\"seq\":1,\"action\":\"ExecTask\"}\x00"),
 			`line 2, column 30 (seq 1): data after the event's JSON object`},
 		{"unknown field", ev(`{"seq":1,"action":"ExecTask","var":{}}`),
-			`line 2, column 35 (seq 1): unknown field "var" (an event has seq, action, params, vars and time)`},
+			`line 2, column 30 (seq 1): unknown field "var" (an event has seq, action, params, vars and time)`},
 		{"missing seq", ev(`{"action":"ExecTask"}`),
 			`line 2: missing field "seq"`},
 		{"missing action", ev(`{"seq":1}`),
@@ -294,5 +294,20 @@ func TestEncoderChecks(t *testing.T) {
 	bad.Constants.NoVal = "va"
 	if _, err := NewEncoder(&buf, bad); !errors.Is(err, ErrBadInput) {
 		t.Errorf("bad header: %v", err)
+	}
+}
+
+// TestParseVar: ParseVar's table is model.VarNames, in order.
+func TestParseVar(t *testing.T) {
+	if len(model.VarNames) != int(numVars) {
+		t.Fatalf("%d variables, the spec has %d", numVars, len(model.VarNames))
+	}
+	for i, name := range model.VarNames {
+		if v, ok := ParseVar(name); !ok || v != Var(i) || v.String() != name {
+			t.Errorf("ParseVar(%q) = %v, %v", name, v, ok)
+		}
+	}
+	if _, ok := ParseVar("PC"); ok {
+		t.Error("ParseVar is case-blind")
 	}
 }

@@ -72,8 +72,9 @@ func (o Options) livenessBudget() int {
 }
 
 // cand is a candidate state: where the spec may be after the events so
-// far. viol has bit i set when obligation i is violated on some behaviour
-// reaching s; parent indexes the previous step's candidates and label is
+// far. viol has bit i set when obligation i (model.Obligations[i]) is
+// violated on some behaviour reaching s (model.ObligationsAfter keeps it
+// up to date looking only at what each step added); parent indexes the previous step's candidates and label is
 // the transition from it (for the witness).
 type cand struct {
 	s      model.State
@@ -106,7 +107,8 @@ type Checker struct {
 	obls []model.Invariant
 
 	cur, next []cand
-	seen      map[string]int32
+	seen      map[string]int32 // c.next by encoding, once it is large
+	dedup     bool             // seen indexes c.next
 	enc       []byte
 	labels    []model.Label
 
@@ -134,7 +136,7 @@ func New(p model.Params, opt Options) (*Checker, error) {
 func NewChecker(m *model.Model, opt Options) *Checker {
 	c := &Checker{m: m, opt: opt, obls: obligations}
 	init := m.Init()
-	c.cur = append(c.cur, cand{s: init, viol: c.violated(init, 0), parent: -1})
+	c.cur = append(c.cur, cand{s: init, viol: m.ObligationsAfter(&init, model.Lens{}, 0), parent: -1})
 	c.noteObligations()
 	if opt.Witness {
 		c.history = append(c.history, []cand{c.cur[0]})
@@ -144,21 +146,6 @@ func NewChecker(m *model.Model, opt Options) *Checker {
 
 // Model is the model the checker replays against.
 func (c *Checker) Model() *model.Model { return c.m }
-
-// violated returns mask plus the obligations s violates that mask does not
-// already have (the obligations are monotone along a behaviour in this
-// spec, but the checker does not rely on it).
-func (c *Checker) violated(s model.State, mask uint8) uint8 {
-	if mask == 0 && c.m.Safety(s) {
-		return 0 // the common case, in one call
-	}
-	for i, inv := range c.obls {
-		if mask&(1<<i) == 0 && !inv.Holds(c.m, s) {
-			mask |= 1 << i
-		}
-	}
-	return mask
-}
 
 func (c *Checker) noteObligations() {
 	var some uint8
@@ -196,7 +183,7 @@ func (c *Checker) labelsFor(ev *trace.Event, s *model.State) []model.Label {
 		case s.Waiting:
 			ls = append(ls, model.Label{Action: ev.Action, Decision: model.Skip})
 		default:
-			for _, d := range c.m.RecoveryChoices(*s) {
+			for _, d := range c.m.Choices(s.Consumed != model.NoVal) {
 				ls = append(ls, model.Label{Action: ev.Action, Decision: d})
 			}
 		}
@@ -213,14 +200,12 @@ func (c *Checker) Step(ev *trace.Event) bool {
 	if c.done {
 		return false
 	}
-	full := ev.Observed == trace.AllVars
-	c.next = c.next[:0]
-	if !full {
-		if c.seen == nil {
-			c.seen = map[string]int32{}
-		}
-		clear(c.seen)
+	if len(c.cur) == 1 && !c.opt.Witness && c.stepInPlace(ev) {
+		c.advance(ev)
+		return true
 	}
+	c.next = c.next[:0]
+	c.dedup = false
 	for ci := range c.cur {
 		s := &c.cur[ci].s
 		for _, l := range c.labelsFor(ev, s) {
@@ -228,22 +213,15 @@ func (c *Checker) Step(ev *trace.Event) bool {
 			if !ok || !ev.Matches(&t) {
 				continue
 			}
-			viol := c.violated(t, c.cur[ci].viol)
-			if full {
-				// Every match equals the observation: one candidate.
-				if len(c.next) > 0 {
-					c.next[0].viol |= viol
-					continue
-				}
-			} else {
-				c.enc = c.m.Encode(c.enc[:0], t)
-				if i, dup := c.seen[string(c.enc)]; dup {
-					c.next[i].viol |= viol
-					continue
-				}
-				c.seen[string(c.enc)] = int32(len(c.next))
+			viol := c.m.ObligationsAfter(&t, model.LensOf(s), c.cur[ci].viol)
+			if i := c.find(&t); i >= 0 {
+				c.next[i].viol |= viol
+				continue
 			}
 			c.next = append(c.next, cand{s: t, viol: viol, parent: int32(ci), label: l})
+			if len(c.next) > c.opt.maxCandidates() {
+				break
+			}
 		}
 	}
 	switch {
@@ -258,6 +236,74 @@ func (c *Checker) Step(ev *trace.Event) bool {
 		return false
 	}
 	c.cur, c.next = c.next, c.cur
+	c.advance(ev)
+	return true
+}
+
+// stepInPlace is Step's path for one candidate state and one transition
+// the event can name (a stated parameter, or the only one the spec
+// allows), the common case of a trace that states its parameters: the
+// candidate is stepped in place (model.Step), so that nothing is copied or
+// allocated per event however long the state's sequences grow. It
+// reports false, with the candidate unchanged, when the event may take
+// more than one transition or matches none; Step then does the general
+// work (and the rejection).
+func (c *Checker) stepInPlace(ev *trace.Event) bool {
+	cd := &c.cur[0]
+	ls := c.labelsFor(ev, &cd.s)
+	if len(ls) != 1 {
+		return false
+	}
+	from := model.LensOf(&cd.s)
+	u, ok := c.m.Step(&cd.s, ls[0])
+	if !ok {
+		return false
+	}
+	if !ev.Matches(&cd.s) {
+		u.Restore(&cd.s)
+		return false
+	}
+	cd.viol = c.m.ObligationsAfter(&cd.s, from, cd.viol)
+	cd.parent, cd.label = 0, ls[0]
+	return true
+}
+
+// find returns the index in c.next of a candidate equal to t, or -1. A
+// few candidates are compared directly; past that, c.seen indexes them by
+// their canonical encoding.
+func (c *Checker) find(t *model.State) int {
+	const direct = 8
+	if len(c.next) <= direct {
+		for i := range c.next {
+			if trace.StatesEqual(&c.next[i].s, t) {
+				return i
+			}
+		}
+		if len(c.next) < direct {
+			return -1
+		}
+	}
+	if !c.dedup {
+		if c.seen == nil {
+			c.seen = map[string]int32{}
+		}
+		clear(c.seen)
+		for i := range c.next {
+			c.enc = c.m.Encode(c.enc[:0], c.next[i].s)
+			c.seen[string(c.enc)] = int32(i)
+		}
+		c.dedup = true
+	}
+	c.enc = c.m.Encode(c.enc[:0], *t)
+	if i, ok := c.seen[string(c.enc)]; ok {
+		return int(i)
+	}
+	c.seen[string(c.enc)] = int32(len(c.next))
+	return -1
+}
+
+// advance records that ev matched.
+func (c *Checker) advance(ev *trace.Event) {
 	c.matched++
 	c.last = lastEvent{seq: ev.Seq, line: ev.Line, action: ev.Action, value: ev.Value,
 		decision: ev.Decision, hasDecision: ev.HasDecision}
@@ -265,7 +311,6 @@ func (c *Checker) Step(ev *trace.Event) bool {
 	if c.opt.Witness {
 		c.history = append(c.history, append([]cand(nil), c.cur...))
 	}
-	return true
 }
 
 // EventReader yields a trace's events one at a time, io.EOF after the

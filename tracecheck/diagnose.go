@@ -3,6 +3,7 @@ package tracecheck
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/model"
@@ -118,7 +119,7 @@ func (c *Checker) reject(ev *trace.Event) {
 	f := &Failure{Event: c.ref(ev), TotalCandidates: len(c.cur)}
 	obsVars := m.Vars(ev.State)
 	for _, v := range ev.Observed.List() {
-		f.Observed = append(f.Observed, VarValue{Var: v.String(), Value: obsVars[v.String()].String()})
+		f.Observed = append(f.Observed, VarValue{Var: v.String(), Value: showValue(obsVars[v.String()])})
 	}
 	type near struct {
 		cand  int
@@ -153,7 +154,7 @@ func (c *Checker) reject(ev *trace.Event) {
 		if show {
 			vars := m.Vars(*s)
 			for _, name := range model.VarNames {
-				cd.State = append(cd.State, VarValue{Var: name, Value: vars[name].String()})
+				cd.State = append(cd.State, VarValue{Var: name, Value: showValue(vars[name])})
 			}
 		}
 		for _, l := range ls {
@@ -213,7 +214,7 @@ func diffObserved(m *model.Model, ev *trace.Event, obs map[string]tlavalue.Value
 			spec = m.Vars(*t)
 		}
 		name := v.String()
-		d := VarDiff{Var: name, Observed: obs[name].String(), Spec: spec[name].String()}
+		d := VarDiff{Var: name, Observed: showValue(obs[name]), Spec: showValue(spec[name])}
 		diffValue(name, obs[name], spec[name], &d.Details)
 		if len(d.Details) == 1 && d.Details[0] == fmt.Sprintf("%s: observed %s, spec %s", name, d.Observed, d.Spec) {
 			d.Details = nil
@@ -224,6 +225,28 @@ func diffObserved(m *model.Model, ev *trace.Event, obs map[string]tlavalue.Value
 }
 
 const maxDetails = 4
+
+// maxShownElems bounds the elements of a sequence a report prints: the
+// state of a long run (a million resumes) is shown by its first and last
+// elements and its length; the differences are pinpointed by index.
+const maxShownElems = 32
+
+// showValue prints v as TLA+, eliding the middle of a long sequence.
+func showValue(v tlavalue.Value) string {
+	if v.Kind() != tlavalue.KindTuple || v.Len() <= maxShownElems {
+		return v.String()
+	}
+	es := v.Elems()
+	parts := make([]string, 0, maxShownElems+1)
+	for _, e := range es[:maxShownElems/2] {
+		parts = append(parts, e.String())
+	}
+	parts = append(parts, fmt.Sprintf("... %d more ...", len(es)-maxShownElems*3/4))
+	for _, e := range es[len(es)-maxShownElems/4:] {
+		parts = append(parts, e.String())
+	}
+	return "<<" + strings.Join(parts, ", ") + ">> (" + strconv.Itoa(len(es)) + " elements)"
+}
 
 // diffValue pinpoints where two values differ, down to elements of
 // sequences and fields of records.

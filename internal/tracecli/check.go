@@ -76,7 +76,7 @@ With several traces the first of 1, 3, 4, 5 that applies is the exit code.`,
 	f.StringVar(&o.faults, "faults", "", `check against these faults (comma-separated, or "none") instead of the header's claim`)
 	f.IntVar(&o.maxCandidates, "max-candidates", 0, "give up when more states than this are candidates (0: 65536)")
 	f.IntVar(&o.show, "show", 0, "candidate states to describe in full on rejection (0: 3)")
-	cmd.AddCommand(newConvert(stdout, stderr))
+	cmd.AddCommand(newConvert(stdout, stderr), newBench(stdout, stderr))
 	return cmd
 }
 

@@ -33,9 +33,9 @@ var hostile = map[string]struct {
 	"values-operator-names.ndjson":  {0, ""},
 	"nul-time.ndjson":               {0, ""},
 	// issue 14: a key twice in the header (encoding/json kept the last)
-	"dup-key-header.ndjson":        {3, `line 1, column 231: header: field "faults" appears twice`},
-	"dup-constant.ndjson":          {3, `line 1, column 214: header.constants: constant "MaxCrashes" appears twice`},
-	"dup-key-time.ndjson":          {3, `line 2, column 47 (seq 1): time: key "t" appears twice in an object`},
+	"dup-key-header.ndjson":        {3, `line 1, column 223: header: field "faults" appears twice`},
+	"dup-constant.ndjson":          {3, `line 1, column 202: header.constants: constant "MaxCrashes" appears twice`},
+	"dup-key-time.ndjson":          {3, `line 2, column 44 (seq 1): time: key "t" appears twice in an object`},
 	"invalid-utf8-producer.ndjson": {3, `line 1, column 57: header.producer.name: string is not valid UTF-8`},
 	"invalid-utf8-time.ndjson":     {3, `line 2, column 37 (seq 1): time: string is not valid UTF-8`},
 	"nul-producer.ndjson":          {3, `line 1, column 57: header.producer.name: control character U+0000`},
