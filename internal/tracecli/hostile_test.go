@@ -48,7 +48,7 @@ var hostile = map[string]struct {
 
 func hostileFiles(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob("../../testdata/hostile/*")
+	files, err := filepath.Glob("../../testdata/hostile/trace/*")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func checkModuleFiles(t *testing.T, path, dir, module string) {
 // structure as any other name.
 func TestHostileFileName(t *testing.T) {
 	root, _ := filepath.Abs("../..")
-	src, err := os.ReadFile(filepath.Join(root, "testdata/hostile/producer-ends-comment.ndjson"))
+	src, err := os.ReadFile(filepath.Join(root, "testdata/hostile/trace/producer-ends-comment.ndjson"))
 	if err != nil {
 		t.Fatal(err)
 	}

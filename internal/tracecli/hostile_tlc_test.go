@@ -39,7 +39,7 @@ func TestHostileTLC(t *testing.T) {
 		}
 	}
 	t.Run("file name", func(t *testing.T) {
-		src, err := os.ReadFile(filepath.Join(root, "testdata/hostile/producer-ends-comment.ndjson"))
+		src, err := os.ReadFile(filepath.Join(root, "testdata/hostile/trace/producer-ends-comment.ndjson"))
 		if err != nil {
 			t.Fatal(err)
 		}
