@@ -85,6 +85,7 @@ func TestGoEngineRefusesOtherSpecs(t *testing.T) {
 		{"sweep", "--progress", "0", "--set", "NTasks=3..4"},
 		{"matrix"},
 		{"explore", "--html", "explorer.html"},
+		{"report", "site", "--dir", "site"},
 		{"bench", "--tlc", "off", "--cfg", "spec/R0.cfg", "--spec", "spec/Resume.tla", "--pairs", "1"},
 	}
 	for name, edit := range otherSpecs {

@@ -316,8 +316,15 @@ runs it, and the report package's browser test reads the same pages.`,
 		Example: `  tlcrun report site --dir bin/report`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// The pages are the Go engine's: only for the spec it mirrors.
+			if err := mirrorPreflight("go", filepath.Join("spec", check.Module+".tla")); err != nil {
+				return err
+			}
 			err := report.WriteSite(cmd.Context(), dir, report.SiteOptions{Workers: workers,
 				Log: func(path string) { fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", path) }})
+			if errors.Is(err, check.ErrNotMirrored) {
+				return runError(err)
+			}
 			if err != nil {
 				return &exitError{code: ExitFailure, err: err}
 			}
