@@ -61,6 +61,9 @@ func wide(n uint64) toy {
 // fingerprint lost by a flush would explore it twice, one taken as seen
 // wrongly would lose it.
 func TestFingerprintSpill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: every budget at every worker count on two models (make test runs it)")
+	}
 	for name, m := range map[string]toy{"grid": grid(300), "wide": wide(200003)} {
 		t.Run(name, func(t *testing.T) {
 			ref, want := record(t, m, Options[uint64]{Workers: 1})

@@ -54,6 +54,9 @@ type browser struct {
 // Chromium, unless RESUMECHECK_REQUIRE_BROWSER=1.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
+	if testing.Short() && os.Getenv("RESUMECHECK_REQUIRE_BROWSER") != "1" {
+		t.Skip("-short: the browser tests (make test and make report-browser run them)")
+	}
 	path := browserPath()
 	if path == "" {
 		if os.Getenv("RESUMECHECK_REQUIRE_BROWSER") == "1" {

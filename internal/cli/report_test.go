@@ -87,6 +87,9 @@ func TestReportFiles(t *testing.T) {
 // holding one. (The replay/CO cell's command once reproduced EO's
 // counterexample, 4 states, instead of CO's 7.)
 func TestReproduceCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: one check per matrix cell, 176 of them (make test runs them)")
+	}
 	res, err := matrix.Build(context.Background(), "../../spec", matrix.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)

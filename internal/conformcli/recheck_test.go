@@ -29,6 +29,9 @@ func TestCommittedBaselinesRecheck(t *testing.T) {
 // TestRecheckCatchesDoctoredBaselines flips committed verdicts and traces
 // in a scratch copy, one at a time, and asserts each is caught and named.
 func TestRecheckCatchesDoctoredBaselines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a recheck of every baseline per doctored copy (make test runs it)")
+	}
 	const seq, lg = "sequencer@1-sqlite", "langgraph@1.2.9-sqlite"
 	for _, tc := range []struct {
 		name   string

@@ -39,6 +39,9 @@ func TestKillSweep(t *testing.T) {
 				if !store.second {
 					t.Skip("the process-level concurrency cells run on PostgreSQL with -full (make killsweep)")
 				}
+				if testing.Short() {
+					t.Skip("-short: the process-level concurrency cells (make test runs them)")
+				}
 			}
 			t.Run("Recoverers", func(t *testing.T) { concurrent(t); recovererSweep(t, tg) })
 			t.Run("Lag", func(t *testing.T) {
@@ -58,6 +61,9 @@ func TestKillSweep(t *testing.T) {
 // it was before branch ownership (--unfenced) must find tasks with two
 // idempotency keys and duplicates in the ledger.
 func TestConcurrencyCellsCatchUnfenced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the concurrency cells' mutation test (make test runs it)")
+	}
 	tg := sqliteTarget(t)
 	tg.extra = []string{"--unfenced"}
 	problems, cells := lagSweep(t, tg)
