@@ -193,10 +193,14 @@ func (r *SpecResult) Text() string {
 	var sb strings.Builder
 	switch r.Verdict {
 	case Accepted:
-		fmt.Fprintf(&sb, "ACCEPTED: all %d events are a behaviour of %s (%d candidate state%s at the end).\n",
-			r.Events, r.Module, r.Candidates, map[bool]string{true: "", false: "s"}[r.Candidates == 1])
+		all := "all " + plural(r.Events, "event") + " are"
+		if r.Events == 1 {
+			all = "its 1 event is"
+		}
+		fmt.Fprintf(&sb, "ACCEPTED: %s a behaviour of %s (%s at the end).\n",
+			all, r.Module, plural(r.Candidates, "candidate state"))
 	case Unknown:
-		fmt.Fprintf(&sb, "UNKNOWN: gave up after %d events: too many candidate states.\n", r.Events)
+		fmt.Fprintf(&sb, "UNKNOWN: gave up after %s: too many candidate states.\n", plural(r.Events, "event"))
 	case Rejected:
 		fmt.Fprintf(&sb, "REJECTED at %s: no behaviour of %s takes it after the %d event%s before.\n",
 			r.Failure.Event, r.Module, r.Events, map[bool]string{true: "", false: "s"}[r.Events == 1])

@@ -13,7 +13,11 @@ func (r *Result) Text() string {
 	p := func(format string, args ...any) { fmt.Fprintf(&sb, format, args...) }
 	switch r.Verdict {
 	case Accepted:
-		p("ACCEPTED: %d events match a behaviour of the spec", r.Matched)
+		if r.Matched == 1 {
+			p("ACCEPTED: 1 event matches a behaviour of the spec")
+		} else {
+			p("ACCEPTED: %d events match a behaviour of the spec", r.Matched)
+		}
 		if r.Candidates > 1 {
 			p(" (%d candidate states at the end)", r.Candidates)
 		}
@@ -86,7 +90,7 @@ func (r *Result) Text() string {
 		if r.Verdict == Accepted {
 			p("obligations on the observed behaviour:\n")
 		} else {
-			p("obligations on the matched prefix (%d events):\n", r.Matched)
+			p("obligations on the matched prefix (%s):\n", plural(r.Matched, "event"))
 		}
 		for _, o := range r.Obligations {
 			p("  %-3s %-12s ", o.Name, o.Status)

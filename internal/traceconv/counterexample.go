@@ -110,7 +110,7 @@ func FromReport(raw []byte, p model.Params, n int) (*trace.Trace, []string, erro
 		return nil, nil, inputf("the report has no counterexample (verdict without violations)")
 	}
 	if n < 0 || n >= len(rep.Violations) {
-		return nil, nil, inputf("the report has %d counterexamples; there is no number %d", len(rep.Violations), n+1)
+		return nil, nil, inputf("the report has %s; there is no number %d", plural(len(rep.Violations), "counterexample"), n+1)
 	}
 	v := rep.Violations[n]
 	states := make([]tlavalue.State, len(v.Trace))

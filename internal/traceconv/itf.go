@@ -38,8 +38,8 @@ func ToITF(t *trace.Trace, source string) (*tlavalue.ITFTrace, error) {
 		return nil, err
 	}
 	if res.Verdict != tracecheck.Accepted {
-		return nil, inputf("the trace is %s by the spec (%d of %d events match); only accepted traces are exported",
-			res.Verdict, res.Matched, len(t.Events))
+		return nil, inputf("the trace is %s by the spec (%d matched of %s); only accepted traces are exported",
+			res.Verdict, res.Matched, plural(len(t.Events), "event"))
 	}
 	m, _ := model.New(p)
 	hdr, err := json.Marshal(t.Header)

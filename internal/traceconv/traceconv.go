@@ -58,3 +58,11 @@ func FromStates(p model.Params, producer trace.Producer, states []tlavalue.State
 func modelValues(p model.Params) func(string) bool {
 	return func(s string) bool { return s == p.NoVal || slices.Contains(p.Values, s) }
 }
+
+// plural is "1 event", "2 events".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
