@@ -48,6 +48,14 @@ var corpus = []corpusCase{
 	{file: "accepted/long-sim-3.ndjson", verdict: "accepted", events: 110, matched: 110},
 	{file: "accepted/long-claimed-replay.ndjson", verdict: "accepted", events: 59, matched: 59, violated: []string{"EO", "PC"}},
 
+	// Recorded from an implementation's log (docs/trace.md, "Recording your
+	// own system"; TestRecording writes them from testdata/recording), and
+	// the three common mistakes.
+	{file: "recorded/checkout.ndjson", verdict: "accepted", events: 6, matched: 6},
+	{file: "recorded/mistake-consume-then-exectask.ndjson", verdict: "rejected", events: 7, matched: 2, open: []string{"LV"}},
+	{file: "recorded/mistake-pc-of-task-run.ndjson", verdict: "rejected", events: 6, matched: 0, open: []string{"LV"}},
+	{file: "recorded/mistake-bounds-as-limits.ndjson", verdict: "rejected", events: 6, matched: 3, open: []string{"LV"}},
+
 	// Rejected: mutations. matched+1 is the event that breaks the trace.
 	{file: "rejected/mut-dropped-event.ndjson", verdict: "rejected", events: 6, matched: 2, open: []string{"LV"}},
 	{file: "rejected/mut-swapped-pair.ndjson", verdict: "rejected", events: 7, matched: 2, open: []string{"LV"}},
