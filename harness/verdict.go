@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/resumecontract/resumecheck/internal/english"
+	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
@@ -24,7 +25,7 @@ const (
 )
 
 // Obligations are the contract's obligations, in the profile's order.
-var Obligations = []string{"EO", "PC", "FD", "CV", "CO", "RD", "FI", "LV"}
+var Obligations = model.ObligationIDs()
 
 // RunVerdict is one run's verdict and its evidence.
 type RunVerdict struct {
@@ -202,7 +203,7 @@ func (rv *RunVerdict) decide(tr *trace.Trace, res *tracecheck.Result, direct map
 				count[o]++
 			}
 		}
-		for _, o := range []string{"EO", "PC", "FD", "CV", "CO", "RD"} {
+		for _, o := range model.SafetyObligations() {
 			switch count[o] {
 			case len(acc):
 				rv.Obligations[o] = Violated

@@ -42,7 +42,7 @@ var Columns = []Column{
 }
 
 // Safety are the six safety obligations.
-var Safety = []string{"EO", "PC", "FD", "CV", "CO", "RD"}
+var Safety = model.SafetyObligations()
 
 // Row is one model of the matrix: the reference semantics (possibly with
 // an extension on) or one fault.

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strconv"
 )
 
 // Invariant is one of the spec's state predicates, under the spec's name.
+// The predicates are written once, in contract.go; Invariants (generated)
+// lists them.
 type Invariant struct {
 	Name string
 	// Doc says in one line what the invariant guarantees.
@@ -14,23 +17,6 @@ type Invariant struct {
 	Holds func(m *Model, s State) bool
 	// HoldsPacked is Holds on a packed state (what the engine checks).
 	HoldsPacked func(m *Model, p *Packed) bool
-}
-
-// Invariants lists every state predicate the spec defines, in the spec's
-// order: TypeOK, the six obligations and their named clauses, and Safety.
-var Invariants = []Invariant{
-	{"TypeOK", "every variable has its declared type", (*Model).TypeOK, (*Model).typeOKPacked},
-	{"EO", "effect exactly-once: every task's effect fired at most once", (*Model).EO, (*Model).eoPacked},
-	{"PCPrefix", "prefix continuation: execution never re-enters the durable prefix", (*Model).PCPrefix, (*Model).pcPrefixPacked},
-	{"PCLineage", "prefix continuation, lineage clause: recovery never rebuilds from the initial input", (*Model).PCLineage, (*Model).pcLineagePacked},
-	{"PC", "prefix continuation: both clauses", (*Model).PC, (*Model).pcPacked},
-	{"FD", "fork determinism: every resume observed its own value's outcome", (*Model).FD, (*Model).fdPacked},
-	{"CV", "checkpoint validity: every durable record is valid", (*Model).CV, (*Model).cvPacked},
-	{"COEffect", "consume-once, effect clause: the gated effect fired at most once", (*Model).COEffect, (*Model).coEffectPacked},
-	{"COCount", "consume-once, count clause: the parked interrupt was consumed at most once", (*Model).COCount, (*Model).coCountPacked},
-	{"CO", "consume-once: both clauses", (*Model).CO, (*Model).coPacked},
-	{"RD", "recovery determinism: recoveries at the same frontier decided alike", (*Model).RD, (*Model).rdPacked},
-	{"Safety", "all six obligations", (*Model).Safety, (*Model).safetyPacked},
 }
 
 // InvariantSet is a set of Invariants: bit i stands for Invariants[i].
@@ -62,40 +48,17 @@ func (m *Model) HoldPacked(p *Packed, set InvariantSet) bool {
 	return true
 }
 
-// holdsPacked is Invariants[i].HoldsPacked(m, p), called statically
-// (packed_test.go checks the two agree).
-func (m *Model) holdsPacked(i int, p *Packed) bool {
-	switch i {
-	case 0:
-		return m.typeOKPacked(p)
-	case 1:
-		return m.eoPacked(p)
-	case 2:
-		return m.pcPrefixPacked(p)
-	case 3:
-		return m.pcLineagePacked(p)
-	case 4:
-		return m.pcPacked(p)
-	case 5:
-		return m.fdPacked(p)
-	case 6:
-		return m.cvPacked(p)
-	case 7:
-		return m.coEffectPacked(p)
-	case 8:
-		return m.coCountPacked(p)
-	case 9:
-		return m.coPacked(p)
-	case 10:
-		return m.rdPacked(p)
-	case 11:
-		return m.safetyPacked(p)
+// ViolatedPacked returns the invariants of set that p violates.
+func (m *Model) ViolatedPacked(p *Packed, set InvariantSet) InvariantSet {
+	var out InvariantSet
+	for rest := set; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros32(uint32(rest))
+		if !m.holdsPacked(i, p) {
+			out |= 1 << i
+		}
 	}
-	panic(fmt.Sprintf("model: no invariant %d", i))
+	return out
 }
-
-// Obligations are the six safety obligations of the contract, in order.
-var Obligations = []string{"EO", "PC", "FD", "CV", "CO", "RD"}
 
 // LookupInvariant returns the invariant with the spec's name.
 func LookupInvariant(name string) (Invariant, error) {
@@ -107,96 +70,7 @@ func LookupInvariant(name string) (Invariant, error) {
 	return Invariant{}, fmt.Errorf("model: no invariant named %q", name)
 }
 
-// TypeOK mirrors the spec's TypeOK.
-func (m *Model) TypeOK(s State) bool {
-	n := int8(m.P.NTasks)
-	values := int8(len(m.P.Values))
-	ok := s.PC >= 1 && s.PC <= m.Done() &&
-		len(s.Effects) == m.P.NTasks &&
-		s.Frontier >= 0 && s.Frontier <= n &&
-		s.Consumed >= NoVal && s.Consumed < values &&
-		int(s.Crashes) <= m.P.MaxCrashes &&
-		int(s.Strays) <= m.P.MaxExtraResumes &&
-		int(s.Raced) <= m.P.Racers-1
-	for _, r := range s.Log {
-		ok = ok && r.Task >= 1 && r.Task <= n
-	}
-	for _, r := range s.Resumes {
-		ok = ok && r.Value >= 0 && r.Value < values && r.Observed >= 0 && r.Observed < values
-	}
-	for _, r := range s.Recoveries {
-		ok = ok && r.Frontier >= 0 && r.Frontier <= n && int(r.Decision) < len(decisionNames)
-	}
-	return ok
-}
-
-// EO: every task's effect fired at most once.
-func (m *Model) EO(s State) bool {
-	for _, e := range s.Effects {
-		if e > 1 {
-			return false
-		}
-	}
-	return true
-}
-
-// PCPrefix: execution never re-entered the durable prefix.
-func (m *Model) PCPrefix(s State) bool { return !s.Reentered }
-
-// PCLineage: no recovery rebuilt the state from the initial input.
-func (m *Model) PCLineage(s State) bool { return !s.Rebuilt }
-
-// PC: both clauses of prefix continuation.
-func (m *Model) PC(s State) bool { return m.PCPrefix(s) && m.PCLineage(s) }
-
-// FD: every resume aimed at the interrupt checkpoint observed Out(its value).
-func (m *Model) FD(s State) bool {
-	for _, r := range s.Resumes {
-		if r.Observed != Out(r.Value) {
-			return false
-		}
-	}
-	return true
-}
-
-// CV: every durable record is valid.
-func (m *Model) CV(s State) bool {
-	for _, r := range s.Log {
-		if !r.Valid {
-			return false
-		}
-	}
-	return true
-}
-
-// COEffect: the gated effect fired at most once.
-func (m *Model) COEffect(s State) bool { return s.Effects[m.P.IP-1] <= 1 }
-
-// COCount: the parked interrupt was consumed at most once.
-func (m *Model) COCount(s State) bool { return s.Consumes <= 1 }
-
-// CO: both clauses of consume-once.
-func (m *Model) CO(s State) bool { return m.COEffect(s) && m.COCount(s) }
-
-// RD: any two recoveries at the same durable frontier decided alike.
-func (m *Model) RD(s State) bool {
-	for i, a := range s.Recoveries {
-		for _, b := range s.Recoveries[i+1:] {
-			if a.Frontier == b.Frontier && a.Decision != b.Decision {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// Safety: all six obligations.
-func (m *Model) Safety(s State) bool {
-	return m.EO(s) && m.PC(s) && m.FD(s) && m.CV(s) && m.CO(s) && m.RD(s)
-}
-
-// Completed: the run is complete (spec: Completed).
-func (m *Model) Completed(s State) bool { return s.PC == m.Done() }
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // Lens are the lengths of a state's sequences (log, resumes, recoveries).
 type Lens struct{ Log, Resumes, Recoveries int }

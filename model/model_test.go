@@ -124,8 +124,8 @@ var (
 	va, vb = int8(0), int8(1)
 )
 
-func consume(v int8) Label { return Label{Action: Consume, Value: v} }
-func fork(v int8) Label    { return Label{Action: ForkResume, Value: v} }
+func consumeOf(v int8) Label { return Label{Action: Consume, Value: v} }
+func forkOf(v int8) Label    { return Label{Action: ForkResume, Value: v} }
 
 func TestReferenceActions(t *testing.T) {
 	m, err := New(R0())
@@ -139,17 +139,17 @@ func TestReferenceActions(t *testing.T) {
 	_, ok = m.CrashRecover(s, Skip)
 	assert.False(t, ok, "without the parked-crash extension a parked run does not crash")
 
-	s = step(t, m, exec, emit, consume(vb))
+	s = step(t, m, exec, emit, consumeOf(vb))
 	assert.Equal(t, []uint8{1, 1, 0}, s.Effects)
 	assert.Equal(t, vb, s.Consumed)
 	assert.Equal(t, int8(3), s.PC)
 	assert.Equal(t, int8(2), s.Frontier)
 
-	s = step(t, m, exec, emit, consume(vb), crash)
+	s = step(t, m, exec, emit, consumeOf(vb), crash)
 	assert.Equal(t, int8(3), s.PC, "recovery continues at frontier+1")
 	assert.Equal(t, []Recovery{{Frontier: 2, Decision: Skip}}, s.Recoveries)
 
-	s = step(t, m, exec, emit, consume(va), exec, fork(vb), stray)
+	s = step(t, m, exec, emit, consumeOf(va), exec, forkOf(vb), stray)
 	assert.Equal(t, []uint8{1, 1, 1}, s.Effects, "a stray resume and a fork fire nothing")
 	assert.True(t, m.Safety(s))
 	assert.True(t, m.Completed(s))
@@ -166,13 +166,13 @@ func TestEachFaultBreaksWhatItShould(t *testing.T) {
 		broken []string
 	}{
 		{Replay, []Label{exec, {Action: CrashRecover, Decision: ReplayFromStart}, exec}, []string{"EO", "PCPrefix", "PC", "Safety"}},
-		{ForkIgnore, []Label{exec, emit, consume(va), fork(vb)}, []string{"FD", "Safety"}},
-		{InvalidPersist, []Label{exec, emit, consume(va), exec}, []string{"CV", "Safety"}},
+		{ForkIgnore, []Label{exec, emit, consumeOf(va), forkOf(vb)}, []string{"FD", "Safety"}},
+		{InvalidPersist, []Label{exec, emit, consumeOf(va), exec}, []string{"CV", "Safety"}},
 		{Rebuild, []Label{exec, {Action: CrashRecover, Decision: Rebuilt}}, []string{"PCLineage", "PC", "Safety"}},
 		{Redeliver, []Label{exec, {Action: CrashRecover, Decision: Redelivered}}, []string{"EO", "Safety"}},
-		{DoubleConsume, []Label{exec, emit, consume(va), exec, stray}, []string{"EO", "COEffect", "COCount", "CO", "Safety"}},
-		{RaceConsume, []Label{exec, emit, consume(va), {Action: RaceResume, Value: vb}}, []string{"COCount", "CO", "Safety"}},
-		{Regate, []Label{exec, emit, consume(va), {Action: CrashRecover, Decision: Skip}, {Action: CrashRecover, Decision: Regated}}, []string{"RD", "Safety"}},
+		{DoubleConsume, []Label{exec, emit, consumeOf(va), exec, stray}, []string{"EO", "COEffect", "COCount", "CO", "Safety"}},
+		{RaceConsume, []Label{exec, emit, consumeOf(va), {Action: RaceResume, Value: vb}}, []string{"COCount", "CO", "Safety"}},
+		{Regate, []Label{exec, emit, consumeOf(va), {Action: CrashRecover, Decision: Skip}, {Action: CrashRecover, Decision: Regated}}, []string{"RD", "Safety"}},
 	}
 	for _, c := range cases {
 		t.Run(string(c.fault), func(t *testing.T) {

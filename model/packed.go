@@ -11,10 +11,10 @@ import (
 // bits), so a state of the reference bounds R8 fits in two words. Only the
 // first PackedWords() words are used; the others are always zero.
 //
-// Packed mirrors State field for field; NextPacked mirrors Next action for
-// action. The State code is the readable mirror of the spec, the Packed
-// code the fast one; packed_test.go checks on every reachable state of
-// every model in spec/ that they agree.
+// Packed mirrors State field for field. The steps and invariants of both
+// are generated from one source, contract.go (see packedVars);
+// packed_test.go checks on every reachable state of every model in spec/
+// that they agree.
 type Packed [MaxPackedWords]uint64
 
 // MaxPackedWords bounds the size of a packed state: 512 bits, which holds
@@ -29,11 +29,22 @@ type field struct {
 	mask  uint64 // (1<<width)-1; 0 for a field that is always 0
 }
 
-func (f field) get(p *Packed) uint64 { return p[f.word] >> f.shift & f.mask }
+// The index is masked so that the compiler needs no bounds check (word is
+// always below MaxPackedWords, a power of two).
+func (f field) get(p *Packed) uint64 { return p[f.word&(MaxPackedWords-1)] >> f.shift & f.mask }
 
 // set stores v, which must fit the field (callers check with fits).
 func (f field) set(p *Packed, v uint64) {
-	p[f.word] = p[f.word]&^(f.mask<<f.shift) | v<<f.shift
+	w := f.word & (MaxPackedWords - 1)
+	p[w] = p[w]&^(f.mask<<f.shift) | v<<f.shift
+}
+
+// put stores v, and panics when it does not fit (see overflow).
+func (f field) put(p *Packed, v uint64, name string) {
+	if v > f.mask {
+		overflow(name)
+	}
+	f.set(p, v)
 }
 
 func (f field) fits(v uint64) bool { return v <= f.mask }
@@ -48,17 +59,21 @@ type layout struct {
 	crashes, strays, consumes, raced       field
 	effects                                []field
 	logLen                                 field
-	logTask, logValid                      []field
+	log                                    []slot // task, valid
 	resLen                                 field
-	resValue, resObserved                  []field
+	resumes                                []slot // value, observed
 	recLen                                 field
-	recFrontier, recDecision               []field
+	recoveries                             []slot // frontier, decision
 	maxEffect, maxLog, maxConsumes, maxDec uint64
 
-	// The faults NextPacked consults, looked up once.
-	prefixReplay, invalidPersist, forkIgnore, volatilePark bool
-	doubleConsume, raceConsume, raceEffect, noIntent       bool
+	// The most the effects, the resume values and the decisions can hold,
+	// and whether the log has validity bits (see vars' Cap methods).
+	effectsCap, valueCap uint64
+	validBits            bool
 }
+
+// slot is one element of a sequence: the fields of its record.
+type slot struct{ a, b field }
 
 // allocator hands out bit fields, never splitting one across words.
 type allocator struct {
@@ -138,11 +153,6 @@ func newLayout(p Params) (layout, error) {
 		}
 	}
 
-	l.prefixReplay, l.invalidPersist, l.forkIgnore = f.Has(PrefixReplay), f.Has(InvalidPersist), f.Has(ForkIgnore)
-	l.volatilePark, l.doubleConsume = f.Has(VolatilePark), f.Has(DoubleConsume)
-	l.raceConsume, l.raceEffect = f.Has(RaceConsume), f.Has(RaceEffect)
-	l.noIntent = f.Has(NoIntent)
-
 	var a allocator
 	l.pc = a.field(n + 1)
 	l.frontier = a.field(n)
@@ -164,31 +174,33 @@ func newLayout(p Params) (layout, error) {
 		}
 	}
 	l.logLen = a.field(l.maxLog)
-	l.logTask = make([]field, l.maxLog)
-	l.logValid = make([]field, l.maxLog)
-	for i := range l.logTask {
-		l.logTask[i] = a.field(n)
+	l.log = make([]slot, l.maxLog)
+	for i := range l.log {
+		l.log[i].a = a.field(n)
 		if f.Has(InvalidPersist) {
-			l.logValid[i] = a.field(1)
+			l.log[i].b = a.field(1)
 		}
 	}
 	l.resLen = a.field(uint64(p.MaxResumes))
-	l.resValue = make([]field, p.MaxResumes)
-	l.resObserved = make([]field, p.MaxResumes)
-	for i := range l.resValue {
-		l.resValue[i] = a.field(v - 1)
-		l.resObserved[i] = a.field(v - 1)
+	l.resumes = make([]slot, p.MaxResumes)
+	for i := range l.resumes {
+		l.resumes[i] = slot{a.field(v - 1), a.field(v - 1)}
 	}
 	l.recLen = a.field(crashes)
-	l.recFrontier = make([]field, p.MaxCrashes)
-	l.recDecision = make([]field, p.MaxCrashes)
-	for i := range l.recFrontier {
-		l.recFrontier[i] = a.field(n)
-		l.recDecision[i] = a.field(l.maxDec)
+	l.recoveries = make([]slot, p.MaxCrashes)
+	for i := range l.recoveries {
+		l.recoveries[i] = slot{a.field(n), a.field(l.maxDec)}
 	}
 	if a.err != nil {
 		return layout{}, a.err
 	}
+	for _, e := range l.effects {
+		l.effectsCap = max(l.effectsCap, e.mask)
+	}
+	if len(l.resumes) > 0 {
+		l.valueCap = l.resumes[0].a.mask
+	}
+	l.validBits = len(l.log) > 0 && l.log[0].b.mask != 0
 	l.words = a.word + 1
 	return l, nil
 }
@@ -244,13 +256,13 @@ func (m *Model) Pack(s State) (Packed, error) {
 	if len(s.Effects) != len(l.effects) {
 		return Packed{}, errPack("len(effects)", len(s.Effects))
 	}
-	if len(s.Log) > len(l.logTask) {
+	if len(s.Log) > len(l.log) {
 		return Packed{}, errPack("len(log)", len(s.Log))
 	}
-	if len(s.Resumes) > len(l.resValue) {
+	if len(s.Resumes) > len(l.resumes) {
 		return Packed{}, errPack("len(resumes)", len(s.Resumes))
 	}
-	if len(s.Recoveries) > len(l.recFrontier) {
+	if len(s.Recoveries) > len(l.recoveries) {
 		return Packed{}, errPack("len(recoveries)", len(s.Recoveries))
 	}
 	errs := []error{
@@ -268,20 +280,20 @@ func (m *Model) Pack(s State) (Packed, error) {
 		errs = append(errs, put(l.effects[t], "effects", int64(e)))
 	}
 	for i, r := range s.Log {
-		errs = append(errs, put(l.logTask[i], "log.task", int64(r.Task)))
-		if l.logValid[i].mask != 0 {
-			errs = append(errs, flag(l.logValid[i], "log.valid", r.Valid))
+		errs = append(errs, put(l.log[i].a, "log.task", int64(r.Task)))
+		if l.log[i].b.mask != 0 {
+			errs = append(errs, flag(l.log[i].b, "log.valid", r.Valid))
 		} else if !r.Valid {
 			errs = append(errs, errPack("log.valid", false))
 		}
 	}
 	for i, r := range s.Resumes {
-		errs = append(errs, put(l.resValue[i], "resumes.value", int64(r.Value)),
-			put(l.resObserved[i], "resumes.observed", int64(r.Observed)))
+		errs = append(errs, put(l.resumes[i].a, "resumes.value", int64(r.Value)),
+			put(l.resumes[i].b, "resumes.observed", int64(r.Observed)))
 	}
 	for i, r := range s.Recoveries {
-		errs = append(errs, put(l.recFrontier[i], "recoveries.frontier", int64(r.Frontier)),
-			put(l.recDecision[i], "recoveries.decision", int64(r.Decision)))
+		errs = append(errs, put(l.recoveries[i].a, "recoveries.frontier", int64(r.Frontier)),
+			put(l.recoveries[i].b, "recoveries.decision", int64(r.Decision)))
 	}
 	for _, err := range errs {
 		if err != nil {
@@ -315,22 +327,22 @@ func (m *Model) Unpack(p Packed) State {
 		s.Log = make([]Record, n)
 		for i := range n {
 			valid := true
-			if l.logValid[i].mask != 0 {
-				valid = l.logValid[i].get(&p) != 0
+			if l.log[i].b.mask != 0 {
+				valid = l.log[i].b.get(&p) != 0
 			}
-			s.Log[i] = Record{Task: int8(l.logTask[i].get(&p)), Valid: valid}
+			s.Log[i] = Record{Task: int8(l.log[i].a.get(&p)), Valid: valid}
 		}
 	}
 	if n := int(l.resLen.get(&p)); n > 0 {
 		s.Resumes = make([]ResumeObs, n)
 		for i := range n {
-			s.Resumes[i] = ResumeObs{Value: int8(l.resValue[i].get(&p)), Observed: int8(l.resObserved[i].get(&p))}
+			s.Resumes[i] = ResumeObs{Value: int8(l.resumes[i].a.get(&p)), Observed: int8(l.resumes[i].b.get(&p))}
 		}
 	}
 	if n := int(l.recLen.get(&p)); n > 0 {
 		s.Recoveries = make([]Recovery, n)
 		for i := range n {
-			s.Recoveries[i] = Recovery{Frontier: int8(l.recFrontier[i].get(&p)), Decision: Decision(l.recDecision[i].get(&p))}
+			s.Recoveries[i] = Recovery{Frontier: int8(l.recoveries[i].a.get(&p)), Decision: Decision(l.recoveries[i].b.get(&p))}
 		}
 	}
 	return s
@@ -345,197 +357,56 @@ func (m *Model) InitPacked() Packed {
 	return p
 }
 
-// overflow reports a counter outgrowing the bound newLayout derived for
-// it: a broken internal invariant, since the bounds follow from the spec.
+// overflow reports a number outgrowing the bound newLayout derived for
+// its field: a broken internal invariant, since the bounds follow from
+// the spec.
 func overflow(name string) {
 	panic("model: packed " + name + " outgrew its bound; newLayout's bounds are wrong")
-}
-
-// inc adds one to a packed counter.
-func inc(p *Packed, f field, name string) {
-	v := f.get(p) + 1
-	if !f.fits(v) {
-		overflow(name)
-	}
-	f.set(p, v)
 }
 
 // appendLog appends a record to the packed log.
 func (l *layout) appendLog(p *Packed, task int8, valid bool) {
 	n := l.logLen.get(p)
-	if n >= uint64(len(l.logTask)) {
+	if n >= uint64(len(l.log)) {
 		overflow("log")
 	}
-	l.logTask[n].set(p, uint64(task))
-	if valid && l.logValid[n].mask != 0 {
-		l.logValid[n].set(p, 1)
-	} else if !valid && l.logValid[n].mask == 0 {
+	sl := &l.log[n]
+	sl.a.put(p, uint64(task), "log.task")
+	if sl.b.mask != 0 {
+		sl.b.set(p, b2u(valid))
+	} else if !valid {
 		overflow("log.valid")
 	}
 	l.logLen.set(p, n+1)
 }
 
-// NextPacked is Next on a packed state: it calls emit for every enabled
-// transition, with the same labels in the same order as Next. It does
-// not allocate.
-func (m *Model) NextPacked(s Packed, emit func(Label, Packed)) {
-	l := &m.lay
-	n := int8(m.P.NTasks)
-	ip := m.ip()
-	pc := int8(l.pc.get(&s))
-	frontier := int8(l.frontier.get(&s))
-	consumed := int8(l.consumed.get(&s)) - 1
-	waiting := l.waiting.get(&s) != 0
-	resumes := l.resLen.get(&s)
-	values := int8(len(m.P.Values))
-
-	// ExecTask
-	if pc >= 1 && pc <= n && !waiting && !(pc == ip && consumed == NoVal) {
-		t := s
-		if !(pc == ip && l.prefixReplay) {
-			inc(&t, l.effects[pc-1], "effects")
-		}
-		l.appendLog(&t, pc, !(l.invalidPersist && pc == n))
-		l.frontier.set(&t, uint64(max(frontier, pc)))
-		if pc <= frontier {
-			l.reentered.set(&t, 1)
-		}
-		l.pc.set(&t, uint64(pc+1))
-		emit(Label{Action: ExecTask}, t)
+// appendResume appends a resume to the packed resumes.
+func (l *layout) appendResume(p *Packed, value, observed int8) {
+	n := l.resLen.get(p)
+	if n >= uint64(len(l.resumes)) {
+		overflow("resumes")
 	}
-	// EmitInterrupt
-	if pc == ip && !waiting && consumed == NoVal && l.lost.get(&s) == 0 {
-		t := s
-		l.waiting.set(&t, 1)
-		emit(Label{Action: EmitInterrupt}, t)
-	}
-	// Consume(v)
-	if waiting && int(resumes) < m.P.MaxResumes {
-		for v := range values {
-			t := s
-			l.waiting.set(&t, 0)
-			l.consumed.set(&t, uint64(v+1))
-			inc(&t, l.effects[ip-1], "effects")
-			l.appendLog(&t, ip, true)
-			l.frontier.set(&t, uint64(max(frontier, ip)))
-			l.pc.set(&t, uint64(ip+1))
-			l.resValue[resumes].set(&t, uint64(v))
-			l.resObserved[resumes].set(&t, uint64(Out(v)))
-			l.resLen.set(&t, resumes+1)
-			inc(&t, l.consumes, "consumes")
-			emit(Label{Action: Consume, Value: v}, t)
-		}
-	}
-	// ForkResume(v)
-	if consumed != NoVal && int(resumes) < m.P.MaxResumes {
-		for v := range values {
-			t := s
-			obs := Out(v)
-			if l.forkIgnore {
-				obs = Out(consumed)
-			}
-			l.resValue[resumes].set(&t, uint64(v))
-			l.resObserved[resumes].set(&t, uint64(obs))
-			l.resLen.set(&t, resumes+1)
-			if l.noIntent {
-				inc(&t, l.consumes, "consumes")
-			}
-			emit(Label{Action: ForkResume, Value: v}, t)
-		}
-	}
-	// CrashRecover(d)
-	crashes := l.crashes.get(&s)
-	if int(crashes) < m.P.MaxCrashes && pc >= 2 && pc <= n && !(waiting && !m.P.CrashWhileParked) {
-		recover := func(d Decision) Packed {
-			t := s
-			l.crashes.set(&t, crashes+1)
-			k := l.recLen.get(&t)
-			l.recFrontier[k].set(&t, uint64(frontier))
-			l.recDecision[k].set(&t, uint64(d))
-			l.recLen.set(&t, k+1)
-			return t
-		}
-		if waiting {
-			t := recover(Skip)
-			plan := referenceRecovery(frontier, waiting, consumed)
-			l.pc.set(&t, uint64(plan.Next))
-			if !plan.Parked || l.volatilePark {
-				l.waiting.set(&t, 0)
-			}
-			if l.volatilePark {
-				l.lost.set(&t, 1)
-			}
-			emit(Label{Action: CrashRecover, Decision: Skip}, t)
-		} else {
-			for _, d := range m.recoveryChoices(consumed) {
-				t := recover(d)
-				if d == Skip {
-					plan := referenceRecovery(frontier, waiting, consumed)
-					l.pc.set(&t, uint64(plan.Next))
-					if plan.Parked {
-						l.waiting.set(&t, 1)
-					}
-				} else {
-					l.pc.set(&t, uint64(ResumeAt(d, frontier)))
-				}
-				if d == Redelivered && frontier >= 1 && frontier <= n && frontier != ip {
-					inc(&t, l.effects[frontier-1], "effects")
-				}
-				if d == Rebuilt {
-					l.rebuilt.set(&t, 1)
-				}
-				emit(Label{Action: CrashRecover, Decision: d}, t)
-			}
-		}
-	}
-	// ExtraResume
-	if pc == n+1 && int(l.strays.get(&s)) < m.P.MaxExtraResumes {
-		t := s
-		inc(&t, l.strays, "strays")
-		if l.doubleConsume {
-			inc(&t, l.effects[ip-1], "effects")
-			inc(&t, l.consumes, "consumes")
-		}
-		emit(Label{Action: ExtraResume}, t)
-	}
-	// RaceResume(v)
-	if int(l.raced.get(&s)) < m.P.Racers-1 && consumed != NoVal {
-		for v := range values {
-			t := s
-			inc(&t, l.raced, "raced")
-			if l.raceConsume || l.raceEffect {
-				inc(&t, l.consumes, "consumes")
-			}
-			if l.raceEffect {
-				inc(&t, l.effects[ip-1], "effects")
-			}
-			emit(Label{Action: RaceResume, Value: v}, t)
-		}
-	}
+	sl := &l.resumes[n]
+	sl.a.put(p, uint64(value), "resumes.value")
+	sl.b.put(p, uint64(observed), "resumes.observed")
+	l.resLen.set(p, n+1)
 }
 
-// recoveryChoices is RecoveryChoices without the allocation: the
-// decisions recovery may take, given the consumed value.
-func (m *Model) recoveryChoices(consumed int8) []Decision {
-	if consumed == NoVal {
-		return m.choices[0]
+// appendRecovery appends an entry to the packed recovery history.
+func (l *layout) appendRecovery(p *Packed, frontier int8, d Decision) {
+	n := l.recLen.get(p)
+	if n >= uint64(len(l.recoveries)) {
+		overflow("recoveries")
 	}
-	return m.choices[1]
+	sl := &l.recoveries[n]
+	sl.a.put(p, uint64(frontier), "recoveries.frontier")
+	sl.b.put(p, uint64(d), "recoveries.decision")
+	l.recLen.set(p, n+1)
 }
 
 // CompletedPacked is Completed on a packed state.
-func (m *Model) CompletedPacked(p Packed) bool { return int8(m.lay.pc.get(&p)) == m.Done() }
+func (m *Model) CompletedPacked(p Packed) bool { return completedPacked(m, m.packed(&p)) }
 
-// ProgressPacked is a progress measure: every action makes it grow (by
-// exactly one). ExecTask and Consume append to the log, ForkResume to the
-// resumes, CrashRecover counts a crash, ExtraResume a stray, RaceResume a
-// racer, EmitInterrupt parks (Consume unparks but also logs and resumes;
-// a volatile parked crash unparks but counts a crash and loses the
-// interrupt). So no behaviour of the spec returns to a state, and
-// liveness reduces to finding a state the run is stuck in. The engine
-// checks the claim on every transition it explores.
-func (m *Model) ProgressPacked(p Packed) uint64 {
-	l := &m.lay
-	return l.logLen.get(&p) + l.resLen.get(&p) + l.crashes.get(&p) + l.strays.get(&p) +
-		l.raced.get(&p) + l.waiting.get(&p) + l.lost.get(&p)
-}
+// ProgressPacked is the progress measure (contract.go's progress) of a
+// packed state: every transition raises it by one.
+func (m *Model) ProgressPacked(p Packed) uint64 { return progressPacked(m, m.packed(&p)) }

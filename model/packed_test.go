@@ -294,9 +294,8 @@ func TestStepMatchesApply(t *testing.T) {
 // is the violations of s and of t, as the invariants say; and from the
 // initial state with nothing known it is the invariants of t.
 func TestObligationsAfter(t *testing.T) {
-	if Obligations[0] != "EO" || Obligations[1] != "PC" || Obligations[2] != "FD" ||
-		Obligations[3] != "CV" || Obligations[4] != "CO" || Obligations[5] != "RD" {
-		t.Fatalf("Obligations are %v; ObligationsAfter's bits assume EO PC FD CV CO RD", Obligations)
+	if got := fmt.Sprint(SafetyObligations()); got != "[EO PC FD CV CO RD]" {
+		t.Fatalf("the safety obligations are %s; ObligationsAfter's bits assume EO PC FD CV CO RD", got)
 	}
 	for name, p := range faultParams() {
 		t.Run(name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/internal/jsonfile"
+	"github.com/resumecontract/resumecheck/model"
 )
 
 // Profile is a conformance profile as the harness writes it
@@ -79,7 +80,7 @@ type ProfileRun struct {
 
 // ProfileObligations are the columns of the conformance table, in the
 // harness's order; obligations a profile adds come after them.
-var ProfileObligations = []string{"EO", "PC", "FD", "CV", "CO", "RD", "FI", "LV"}
+var ProfileObligations = model.ObligationIDs()
 
 // ErrNotProfile is returned for a JSON file that is not a profile.
 var ErrNotProfile = errors.New("report: not a conformance profile")

@@ -137,7 +137,7 @@ type TimelineOptions struct {
 	Stutters bool
 }
 
-var defaultProperties = []string{"EO", "PC", "PCPrefix", "PCLineage", "FD", "CV", "CO", "COEffect", "COCount", "RD"}
+var defaultProperties = model.ObligationInvariants()
 
 // NewTimeline draws a behaviour of the Resume model: states[0] is the
 // initial state, and labels[i] the transition into states[i] (labels[0]

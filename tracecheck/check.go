@@ -86,18 +86,19 @@ type cand struct {
 // obligations are the contract's six safety obligations, as the model's
 // invariants.
 var obligations = func() []model.Invariant {
-	out := make([]model.Invariant, len(model.Obligations))
-	for i, name := range model.Obligations {
+	var out []model.Invariant
+	for _, name := range model.SafetyObligations() {
 		inv, err := model.LookupInvariant(name)
 		if err != nil {
 			panic("tracecheck: " + err.Error())
 		}
-		out[i] = inv
+		out = append(out, inv)
 	}
 	return out
 }()
 
-const numObligations = 6
+// numObligations bounds the safety obligations (at most 8: viol is a uint8).
+const numObligations = len(model.Obligations)
 
 // Checker replays a trace one event at a time. Use New (or NewChecker),
 // then Step for each event, then Result.
