@@ -1,12 +1,14 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlaspec"
 )
@@ -76,57 +78,38 @@ func NewGraph(m *model.Model, max int) (*Graph, error) {
 	return g, nil
 }
 
-// NewSpecGraph explores any spec of the seam breadth-first and lays the
-// graph out; bad (may be nil) marks the states drawn as violating.
+// NewSpecGraph lays out the state graph of any spec of the seam (the
+// engine's, engine.Explore); bad (may be nil) marks the states drawn as violating.
 func NewSpecGraph(sp tlaspec.Any, max int, bad func(tlaspec.State) bool) (*Graph, error) {
 	if max <= 0 {
 		max = DefaultMaxStates
 	}
-	g := &Graph{sp: sp, index: map[string]int{}}
-	add := func(s tlaspec.State, depth int) int {
-		key := sp.Key(s)
-		if id, ok := g.index[key]; ok {
-			return id
-		}
-		id := len(g.Nodes)
-		g.index[key] = id
-		g.Nodes = append(g.Nodes, Node{ID: id, Spec: s, Depth: depth, Bad: bad != nil && bad(s)})
-		return id
+	// The engine's state graph; transitions with the same ends become one
+	// edge, their labels joined.
+	eg, err := engine.Explore(context.Background(), sp, sp.Key, engine.GraphOptions[tlaspec.State]{MaxStates: max})
+	if errors.Is(err, engine.ErrGraphTooLarge) {
+		return nil, fmt.Errorf("%w: more than %d states", ErrGraphTooLarge, max)
 	}
-	for _, s := range sp.Init() {
-		add(s, 0)
+	if err != nil {
+		return nil, err
+	}
+	g := &Graph{sp: sp, index: map[string]int{}}
+	for id, s := range eg.States {
+		g.index[sp.Key(s)] = id
+		g.Nodes = append(g.Nodes, Node{ID: id, Spec: s, Depth: eg.Depth[id], Bad: bad != nil && bad(s)})
 	}
 	edges := map[[2]int]int{}
-	for i := 0; i < len(g.Nodes); i++ {
-		from := g.Nodes[i]
-		var tooLarge bool
-		sp.Next(from.Spec, func(l tlaspec.Label, t tlaspec.State) {
-			if tooLarge {
-				return
-			}
-			to := add(t, from.Depth+1)
-			if len(g.Nodes) > max {
-				tooLarge = true
-				return
-			}
-			key := [2]int{from.ID, to}
-			ml, _ := l.(model.Label)
-			if e, ok := edges[key]; ok {
-				g.Edges[e].Names = append(g.Edges[e].Names, sp.Label(l))
-				if _, isResume := l.(model.Label); isResume {
-					g.Edges[e].Labels = append(g.Edges[e].Labels, ml)
-				}
-				return
-			}
-			edges[key] = len(g.Edges)
-			e := Edge{From: from.ID, To: to, Names: []string{sp.Label(l)}}
-			if _, isResume := l.(model.Label); isResume {
-				e.Labels = []model.Label{ml}
-			}
-			g.Edges = append(g.Edges, e)
-		})
-		if tooLarge {
-			return nil, fmt.Errorf("%w: more than %d states", ErrGraphTooLarge, max)
+	for _, e := range eg.Edges {
+		key := [2]int{e.From, e.To}
+		k, ok := edges[key]
+		if !ok {
+			k = len(g.Edges)
+			edges[key] = k
+			g.Edges = append(g.Edges, Edge{From: e.From, To: e.To})
+		}
+		g.Edges[k].Names = append(g.Edges[k].Names, sp.Label(e.Label))
+		if ml, isResume := e.Label.(model.Label); isResume {
+			g.Edges[k].Labels = append(g.Edges[k].Labels, ml)
 		}
 	}
 	g.layout()

@@ -1,11 +1,13 @@
 package tracecheck
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlavalue"
 	"github.com/resumecontract/resumecheck/trace"
@@ -276,88 +278,9 @@ func diffValue(path string, obs, spec tlavalue.Value, out *[]string) {
 }
 
 // Disabled says which conjunct of l's guard is false in s, in the spec's
-// terms; "" when l is enabled. It mirrors the guards of model's actions
-// (a test checks that it agrees with model.Apply on every reachable state
-// of every model in spec/).
-func Disabled(m *model.Model, s model.State, l model.Label) string {
-	p := m.P
-	ip, done := int8(p.IP), m.Done()
-	val := func(v int8) string { return m.ValueName(v) }
-	switch l.Action {
-	case model.ExecTask:
-		switch {
-		case s.PC == done:
-			return fmt.Sprintf("pc = %d = Done: the run is complete", s.PC)
-		case s.PC < 1 || s.PC > done:
-			return fmt.Sprintf("pc = %d is not a task (Tasks = 1..%d)", s.PC, p.NTasks)
-		case s.Waiting:
-			return "waiting = TRUE: the run is parked at the interrupt"
-		case s.PC == ip && s.Consumed == model.NoVal:
-			return fmt.Sprintf("pc = IP = %d and consumed = %s: the gated task waits for a resume value", ip, p.NoVal)
-		}
-	case model.EmitInterrupt:
-		switch {
-		case s.PC != ip:
-			return fmt.Sprintf("pc = %d # IP = %d", s.PC, ip)
-		case s.Waiting:
-			return "waiting = TRUE: already parked"
-		case s.Consumed != model.NoVal:
-			return fmt.Sprintf("consumed = %s # %s: a value was already consumed", val(s.Consumed), p.NoVal)
-		case s.Lost:
-			return "lost = TRUE: the interrupt was lost by a crash"
-		}
-	case model.Consume, model.ForkResume:
-		if l.Value < 0 || int(l.Value) >= len(p.Values) {
-			return fmt.Sprintf("value %d is not in Values", l.Value)
-		}
-		switch {
-		case l.Action == model.Consume && !s.Waiting:
-			return "waiting = FALSE: nothing is parked to consume"
-		case l.Action == model.ForkResume && s.Consumed == model.NoVal:
-			return fmt.Sprintf("consumed = %s: no resume was consumed to fork from", p.NoVal)
-		case len(s.Resumes) >= p.MaxResumes:
-			return fmt.Sprintf("Len(resumes) = %d >= MaxResumes = %d", len(s.Resumes), p.MaxResumes)
-		}
-	case model.CrashRecover:
-		switch {
-		case int(s.Crashes) >= p.MaxCrashes:
-			return fmt.Sprintf("crashes = %d >= MaxCrashes = %d", s.Crashes, p.MaxCrashes)
-		case s.PC < 2 || int(s.PC) > p.NTasks:
-			return fmt.Sprintf("pc = %d is not in 2..NTasks (2..%d)", s.PC, p.NTasks)
-		case s.Waiting && !p.CrashWhileParked:
-			return "waiting = TRUE and CrashWhileParked = FALSE: no crash while parked"
-		case s.Waiting && l.Decision != model.Skip:
-			return fmt.Sprintf("waiting = TRUE: recovery of a parked run can only skip, not %s", l.Decision)
-		case !s.Waiting && !slices.Contains(m.RecoveryChoices(s), l.Decision):
-			return fmt.Sprintf("decision %s is not in RecoveryChoices = %s", l.Decision, choices(m.RecoveryChoices(s)))
-		}
-	case model.ExtraResume:
-		switch {
-		case s.PC != done:
-			return fmt.Sprintf("pc = %d # Done = %d: the run is not complete", s.PC, done)
-		case int(s.Strays) >= p.MaxExtraResumes:
-			return fmt.Sprintf("strays = %d >= MaxExtraResumes = %d", s.Strays, p.MaxExtraResumes)
-		}
-	case model.RaceResume:
-		switch {
-		case int(s.Raced) >= p.Racers-1:
-			return fmt.Sprintf("raced = %d >= Racers - 1 = %d: no racer left", s.Raced, p.Racers-1)
-		case s.Consumed == model.NoVal:
-			return fmt.Sprintf("consumed = %s: the gate was not consumed yet", p.NoVal)
-		}
-	default:
-		return fmt.Sprintf("%s is not an action of the spec", l.Action)
-	}
-	return ""
-}
-
-func choices(ds []model.Decision) string {
-	names := make([]string, len(ds))
-	for i, d := range ds {
-		names[i] = fmt.Sprintf("%q", d.String())
-	}
-	return "{" + strings.Join(names, ", ") + "}"
-}
+// terms; "" when l is enabled (model.Disabled: the guards as the contract
+// writes them, the same the model's steps test).
+func Disabled(m *model.Model, s model.State, l model.Label) string { return m.Disabled(s, l) }
 
 // liveness says whether the run completed (LV) on the candidate
 // behaviours: it holds when every candidate completed; it is violated when
@@ -421,35 +344,16 @@ func (c *Checker) progresses(s model.State) bool {
 
 // canComplete searches the states reachable from s for a completed one,
 // depth first and first transition first (ExecTask comes first in Next and
-// makes progress, so a completion is usually found in NTasks steps).
-// exhausted is false when the budget ran out first.
+// makes progress, so a completion is usually found in NTasks steps), with
+// the engine's search. exhausted is false when the budget ran out first.
 func (c *Checker) canComplete(s model.State, budget *int) (reach, exhausted bool) {
-	seen := map[string]bool{}
-	stack := []model.State{s}
-	var succ []model.State
-	for len(stack) > 0 {
-		if *budget <= 0 {
-			return false, false
-		}
-		*budget--
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if c.m.Completed(x) {
-			return true, true
-		}
-		succ = succ[:0]
-		c.m.Next(x, func(_ model.Label, t model.State) {
-			k := string(c.m.Encode(nil, t))
-			if !seen[k] {
-				seen[k] = true
-				succ = append(succ, t)
-			}
-		})
-		for i := len(succ) - 1; i >= 0; i-- {
-			stack = append(stack, succ[i])
-		}
+	if *budget <= 0 {
+		return false, false
 	}
-	return false, true
+	r := engine.Search(context.Background(), model.StateSystem{M: c.m}, c.m.Key, []model.State{s}, c.m.Completed,
+		engine.SearchOptions{DepthFirst: true, Budget: *budget})
+	*budget -= r.Explored
+	return r.Found, r.Complete
 }
 
 // AllLabels lists every transition of the spec that could be enabled in
