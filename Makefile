@@ -31,10 +31,21 @@ test: deps lint ## the whole test suite (what .ci/run runs), then what was skipp
 test-short: deps lint ## the suite without its long exhaustive runs (go test -short); CI runs make test
 	$(GO) run ./internal/cmd/testsum -short ./...
 
-lint: ## gofmt and go vet
+# staticcheck is pinned and installed from the Go module proxy into
+# .tools/ (not a global that CI lacks); staticcheck.conf says which checks.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := .tools/staticcheck-$(STATICCHECK_VERSION)
+
+lint: $(STATICCHECK) ## gofmt, go vet and staticcheck (pinned, installed into .tools/)
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+$(STATICCHECK):
+	@mkdir -p .tools
+	GOBIN=$(CURDIR)/.tools/gobin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv .tools/gobin/staticcheck $@
 
 # The differential test compares the Go model with the spec as read by the
 # npm package tla-checker; it is skipped (with a message) where npm is

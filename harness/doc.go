@@ -5,8 +5,9 @@
 // contract's vocabulary, the verdicts (tracecheck on the reference
 // semantics, the fault models that explain a rejected trace, the ledger
 // where no model does), cells, profiles, the table and the diff against
-// baselines. It does no I/O: harness/runner starts adapters, owns the
-// ledger file and kills processes; cmd/conformance is the command.
+// baselines. Its only I/O is reading a profile or the registry from a
+// file (ReadProfile, ReadRegistry): harness/runner starts adapters, owns
+// the ledger file and kills processes; cmd/conformance is the command.
 //
 // A run's log in, its verdict out:
 //

@@ -5,11 +5,14 @@ import (
 	"errors"
 )
 
-// The canonical encoding of a state is a short byte string: equal states
-// encode to equal bytes and different states to different bytes, so the
-// engine fingerprints and stores states as these bytes. The counters are
-// uvarints, one byte each below 128, so the encoding of a state whose
-// counters are small is what it was when they were bytes. Layout:
+// The canonical encoding of a State is a short byte string: equal states
+// encode to equal bytes and different states to different bytes. It keys
+// unpacked states where they are kept in sets (tracecheck's candidates,
+// the report's graph, the tla-checker comparison) and holds any bounds.
+// The engine does not use it: it explores packed states (packed.go) and
+// fingerprints their words. The counters are uvarints, one byte each
+// below 128, so the encoding of a state whose counters are small is what
+// it was when they were bytes. Layout:
 //
 //	PC Frontier flags Consumed+1
 //	uvarint Crashes, Strays, Consumes, Raced

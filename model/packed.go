@@ -99,14 +99,6 @@ func (a *allocator) field(max uint64) field {
 	return f
 }
 
-func (a *allocator) fields(n int, max uint64) []field {
-	fs := make([]field, n)
-	for i := range fs {
-		fs[i] = a.field(max)
-	}
-	return fs
-}
-
 // newLayout derives every field's bound from the constants. The bounds
 // follow from the actions: a task's effect fires once per pass over it,
 // and only a recovery that goes back (replay, prefixreplay, reexec) or

@@ -13,8 +13,11 @@
 //
 // A page carries its styles, its small script and its data (as JSON, in a
 // script element of type application/json): it loads nothing, works opened
-// as a file, and its Content-Security-Policy forbids any request. The
-// package is pure: callers give it results and an io.Writer.
+// as a file, and its Content-Security-Policy forbids any request. Pages
+// are built from results and written to an io.Writer; the file I/O is in
+// thin wrappers (Page.WritePath, ReadProfiles, Site). The package runs no
+// TLC and fetches nothing (internal/layers tests it), and draws any spec
+// the toolkit mirrors through package tlaspec (CheckSpec).
 //
 //	res, err := matrix.Build(ctx, "spec", matrix.Options{})
 //	page, err := report.Matrix(res, report.Options{})

@@ -102,10 +102,6 @@ func (s *Sequencer) fault(f model.Fault) bool {
 	return slices.Contains(model.AllFaults, f) && s.opt.Faults.Has(f)
 }
 
-// noIntent is the fault that removes fork intent (named by string: the
-// model may not know it yet).
-const noIntent = model.Fault("nointent")
-
 func (s *Sequencer) afterOp(name, run string, branch, task int) {
 	s.ops++
 	if s.opt.AfterOp != nil {
@@ -485,7 +481,7 @@ func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent
 		return Status{}, fmt.Errorf("%w: %q (the gate accepts %s)", ErrBadValue, value, strings.Join(s.wf.Values, ", "))
 	}
 	gate := s.wf.Gate
-	if s.fault(noIntent) {
+	if s.fault(model.NoIntent) {
 		// nointent: no way to tell a retry from a fork; a delivery to a
 		// consumed (not completed) checkpoint is served as a fresh
 		// consumption of its value.
@@ -604,7 +600,7 @@ func (s *Sequencer) Fork(ctx context.Context, run string, checkpoint int, value 
 		branch := ordinal
 		t.put(Fact{Kind: kindFork, K1: int64(branch), Body: mustJSON(forkBody{Checkpoint: checkpoint, Ordinal: ordinal, Value: value})})
 		held = s.take(t, branch, "fork")
-		if s.fault(noIntent) {
+		if s.fault(model.NoIntent) {
 			t.put(Fact{Kind: kindGrant, K1: int64(checkpoint), K2: int64(len(d.Grants)), Body: mustJSON(grantBody{Value: value, Resumer: s.opt.Resumer})})
 		}
 		return nil

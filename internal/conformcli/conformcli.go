@@ -329,14 +329,12 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if len(fresh) == 0 {
 		return usage("nothing to run: no subject of %s has the stores %s", o.registry, strings.Join(o.stores, ", "))
 	}
-	all := fresh
 	var changes []harness.Finding
 	if o.baseline != "" {
 		base, err := ReadProfiles(o.baseline)
 		if err != nil {
 			return err
 		}
-		all = merge(base, fresh)
 		if !o.update {
 			o.printFresh(stdout, fresh)
 			changes = o.compare(stdout, selectIDs(base, fresh), fresh, func(p *harness.Profile) string { return runner.Dir(opt, p) })
@@ -345,7 +343,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			all = merge(base, recorded)
+			all := merge(base, recorded)
 			if err := writeTableFile(filepath.Join(o.baseline, "table.md"), all); err != nil {
 				return err
 			}
