@@ -118,7 +118,6 @@ func Generate(src []byte) ([]byte, error) {
 		return nil, err
 	}
 	gens := map[string]*generic{}
-	var order []string
 	var invs []*invariant
 	for _, d := range file.Decls {
 		fd, ok := d.(*ast.FuncDecl)
@@ -154,7 +153,6 @@ func Generate(src []byte) ([]byte, error) {
 			}
 		}
 		gens[g.name] = g
-		order = append(order, g.name)
 	}
 	if gens["next"] == nil {
 		return nil, fmt.Errorf("%s: no generic function next", srcFile)
