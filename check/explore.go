@@ -12,8 +12,13 @@ type exploreOptions[S any] struct {
 	deadlock bool
 	// fair: the behaviour spec has weak fairness (FairSpec).
 	fair bool
-	// allHold, when set, is the conjunction of the invariants.
-	allHold func(S) bool
+	// allHold, when set, is the conjunction of the invariants; violated,
+	// when set, checks those still open in one call (engine.Options).
+	allHold  func(S) bool
+	violated func(S, uint64) uint64
+	// canonical, when set, reduces by the cfg's symmetry, named symmetry.
+	canonical func(dst, src []byte)
+	symmetry  string
 	// fill, when set, adds a spec's own data to each counterexample state.
 	fill func(S, *TraceState)
 }
@@ -31,7 +36,10 @@ func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report,
 		Progress:      opt.Progress,
 		ProgressEvery: opt.ProgressEvery,
 		AllHold:       xo.allHold,
+		Violated:      xo.violated,
+		Canonical:     xo.canonical,
 	}
+	rep.Symmetry = xo.symmetry
 	var live *tlaspec.Property[S]
 	for _, p := range sp.Properties() {
 		switch p.Kind {
@@ -63,18 +71,36 @@ func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report,
 	for _, v := range res.Violations {
 		rep.Violated = append(rep.Violated, violationOf(sp, v, xo.fill))
 	}
+	for _, p := range res.Properties {
+		pv := PropertyVerdict{Name: p.Name, Status: string(p.Status)}
+		if p.Violation != nil {
+			v := violationOf(sp, *p.Violation, xo.fill)
+			pv.Violation = &v
+		}
+		rep.Properties = append(rep.Properties, pv)
+	}
 	// Without fairness nothing forces a step: the initial state may stutter
 	// forever, which violates a liveness property unless the run starts in
 	// its goal (TLC reports the same).
+	if live != nil && !xo.fair {
+		status := string(engine.Undecided)
+		decided := res.Verdict != engine.Unknown && (opt.Continue || len(rep.Violated) == 0)
+		if decided {
+			status = string(engine.Holds)
+		}
+		rep.Properties = append(rep.Properties, PropertyVerdict{Name: live.Name, Status: status})
+	}
 	if live != nil && !xo.fair && res.Verdict != engine.Unknown && (opt.Continue || len(rep.Violated) == 0) {
 		for _, init := range sp.Init() {
 			if live.Goal(init) {
 				continue
 			}
-			rep.Violated = append(rep.Violated, violationOf(sp, engine.ViolationInfo[S, L]{
+			v := violationOf(sp, engine.ViolationInfo[S, L]{
 				Kind: engine.KindLiveness, Name: live.Name, LoopTo: -1,
 				Trace: []engine.Step[S, L]{{State: init, Initial: true}},
-			}, xo.fill))
+			}, xo.fill)
+			rep.Violated = append(rep.Violated, v)
+			rep.Properties[len(rep.Properties)-1] = PropertyVerdict{Name: live.Name, Status: string(engine.Violated), Violation: &v}
 			rep.Verdict = engine.Violation.String()
 			break
 		}

@@ -46,6 +46,33 @@ type Report struct {
 	Perf     Perf        `json:"-"`
 	Checked  []string    `json:"checked"`
 	Violated []Violation `json:"violations"`
+	// Properties are the verdicts of every property checked (the
+	// invariants, deadlock, liveness), each with its own counterexample, from the one exploration
+	// (the engine's per-property results); nil for TLC's reports.
+	Properties []PropertyVerdict `json:"-"`
+	// Symmetry is the symmetry the run reduced by (the cfg's SYMMETRY),
+	// "" for none: Distinct and Generated then count one state per orbit.
+	Symmetry string `json:"symmetry,omitempty"`
+}
+
+// PropertyVerdict is one property's verdict in a run: "holds",
+// "violated" (Violation, a shortest counterexample, is set) or
+// "undecided" (the run stopped first).
+type PropertyVerdict struct {
+	Name      string
+	Status    string
+	Violation *Violation
+}
+
+// Property returns the verdict of the named property ("deadlock" for
+// deadlock).
+func (r *Report) Property(name string) (PropertyVerdict, bool) {
+	for _, p := range r.Properties {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return PropertyVerdict{}, false
 }
 
 // Perf are the performance figures of a run.
@@ -115,7 +142,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
 	m := mm.Model
 	rep := &Report{Engine: "go", Spec: j.SpecPath, Config: j.CfgPath}
 	return explore(ctx, sp, rep, exploreOptions[model.Packed]{
-		deadlock: j.CheckDeadlock, fair: j.Fair, allHold: sp.AllHold,
+		deadlock: j.CheckDeadlock, fair: j.Fair, violated: sp.Violated,
 		fill: func(p model.Packed, ts *TraceState) { ts.State = m.Unpack(p) },
 	}, opt)
 }

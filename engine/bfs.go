@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -54,6 +55,7 @@ type search[S, L any] struct {
 	// done[p] is set once property p (invariants in order, then deadlock)
 	// has a recorded violation; it only changes between levels.
 	done     []bool
+	open     uint64      // invariants with no recorded violation (bit i: Invariants[i])
 	unstable atomic.Bool // a step leaves the goal
 	rankFail atomic.Bool // Rank did not grow on some step between non-goal states
 	stuck    cand
@@ -105,6 +107,10 @@ func Check[S, L any](ctx context.Context, m Model[S, L], opt Options[S]) (*Resul
 	defer s.sp.close()
 	s.trace = &traceStore{sp: s.sp, mem: &s.mem}
 	s.done = make([]bool, len(opt.Invariants)+1)
+	if opt.Violated != nil && len(opt.Invariants) > 64 {
+		return nil, fmt.Errorf("engine: Violated checks at most 64 invariants, not %d", len(opt.Invariants))
+	}
+	s.open = 1<<len(opt.Invariants) - 1
 
 	stopProgress := s.reportProgress()
 	res, err := s.run(ctx)
@@ -183,6 +189,7 @@ func (s *search[S, L]) run(ctx context.Context) (*Result[S, L], error) {
 	if err != nil {
 		return nil, err
 	}
+	liveDecided := false
 	if !cancelled && s.live != nil && (len(res.Violations) == 0 || s.opt.Continue) {
 		v, graph, err := s.liveness(ctx)
 		if err != nil {
@@ -191,10 +198,14 @@ func (s *search[S, L]) run(ctx context.Context) (*Result[S, L], error) {
 		res.LivenessGraph = graph
 		if ctx.Err() != nil {
 			cancelled = true
-		} else if v != nil {
-			res.Violations = append(res.Violations, *v)
+		} else {
+			liveDecided = true
+			if v != nil {
+				res.Violations = append(res.Violations, *v)
+			}
 		}
 	}
+	s.properties(res, !cancelled && !stop, liveDecided)
 	res.Stats = s.stats()
 	res.PeakMemory = s.mem.peak.Load()
 	res.FingerprintMemory = s.seen.bytes()
@@ -228,7 +239,7 @@ func (s *search[S, L]) initial() error {
 		}
 		dst := c.buf[c.n*s.width : (c.n+1)*s.width]
 		s.m.Encode(dst, st)
-		if !s.seen.insert(fingerprint(dst), &counts) {
+		if !s.seen.insert(s.fingerprintOf(dst, nil), &counts) {
 			continue
 		}
 		l := link(0, uint32(ord))
@@ -368,6 +379,9 @@ func (s *search[S, L]) record(best []cand) bool {
 	for p, c := range best {
 		if c.ok && !s.done[p] {
 			s.done[p] = true
+			if p < len(s.opt.Invariants) {
+				s.open &^= 1 << p
+			}
 			level = append(level, c)
 		}
 	}
@@ -486,6 +500,7 @@ type worker[S, L any] struct {
 
 	batch  []pending
 	benc   []byte   // encodings of the batch
+	canon  []byte   // scratch for the representative under Options.Canonical
 	recent []uint64 // fingerprints known to be in the set, by their bits 32..
 	hits   uint64
 	counts fpCounts // inserts not yet counted in the set
@@ -503,6 +518,9 @@ type worker[S, L any] struct {
 func newWorker[S, L any](s *search[S, L]) *worker[S, L] {
 	w := &worker[S, L]{s: s, best: make([]cand, len(s.done)),
 		batch: make([]pending, 0, batchSize), benc: make([]byte, batchSize*s.width)}
+	if s.opt.Canonical != nil {
+		w.canon = make([]byte, s.width)
+	}
 	w.emit = w.successor
 	return w
 }
@@ -645,7 +663,7 @@ func (w *worker[S, L]) successor(l L, t S) {
 	}
 	pos := w.pos
 	pos[2] = ord
-	w.batch = append(w.batch, pending{fp: fingerprint(dst), link: link(w.parentID+1, uint32(ord)), pos: pos})
+	w.batch = append(w.batch, pending{fp: s.fingerprintOf(dst, w.canon), link: link(w.parentID+1, uint32(ord)), pos: pos})
 	if len(w.batch) == batchSize {
 		w.flush()
 	}
@@ -714,6 +732,15 @@ func (w *worker[S, L]) flush() {
 		binary.LittleEndian.PutUint64(w.out.buf[chunkStates*s.width+8*w.out.n:], p.link)
 		w.out.n++
 		w.distinct++
+		if s.opt.Violated != nil {
+			if s.open == 0 {
+				continue
+			}
+			for v := s.opt.Violated(s.m.Decode(enc), s.open); v != 0; v &= v - 1 {
+				w.offer(cand{ok: true, prop: bits.TrailingZeros64(v), pos: p.pos, link: p.link})
+			}
+			continue
+		}
 		if len(s.opt.Invariants) > 0 {
 			t := s.m.Decode(enc)
 			if s.opt.AllHold != nil && s.opt.AllHold(t) {
@@ -746,4 +773,18 @@ func (w *worker[S, L]) seal() error {
 		return w.s.sp.writeChunk(c, w.s.width, w.s.parity^1, w.s.pool)
 	}
 	return nil
+}
+
+// fingerprintOf is the fingerprint identifying the state encoded in enc:
+// of its orbit's representative under Options.Canonical (written to
+// scratch, a buffer of the state's width; nil allocates one), else of enc.
+func (s *search[S, L]) fingerprintOf(enc, scratch []byte) uint64 {
+	if s.opt.Canonical == nil {
+		return fingerprint(enc)
+	}
+	if scratch == nil {
+		scratch = make([]byte, s.width)
+	}
+	s.opt.Canonical(scratch, enc)
+	return fingerprint(scratch)
 }

@@ -75,6 +75,27 @@ type Options[S any] struct {
 	// invariants checked one by one (to name the violated ones). One call
 	// instead of many on the states where everything holds.
 	AllHold func(S) bool
+	// Violated, when set, checks the invariants in one call: given the
+	// set of those still open (bit i for Invariants[i]; an invariant is
+	// closed once its first violation is recorded), it returns the ones s
+	// violates among them. Checking every property in one exploration
+	// (Continue), the invariants already violated cost nothing on the
+	// states after, and a state whose invariants are all decided is not
+	// even decoded. It replaces AllHold and the Holds calls on new states
+	// (the initial states still use Holds); at most 64 invariants.
+	Violated func(s S, open uint64) uint64
+	// Canonical, when set, reduces the search by a symmetry (TLC's
+	// SYMMETRY): it writes to dst the encoding of its orbit's
+	// representative of the state encoded in src (the same for every
+	// state of an orbit, a state of that orbit). States are then
+	// identified by their representative's fingerprint: one state of each
+	// orbit is explored (the first found, as it is, so counterexamples are
+	// behaviours of the model). The model, its invariants, goal and rank
+	// must be symmetric. Liveness decided on the fly stays exact (a stuck
+	// state, a rank that does not grow and a step leaving the goal are
+	// the same in every state of an orbit); the graph the engine builds
+	// when it cannot decide on the fly is built without the symmetry.
+	Canonical func(dst, src []byte)
 	// CheckDeadlock reports a state without successors as a violation.
 	CheckDeadlock bool
 	// Continue goes on after violations (like TLC's -continue), recording
@@ -178,6 +199,10 @@ type Result[S, L any] struct {
 	// states (Rank absent or refuted), false when it was decided on the
 	// fly.
 	LivenessGraph bool
+	// Properties are the verdicts of every property checked, from this
+	// one exploration: each invariant in Options' order, then deadlock
+	// (when checked), then liveness (when set).
+	Properties []PropertyResult[S, L]
 }
 
 // CollisionProbability is TLC's optimistic estimate of the probability

@@ -234,14 +234,18 @@ func checkRow(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, wor
 		return RowResult{}, fmt.Errorf("matrix: %s: %w", row.Name, context.Cause(ctx))
 	}
 	rr := RowResult{Row: row, Cells: map[string]Cell{}, Seconds: time.Since(start).Seconds(), Params: job.Params}
+	// Every column's verdict and shortest counterexample come from the one
+	// exploration (the engine's per-property results).
 	for _, c := range Columns {
-		cell := Cell{Distinct: rep.Distinct}
-		for i := range rep.Violated {
-			if v := &rep.Violated[i]; v.Name() == c.Name {
-				cell = Cell{Violated: true, Length: len(v.Trace), Distinct: rep.Distinct, Trace: v}
-			}
+		p, ok := rep.Property(c.Name)
+		switch {
+		case !ok || p.Status == "undecided":
+			return RowResult{}, fmt.Errorf("matrix: %s: no verdict for %s", row.Name, c.Name)
+		case p.Status == "violated":
+			rr.Cells[c.Name] = Cell{Violated: true, Length: len(p.Violation.Trace), Distinct: rep.Distinct, Trace: p.Violation}
+		default:
+			rr.Cells[c.Name] = Cell{Distinct: rep.Distinct}
 		}
-		rr.Cells[c.Name] = cell
 	}
 	return rr, nil
 }

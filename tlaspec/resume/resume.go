@@ -8,6 +8,7 @@ package resume
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlaspec"
@@ -20,6 +21,7 @@ type Spec struct {
 	words int
 	props []tlaspec.Property[model.Packed]
 	all   model.InvariantSet
+	sets  []model.InvariantSet // the invariants checked, in order
 	// next, when set, replaces the model's packed Next (check.Job.Mutate).
 	next func(model.Packed, func(model.Label, model.Packed))
 }
@@ -34,6 +36,7 @@ func New(m *model.Model, invariants []string, liveness bool) (*Spec, error) {
 			return nil, err
 		}
 		sp.all |= one
+		sp.sets = append(sp.sets, one)
 		inv, _ := model.LookupInvariant(name)
 		sp.props = append(sp.props, tlaspec.Property[model.Packed]{
 			Name: name, Kind: tlaspec.Invariant, Text: inv.Doc,
@@ -60,6 +63,30 @@ func (sp *Spec) WithNext(next func(model.Packed, func(model.Label, model.Packed)
 
 // AllHold is the conjunction of the invariants checked, in one call.
 func (sp *Spec) AllHold(p model.Packed) bool { return sp.M.HoldPacked(&p, sp.all) }
+
+// Violated returns the invariants among open (bit i for the i-th checked)
+// that p violates (engine.Options.Violated): all of them in one call when
+// they hold, the common case.
+func (sp *Spec) Violated(p model.Packed, open uint64) uint64 {
+	set := sp.all
+	if open != 1<<len(sp.sets)-1 {
+		set = 0
+		for rest := open; rest != 0; rest &= rest - 1 {
+			set |= sp.sets[bits.TrailingZeros64(rest)]
+		}
+	}
+	if sp.M.HoldPacked(&p, set) {
+		return 0
+	}
+	var v uint64
+	for rest := open; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros64(rest)
+		if !sp.M.HoldPacked(&p, sp.sets[i]) {
+			v |= 1 << i
+		}
+	}
+	return v
+}
 
 func (sp *Spec) Init() []model.Packed { return []model.Packed{sp.M.InitPacked()} }
 
