@@ -209,8 +209,8 @@ doctor: bin/tlcrun ## say whether TLC can run here (Java 11+, tla2tools.jar), an
 
 # Every cfg runs; a disagreement (15) is listed at the end, while TLC
 # missing (3) or a spec the Go engine does not mirror (4) stops at once.
-check-both: bin/tlcrun ## R0 and every fault cfg with the Go engine and TLC, which must agree, state sets included (needs TLC)
-	@failed=""; for cfg in spec/R0.cfg spec/fault-*.cfg; do \
+check-both: bin/tlcrun ## R0, its extensions and every fault cfg with the Go engine and TLC, which must agree, state sets included (needs TLC)
+	@failed=""; for cfg in spec/R0*.cfg spec/fault-*.cfg; do \
 	  out=$$($(TLCRUN) check --engine both --progress 0 $$cfg 2>&1); code=$$?; \
 	  case $$code in \
 	  0|11|12|13) echo "agree  $$cfg (exit $$code; $$(echo "$$out" | grep '^States:' | cut -c9-))";; \
