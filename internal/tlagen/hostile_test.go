@@ -178,16 +178,26 @@ func TestStructureCatchesInjection(t *testing.T) {
 //
 //	go test ./internal/tlagen -run '^$' -fuzz FuzzGenerate -fuzztime 60s
 func FuzzGenerate(f *testing.F) {
+	valid := validTrace(f, trace.Producer{Name: "x", Version: "1"})
 	for _, s := range hostileTexts {
-		f.Add(validTrace(f, trace.Producer{Name: "x", Version: "1"}), s, "Trace_x")
+		f.Add(valid, s, "Trace_x", s, "")
 	}
-	f.Add(validTrace(f, trace.Producer{Name: "a *) b (* c", Version: "1"}), "run.ndjson", "Trace_run")
-	f.Add(validTrace(f, trace.Producer{Name: "x", Version: "1"}), "Resume.ndjson", "Resume")
-	f.Add(validTrace(f, trace.Producer{Name: "x", Version: "1"}), "t", "TLC")
-	f.Fuzz(func(t *testing.T, data []byte, source, module string) {
+	f.Add(validTrace(f, trace.Producer{Name: "a *) b (* c", Version: "1"}), "run.ndjson", "Trace_run", "", "")
+	f.Add(valid, "Resume.ndjson", "Resume", "", "")
+	f.Add(valid, "t", "TLC", "*)", "(*")
+	f.Fuzz(func(t *testing.T, data []byte, source, module, name, version string) {
 		tr, err := trace.Decode(bytes.NewReader(data))
 		if err != nil {
 			return
+		}
+		// The producer from the fuzzer's strings, when they are text the
+		// format takes (the decoder refuses the rest).
+		if name != "" || version != "" {
+			h := tr.Header
+			h.Producer = trace.Producer{Name: name, Version: version}
+			if _, err := h.Params(); err == nil {
+				tr.Header = h
+			}
 		}
 		out, err := Generate(tr, Options{Module: module, Source: source})
 		if merr := CheckModule(Options{Module: module}.module()); merr != nil {
