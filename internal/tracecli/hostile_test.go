@@ -134,25 +134,44 @@ func checkModuleFiles(t *testing.T, path, dir, module string) {
 	}
 }
 
-// TestHostileFileName: a trace file whose name would end the comments it
-// is written into (a newline, *)) gives a module and cfg of the same
-// structure as any other name.
-func TestHostileFileName(t *testing.T) {
-	root, _ := filepath.Abs("../..")
-	src, err := os.ReadFile(filepath.Join(root, "testdata/hostile/trace/producer-ends-comment.ndjson"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := t.TempDir()
-	name := "x *) TraceLen == 1 (*\nCONSTANT TraceLen = 1\n\\* .ndjson"
-	path := filepath.Join(in, name)
-	if err := os.WriteFile(path, src, 0o644); err != nil {
+// rejectedAt2 is a trace with a harmless producer that tracecheck rejects
+// at event 2 (task 2 before the gate was passed).
+const rejectedAt2 = `{"format":"resume-trace","version":1,"producer":{"name":"svc","version":"1"},"constants":{"NTasks":3,"IP":2,"Values":["va","vb"],"NoVal":"NoVal","MaxResumes":2,"MaxCrashes":1,"MaxExtraResumes":1},"faults":[]}
+{"seq":1,"action":"ExecTask","vars":{"pc":2}}
+{"seq":2,"action":"ExecTask","vars":{"pc":3}}
+`
+
+// hostileNames are trace file names that would end the comments they are
+// written into: the first made the old trace2tla's cfg set TraceLen = 1,
+// and TLC accept rejectedAt2; the second left the module's header comment.
+var hostileNames = []string{
+	"y\nCONSTANT TraceLen = 1\n\\* .ndjson",
+	"x *) TraceLen == 1 (*\nCONSTANT TraceLen = 1\n\\* .ndjson",
+}
+
+// hostileFile writes rejectedAt2 under a hostile name, or skips where the
+// file system takes no such name.
+func hostileFile(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(rejectedAt2), 0o644); err != nil {
 		t.Skipf("this file system takes no such name: %v", err)
 	}
-	dir := t.TempDir()
-	var out, errw bytes.Buffer
-	if code := Trace2tla([]string{"--spec", filepath.Join(root, "spec", "Resume.tla"), "-o", dir, "--module", "Trace_x", path}, &out, &errw); code != 0 {
-		t.Fatalf("exit %d: %s", code, errw.String())
+	return path
+}
+
+// TestHostileFileName: a trace file whose name would end the comments it
+// is written into gives a module and cfg of the same structure as any
+// other name.
+func TestHostileFileName(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	for _, name := range hostileNames {
+		path := hostileFile(t, name)
+		dir := t.TempDir()
+		var out, errw bytes.Buffer
+		if code := Trace2tla([]string{"--spec", filepath.Join(root, "spec", "Resume.tla"), "-o", dir, "--module", "Trace_x", path}, &out, &errw); code != 0 {
+			t.Fatalf("exit %d: %s", code, errw.String())
+		}
+		checkModuleFiles(t, path, dir, "Trace_x")
 	}
-	checkModuleFiles(t, path, dir, "Trace_x")
 }

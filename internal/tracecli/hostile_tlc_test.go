@@ -2,7 +2,7 @@ package tracecli
 
 import (
 	"bytes"
-	"os"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -38,15 +38,9 @@ func TestHostileTLC(t *testing.T) {
 			t.Run(name, func(t *testing.T) { run(t, f, tlagen.ModuleName(name), want.exit) })
 		}
 	}
-	t.Run("file name", func(t *testing.T) {
-		src, err := os.ReadFile(filepath.Join(root, "testdata/hostile/trace/producer-ends-comment.ndjson"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(t.TempDir(), "x *) TraceLen == 1 (*\nCONSTANT TraceLen = 1\n\\* .ndjson")
-		if err := os.WriteFile(path, src, 0o644); err != nil {
-			t.Skipf("this file system takes no such name: %v", err)
-		}
-		run(t, path, "Trace_x", ExitRejected)
-	})
+	for i, name := range hostileNames {
+		t.Run(fmt.Sprintf("file name %d", i+1), func(t *testing.T) {
+			run(t, hostileFile(t, name), "Trace_x", ExitRejected)
+		})
+	}
 }
