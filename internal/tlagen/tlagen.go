@@ -199,15 +199,16 @@ func (g *Writer) Close() error {
 	if g.err != nil {
 		return g.err
 	}
-	var sb strings.Builder
-	wr := func(format string, args ...any) { fmt.Fprintf(&sb, format, args...) }
+	// Straight to the writer: the dispatch over millions of events is
+	// tens of bytes per event, and is never held.
+	wr := func(format string, args ...any) { fmt.Fprintf(g.w, format, args...) }
 	wr("TraceLen == %d\n\n", g.n)
 	wr("(* The predicate of event i, found by halving 1..TraceLen. *)\n")
 	wr("Event(i) ==\n")
 	if g.n == 0 {
 		wr("    FALSE\n")
 	} else {
-		dispatch(&sb, 1, g.n, "    ")
+		dispatch(g.w, 1, g.n, "    ")
 	}
 	wr("\nTraceInit == Init /\\ cursor = 0\n\n")
 	wr("TraceNext ==\n    /\\ cursor < TraceLen\n    /\\ Event(cursor + 1)\n    /\\ cursor' = cursor + 1\n\n")
@@ -217,10 +218,6 @@ func (g *Writer) Close() error {
 	wr("(* behaviour of Resume matches every event.                              *)\n")
 	wr("TraceAccepted == TLCGet(\"stats\").diameter = TraceLen + 1\n\n")
 	wr("%s\n", strings.Repeat("=", 77))
-	if _, err := g.w.WriteString(sb.String()); err != nil {
-		g.err = err
-		return err
-	}
 	g.err = g.w.Flush()
 	return g.err
 }
@@ -307,16 +304,16 @@ func comment(sb *strings.Builder, text string) {
 // dispatch writes a balanced IF tree selecting Ev<i> for i in lo..hi:
 // TLC evaluates log2(TraceLen) comparisons per step instead of scanning a
 // disjunction of every event.
-func dispatch(sb *strings.Builder, lo, hi int, indent string) {
+func dispatch(w io.Writer, lo, hi int, indent string) {
 	if hi-lo < 4 {
-		fmt.Fprintf(sb, "%s%s\n", indent, inline(lo, hi))
+		fmt.Fprintf(w, "%s%s\n", indent, inline(lo, hi))
 		return
 	}
 	mid := (lo + hi) / 2
-	fmt.Fprintf(sb, "%sIF i <= %d THEN\n", indent, mid)
-	dispatch(sb, lo, mid, indent+"    ")
-	fmt.Fprintf(sb, "%sELSE\n", indent)
-	dispatch(sb, mid+1, hi, indent+"    ")
+	fmt.Fprintf(w, "%sIF i <= %d THEN\n", indent, mid)
+	dispatch(w, lo, mid, indent+"    ")
+	fmt.Fprintf(w, "%sELSE\n", indent)
+	dispatch(w, mid+1, hi, indent+"    ")
 }
 
 func inline(lo, hi int) string {

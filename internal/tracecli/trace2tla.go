@@ -128,6 +128,11 @@ func writeModule(path, dir, spec, module string) (int, error) {
 		return 0, err
 	}
 	tmp, err := os.CreateTemp(dir, module+".tla.*.tmp")
+	if err == nil {
+		// CreateTemp makes the file private; the module is as readable as
+		// the cfg beside it.
+		err = tmp.Chmod(0o644)
+	}
 	if err != nil {
 		return 0, &exitError{code: ExitFailure, err: err}
 	}
