@@ -331,3 +331,15 @@ func TestObligationsAfter(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultBits: each fault's bit is its index in AllFaults.
+func TestFaultBits(t *testing.T) {
+	if len(AllFaults) != 13 {
+		t.Fatalf("%d faults; Fault.bit knows 13", len(AllFaults))
+	}
+	for i, f := range AllFaults {
+		if f.bit() != 1<<i {
+			t.Errorf("%s: bit %b, want %b", f, f.bit(), 1<<i)
+		}
+	}
+}

@@ -253,14 +253,19 @@ func (d *Decoder) event(b []byte, ev *Event) error {
 		if err != nil || empty {
 			return err
 		}
-		for i := 0; ; i++ {
-			k, key, err := s.objKey("", eventKeys, i)
-			if err != nil {
+		for next := 0; ; {
+			var k int
+			var key []byte
+			if next < len(eventKeys) && s.i < len(s.b) && eventKeys[next].at(s.b[s.i:]) {
+				k, s.tok = next, s.i
+				s.i += len(eventKeys[next].lit)
+			} else if k, key, err = s.objKey("", eventKeys, next); err != nil {
 				return err
 			}
 			if k < 0 {
 				return s.errAt("", "unknown field %q (an event has seq, action, params, vars and time)", key)
 			}
+			next = k + 1
 			bit := 1 << k
 			if keys&bit != 0 {
 				return s.errAt("", "field %q appears twice", eventKeys[k].name)
@@ -297,6 +302,10 @@ func (d *Decoder) event(b []byte, ev *Event) error {
 				if err := s.skip("time", 0); err != nil {
 					return err
 				}
+			}
+			if s.i < len(s.b) && s.b[s.i] == ',' {
+				s.i++
+				continue
 			}
 			more, err := s.objNext("")
 			if err != nil || !more {

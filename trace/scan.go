@@ -589,19 +589,24 @@ func (s *scanner) objStart(path string) (empty bool, err error) {
 
 // objKey reads the next key and its ':', and returns its index in keys,
 // or -1 for a key that is not there (with the key, for the error). The
-// literal form of keys[hint] is tried first, then of the others, so a
+// literal forms of keys[hint:] are tried first, then of the others, so a
 // line in the encoder's layout is read without unescaping anything; any
 // other layout takes the general path.
 func (s *scanner) objKey(path string, keys []keyLit, hint int) (int, []byte, error) {
 	c := s.peek()
 	s.tok = s.i
 	if c == '"' {
+		// From the hint on first: a writer in the encoder's order skips
+		// the keys it does not write, so the next key is a later one.
 		rest := s.b[s.i:]
-		if hint >= 0 && hint < len(keys) && keys[hint].at(rest) {
-			s.i += len(keys[hint].lit)
-			return hint, nil, nil
+		hint = max(0, min(hint, len(keys)))
+		for i := hint; i < len(keys); i++ {
+			if keys[i].at(rest) {
+				s.i += len(keys[i].lit)
+				return i, nil, nil
+			}
 		}
-		for i := range keys {
+		for i := range hint {
 			if keys[i].at(rest) {
 				s.i += len(keys[i].lit)
 				return i, nil, nil
