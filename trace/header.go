@@ -138,7 +138,7 @@ func isEventField(key []byte) bool {
 func (d *Decoder) producer(p *Producer) error {
 	s := &d.sc
 	var seen [2]bool
-	return s.object("header.producer", func(key []byte) error {
+	err := s.object("header.producer", func(key []byte) error {
 		var i int
 		switch string(key) {
 		case "name":
@@ -167,6 +167,14 @@ func (d *Decoder) producer(p *Producer) error {
 		}
 		return nil
 	})
+	if err == nil && !(seen[0] && seen[1]) {
+		missing := "name"
+		if seen[0] {
+			missing = "version"
+		}
+		err = errAt("header.producer", "missing field %q (a producer has %s; either may be \"\")", missing, producerFields)
+	}
+	return err
 }
 
 func (d *Decoder) constants(c *Constants, pos map[string]int) error {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -172,7 +173,7 @@ func validate(root, s map[string]any, v any, path string) error {
 		switch k {
 		case "$schema", "$id", "title", "description", "$defs", "$ref", "oneOf", "allOf", "if", "then",
 			"type", "required", "additionalProperties", "properties", "items", "enum", "const",
-			"minimum", "maximum", "minItems", "maxItems", "uniqueItems", "minLength":
+			"minimum", "maximum", "minItems", "maxItems", "uniqueItems", "minLength", "pattern":
 		default:
 			return fmt.Errorf("schema keyword %q at %s is unknown to the test's validator", k, path)
 		}
@@ -250,6 +251,13 @@ func validate(root, s map[string]any, v any, path string) error {
 		}
 	}
 	if str, ok := v.(string); ok {
+		if pat, ok := s["pattern"].(string); ok {
+			// ECMA-262's \uXXXX is RE2's \x{XXXX}.
+			re := regexp.MustCompile(regexp.MustCompile(`\\u([0-9A-Fa-f]{4})`).ReplaceAllString(pat, `\x{$1}`))
+			if !re.MatchString(str) {
+				return fmt.Errorf("%s: %q does not match %s", path, str, pat)
+			}
+		}
 		if ml, ok := s["minLength"].(json.Number); ok {
 			if l, _ := ml.Int64(); int64(len(str)) < l {
 				return fmt.Errorf("%s: shorter than %d", path, l)
@@ -307,4 +315,22 @@ func validate(root, s map[string]any, v any, path string) error {
 		}
 	}
 	return nil
+}
+
+// TestSchemaRefusesControlText: the schema's rule for the header's text is
+// the decoder's (no control character, even escaped).
+func TestSchemaRefusesControlText(t *testing.T) {
+	s := loadSchema(t)
+	for _, in := range []string{`a\nb`, `a\u0000`, `\u001b[2J`, `\u0085`} {
+		line := strings.Replace(header, `"name":"t"`, `"name":"`+in+`"`, 1)
+		if err := validateLine(s, line); err == nil {
+			t.Errorf("the schema takes the producer name %s", in)
+		}
+		if _, err := Decode(strings.NewReader(line)); err == nil {
+			t.Errorf("the decoder takes the producer name %s", in)
+		}
+	}
+	if err := validateLine(s, strings.Replace(header, `"name":"t"`, `"name":"r\u00e9sum\u00e9 \u2028"`, 1)); err != nil {
+		t.Errorf("the schema refuses printable text: %v", err)
+	}
 }
