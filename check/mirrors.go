@@ -265,3 +265,17 @@ func (j *Job) VarStates(ctx context.Context, fn func(tlavalue.State) error) erro
 
 // Other is the job's spec when it is not Resume (nil for Resume).
 func (j *Job) Other() Bound { return j.other }
+
+// RecordFor is the mirror record this build carries for the spec at path:
+// its own module's (examples/twophase/mirror.json for TwoPhase.tla), or
+// Resume's (spec/mirror.json).
+func RecordFor(path string) (spec.Mirror, error) {
+	if src, err := os.ReadFile(path); err == nil {
+		if mod := moduleRE.FindSubmatch(src); mod != nil {
+			if mi, ok := mirrors[string(mod[1])]; ok {
+				return spec.ParseMirror(mi.Record)
+			}
+		}
+	}
+	return spec.Recorded()
+}

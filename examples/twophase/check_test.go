@@ -57,7 +57,7 @@ func TestMirrorRecord(t *testing.T) {
 	}
 	if d != rec.Digest {
 		t.Fatalf("TwoPhase.tla's digest is %s, mirror.json records %s: bring twophase.go in line with the spec, "+
-			"run TestTLCStateSets with TLC, then record the new digest in mirror.json", d, rec.Digest)
+			"then run tlcrun mirror examples/twophase/manifest.json --checkers tlc --update", d, rec.Digest)
 	}
 }
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/mirror"
-	"github.com/resumecontract/resumecheck/spec"
 )
 
 func newMirrorCmd() *cobra.Command {
@@ -76,7 +76,7 @@ recorded), 4 when they agree but the record names another text (run
 			}
 			recPath := mirror.RecordPath(path)
 			rec, recErr := mirror.ReadRecord(recPath)
-			built, _ := spec.Recorded()
+			built, _ := check.RecordFor(res.Spec)
 			fmt.Fprintf(out, "Spec %s: digest %s\n", res.Spec, res.Digest)
 			switch {
 			case recErr != nil:
