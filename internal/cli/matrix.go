@@ -18,15 +18,17 @@ import (
 
 func newMatrixCmd() *cobra.Command {
 	var (
-		specDir   string
-		bounds    string
-		format    string
-		doc       string
-		html      string
-		workers   int
-		engineArg string
-		compare   bool
-		tf        tlcFlags
+		specDir string
+		bounds  string
+		format  string
+		// asJSONFlag is --json, --format json by the name every command has.
+		asJSONFlag bool
+		doc        string
+		html       string
+		workers    int
+		engineArg  string
+		compare    bool
+		tf         tlcFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "matrix",
@@ -58,6 +60,12 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
   tlcrun matrix --engine both         # needs TLC (tlcrun doctor)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSONFlag {
+				if cmd.Flags().Changed("format") && format != "json" {
+					return usageError(fmt.Errorf("--json and --format %s: --json is --format json; give one", format))
+				}
+				format = "json"
+			}
 			switch format {
 			case "text", "json", "markdown":
 			default:
@@ -174,6 +182,7 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 	f.StringVar(&specDir, "spec-dir", "spec", "folder with Resume.tla, R0*.cfg and fault-*.cfg")
 	f.StringVar(&bounds, "bounds", "", "a cfg whose bounds replace every model's (e.g. spec/R8.cfg)")
 	f.StringVar(&format, "format", "text", "output: text, json or markdown")
+	f.BoolVar(&asJSONFlag, "json", false, "the same as --format json (the flag every command has for JSON output)")
 	f.StringVar(&doc, "doc", "", "also write the teaching page (docs/contract.md) to this file")
 	f.StringVar(&html, "html", "", "also write the matrix as one self-contained HTML page; a violated cell opens its counterexample")
 	f.IntVar(&workers, "workers", 0, "Go engine workers (0 = all cores)")

@@ -20,12 +20,14 @@ func newSweepCmd() *cobra.Command {
 		sets      []string
 		engineArg string
 		format    string
-		compare   bool
-		cfgDir    string
-		progress  time.Duration
-		workers   int
-		mem       string
-		tf        tlcFlags
+		// asJSONFlag is --json, --format json by the name every command has.
+		asJSONFlag bool
+		compare    bool
+		cfgDir     string
+		progress   time.Duration
+		workers    int
+		mem        string
+		tf         tlcFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep --set NAME=VALUES ... [--base CFG]",
@@ -58,6 +60,12 @@ engine's progress lines come in between (--progress 0: none).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := validEngine(engineArg); err != nil {
 				return err
+			}
+			if asJSONFlag {
+				if cmd.Flags().Changed("format") && format != "json" {
+					return usageError(fmt.Errorf("--json and --format %s: --json is --format json; give one", format))
+				}
+				format = "json"
 			}
 			switch format {
 			case "text", "json", "markdown":
@@ -121,6 +129,7 @@ engine's progress lines come in between (--progress 0: none).`,
 	f.StringArrayVar(&sets, "set", nil, "NAME=VALUES: a constant and its values, a..b or v1,v2,... (repeatable)")
 	f.StringVar(&engineArg, "engine", "go", "checker to run: go, tlc, or both (and compare them)")
 	f.StringVar(&format, "format", "text", "table format: text, json or markdown")
+	f.BoolVar(&asJSONFlag, "json", false, "the same as --format json (the flag every command has for JSON output)")
 	f.BoolVar(&compare, "compare-states", true, "with --engine both: compare the state sets (TLC's -dump against the Go engine's); =false for cells too large to hold in memory")
 	f.StringVar(&cfgDir, "cfg-dir", "", "keep the generated cfgs in this folder (default: a temporary folder, removed)")
 	f.DurationVar(&progress, "progress", 10*time.Second, "interval between the Go engine's progress lines on stderr (0 = no progress at all)")
