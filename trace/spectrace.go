@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -104,7 +105,7 @@ func DecodeSpec(r io.Reader, name string) (*SpecTrace, error) {
 			for _, k := range names {
 				v, err := tlavalue.Parse(t.Header.Constants[k])
 				if err != nil {
-					return nil, bad("header: constants.%s: %v", k, err)
+					return nil, bad("header: constants.%s: the TLA+ value %q does not parse (%v)", k, t.Header.Constants[k], err)
 				}
 				t.Constants[k] = v
 			}
@@ -135,13 +136,17 @@ func DecodeSpec(r io.Reader, name string) (*SpecTrace, error) {
 		for _, k := range names {
 			v, err := tlavalue.Parse(raw.Vars[k])
 			if err != nil {
-				return nil, bad("vars.%s: %v", k, err)
+				return nil, bad("vars.%s: the TLA+ value %q does not parse (%v)", k, raw.Vars[k], err)
 			}
 			ev.Vars = append(ev.Vars, tlavalue.Var{Name: k, Value: v})
 		}
 		t.Events = append(t.Events, ev)
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			line++
+			return nil, bad("a line longer than 16 MiB")
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if !header {
