@@ -9,12 +9,14 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/resumecontract/resumecheck/internal/tlcout/tlcsample"
 )
 
 // TestDoctorProbesTLC: doctor says Ready only when TLC checks a spec.
 // Issue 14: it said Ready for a jar without its standard modules, where
 // every run fails. A fake java replays TLC's recorded run of such a jar
-// (internal/tlc/testdata/probe_nostdlib_tool.out) and of a whole one;
+// (internal/tlcout/testdata/probe_nostdlib_tool.out) and of a whole one;
 // with TLA2TOOLS_JAR set, the real jar and a copy of it without
 // tla2sany/StandardModules/ are probed too.
 func TestDoctorProbesTLC(t *testing.T) {
@@ -30,7 +32,7 @@ func TestDoctorProbesTLC(t *testing.T) {
 	fake := func(sample string, status string) func(t *testing.T) string {
 		return func(t *testing.T) string {
 			dir := t.TempDir()
-			b, err := os.ReadFile(filepath.Join("..", "tlc", "testdata", sample))
+			b, err := os.ReadFile(tlcsample.Path(sample))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,7 +14,7 @@ import (
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
-	"github.com/resumecontract/resumecheck/internal/tlc"
+	"github.com/resumecontract/resumecheck/internal/tlcout"
 	"github.com/resumecontract/resumecheck/model"
 )
 
@@ -25,7 +25,7 @@ const hostileDir = "../../testdata/hostile"
 // that reads it, as a user would hand it over, and compares the outcome
 // with want.txt: cfgs (tlcrun check), specs (tlcrun check --spec),
 // manifests (tlcrun verify) by exit code and message, TLC's outputs
-// (tlc.Parse, then the report tlcrun would print) and TLC's state dumps
+// (tlcout.Parse, then the report tlcrun would print) and TLC's state dumps
 // (the state comparison) by error or verdict. Nothing may panic, every
 // refusal names the file, and no file may pass for a verdict it does not
 // carry. Every file has a line in want.txt and every line a file.
@@ -127,7 +127,7 @@ func hostileOutcome(t *testing.T, root, f string) hostileWant {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := tlc.Parse(bytes.NewReader(b))
+		res, err := tlcout.Parse(bytes.NewReader(b))
 		if err != nil {
 			return hostileWant{"error", err.Error()}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/sweep"
 	"github.com/resumecontract/resumecheck/internal/tlc"
+	"github.com/resumecontract/resumecheck/internal/tlcout"
 )
 
 // tlcFlags are the flags of every command that may run TLC.
@@ -34,9 +35,9 @@ func (f *tlcFlags) add(fs *pflag.FlagSet) {
 func (f *tlcFlags) options(w io.Writer) tlc.Options {
 	o := tlc.Options{Jar: f.jar, Java: f.java, Workers: f.workers, JavaOptions: f.javaOpts}
 	if w != nil {
-		o.Progress = func(m tlc.Message) {
+		o.Progress = func(m tlcout.Message) {
 			switch m.Code {
-			case tlc.CodeInitGenerated1, tlc.CodeProgressStats, tlc.CodeCheckingTemporalProps:
+			case tlcout.CodeInitGenerated1, tlcout.CodeProgressStats, tlcout.CodeCheckingTemporalProps:
 				fmt.Fprintf(w, "tlc: %s\n", strings.Join(strings.Fields(m.Text()), " "))
 			}
 		}
@@ -80,7 +81,7 @@ func validEngine(e string) error {
 // runError maps an error of a run to its exit code: TLC missing (3), the
 // user's files (2), an interrupt (130), anything else (1).
 func runError(err error) error {
-	var te *tlc.Error
+	var te *tlcout.Error
 	var ie *crosscheck.InputError
 	var se *sweep.InputError
 	switch {

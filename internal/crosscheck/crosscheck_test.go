@@ -10,20 +10,21 @@ import (
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/mirrortest"
-	"github.com/resumecontract/resumecheck/internal/tlc"
+	"github.com/resumecontract/resumecheck/internal/tlcout"
+	"github.com/resumecontract/resumecheck/internal/tlcout/tlcsample"
 	"github.com/resumecontract/resumecheck/model"
 )
 
-// recording parses a recorded TLC run of internal/tlc/testdata.
-func recording(t *testing.T, name string) *tlc.Result {
+// recording parses a recorded TLC run of internal/tlcout/testdata.
+func recording(t *testing.T, name string) *tlcout.Result {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "tlc", "testdata", name))
+	b, err := os.ReadFile(tlcsample.Path(name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := strings.TrimRight(string(b), "\n")
 	out = out[:strings.LastIndex(out, "\n")+1] // the "exit N" line
-	res, err := tlc.Parse(strings.NewReader(out))
+	res, err := tlcout.Parse(strings.NewReader(out))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -117,7 +118,7 @@ func TestReportOnRecordings(t *testing.T) {
 // the Go engine's states: the same 59. Against the states of other
 // constants it finds the difference and names it.
 func TestCompareStatesOnRecording(t *testing.T) {
-	dump := filepath.Join("..", "tlc", "testdata", "resume_r0.dump")
+	dump := tlcsample.Path("resume_r0.dump")
 	ctx := context.Background()
 	d, err := CompareStates(ctx, load(t, "R0.cfg"), dump, 0)
 	if err != nil {
@@ -178,7 +179,7 @@ func TestDifferences(t *testing.T) {
 // of that cfg (resume_rebuild.dump) the comparison of the state sets must
 // fail and name a state on each side; the model as it is must match.
 func TestStatesCatchRebuildAsSkip(t *testing.T) {
-	dump := filepath.Join("..", "tlc", "testdata", "resume_rebuild.dump")
+	dump := tlcsample.Path("resume_rebuild.dump")
 	ctx := context.Background()
 	d, err := CompareStates(ctx, load(t, "fault-rebuild.cfg"), dump, 0)
 	if err != nil {

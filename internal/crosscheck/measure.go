@@ -12,6 +12,7 @@ import (
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/internal/tlc"
+	"github.com/resumecontract/resumecheck/internal/tlcout"
 )
 
 // Options tune the runs of both engines. The zero value runs TLC with one
@@ -60,7 +61,7 @@ func MeasureGo(ctx context.Context, job *check.Job, opt Options) (*Measurement, 
 
 // InputError is an error of TLC about the user's files: the spec does not
 // parse, the cfg is wrong, an ASSUME is false.
-type InputError struct{ Err *tlc.Error }
+type InputError struct{ Err *tlcout.Error }
 
 func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
@@ -84,11 +85,11 @@ func MeasureTLC(ctx context.Context, cfgPath, specPath string, opt Options, dump
 	cfg, err := tlacfg.ParseFile(cfgPath)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, &InputError{&tlc.Error{Kind: tlc.KindConfig, Msg: fmt.Sprintf("cfg %s does not exist", cfgPath)}}
+			return nil, &InputError{&tlcout.Error{Kind: tlcout.KindConfig, Msg: fmt.Sprintf("cfg %s does not exist", cfgPath)}}
 		}
 		var ce *tlacfg.Error
 		if errors.As(err, &ce) {
-			return nil, &InputError{&tlc.Error{Kind: tlc.KindConfig, File: ce.Path, Line: ce.Line, Col: ce.Col, Msg: ce.Msg}}
+			return nil, &InputError{&tlcout.Error{Kind: tlcout.KindConfig, File: ce.Path, Line: ce.Line, Col: ce.Col, Msg: ce.Msg}}
 		}
 		return nil, err
 	}
@@ -122,7 +123,7 @@ func MeasureTLC(ctx context.Context, cfgPath, specPath string, opt Options, dump
 			return nil, err
 		}
 		if err := res.Err(); err != nil {
-			te := err.(*tlc.Error)
+			te := err.(*tlcout.Error)
 			if te.File == path {
 				te.File = cfgPath
 			}
@@ -133,7 +134,7 @@ func MeasureTLC(ctx context.Context, cfgPath, specPath string, opt Options, dump
 		}
 		rep := Report(res, cfg, specPath, nil)
 		if rep.Verdict == "unknown" {
-			return nil, fmt.Errorf("tlc: TLC did not finish checking %s (exit %d: %s)", cfgPath, res.ExitCode, tlc.Meaning(res.ExitCode))
+			return nil, fmt.Errorf("tlc: TLC did not finish checking %s (exit %d: %s)", cfgPath, res.ExitCode, tlcout.Meaning(res.ExitCode))
 		}
 		return rep, nil
 	}

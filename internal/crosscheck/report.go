@@ -17,7 +17,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
-	"github.com/resumecontract/resumecheck/internal/tlc"
+	"github.com/resumecontract/resumecheck/internal/tlcout"
 	"github.com/resumecontract/resumecheck/model"
 )
 
@@ -38,7 +38,7 @@ func Checked(cfg *tlacfg.Config) []string {
 // constants: each state of a counterexample is then also read back as a
 // model.State (TraceState.State); a state that does not convert leaves
 // it zero. The caller has checked res.Err.
-func Report(res *tlc.Result, cfg *tlacfg.Config, specPath string, m *model.Model) *check.Report {
+func Report(res *tlcout.Result, cfg *tlacfg.Config, specPath string, m *model.Model) *check.Report {
 	rep := &check.Report{Engine: "tlc", Spec: specPath, Config: cfg.Path, Checked: Checked(cfg), Verdict: "ok"}
 	if res.Stats != nil {
 		rep.Generated, rep.Distinct = uint64(max(res.Stats.Generated, 0)), uint64(max(res.Stats.Distinct, 0))
@@ -66,15 +66,15 @@ func Report(res *tlc.Result, cfg *tlacfg.Config, specPath string, m *model.Model
 
 // violation converts one of TLC's violations; ok is false for the kinds a
 // check.Report has no place for (a false ASSUME is an input error, see
-// tlc.Result.Err).
-func violation(is tlc.Issue, cfg *tlacfg.Config, m *model.Model) (check.Violation, bool) {
+// tlcout.Result.Err).
+func violation(is tlcout.Issue, cfg *tlacfg.Config, m *model.Model) (check.Violation, bool) {
 	var v check.Violation
 	switch is.Kind {
-	case tlc.KindInvariant, tlc.KindAssert, tlc.KindPostcondition:
+	case tlcout.KindInvariant, tlcout.KindAssert, tlcout.KindPostcondition:
 		v.Kind = "invariant"
-	case tlc.KindTemporal, tlc.KindActionProperty:
+	case tlcout.KindTemporal, tlcout.KindActionProperty:
 		v.Kind = "liveness"
-	case tlc.KindDeadlock:
+	case tlcout.KindDeadlock:
 		v.Kind = "deadlock"
 	default:
 		return v, false
@@ -84,7 +84,7 @@ func violation(is tlc.Issue, cfg *tlacfg.Config, m *model.Model) (check.Violatio
 		v.Property = strings.Join(is.Names, " ")
 	case v.Kind == "liveness":
 		v.Property = strings.Join(cfg.Properties, " ")
-	case is.Kind == tlc.KindAssert:
+	case is.Kind == tlcout.KindAssert:
 		v.Property = "Assert"
 	}
 	if is.Trace == nil {
@@ -118,7 +118,7 @@ func violation(is tlc.Issue, cfg *tlacfg.Config, m *model.Model) (check.Violatio
 
 // label prints an action as the Go engine labels its steps: the name, and
 // the parameters when TLC printed them ("Consume(va)").
-func label(a tlc.Action) string {
+func label(a tlcout.Action) string {
 	if len(a.Params) == 0 {
 		return a.Name
 	}

@@ -32,6 +32,8 @@ var rules = []struct {
 	{module + "tlavalue", false, []string{module + "model", "os/exec", "net"}, "TLA+ values know no spec"},
 	{module + "examples/...", false, []string{module + "model", module + "check", "os/exec", "net"}, "a second spec stands beside Resume, not on it"},
 	{module + "tracecheck", false, []string{module + "internal/tlc", "os/exec", "net"}, "trace replay runs nothing"},
+	{module + "internal/tlcout/...", false, []string{module + "internal/tlc", "os/exec", "net/http", "archive/zip", "net"},
+		"reading TLC's output runs, fetches and unpacks nothing (internal/tlc does)"},
 	{module + "tracecheck", true, []string{"os", "time"}, "trace replay is pure"},
 }
 

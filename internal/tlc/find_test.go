@@ -1,7 +1,6 @@
 package tlc
 
 import (
-	"archive/zip"
 	"context"
 	"errors"
 	"os"
@@ -10,63 +9,6 @@ import (
 	"strings"
 	"testing"
 )
-
-// fakeJar writes a zip file holding the named entries (and a manifest
-// saying version v9.9.9) and returns its path.
-func fakeJar(t *testing.T, dir string, entries ...string) string {
-	t.Helper()
-	path := filepath.Join(dir, "tla2tools.jar")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(f)
-	w, err := zw.Create("META-INF/MANIFEST.MF")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write([]byte("Manifest-Version: 1.0\r\nX-Git-Tag: v9.9.9\r\nX-Git-ShortRevision: abc1234\r\nMain-Class: tlc2.TLC\r\n"))
-	for _, e := range entries {
-		if _, err := zw.Create(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// fakeJava writes an executable shell script named java into dir/bin.
-func fakeJava(t *testing.T, dir, script string) string {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake java is a shell script")
-	}
-	bin := filepath.Join(dir, "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(bin, "java")
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// isolate clears the environment tlc looks at.
-func isolate(t *testing.T) string {
-	dir := t.TempDir()
-	t.Setenv(JarEnv, "")
-	t.Setenv("JAVA_HOME", "")
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	t.Setenv("HOME", dir)
-	t.Setenv("PATH", filepath.Join(dir, "bin"))
-	return dir
-}
 
 func TestParseJavaVersion(t *testing.T) {
 	tests := []struct {

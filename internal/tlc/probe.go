@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/resumecontract/resumecheck/internal/tlcout"
 )
 
 // The probe: a module that extends the four standard modules this
@@ -66,7 +68,7 @@ func (s *Setup) Probe(ctx context.Context) (time.Duration, error) {
 	}
 	switch {
 	case res.ExitCode != 0:
-		return took, fail(fmt.Sprintf("exit %d: %s", res.ExitCode, Meaning(res.ExitCode)))
+		return took, fail(fmt.Sprintf("exit %d: %s", res.ExitCode, tlcout.Meaning(res.ExitCode)))
 	case len(res.Violations) > 0:
 		return took, fail("it reported a violation of an invariant that holds")
 	case res.Success == nil || res.Stats == nil || res.Stats.Distinct != ProbeStates:

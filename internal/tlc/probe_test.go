@@ -6,23 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-)
 
-// fakeTLCText is fakeTLC with the output given as text.
-func fakeTLCText(t *testing.T, out string, status int) (jar string) {
-	t.Helper()
-	dir := isolate(t)
-	if err := os.WriteFile(filepath.Join(dir, "out"), []byte(out), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fakeJava(t, dir, `if [ "$1" = -version ]; then echo 'openjdk version "17.0.2" 2022-01-18' >&2; exit 0; fi
-while IFS= read -r line; do printf '%s\n' "$line"; done < `+dir+`/out
-exit `+strconv.Itoa(status)+"\n")
-	return fakeJar(t, dir, "tlc2/TLC.class")
-}
+	"github.com/resumecontract/resumecheck/internal/tlcout/tlcsample"
+)
 
 func probe(t *testing.T, jar string) error {
 	t.Helper()
@@ -39,8 +27,8 @@ func probe(t *testing.T, jar string) error {
 // standard modules fails (issue 14: doctor said Ready for such a jar), and
 // so do runs that end without TLC's success or with other counts.
 func TestProbeWithFakeTLC(t *testing.T) {
-	ok, _ := readSample(t, "probe_ok_tool.out")
-	broken, _ := readSample(t, "probe_nostdlib_tool.out")
+	ok, _ := tlcsample.Read(t, "probe_ok_tool.out")
+	broken, _ := tlcsample.Read(t, "probe_nostdlib_tool.out")
 	tests := []struct {
 		name   string
 		out    string

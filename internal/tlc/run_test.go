@@ -7,30 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
-)
 
-// fakeTLC installs a java on PATH that answers -version as Java 17 and
-// otherwise writes its arguments to dir/args, prints the recorded run
-// sample and exits with the status the sample records: TLC without TLC.
-// The script uses shell built-ins only, for PATH holds nothing else.
-func fakeTLC(t *testing.T, sample string) (dir, jar string) {
-	t.Helper()
-	dir = isolate(t)
-	out, status := readSample(t, sample)
-	if err := os.WriteFile(filepath.Join(dir, "out"), []byte(out), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fakeJava(t, dir, `if [ "$1" = -version ]; then echo 'openjdk version "17.0.2" 2022-01-18' >&2; exit 0; fi
-for a in "$@"; do echo "$a"; done > `+dir+`/args
-pwd > `+dir+`/pwd
-while IFS= read -r line; do printf '%s\n' "$line"; done < `+dir+`/out
-echo "a line on stderr" >&2
-exit `+strconv.Itoa(int(status))+"\n")
-	return dir, fakeJar(t, dir, "tlc2/TLC.class")
-}
+	"github.com/resumecontract/resumecheck/internal/tlcout"
+)
 
 // specFiles writes a spec and a cfg to a fresh folder.
 func specFiles(t *testing.T) (spec, cfg string) {
@@ -44,9 +25,9 @@ func specFiles(t *testing.T) (spec, cfg string) {
 func TestRunWithFakeTLC(t *testing.T) {
 	dir, jar := fakeTLC(t, "resume_replay_tool.out")
 	spec, cfg := specFiles(t)
-	var codes []Code
+	var codes []tlcout.Code
 	res, err := Run(context.Background(), Options{Jar: jar, Spec: spec, Cfg: cfg, Continue: true,
-		Dump: filepath.Join(dir, "states.dump"), Progress: func(m Message) { codes = append(codes, m.Code) }})
+		Dump: filepath.Join(dir, "states.dump"), Progress: func(m tlcout.Message) { codes = append(codes, m.Code) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +37,7 @@ func TestRunWithFakeTLC(t *testing.T) {
 	if runtime.GOOS == "linux" && (res.PeakRSS <= 0 || res.Wall <= 0) {
 		t.Errorf("peak RSS %d, wall %v: want the child's measured", res.PeakRSS, res.Wall)
 	}
-	if len(codes) == 0 || codes[0] != CodeVersion || codes[len(codes)-1] != CodeFinished {
+	if len(codes) == 0 || codes[0] != tlcout.CodeVersion || codes[len(codes)-1] != tlcout.CodeFinished {
 		t.Errorf("progress saw %v", codes)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "args"))
@@ -89,7 +70,7 @@ func TestRunReportsErrorsOfTheSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var e *Error
+	var e *tlcout.Error
 	if !errors.As(res.Err(), &e) || !e.IsInput() || e.Line != 173 || e.Col != 5 || res.ExitCode != 150 {
 		t.Errorf("Err() = %#v, exit %d", res.Err(), res.ExitCode)
 	}

@@ -8,7 +8,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/resumecontract/resumecheck/internal/tlc"
+	"github.com/resumecontract/resumecheck/internal/tlcout"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlavalue"
 	"github.com/resumecontract/resumecheck/trace"
@@ -24,16 +24,16 @@ func FromTLC(r io.Reader, p model.Params) (*trace.Trace, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var ct *tlc.Trace
+	var ct *tlcout.Trace
 	producer := trace.Producer{Name: "TLC"}
 	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' {
-		ct, err = tlc.ReadJSONTrace(bytes.NewReader(raw), tlavalue.JSONDecoder{ModelValues: modelValues(p)})
+		ct, err = tlcout.ReadJSONTrace(bytes.NewReader(raw), tlavalue.JSONDecoder{ModelValues: modelValues(p)})
 		if err != nil {
 			return nil, nil, inputf("%v", err)
 		}
 	} else {
-		res, err := tlc.Parse(bytes.NewReader(raw))
-		if errors.Is(err, tlc.ErrNoMessages) {
+		res, err := tlcout.Parse(bytes.NewReader(raw))
+		if errors.Is(err, tlcout.ErrNoMessages) {
 			return nil, nil, inputf("no TLC -tool messages in the input: run TLC with -tool, or give the file of -dumpTrace json")
 		}
 		if err != nil {

@@ -1,11 +1,11 @@
-package tlc_test
+package tlcout_test
 
 import (
 	"fmt"
 	"os"
 	"strings"
 
-	"github.com/resumecontract/resumecheck/internal/tlc"
+	"github.com/resumecontract/resumecheck/internal/tlcout"
 )
 
 func ExampleParse() {
@@ -15,7 +15,7 @@ func ExampleParse() {
 	}
 	// The sample ends with the exit status the test data records.
 	text, status, _ := strings.Cut(string(out), "exit ")
-	res, err := tlc.Parse(strings.NewReader(text))
+	res, err := tlcout.Parse(strings.NewReader(text))
 	if err != nil {
 		panic(err)
 	}
@@ -33,9 +33,9 @@ func ExampleParse() {
 }
 
 func ExampleMeaning() {
-	fmt.Println(tlc.Meaning(11))
-	fmt.Println(tlc.Meaning(13))
-	fmt.Println(tlc.Meaning(150))
+	fmt.Println(tlcout.Meaning(11))
+	fmt.Println(tlcout.Meaning(13))
+	fmt.Println(tlcout.Meaning(150))
 	// Output:
 	// violation: deadlock reached
 	// violation: a temporal or action property is violated

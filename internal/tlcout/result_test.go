@@ -1,4 +1,4 @@
-package tlc
+package tlcout
 
 import (
 	"errors"
@@ -9,24 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resumecontract/resumecheck/internal/tlcout/tlcsample"
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
 // readSample returns a sample's output and the exit status recorded on
-// its last line ("exit N").
+// its last line.
 func readSample(t *testing.T, name string) (string, ExitStatus) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := strings.TrimRight(string(b), "\n")
-	i := strings.LastIndex(out, "\n")
-	code, err := strconv.Atoi(strings.TrimPrefix(out[i+1:], "exit "))
-	if err != nil {
-		t.Fatalf("%s: no exit status on the last line", name)
-	}
-	return out[:i+1], ExitStatus(code)
+	out, status := tlcsample.Read(t, name)
+	return out, ExitStatus(status)
 }
 
 func parseSample(t *testing.T, name string) (*Result, ExitStatus) {

@@ -1,4 +1,4 @@
-package tlc
+package tlcout
 
 import (
 	"encoding/json"
@@ -103,7 +103,9 @@ func TestJSONTraceDetails(t *testing.T) {
 
 func TestJSONTraceErrors(t *testing.T) {
 	tests := []struct{ src, want string }{
-		{`[]`, "tlc: JSON trace at $: json: cannot unmarshal array into Go value of type tlc.jsonTraceFile"},
+		{`[]`, "tlc: JSON trace at $: a JSON array where TLC writes an object"},
+		{`{"counterexample": {"state": 3}}`, "tlc: JSON trace at $.counterexample.state: a JSON number where TLC writes an array"},
+		{`{"counterexample": `, "tlc: JSON trace at $: unexpected EOF"},
 		{`{"vars": []}`, "tlc: JSON trace at $: no counterexample"},
 		{`{"counterexample": {"state": [[1]]}}`, "tlc: JSON trace at $.counterexample.state[0]: expected [number, state]"},
 		{`{"counterexample": {"state": [["one", {}]]}}`, "tlc: JSON trace at $.counterexample.state[0][0]: state number is not an integer"},

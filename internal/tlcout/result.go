@@ -1,4 +1,4 @@
-package tlc
+package tlcout
 
 import (
 	"errors"
@@ -56,18 +56,20 @@ type Result struct {
 	// printed (so that positions in a module can name the file).
 	ModuleFiles map[string]string
 
-	// Set by Run: the TLC process's exit code, its wall time, its CPU time
-	// (user and system), its peak resident memory in bytes (0 where the
-	// system does not say), the command line, and the end of what it
-	// wrote to stderr.
+	// Set by the code that ran TLC (internal/tlc's Run): the process's
+	// exit code, its wall time, its CPU time (user and system), its peak
+	// resident memory in bytes (0 where the system does not say), the
+	// command line, the end of what it wrote to stderr, and the model
+	// file TLC read (named by configuration errors).
 	ExitCode int
 	Wall     time.Duration
 	CPU      time.Duration
 	PeakRSS  int64
 	Command  []string
 	Stderr   string
-	cfg      string // the model file TLC read, for configuration errors
-	// assumptions holds the spec's text of each false ASSUME (Run).
+	Cfg      string
+	// assumptions holds the spec's text of each false ASSUME
+	// (ReadAssumptions).
 	assumptions map[Location]string
 
 	// The issue that traces and nested-expression messages belong to, as
@@ -235,7 +237,16 @@ func (e SpecError) String() string {
 // message gives ErrNoMessages.
 func Parse(r io.Reader) (*Result, error) {
 	res := &Result{}
-	rd := NewReader(r)
+	err := res.Read(r, nil)
+	return res, err
+}
+
+// Read adds TLC's messages from in to r as they come, and gives each to
+// progress when it is not nil; errors are Parse's. After a marker it
+// cannot read it drains in, so that a TLC writing into a pipe is not
+// blocked on a full one.
+func (r *Result) Read(in io.Reader, progress func(Message)) error {
+	rd := NewReader(in)
 	var errs []error
 	for {
 		m, err := rd.Next()
@@ -244,17 +255,21 @@ func Parse(r io.Reader) (*Result, error) {
 		}
 		if err != nil {
 			errs = append(errs, err)
+			_, _ = io.Copy(io.Discard, in)
 			break
 		}
-		if err := res.Add(m); err != nil {
+		if err := r.Add(m); err != nil {
 			errs = append(errs, err)
 		}
+		if progress != nil {
+			progress(m)
+		}
 	}
-	res.finishSANY()
-	if !res.seenMessage && len(errs) == 0 {
+	r.finishSANY()
+	if !r.seenMessage && len(errs) == 0 {
 		errs = append(errs, ErrNoMessages)
 	}
-	return res, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // ErrNoMessages says the input held no -tool message at all: TLC ran

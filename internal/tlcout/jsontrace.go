@@ -1,9 +1,11 @@
-package tlc
+package tlcout
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 
 	"github.com/resumecontract/resumecheck/tlavalue"
@@ -18,6 +20,30 @@ type JSONTraceError struct {
 
 func (e *JSONTraceError) Error() string {
 	return fmt.Sprintf("tlc: JSON trace at %s: %s", e.Path, e.Msg)
+}
+
+// decodeError says where the file is not shaped as TLC writes it, in the
+// file's terms (a JSON path and kinds of value), not in the Go types
+// that read it.
+func decodeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return &JSONTraceError{Path: "$", Msg: err.Error()}
+	}
+	path := "$"
+	if te.Field != "" {
+		path += "." + te.Field
+	}
+	want := "another kind of value"
+	switch te.Type.Kind() {
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	case reflect.Slice, reflect.Array:
+		want = "an array"
+	case reflect.String:
+		want = "a string"
+	}
+	return &JSONTraceError{Path: path, Msg: fmt.Sprintf("a JSON %s where TLC writes %s", te.Value, want)}
 }
 
 // The shape of TLC's -dumpTrace json output: the TLCExt!CounterExample
@@ -57,7 +83,7 @@ func ReadJSONTrace(r io.Reader, d tlavalue.JSONDecoder) (*Trace, error) {
 	d.Format = tlavalue.TLCJSON
 	var f jsonTraceFile
 	if err := json.NewDecoder(r).Decode(&f); err != nil {
-		return nil, &JSONTraceError{Path: "$", Msg: err.Error()}
+		return nil, decodeError(err)
 	}
 	if f.Counterexample == nil {
 		return nil, &JSONTraceError{Path: "$", Msg: "no counterexample"}
