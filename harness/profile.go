@@ -50,10 +50,10 @@ type ObligationVerdict struct {
 // ID names the profile: subject@version/store.
 func (p *Profile) ID() string { return p.Subject + "@" + p.Version + "/" + p.Store }
 
-// FileName is the profile's JSON file name.
-func (p *Profile) FileName() string {
-	return p.Subject + "@" + p.Version + "-" + p.Store + ".json"
-}
+// DirName is the name of the profile's folder among others
+// (subject@version-store): a run's output folder and the baselines keep
+// each profile's profile.json and traces in a folder of that name.
+func (p *Profile) DirName() string { return p.Subject + "@" + p.Version + "-" + p.Store }
 
 // Finish sets each obligation's verdict from the cells: violated if a
 // cell found it violated, holds if every cell measuring it held, n/a when

@@ -446,7 +446,7 @@ func TestProfilesFromHarness(t *testing.T) {
 				Explained: []string{"redeliver"}, Obligations: map[string]harness.Status{"EO": harness.Violated}}}},
 	}}
 	p.Finish()
-	path := filepath.Join(t.TempDir(), p.FileName())
+	path := filepath.Join(t.TempDir(), p.DirName()+".json")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

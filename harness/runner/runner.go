@@ -101,7 +101,7 @@ func RunProfile(ctx context.Context, subj harness.Subject, store string, opt Opt
 	opt.defaults()
 	r := &Runner{opt: opt, subj: subj, store: store}
 	p := &harness.Profile{Subject: subj.Name, Version: subj.Version, Store: store}
-	r.dir = filepath.Join(opt.Out, strings.TrimSuffix(p.FileName(), ".json"))
+	r.dir = filepath.Join(opt.Out, p.DirName())
 	if err := os.RemoveAll(r.dir); err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func RunProfile(ctx context.Context, subj harness.Subject, store string, opt Opt
 // Dir is where a profile's runs are written.
 func Dir(opt Options, p *harness.Profile) string {
 	opt.defaults()
-	return filepath.Join(opt.Out, strings.TrimSuffix(p.FileName(), ".json"))
+	return filepath.Join(opt.Out, p.DirName())
 }
 
 func (r *Runner) launch(stderr string) Launch {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/resumecontract/resumecheck/harness"
-	"github.com/resumecontract/resumecheck/harness/runner"
+	"github.com/resumecontract/resumecheck/harness/baseline"
 )
 
 func writeProfile(t *testing.T, dir string, st harness.Status) {
@@ -96,74 +96,12 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-// TestRecordKeepsUnmeasuredBaseline: --update without a PostgreSQL server
-// measures the postgres profiles as skipped; their baselines stay.
-func TestRecordKeepsUnmeasuredBaseline(t *testing.T) {
-	old := &harness.Profile{Subject: "s", Version: "1", Store: harness.StorePostgres, Cells: []harness.Cell{{
-		Name: "fd", Scenario: "fd", Measures: []string{"FD"}, Status: map[string]harness.Status{"FD": harness.Violated},
-	}}}
-	old.Finish()
-	skipped := &harness.Profile{Subject: "s", Version: "1", Store: harness.StorePostgres, Cells: []harness.Cell{{
-		Name: "fd", Scenario: "fd", Measures: []string{"FD"}, Status: map[string]harness.Status{"FD": harness.NA}, Skipped: "no PostgreSQL",
-	}}}
-	skipped.Finish()
-	baseline := t.TempDir()
-	var errb bytes.Buffer
-	got, err := record(&errb, runner.Options{Out: t.TempDir()}, baseline, []*harness.Profile{old}, []*harness.Profile{skipped})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || got[0] != old {
-		t.Errorf("recorded %v, want the old baseline kept", got)
-	}
-	if !strings.Contains(errb.String(), "kept the baseline of s@1/postgres: none of its cells ran (no PostgreSQL)") {
-		t.Errorf("stderr: %q", errb.String())
-	}
-	if entries, _ := os.ReadDir(baseline); len(entries) != 0 {
-		t.Errorf("wrote %d entries into the baselines", len(entries))
-	}
-}
-
-// TestWriteBaselineCells: recording some cells replaces their traces and
-// keeps the other cells' traces.
-func TestWriteBaselineCells(t *testing.T) {
-	src, baseline := t.TempDir(), t.TempDir()
-	p := &harness.Profile{Subject: "s", Version: "1", Store: harness.StoreSQLite}
-	dst := filepath.Join(baseline, "s@1-sqlite")
-	for path, body := range map[string]string{
-		filepath.Join(src, "traces", "crash-resume", "new.ndjson"): "new",
-		filepath.Join(dst, "traces", "crash-resume", "old.ndjson"): "old",
-		filepath.Join(dst, "traces", "fd", "fd.ndjson"):            "fd",
-	} {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := writeBaseline(src, p, baseline, []string{"crash/resume", "cv"}); err != nil {
-		t.Fatal(err)
-	}
-	for path, want := range map[string]bool{
-		"traces/crash-resume/new.ndjson": true,
-		"traces/crash-resume/old.ndjson": false,
-		"traces/fd/fd.ndjson":            true,
-		"profile.json":                   true,
-	} {
-		_, err := os.Stat(filepath.Join(dst, path))
-		if got := err == nil; got != want {
-			t.Errorf("%s exists: %v, want %v", path, got, want)
-		}
-	}
-}
-
 // TestCommittedDocsAreCurrent: the generated parts of docs/conformance.md
 // and testdata/conformance/table.md are what the committed profiles give.
 // After re-recording or a change of the tables' format:
 // `go run ./cmd/conformance rejudge --profiles testdata/conformance --update`.
 func TestCommittedDocsAreCurrent(t *testing.T) {
-	ps, err := ReadProfiles(filepath.Join("..", "..", "testdata", "conformance"))
+	ps, err := baseline.Read(filepath.Join("..", "..", "testdata", "conformance"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,16 +7,17 @@ import (
 	"testing"
 
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/harness/baseline"
 	"github.com/resumecontract/resumecheck/trace"
 )
 
 func committed(t *testing.T, id string) *harness.Profile {
 	t.Helper()
-	ps, err := ReadProfiles(baselines)
+	ps, err := baseline.Read(baselines)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := findProfile(ps, id)
+	p := baseline.Find(ps, id)
 	if p == nil {
 		t.Fatalf("no committed profile %s", id)
 	}

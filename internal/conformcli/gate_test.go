@@ -1,10 +1,12 @@
 package conformcli
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/harness/baseline"
 	"github.com/resumecontract/resumecheck/harness/runner"
 )
 
@@ -16,7 +18,7 @@ func scratch(t *testing.T, ids ...string) (base, fresh string) {
 	base, fresh = t.TempDir(), t.TempDir()
 	for _, id := range ids {
 		for _, d := range []string{base, fresh} {
-			if err := copyTree(filepath.Join(baselines, id), filepath.Join(d, id)); err != nil {
+			if err := os.CopyFS(filepath.Join(d, id), os.DirFS(filepath.Join(baselines, id))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -138,7 +140,7 @@ func TestGateFlippedBaselines(t *testing.T) {
 // TestGateUndoctored: the committed baselines diffed against themselves
 // have no finding at all.
 func TestGateUndoctored(t *testing.T) {
-	ps, err := ReadProfiles(baselines)
+	ps, err := baseline.Read(baselines)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func TestRecheckCatchesDoctoredBaselines(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for _, p := range []string{seq, lg} {
-				if err := copyTree(filepath.Join(baselines, p), filepath.Join(dir, p)); err != nil {
+				if err := os.CopyFS(filepath.Join(dir, p), os.DirFS(filepath.Join(baselines, p))); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -1,10 +1,13 @@
 package conformcli
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/harness/baseline"
 )
 
 // The generated parts of docs/conformance.md sit between markers: the
@@ -48,7 +51,7 @@ func renderDoc(doc string, ps []*harness.Profile) (string, error) {
 		if next := strings.Index(head[eol:], cellsPrefix); next >= 0 && eol+next < end {
 			return "", fmt.Errorf("line %d: the cells of %s end after the next cells marker", line, id)
 		}
-		p := findProfile(ps, id)
+		p := baseline.Find(ps, id)
 		if p == nil {
 			return "", fmt.Errorf("line %d: cells of %s: no such profile", line, id)
 		}
@@ -73,4 +76,21 @@ func renderDoc(doc string, ps []*harness.Profile) (string, error) {
 		s = s[:i+len(findingsBegin)] + "\n\n" + renderFindings(ps) + "\n" + s[j:]
 	}
 	return s, nil
+}
+
+// updateDoc writes the generated parts of the document at path again
+// from the profiles ps (renderDoc); a missing document is left alone.
+func updateDoc(path string, ps []*harness.Profile) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	out, err := renderDoc(string(b), ps)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.WriteFile(path, []byte(out), 0o644)
 }

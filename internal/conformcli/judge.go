@@ -1,0 +1,180 @@
+package conformcli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/harness/baseline"
+	"github.com/resumecontract/resumecheck/harness/runner"
+	"github.com/resumecontract/resumecheck/internal/jsonfile"
+	"github.com/spf13/cobra"
+)
+
+func newJudge(stdout io.Writer) *cobra.Command {
+	var traceOnly bool
+	cmd := &cobra.Command{
+		Use:   "judge [--trace] LOG.json",
+		Short: "Build the trace of a recorded run (its log.json) again and print its verdict",
+		Long: `judge rebuilds a run's trace from the observation log the harness kept
+(.conformance/<profile>/runs/<cell>/<run>/log.json) and checks it again: the
+verdict, the obligations, the explaining fault models and the builder's
+notes, as JSON. With --trace it prints the trace instead.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var l harness.RunLog
+			if err := jsonfile.Read(args[0], &l, jsonfile.Options{}); err != nil {
+				return err
+			}
+			rv, built, err := harness.Judge(&l)
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			if traceOnly {
+				if built == nil {
+					return fmt.Errorf("%s: the run has problems and no trace: %s", args[0], strings.Join(rv.Problems, "; "))
+				}
+				return built.Trace.Encode(stdout)
+			}
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rv)
+		},
+	}
+	cmd.Flags().BoolVar(&traceOnly, "trace", false, "print the trace, not the verdict")
+	return cmd
+}
+
+func newRejudge(stdout io.Writer) *cobra.Command {
+	var out, baselineDir, doc, profiles, registry string
+	var update bool
+	cmd := &cobra.Command{
+		Use:   "rejudge [--out DIR] [--update] | rejudge --profiles DIR [--update]",
+		Short: "Judge every recorded run again (after a change of the harness), from the logs in --out",
+		Long: `rejudge rebuilds the traces of every profile in --out from the observation
+logs the runs kept, checks them again, and rewrites the profiles; with
+--update it also writes them as the baselines. No framework runs.
+
+With --profiles DIR it needs no logs: it decides the cells of every
+DIR/*/profile.json again from the run verdicts they hold, and each profile
+from its cells (the rules that combine runs into cells and cells into a
+profile: RD across recoveries, FI over the fork and stray cells), and
+prints the table and the verdicts that change. The committed baselines
+keep no logs: this is how a change of those rules reaches them. Without
+--update nothing is written and a changed verdict exits 10; with --update
+the profiles in DIR, DIR/table.md and the generated tables in --doc are rewritten.`,
+		Example: `  conformance rejudge --update                             # after a change of the trace builder, from .conformance
+  conformance rejudge --profiles testdata/conformance      # would a rule change move a baseline's verdicts?
+  conformance rejudge --profiles testdata/conformance --update`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if profiles != "" {
+				if cmd.Flags().Changed("out") || cmd.Flags().Changed("baseline") {
+					return usage("--profiles rewrites DIR in place: --out and --baseline do not apply")
+				}
+				reg, err := harness.ReadRegistry(registry)
+				if err != nil {
+					return err
+				}
+				return refinishProfiles(stdout, profiles, doc, update, reg)
+			}
+			paths, err := baseline.Paths(out)
+			if err != nil {
+				return err
+			}
+			if len(paths) == 0 {
+				return fmt.Errorf("%s: no recorded runs to judge again (want %s; --out names the run directory)", out, filepath.Join(out, "*", "profile.json"))
+			}
+			var ps []*harness.Profile
+			for _, path := range paths {
+				p, err := runner.Rejudge(filepath.Dir(path))
+				if err != nil {
+					return err
+				}
+				ps = append(ps, p)
+			}
+			harness.SortProfiles(ps)
+			if update {
+				runDir := func(p *harness.Profile) string { return runner.Dir(runner.Options{Out: out}, p) }
+				if _, err := recordBaselines(cmd.ErrOrStderr(), baselineDir, doc, ps, runDir); err != nil {
+					return err
+				}
+			}
+			harness.Table(stdout, ps)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", ".conformance", "the run directory")
+	f.BoolVar(&update, "update", false, "write the profiles as the new baselines")
+	f.StringVar(&baselineDir, "baseline", "testdata/conformance", "the baselines")
+	f.StringVar(&doc, "doc", "docs/conformance.md", "with --update, the document whose table is rewritten")
+	f.StringVar(&profiles, "profiles", "", "decide the profiles in DIR again from their cells' runs (no logs needed; DIR is typically testdata/conformance)")
+	f.StringVar(&registry, "registry", "adapters/subjects.json", "with --profiles, the registry whose adapter-built cells (constructed) the profiles mark")
+	return cmd
+}
+
+// refinishProfiles is rejudge --profiles: every DIR/*/profile.json decided
+// again from the run verdicts it holds.
+func refinishProfiles(stdout io.Writer, dir, doc string, update bool, reg *harness.Registry) error {
+	paths, err := baseline.Paths(dir)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return fmt.Errorf("%s: no profiles (DIR/*/profile.json)", dir)
+	}
+	var was, now []*harness.Profile
+	for _, path := range paths {
+		// As written, without this harness's Finish (ReadProfiles would
+		// apply it and hide the change).
+		old, err := harness.ReadProfile(path)
+		if err != nil {
+			return err
+		}
+		p, err := harness.ReadProfile(path)
+		if err != nil {
+			return err
+		}
+		if subj := reg.Find(p.Subject + "@" + p.Version); len(subj) == 1 {
+			subj[0].MarkConstructed(p)
+		}
+		if err := runner.Refinish(p); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		was, now = append(was, old), append(now, p)
+		if update {
+			if err := baseline.Save(path, p); err != nil {
+				return err
+			}
+		}
+	}
+	harness.SortProfiles(was)
+	harness.SortProfiles(now)
+	harness.Table(stdout, now)
+	changes := harness.Diff(was, now)
+	if len(changes) == 0 {
+		fmt.Fprintf(stdout, "\nno verdict changes in %s\n", dir)
+	} else {
+		fmt.Fprintf(stdout, "\n%d verdicts change in %s:\n", len(changes), dir)
+		for _, c := range changes {
+			fmt.Fprintln(stdout, "  "+c.String())
+		}
+	}
+	if !update {
+		if len(changes) > 0 {
+			return &exitError{code: ExitChanged, err: fmt.Errorf("%d verdicts change by this harness's rules (review, then --update)", len(changes))}
+		}
+		return nil
+	}
+	if err := baseline.WriteTable(dir, now); err != nil {
+		return err
+	}
+	if doc != "" {
+		return updateDoc(doc, now)
+	}
+	return nil
+}

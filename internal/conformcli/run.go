@@ -1,0 +1,366 @@
+package conformcli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/harness/baseline"
+	"github.com/resumecontract/resumecheck/harness/runner"
+	"github.com/resumecontract/resumecheck/internal/english"
+	"github.com/spf13/cobra"
+)
+
+type runOptions struct {
+	registry  string
+	subjects  []string
+	stores    []string
+	out       string
+	baseline  string
+	update    bool
+	grid      string
+	reps      int
+	crashRuns int
+	stride    int
+	scenarios []string
+	timeout   time.Duration
+	doc       string
+	quiet     bool
+	onChange  string
+	hosts     int
+}
+
+func newRun(stdout, stderr io.Writer) *cobra.Command {
+	o := runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run [flags]",
+		Short: "Run subjects through every scenario, write their profiles, compare with the baselines",
+		Example: `  conformance run                                  # every subject of adapters/subjects.json
+  conformance run --subject sequencer --store sqlite
+  conformance run --subject langgraph@1.2.9 --grid full --reps 3
+  conformance run --update                         # rewrite the baselines (review the diff)`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), stdout, stderr) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.registry, "registry", "adapters/subjects.json", "the subject registry")
+	f.StringSliceVar(&o.subjects, "subject", nil, "subjects to run: name or name@version (default: all)")
+	f.StringSliceVar(&o.stores, "store", nil, "stores to run on: sqlite, postgres, memory (default: each subject's)")
+	f.StringVar(&o.out, "out", ".conformance", "where the runs, traces and profiles go")
+	f.StringVar(&o.baseline, "baseline", "testdata/conformance", "the baselines to compare with (\"\": none)")
+	f.BoolVar(&o.update, "update", false, "write the profiles as the new baselines (and the generated tables into --doc)")
+	f.StringVar(&o.grid, "grid", "", "race grid: full (k in {2,3,4,8,16} x jitter {0,1,5,25} ms) or ci (k in {2,16} x {0,25} ms); default: $CONFORMANCE_GRID or full")
+	f.IntVar(&o.reps, "reps", 0, "race repetitions per grid point (default: $CONFORMANCE_REPS or 1)")
+	f.IntVar(&o.crashRuns, "crash-runs", 0, "runs of each crash cell (default: $CONFORMANCE_CRASH_RUNS or 1); a crash's outcome can vary from run to run")
+	f.IntVar(&o.stride, "sweep-stride", 0, "kill at every n-th note of the kill sweep (default: $CONFORMANCE_SWEEP_STRIDE or 1, every note)")
+	f.StringSliceVar(&o.scenarios, "scenario", nil, "scenarios to run (default: all): "+scenarioNames())
+	f.DurationVar(&o.timeout, "timeout", 120*time.Second, "bound on one adapter request")
+	f.StringVar(&o.doc, "doc", "docs/conformance.md", "with --update, the document whose table is rewritten")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines")
+	f.IntVar(&o.hosts, "hosts", 0, "race across N network namespaces: each racer runs in one (ip netns exec) and reaches the PostgreSQL store over a veth pair (root, iproute2; postgres cells only)")
+	f.StringVar(&o.onChange, "on-change", "", "a confirmed change from the baseline (the regression gate): fail (exit 10) or report (print it, exit 0); default: $CONFORMANCE_ON_CHANGE or fail. The control's cells fail either way")
+	return cmd
+}
+
+func scenarioNames() string {
+	var names []string
+	for _, s := range harness.Scenarios {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func usage(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func (o *runOptions) raceGrid() (harness.RaceGrid, error) {
+	grid, from := o.grid, "--grid"
+	if grid == "" {
+		grid, from = os.Getenv("CONFORMANCE_GRID"), "CONFORMANCE_GRID"
+	}
+	reps, err := positive(o.reps, "--reps", "CONFORMANCE_REPS")
+	if err != nil {
+		return harness.RaceGrid{}, err
+	}
+	switch grid {
+	case "", "full":
+		return harness.FullGrid(reps), nil
+	case "ci":
+		g := harness.CIGrid()
+		g.Reps = reps
+		return g, nil
+	}
+	return harness.RaceGrid{}, usage("%s %q: want full or ci", from, grid)
+}
+
+// positive is a count from its flag or, when the flag is 0, its
+// environment variable; 1 when neither is set.
+func positive(flag int, name, env string) (int, error) {
+	if flag < 0 {
+		return 0, usage("%s %d: want a positive number", name, flag)
+	}
+	if flag > 0 {
+		return flag, nil
+	}
+	v := strings.TrimSpace(os.Getenv(env))
+	if v == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, usage("%s=%q: want a positive number", env, v)
+	}
+	return n, nil
+}
+
+// storeKinds are the stores a subject can run on.
+var storeKinds = []string{harness.StoreSQLite, harness.StorePostgres, harness.StoreMemory}
+
+// coarse reports whether a run measures its cells more sparsely than a
+// baseline does: fewer race points or fewer kill points.
+func coarse(grid harness.RaceGrid, stride int) bool {
+	full := harness.FullGrid(1)
+	return len(grid.Ks) < len(full.Ks) || len(grid.JitterMS) < len(full.JitterMS) || stride > 1
+}
+
+func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	grid, err := o.raceGrid()
+	if err != nil {
+		return err
+	}
+	stride, err := positive(o.stride, "--sweep-stride", "CONFORMANCE_SWEEP_STRIDE")
+	if err != nil {
+		return err
+	}
+	crashRuns, err := positive(o.crashRuns, "--crash-runs", "CONFORMANCE_CRASH_RUNS")
+	if err != nil {
+		return err
+	}
+	onChange := o.onChange
+	if onChange == "" {
+		onChange = os.Getenv("CONFORMANCE_ON_CHANGE")
+	}
+	switch onChange {
+	case "":
+		onChange = "fail"
+	case "fail", "report":
+	default:
+		return usage("--on-change %q: want fail or report", onChange)
+	}
+	for _, s := range o.scenarios {
+		if _, ok := harness.ScenarioByName(s); !ok {
+			return usage("--scenario %q: want one of %s", s, scenarioNames())
+		}
+	}
+	// A baseline is a whole measurement: --update may record some
+	// scenarios again (their cells replace the baseline's, the others
+	// stay), but not a sparser grid or sweep, which would shrink cells.
+	if o.update && coarse(grid, stride) {
+		return usage("--update records baselines at the full race grid and every kill point: drop --grid ci and --sweep-stride (and CONFORMANCE_GRID, CONFORMANCE_SWEEP_STRIDE)")
+	}
+	for _, st := range o.stores {
+		if !slices.Contains(storeKinds, st) {
+			return usage("--store %q: want one of %s", st, strings.Join(storeKinds, ", "))
+		}
+	}
+	reg, err := harness.ReadRegistry(o.registry)
+	if err != nil {
+		return err
+	}
+	subjects := reg.Subjects
+	if len(o.subjects) > 0 {
+		subjects = nil
+		for _, sel := range o.subjects {
+			found := reg.Find(sel)
+			if len(found) == 0 {
+				return usage("--subject %q: not in %s", sel, o.registry)
+			}
+			subjects = append(subjects, found...)
+		}
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	progress := stderr
+	if o.quiet {
+		progress = io.Discard
+	}
+	opt := runner.Options{Root: root, Out: o.out, PGDSN: os.Getenv("RESUMECHECK_PG_DSN"), Grid: grid,
+		Timeout: o.timeout, Scenarios: o.scenarios, Progress: progress, SweepStride: stride, CrashRuns: crashRuns}
+	// What runs: each subject on each of its stores the run selects. The
+	// PostgreSQL warning is for a run that has PostgreSQL cells to skip.
+	type planned struct {
+		subj  harness.Subject
+		store string
+	}
+	var plan []planned
+	for _, s := range subjects {
+		for _, store := range s.Stores {
+			if len(o.stores) == 0 || slices.Contains(o.stores, store) {
+				plan = append(plan, planned{s, store})
+			}
+		}
+	}
+	if opt.PGDSN == "" && slices.ContainsFunc(plan, func(p planned) bool { return p.store == harness.StorePostgres }) {
+		fmt.Fprintln(stderr, "conformance: RESUMECHECK_PG_DSN is not set: the postgres cells are skipped (export RESUMECHECK_PG_DSN=\"$(.ci/postgres.sh | tail -1)\")")
+	}
+	var netns *runner.Hosts
+	if o.hosts > 0 {
+		if opt.PGDSN == "" || slices.ContainsFunc(plan, func(p planned) bool { return p.store != harness.StorePostgres }) {
+			return usage("--hosts races across network namespaces on PostgreSQL: give --store postgres and RESUMECHECK_PG_DSN")
+		}
+		if netns, err = runner.NetnsHosts(o.hosts, opt.PGDSN); err != nil {
+			return fmt.Errorf("--hosts %d: %w", o.hosts, err)
+		}
+		defer netns.Close()
+		opt.Hosts = netns.Hosts
+	}
+	var fresh []*harness.Profile
+	var controlBad, broken []string
+	for _, pl := range plan {
+		s, store := pl.subj, pl.store
+		start := time.Now()
+		p, err := runner.RunProfile(ctx, s, store, opt)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(progress, "== %s done in %s\n", p.ID(), time.Since(start).Round(time.Second))
+		fresh = append(fresh, p)
+		if why := undriven(p); why != "" {
+			broken = append(broken, why)
+		}
+		if s.Control {
+			controlBad = append(controlBad, nonConforming(p)...)
+		}
+	}
+	if netns != nil {
+		fmt.Fprintf(stderr, "conformance: %s crossed the veth pairs of %s\n", english.Count(int(netns.Conns()), "connection"), english.Count(o.hosts, "network namespace"))
+		raced := slices.ContainsFunc(fresh, func(p *harness.Profile) bool { c := p.Cell("race"); return c != nil && len(c.Runs) > 0 })
+		if raced && netns.Conns() == 0 {
+			return errors.New("--hosts: no racer connected through the network namespaces: the race did not cross hosts")
+		}
+	}
+	harness.SortProfiles(fresh)
+	if len(fresh) == 0 {
+		return usage("nothing to run: no subject of %s has the stores %s", o.registry, strings.Join(o.stores, ", "))
+	}
+	var changes []harness.Finding
+	runDir := func(p *harness.Profile) string { return runner.Dir(opt, p) }
+	switch {
+	case o.baseline == "":
+		o.printFresh(stdout, fresh)
+	case !o.update:
+		base, err := baseline.Read(o.baseline)
+		if err != nil {
+			return err
+		}
+		o.printFresh(stdout, fresh)
+		changes = o.compare(stdout, baseline.Select(base, fresh), fresh, runDir)
+	default:
+		all, err := recordBaselines(stderr, o.baseline, o.doc, fresh, runDir)
+		if err != nil {
+			return err
+		}
+		harness.Table(stdout, all)
+	}
+	if err := baseline.WriteTable(o.out, fresh); err != nil {
+		return err
+	}
+	// The control's failure comes first: it is a defect of this project,
+	// not news about a framework.
+	if len(controlBad) > 0 {
+		msg := fmt.Sprintf("the control does not conform: %s", strings.Join(controlBad, "; "))
+		if len(changes) > 0 {
+			msg += fmt.Sprintf(" (and %s from the baseline, listed above)", plural(len(changes), "confirmed change"))
+		}
+		return &exitError{code: ExitControlBad, err: errors.New(msg)}
+	}
+	if len(broken) > 0 {
+		return fmt.Errorf("no run could be driven: %s", strings.Join(broken, "; "))
+	}
+	if len(changes) > 0 {
+		if onChange == "report" {
+			fmt.Fprintf(stderr, "conformance: %s from the baseline (reported, not failed: --on-change report)\n", plural(len(changes), "confirmed change"))
+			return nil
+		}
+		return &exitError{code: ExitChanged, err: fmt.Errorf("%s from the baseline: %s (a changed release, a broken adapter or a changed harness; review the trace, then --update)", plural(len(changes), "confirmed change"), changes[0].String())}
+	}
+	return nil
+}
+
+// printFresh prints what this run measured: the table of its profiles,
+// or, for a run of some scenarios, the cells it ran (a profile's other
+// obligations were not measured, and the baselines are not this run's
+// result).
+func (o *runOptions) printFresh(w io.Writer, fresh []*harness.Profile) {
+	if len(o.scenarios) == 0 {
+		harness.Table(w, fresh)
+		return
+	}
+	for i, p := range fresh {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s (%s):\n\n", p.ID(), strings.Join(o.scenarios, ", "))
+		harness.ProfileCells(w, p)
+	}
+}
+
+// plural is "1 verdict", "2 verdicts".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// undriven says why a profile has no verdict of its own: every one of its
+// runs failed to be driven (the adapter crashed or misbehaved each time),
+// so its verdicts say nothing about the subject; "" when some run was
+// judged.
+func undriven(p *harness.Profile) string {
+	var first string
+	n := 0
+	for _, c := range p.Cells {
+		for _, r := range c.Runs {
+			if r.Verdict != "error" {
+				return ""
+			}
+			if n == 0 {
+				first = c.Name + " " + r.Run
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	runs := "all " + english.Count(n, "run")
+	if n == 1 {
+		runs = "its one run"
+	}
+	return fmt.Sprintf("%s: %s failed (the first: %s; see its progress line above or its log under the run directory)", p.ID(), runs, first)
+}
+
+// nonConforming lists the cells where a profile has a verdict other than
+// holds or n/a.
+func nonConforming(p *harness.Profile) []string {
+	var out []string
+	for _, c := range p.Cells {
+		for _, o := range harness.Obligations {
+			if st, ok := c.Status[o]; ok && st != harness.Holds && st != harness.NA {
+				out = append(out, fmt.Sprintf("%s cell %s: %s %s", p.ID(), c.Name, o, st))
+			}
+		}
+	}
+	return out
+}
