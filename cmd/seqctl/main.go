@@ -5,11 +5,8 @@
 package main
 
 import (
-	"os"
-
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/seqcli"
 )
 
-func main() {
-	os.Exit(seqcli.Main(os.Args[1:], os.Stdout, os.Stderr))
-}
+func main() { clibase.Run(seqcli.Program) }

@@ -3,11 +3,8 @@
 package main
 
 import (
-	"os"
-
 	"github.com/resumecontract/resumecheck/internal/cli"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 )
 
-func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
-}
+func main() { clibase.Run(cli.Program) }

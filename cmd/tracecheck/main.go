@@ -3,11 +3,8 @@
 package main
 
 import (
-	"os"
-
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/tracecli"
 )
 
-func main() {
-	os.Exit(tracecli.Tracecheck(os.Args[1:], os.Stdout, os.Stderr))
-}
+func main() { clibase.Run(tracecli.Tracecheck) }

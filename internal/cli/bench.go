@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/internal/bench"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 )
 
 func newBenchCmd() *cobra.Command {
@@ -52,17 +53,17 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ws, err := parseWorkers(workers)
 			if err != nil {
-				return usageError(err)
+				return clibase.Usage(err)
 			}
 			if err := mirrorPreflight("go", spec); err != nil {
 				return err
 			}
 			self, err := os.Executable()
 			if err != nil {
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			if pairs < 1 {
-				return usageError(fmt.Errorf("--pairs %d: want 1 or more", pairs))
+				return clibase.Usage(fmt.Errorf("--pairs %d: want 1 or more", pairs))
 			}
 			c := bench.Config{Cfgs: cfgs, Spec: spec, Workers: ws, Tlcrun: self, Pairs: pairs,
 				Mem: mem, Log: cmd.ErrOrStderr(), TLCSkip: map[string]bool{}}
@@ -82,7 +83,7 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 					c.TLC = t
 				}
 			default:
-				return usageError(fmt.Errorf("--tlc %q: want auto or off", tlcMode))
+				return clibase.Usage(fmt.Errorf("--tlc %q: want auto or off", tlcMode))
 			}
 			machine := bench.Machine()
 			start := time.Now()
@@ -104,19 +105,19 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 			fmt.Fprint(cmd.OutOrStdout(), sb.String())
 			if out != "" {
 				if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
-					return &exitError{code: ExitFailure, err: err}
+					return clibase.Exit(ExitFailure, err)
 				}
 			}
 			if cmd.Context().Err() != nil {
-				return exitCode(ExitCancelled)
+				return clibase.Status(ExitCancelled)
 			}
 			if len(disagree) > 0 {
-				return exitCode(ExitMismatch)
+				return clibase.Status(ExitMismatch)
 			}
 			for _, m := range runs {
 				for _, r := range m.Runs {
 					if r.Err != nil {
-						return exitCode(ExitFailure)
+						return clibase.Status(ExitFailure)
 					}
 				}
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/internal/bench"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/internal/sweep"
@@ -93,7 +94,7 @@ small enough to draw (R0 bounds).`,
 				return err
 			}
 			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
-				return usageError(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+				return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
 			}
 			var progressTo io.Writer
 			if progress > 0 {
@@ -104,7 +105,7 @@ small enough to draw (R0 bounds).`,
 			}
 			if engineArg == "tlc" {
 				if len(props) > 0 || bounds != "" {
-					return usageError(errors.New("--property and --bounds edit the cfg for the Go engine: use them with --engine go"))
+					return clibase.Usage(errors.New("--property and --bounds edit the cfg for the Go engine: use them with --engine go"))
 				}
 				return checkTLC(cmd, args[0], spec, cont, asJSON, tf.options(progressTo))
 			}
@@ -119,10 +120,10 @@ small enough to draw (R0 bounds).`,
 			}
 			budget, err := memBudget(mem)
 			if err != nil {
-				return usageError(err)
+				return clibase.Usage(err)
 			}
 			if workers < 0 {
-				return usageError(fmt.Errorf("--workers %d: want 1 or more (0: every core)", workers))
+				return clibase.Usage(fmt.Errorf("--workers %d: want 1 or more (0: every core)", workers))
 			}
 			opt := check.RunOptions{Continue: cont, ProgressEvery: progress, Workers: workers,
 				MemoryBudget: engineBudget(budget), SpillDir: spillDir}
@@ -146,7 +147,7 @@ small enough to draw (R0 bounds).`,
 			start := time.Now()
 			rep, err := job.Run(cmd.Context(), opt)
 			if err != nil {
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			if err := writeCheckReports(cmd, job, rep); err != nil {
 				return err
@@ -157,13 +158,13 @@ small enough to draw (R0 bounds).`,
 				err = rep.WriteText(cmd.OutOrStdout())
 			}
 			if err != nil {
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			// After the report, so that a terminal shows the summary last.
 			if progress > 0 {
 				writeSummary(cmd.ErrOrStderr(), rep, time.Since(start))
 			}
-			return exitCode(reportCode(rep))
+			return clibase.Status(reportCode(rep))
 		},
 	}
 	f := cmd.Flags()
@@ -196,7 +197,7 @@ func loadJob(cfgPath, specPath string, props []string, bounds string) (*check.Jo
 	}
 	cfg, err := tlacfg.ParseFile(cfgPath)
 	if err != nil {
-		return nil, usageError(err)
+		return nil, clibase.Usage(err)
 	}
 	if len(props) > 0 {
 		cfg.Invariants, cfg.Properties = nil, nil
@@ -206,7 +207,7 @@ func loadJob(cfgPath, specPath string, props []string, bounds string) (*check.Jo
 				continue
 			}
 			if _, err := model.LookupInvariant(p); err != nil {
-				return nil, usageError(fmt.Errorf("--property %s: not a property of the spec (invariants: %s; temporal: %s)", p, invariantList(), strings.Join(check.Properties, ", ")))
+				return nil, clibase.Usage(fmt.Errorf("--property %s: not a property of the spec (invariants: %s; temporal: %s)", p, invariantList(), strings.Join(check.Properties, ", ")))
 			}
 			cfg.Invariants = append(cfg.Invariants, p)
 		}
@@ -217,7 +218,7 @@ func loadJob(cfgPath, specPath string, props []string, bounds string) (*check.Jo
 	if bounds != "" {
 		b, err := tlacfg.ParseFile(bounds)
 		if err != nil {
-			return nil, usageError(fmt.Errorf("--bounds: %w", err))
+			return nil, clibase.Usage(fmt.Errorf("--bounds: %w", err))
 		}
 		matrix.Rebound(cfg, b)
 	}
@@ -253,7 +254,7 @@ func checkTLC(cmd *cobra.Command, cfgPath, specPath string, cont, asJSON bool, o
 	}
 	cfg, err := tlacfg.ParseFile(cfgPath)
 	if err != nil {
-		return usageError(err)
+		return clibase.Usage(err)
 	}
 	rep := crosscheck.Report(res, cfg, specPath, nil)
 	if asJSON {
@@ -262,7 +263,7 @@ func checkTLC(cmd *cobra.Command, cfgPath, specPath string, cont, asJSON bool, o
 		err = rep.WriteText(cmd.OutOrStdout())
 	}
 	if err != nil {
-		return &exitError{code: ExitFailure, err: err}
+		return clibase.Exit(ExitFailure, err)
 	}
 	if opt.Progress != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "Summary: TLC %s (rev %s), %d worker%s, %s wall time (TLC: %s).",
@@ -272,7 +273,7 @@ func checkTLC(cmd *cobra.Command, cfgPath, specPath string, cont, asJSON bool, o
 		}
 		fmt.Fprintln(cmd.ErrOrStderr())
 	}
-	return exitCode(reportCode(rep))
+	return clibase.Status(reportCode(rep))
 }
 
 // checkBoth is check --engine both: both engines measured and compared.
@@ -286,15 +287,15 @@ func checkBoth(cmd *cobra.Command, job *check.Job, asJSON bool, opt crosscheck.O
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(c); err != nil {
-			return &exitError{code: ExitFailure, err: err}
+			return clibase.Exit(ExitFailure, err)
 		}
 	} else {
 		writeComparison(out, job, c)
 	}
 	if !c.Agree() {
-		return exitCode(ExitDisagree)
+		return clibase.Status(ExitDisagree)
 	}
-	return exitCode(expectCode(c.Go.Found))
+	return clibase.Status(expectCode(c.Go.Found))
 }
 
 // writeComparison prints both engines' findings side by side.
@@ -417,12 +418,12 @@ var goLoad = check.Load
 // user's files, and to failure otherwise.
 func inputError(err error) error {
 	if errors.Is(err, check.ErrNotMirrored) {
-		return &exitError{code: ExitNotMirror, err: err}
+		return clibase.Exit(ExitNotMirror, err)
 	}
 	if errors.Is(err, check.ErrInput) {
-		return usageError(err)
+		return clibase.Usage(err)
 	}
-	return &exitError{code: ExitFailure, err: err}
+	return clibase.Exit(ExitFailure, err)
 }
 
 // reportCode is the exit code for a report: the first violation decides.

@@ -1,85 +1,41 @@
 // Package cli is the tlcrun command line: cobra commands over the check,
-// engine and manifest packages. cmd/tlcrun only calls Main.
+// engine and manifest packages. cmd/tlcrun runs Program (internal/clibase).
 package cli
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"os/signal"
 
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/spf13/cobra"
 )
 
-// Exit codes. The violation codes are TLC's, so scripts written for TLC
-// keep working.
+// Exit codes (docs/cli.md). 0, 1, 2, 3 and 130 are every command's
+// (package clibase); the violation codes are TLC's, so scripts written for
+// TLC keep working.
 const (
-	ExitOK        = 0  // every checked property holds
-	ExitFailure   = 1  // the run could not be completed (I/O, internal error)
-	ExitUsage     = 2  // bad flags or bad input files
-	ExitNoTLC     = 3  // TLC is needed but cannot run: no jar, no Java, Java too old, not TLC
-	ExitNotMirror = 4  // the Go engine does not mirror the spec it was given (check.ErrNotMirrored)
-	ExitDeadlock  = 11 // a deadlock was reached
-	ExitSafety    = 12 // an invariant is violated
-	ExitLiveness  = 13 // a temporal property is violated
-	ExitMismatch  = 14 // results differ from the manifest
-	ExitDisagree  = 15 // the Go engine and TLC disagree (--engine both)
-	ExitClaims    = 16 // a claim of the fault matrix does not hold
-	ExitCancelled = 130
+	ExitOK        = clibase.ExitOK      // every checked property holds
+	ExitFailure   = clibase.ExitFailure // the run could not be completed (I/O, internal error)
+	ExitUsage     = clibase.ExitUsage   // bad flags or bad input files
+	ExitNoTLC     = clibase.ExitNoTLC   // TLC is needed but cannot run: no jar, no Java, Java too old, not TLC
+	ExitNotMirror = 4                   // the Go engine does not mirror the spec it was given (check.ErrNotMirrored)
+	ExitDeadlock  = 11                  // a deadlock was reached
+	ExitSafety    = 12                  // an invariant is violated
+	ExitLiveness  = 13                  // a temporal property is violated
+	ExitMismatch  = 14                  // results differ from the manifest
+	ExitDisagree  = 15                  // the Go engine and TLC disagree (--engine both)
+	ExitClaims    = 16                  // a claim of the fault matrix does not hold
+	ExitCancelled = clibase.ExitInterrupted
 )
 
-// exitError carries an exit code out of a command.
-type exitError struct {
-	code int
-	err  error
-}
+// Program is tlcrun; cmd/tlcrun runs it.
+var Program = clibase.Program{Name: "tlcrun", New: NewRoot, Code: code}
 
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit status %d", e.code)
+// code gives the exit code of the errors of the packages tlcrun runs.
+func code(err error) (int, bool) {
+	if e, ok := runError(err).(*clibase.Error); ok && e.Code != ExitFailure {
+		return e.Code, true
 	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-// usageError marks an error as the user's (exit 2).
-func usageError(err error) error { return &exitError{code: ExitUsage, err: err} }
-
-// exitCode is a silent non-zero exit: the command already printed why.
-func exitCode(code int) error { return &exitError{code: code} }
-
-// Main runs tlcrun with args (without the program name) and returns the
-// process exit code.
-func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	return MainContext(ctx, args, stdout, stderr)
-}
-
-// MainContext is Main with the context a run stops on (Main's is
-// cancelled by Ctrl-C).
-func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := NewRoot(stdout, stderr)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return ExitOK
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(stderr, "tlcrun: %v\n", ee.err)
-		}
-		return ee.code
-	}
-	// Errors cobra raises itself (unknown flag or command, wrong number of
-	// arguments) are usage errors.
-	fmt.Fprintf(stderr, "tlcrun: %v\n", err)
-	fmt.Fprintln(stderr, "Run 'tlcrun --help' for usage.")
-	return ExitUsage
+	return 0, false
 }
 
 // NewRoot builds the command tree.
@@ -110,8 +66,6 @@ Exit codes:
   14  results differ from the manifest
   15  the Go engine and TLC disagree (--engine both)
   16  a claim of the fault matrix does not hold`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

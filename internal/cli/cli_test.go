@@ -41,7 +41,7 @@ func TestCLI(t *testing.T) {
 		c.Setenv(t)
 		args := strings.Fields(c.Expand(c.Section("args")))
 		var stdout, stderr bytes.Buffer
-		code := Main(args, &stdout, &stderr)
+		code := Program.Main(args, &stdout, &stderr)
 		r := clitest.Result{Reproduce: "tlcrun " + strings.Join(args, " ")}
 		r.Add("exit", fmt.Sprintln(code))
 		r.Add("stdout", normalise(stdout.String(), c.Root, c.Work))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/tlc"
 )
 
@@ -109,7 +110,7 @@ default of check, verify and sweep) needs neither.`,
 			fmt.Fprintln(out)
 			if problems > 0 {
 				fmt.Fprintf(out, "Not ready: --engine tlc and --engine both cannot run TLC (%d problem%s above). The Go engine needs neither.\n", problems, plural(problems))
-				return exitCode(ExitNoTLC)
+				return clibase.Status(ExitNoTLC)
 			}
 			fmt.Fprintln(out, "Ready: --engine tlc and --engine both will run this TLC.")
 			return nil

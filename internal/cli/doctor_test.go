@@ -68,7 +68,7 @@ exit ` + status + "\n"
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
 			jar := c.jar(t)
 			var stdout, stderr bytes.Buffer
-			code := Main([]string{"doctor", "--jar", jar}, &stdout, &stderr)
+			code := Program.Main([]string{"doctor", "--jar", jar}, &stdout, &stderr)
 			if code != ExitOK && !strings.Contains(stdout.String(), "Cannot find source file for module Naturals") {
 				t.Errorf("doctor does not say what TLC reported:\n%s", stdout.String())
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/report"
 )
 
@@ -43,7 +44,7 @@ docs/contract.md links each obligation's story to its walk.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := os.Stat(specDir); err != nil {
-				return usageError(fmt.Errorf("--spec-dir: %w", err))
+				return clibase.Usage(fmt.Errorf("--spec-dir: %w", err))
 			}
 			if err := mirrorPreflight("go", filepath.Join(specDir, check.Module+".tla")); err != nil {
 				return err
@@ -51,16 +52,16 @@ docs/contract.md links each obligation's story to its walk.`,
 			opt := report.ExploreOptions{SpecDir: specDir, MaxStates: maxStates}
 			if len(args) == 1 {
 				if _, err := os.Stat(args[0]); err != nil {
-					return usageError(err)
+					return clibase.Usage(err)
 				}
 				opt.Bounds = args[0]
 			}
 			page, err := report.Explore(opt)
 			switch {
 			case errors.Is(err, report.ErrExploreTooLarge):
-				return &exitError{code: ExitFailure, err: fmt.Errorf("not written: %w", err)}
+				return clibase.Exit(ExitFailure, fmt.Errorf("not written: %w", err))
 			case err != nil:
-				return usageError(err)
+				return clibase.Usage(err)
 			}
 			return writePage(cmd, html, page)
 		},

@@ -108,7 +108,7 @@ func hostileOutcome(t *testing.T, root, f string) hostileWant {
 	spec, r0 := filepath.Join(root, "spec", "Resume.tla"), filepath.Join(root, "spec", "R0.cfg")
 	cli := func(args ...string) hostileWant {
 		var stdout, stderr bytes.Buffer
-		code := Main(args, &stdout, &stderr)
+		code := Program.Main(args, &stdout, &stderr)
 		text := strings.TrimSpace(stderr.String())
 		if code == 0 {
 			text = strings.TrimSpace(stdout.String())

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/tlc"
 )
 
@@ -36,7 +37,7 @@ changes, so its checksum is that of the build you checked.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opt.Validate(); err != nil {
-				return usageError(err)
+				return clibase.Usage(err)
 			}
 			url := opt.URL
 			if url == "" {
@@ -47,7 +48,7 @@ changes, so its checksum is that of the build you checked.`,
 			if err != nil {
 				// A refused checksum, an unreachable server, a file that
 				// is not TLC: the install failed, whatever the cause.
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Installed TLC %s at %s (SHA-256 %s).\n", opt.Version, path, strings.ToLower(opt.SHA256))
 			fmt.Fprintf(cmd.OutOrStdout(), "tlcrun finds it there unless --jar or %s names another jar; tlcrun doctor checks it runs.\n", tlc.JarEnv)

@@ -18,7 +18,7 @@ func TestInterruptGo(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	var stdout, stderr bytes.Buffer
-	code := MainContext(ctx, []string{"check", "--workers", "1", "../../spec/R8.cfg"}, &stdout, &stderr)
+	code := Program.MainContext(ctx, []string{"check", "--workers", "1", "../../spec/R8.cfg"}, &stdout, &stderr)
 	if code != ExitCancelled {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitCancelled, stdout.String(), stderr.String())
 	}
@@ -68,7 +68,7 @@ func TestInterruptTLC(t *testing.T) {
 	defer cancel()
 	stderr := &cancelOn{mark: "Finished computing initial states", cancel: cancel}
 	var stdout bytes.Buffer
-	code := MainContext(ctx, []string{"check", "--engine", "tlc", "--jar", jar, "--progress", "1s", "../../spec/R8.cfg"}, &stdout, stderr)
+	code := Program.MainContext(ctx, []string{"check", "--engine", "tlc", "--jar", jar, "--progress", "1s", "../../spec/R8.cfg"}, &stdout, stderr)
 	if code != ExitCancelled {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitCancelled, stdout.String(), stderr.buf.String())
 	}

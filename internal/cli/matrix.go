@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/internal/matrixtlc"
 	"github.com/resumecontract/resumecheck/matrix"
@@ -62,23 +63,23 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSONFlag {
 				if cmd.Flags().Changed("format") && format != "json" {
-					return usageError(fmt.Errorf("--json and --format %s: --json is --format json; give one", format))
+					return clibase.Usage(fmt.Errorf("--json and --format %s: --json is --format json; give one", format))
 				}
 				format = "json"
 			}
 			switch format {
 			case "text", "json", "markdown":
 			default:
-				return usageError(fmt.Errorf("--format %q: want text, json or markdown", format))
+				return clibase.Usage(fmt.Errorf("--format %q: want text, json or markdown", format))
 			}
 			if err := validEngine(engineArg); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
-				return usageError(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+				return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
 			}
 			if _, err := os.Stat(specDir); err != nil {
-				return usageError(fmt.Errorf("--spec-dir: %w", err))
+				return clibase.Usage(fmt.Errorf("--spec-dir: %w", err))
 			}
 			if err := mirrorPreflight(engineArg, filepath.Join(specDir, check.Module+".tla")); err != nil {
 				return err
@@ -141,15 +142,15 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 				err = res.WriteText(out)
 			}
 			if err != nil {
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			if doc != "" {
 				var buf bytes.Buffer
 				if err := res.WriteDoc(&buf); err != nil {
-					return &exitError{code: ExitFailure, err: err}
+					return clibase.Exit(ExitFailure, err)
 				}
 				if err := os.WriteFile(doc, buf.Bytes(), 0o644); err != nil {
-					return &exitError{code: ExitFailure, err: err}
+					return clibase.Exit(ExitFailure, err)
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", doc)
 			}
@@ -164,7 +165,7 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 					for _, d := range differences {
 						fmt.Fprintf(out, "  %s\n", d)
 					}
-					return exitCode(ExitDisagree)
+					return clibase.Status(ExitDisagree)
 				}
 				sets := "; state sets not compared (--compare-states=false)"
 				if compare {
@@ -173,7 +174,7 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 				fmt.Fprintf(out, "\nThe Go engine and TLC agree on every cell (%d models x %d properties)%s.\n", len(res.Rows), len(matrix.Columns), sets)
 			}
 			if !res.AllHold() {
-				return exitCode(ExitClaims)
+				return clibase.Status(ExitClaims)
 			}
 			return nil
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/mirror"
 )
 
@@ -69,7 +70,7 @@ recorded), 4 when they agree but the record names another text (run
 			}
 			res, err := mirror.Run(cmd.Context(), opt)
 			if errors.Is(err, mirror.ErrNoChecker) {
-				return &exitError{code: ExitNoTLC, err: err}
+				return clibase.Exit(ExitNoTLC, err)
 			}
 			if err != nil {
 				return runError(err)
@@ -106,21 +107,21 @@ recorded), 4 when they agree but the record names another text (run
 			fmt.Fprintln(out)
 			if !res.Agree() {
 				fmt.Fprintf(out, "The Go model does NOT mirror %s: bring model/ in line with the spec (nothing was recorded).\n", res.Spec)
-				return exitCode(ExitDisagree)
+				return clibase.Status(ExitDisagree)
 			}
 			current := recErr == nil && rec.Digest == res.Digest
 			switch {
 			case update:
 				specRel, err := filepath.Rel(filepath.Dir(recPath), res.Spec)
 				if err != nil {
-					return &exitError{code: ExitFailure, err: err}
+					return clibase.Exit(ExitFailure, err)
 				}
 				m, err := res.Record(filepath.ToSlash(specRel), time.Now(), "tlcrun mirror --update")
 				if err != nil {
-					return &exitError{code: ExitFailure, err: err}
+					return clibase.Exit(ExitFailure, err)
 				}
 				if err := mirror.WriteRecord(recPath, m); err != nil {
-					return &exitError{code: ExitFailure, err: err}
+					return clibase.Exit(ExitFailure, err)
 				}
 				fmt.Fprintf(out, "The Go model mirrors %s: recorded its digest in %s.\n", res.Spec, recPath)
 				if built.Digest != res.Digest {
@@ -129,7 +130,7 @@ recorded), 4 when they agree but the record names another text (run
 				return nil
 			case !current:
 				fmt.Fprintf(out, "The Go model mirrors %s, but %s names another text: run tlcrun mirror --update to record this one.\n", res.Spec, recPath)
-				return exitCode(ExitNotMirror)
+				return clibase.Status(ExitNotMirror)
 			}
 			fmt.Fprintf(out, "The Go model mirrors %s, and %s records it.\n", res.Spec, recPath)
 			if built.Digest != res.Digest {

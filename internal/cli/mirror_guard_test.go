@@ -56,7 +56,7 @@ func TestBothEnginesCatchMutatedMirror(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args[:3], " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := Main(tt.args, &stdout, &stderr)
+			code := Program.Main(tt.args, &stdout, &stderr)
 			if code != tt.exit {
 				t.Fatalf("tlcrun %s: exit %d, want %d\n%s%s", strings.Join(tt.args, " "), code, tt.exit, stdout.String(), stderr.String())
 			}

@@ -64,7 +64,7 @@ var otherSpecs = map[string]func(string) string{
 
 func run(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
-	code := Main(args, &stdout, &stderr)
+	code := Program.Main(args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 

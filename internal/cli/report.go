@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/model"
@@ -33,7 +34,7 @@ func addReportFlags(cmd *cobra.Command) {
 		html, _ := cmd.Flags().GetString("html")
 		dot, _ := cmd.Flags().GetString("dot")
 		if engine := cmd.Flags().Lookup("engine"); engine != nil && engine.Value.String() != "go" && (html != "" || dot != "") {
-			return usageError(fmt.Errorf("--html and --dot draw the Go engine's report: use them with --engine go"))
+			return clibase.Usage(fmt.Errorf("--html and --dot draw the Go engine's report: use them with --engine go"))
 		}
 		return nil
 	}
@@ -46,7 +47,7 @@ func writeCheckReports(cmd *cobra.Command, job *check.Job, rep *check.Report) er
 	if html != "" && job.Other() != nil {
 		page, err := report.CheckSpec(job.Other().Any(), rep, cfgConstants(job), report.Options{})
 		if err != nil {
-			return &exitError{code: ExitFailure, err: err}
+			return clibase.Exit(ExitFailure, err)
 		}
 		if err := writePage(cmd, html, page); err != nil {
 			return err
@@ -56,7 +57,7 @@ func writeCheckReports(cmd *cobra.Command, job *check.Job, rep *check.Report) er
 	if html != "" {
 		page, err := report.Check(job.Params, rep, report.Options{})
 		if err != nil {
-			return &exitError{code: ExitFailure, err: err}
+			return clibase.Exit(ExitFailure, err)
 		}
 		if err := writePage(cmd, html, page); err != nil {
 			return err
@@ -72,17 +73,17 @@ func writeCheckReports(cmd *cobra.Command, job *check.Job, rep *check.Report) er
 			g, opt, err = report.GraphOf(job.Params, rep, report.Options{})
 		}
 		if errors.Is(err, report.ErrGraphTooLarge) {
-			return &exitError{code: ExitFailure, err: fmt.Errorf("--dot: %w; draw a model at small bounds such as spec/R0.cfg", err)}
+			return clibase.Exit(ExitFailure, fmt.Errorf("--dot: %w; draw a model at small bounds such as spec/R0.cfg", err))
 		}
 		if err != nil {
-			return &exitError{code: ExitFailure, err: err}
+			return clibase.Exit(ExitFailure, err)
 		}
 		var buf bytes.Buffer
 		if err := g.WriteDOT(&buf, opt); err != nil {
-			return &exitError{code: ExitFailure, err: err}
+			return clibase.Exit(ExitFailure, err)
 		}
 		if err := os.WriteFile(dot, buf.Bytes(), 0o644); err != nil {
-			return &exitError{code: ExitFailure, err: err}
+			return clibase.Exit(ExitFailure, err)
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d states, %d transitions)\n", dot, len(g.Nodes), len(g.Edges))
 	}
@@ -96,7 +97,7 @@ func writeMatrixHTML(cmd *cobra.Command, path string, res *matrix.Result) error 
 	start := time.Now()
 	page, err := report.Matrix(res, report.Options{PageDir: filepath.Dir(path)})
 	if err != nil {
-		return &exitError{code: ExitFailure, err: err}
+		return clibase.Exit(ExitFailure, err)
 	}
 	return writePageSince(cmd, path, page, start)
 }
@@ -128,10 +129,10 @@ func matrixWithPages(cmd *cobra.Command, path string, rows []matrix.Row, buildRo
 		partial.Claims = nil
 		page, err := report.Matrix(&partial, report.Options{PageDir: filepath.Dir(path), Pending: pending})
 		if err != nil {
-			return nil, &exitError{code: ExitFailure, err: err}
+			return nil, clibase.Exit(ExitFailure, err)
 		}
 		if err := page.WritePath(path); err != nil {
-			return nil, &exitError{code: ExitFailure, err: err}
+			return nil, clibase.Exit(ExitFailure, err)
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d of %d models so far\n", path, len(res.Rows), len(rows))
 	}
@@ -150,7 +151,7 @@ func writePage(cmd *cobra.Command, path string, page *report.Page) error {
 // since start (the page's drawing began).
 func writePageSince(cmd *cobra.Command, path string, page *report.Page, start time.Time) error {
 	if err := page.WritePath(path); err != nil {
-		return &exitError{code: ExitFailure, err: err}
+		return clibase.Exit(ExitFailure, err)
 	}
 	size := ""
 	if st, err := os.Stat(path); err == nil {
@@ -211,14 +212,14 @@ first of them.`,
 			tr, err := trace.ReadFile(args[0])
 			switch {
 			case errors.Is(err, trace.ErrBadInput):
-				return usageError(err)
+				return clibase.Usage(err)
 			case err != nil:
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			if faults != "" {
 				fs, err := parseFaultList(faults)
 				if err != nil {
-					return usageError(fmt.Errorf("--faults: %w", err))
+					return clibase.Usage(fmt.Errorf("--faults: %w", err))
 				}
 				tr.Header.Faults = []string{}
 				for _, f := range fs.Faults() {
@@ -227,11 +228,11 @@ first of them.`,
 			}
 			in, err := report.CheckTrace(args[0], tr, tracecheck.Options{MaxCandidates: maxCandidates})
 			if err != nil {
-				return usageError(fmt.Errorf("%s: %w", args[0], err))
+				return clibase.Usage(fmt.Errorf("%s: %w", args[0], err))
 			}
 			page, err := report.Trace(in, report.Options{})
 			if err != nil {
-				return usageError(fmt.Errorf("%s: %w", args[0], err))
+				return clibase.Usage(fmt.Errorf("%s: %w", args[0], err))
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s after %d of %s\n", args[0], in.Result.Verdict, in.Result.Matched, english.Count(len(tr.Events), "event"))
 			return writePage(cmd, html, page)
@@ -264,14 +265,14 @@ Without arguments the profiles are read from testdata/conformance.`,
 			}
 			profiles, err := report.ReadProfiles(args...)
 			if err != nil {
-				return usageError(err)
+				return clibase.Usage(err)
 			}
 			if len(profiles) == 0 {
-				return usageError(fmt.Errorf("no conformance profiles in %v", args))
+				return clibase.Usage(fmt.Errorf("no conformance profiles in %v", args))
 			}
 			page, err := report.Conformance(profiles, report.Options{PageDir: filepath.Dir(html)})
 			if err != nil {
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), english.Count(len(profiles), "profile"))
 			return writePage(cmd, html, page)
@@ -326,7 +327,7 @@ runs it, and the report package's browser test reads the same pages.`,
 				return runError(err)
 			}
 			if err != nil {
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			return nil
 		},

@@ -47,7 +47,7 @@ func TestReportFiles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var stdout, stderr bytes.Buffer
-		if code := Main(tc.args, &stdout, &stderr); code != tc.code {
+		if code := Program.Main(tc.args, &stdout, &stderr); code != tc.code {
 			t.Errorf("tlcrun %s: exit %d, want %d\nstderr: %s", strings.Join(tc.args, " "), code, tc.code, stderr.String())
 			continue
 		}
@@ -105,7 +105,7 @@ func TestReproduceCommands(t *testing.T) {
 			}
 			args = append([]string{args[1], "--json", "--progress", "0", "--workers", "1"}, args[2:]...)
 			var stdout, stderr bytes.Buffer
-			code := Main(args, &stdout, &stderr)
+			code := Program.Main(args, &stdout, &stderr)
 			var rep check.Report
 			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 				t.Fatalf("%s/%s: %s: exit %d, no JSON report: %v\n%s", rr.Name, col.Name, command, code, err, stderr.String())

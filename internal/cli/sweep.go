@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/sweep"
 )
@@ -63,29 +64,29 @@ engine's progress lines come in between (--progress 0: none).`,
 			}
 			if asJSONFlag {
 				if cmd.Flags().Changed("format") && format != "json" {
-					return usageError(fmt.Errorf("--json and --format %s: --json is --format json; give one", format))
+					return clibase.Usage(fmt.Errorf("--json and --format %s: --json is --format json; give one", format))
 				}
 				format = "json"
 			}
 			switch format {
 			case "text", "json", "markdown":
 			default:
-				return usageError(fmt.Errorf("--format %q: want text, json or markdown", format))
+				return clibase.Usage(fmt.Errorf("--format %q: want text, json or markdown", format))
 			}
 			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
-				return usageError(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+				return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
 			}
 			var params []sweep.Param
 			for _, s := range sets {
 				p, err := sweep.ParseParam(s)
 				if err != nil {
-					return usageError(fmt.Errorf("--set %w", err))
+					return clibase.Usage(fmt.Errorf("--set %w", err))
 				}
 				params = append(params, p)
 			}
 			budget, err := memBudget(mem)
 			if err != nil {
-				return usageError(err)
+				return clibase.Usage(err)
 			}
 			var log io.Writer
 			gopt := check.RunOptions{Workers: workers, MemoryBudget: budget, ProgressEvery: progress}
@@ -110,14 +111,14 @@ engine's progress lines come in between (--progress 0: none).`,
 				err = t.WriteText(out)
 			}
 			if err != nil {
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			if t.Disagreements() > 0 {
-				return exitCode(ExitDisagree)
+				return clibase.Status(ExitDisagree)
 			}
 			for i := range t.Rows {
 				if code := expectCode(t.Rows[i].Found()); code != ExitOK {
-					return exitCode(code)
+					return clibase.Status(code)
 				}
 			}
 			return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/sweep"
 	"github.com/resumecontract/resumecheck/internal/tlc"
@@ -75,7 +76,7 @@ func validEngine(e string) error {
 	case "go", "tlc", "both":
 		return nil
 	}
-	return usageError(fmt.Errorf("--engine %q: want go (the Go engine), tlc (TLC) or both (and compare them)", e))
+	return clibase.Usage(fmt.Errorf("--engine %q: want go (the Go engine), tlc (TLC) or both (and compare them)", e))
 }
 
 // runError maps an error of a run to its exit code: TLC missing (3), the
@@ -86,16 +87,16 @@ func runError(err error) error {
 	var se *sweep.InputError
 	switch {
 	case errors.Is(err, check.ErrNotMirrored):
-		return &exitError{code: ExitNotMirror, err: err}
+		return clibase.Exit(ExitNotMirror, err)
 	case errors.Is(err, tlc.ErrUnavailable):
-		return &exitError{code: ExitNoTLC, err: fmt.Errorf("%w\n(tlcrun doctor shows what is found; --engine go needs neither TLC nor Java)", err)}
+		return clibase.Exit(ExitNoTLC, fmt.Errorf("%w\n(tlcrun doctor shows what is found; --engine go needs neither TLC nor Java)", err))
 	case errors.Is(err, context.Canceled):
-		return &exitError{code: ExitCancelled, err: errors.New("interrupted")}
+		return clibase.Exit(ExitCancelled, errors.New("interrupted"))
 	case errors.Is(err, check.ErrInput), errors.Is(err, tlc.ErrInput), errors.As(err, &ie), errors.As(err, &se),
 		errors.As(err, &te) && te.IsInput():
-		return usageError(err)
+		return clibase.Usage(err)
 	}
-	return &exitError{code: ExitFailure, err: err}
+	return clibase.Exit(ExitFailure, err)
 }
 
 // expectCode is the exit code for what a measurement found: that of its

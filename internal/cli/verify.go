@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/english"
 )
@@ -58,13 +59,13 @@ deliberate change to the spec).`,
 				path = args[0]
 			}
 			if tier != "quick" && tier != "long" && tier != "all" {
-				return usageError(fmt.Errorf("--tier %q: want quick, long or all", tier))
+				return clibase.Usage(fmt.Errorf("--tier %q: want quick, long or all", tier))
 			}
 			if err := validEngine(engineArg); err != nil {
 				return err
 			}
 			if print && engineArg == "both" {
-				return usageError(fmt.Errorf("--print writes what one engine found: use it with --engine go or --engine tlc"))
+				return clibase.Usage(fmt.Errorf("--print writes what one engine found: use it with --engine go or --engine tlc"))
 			}
 			man, err := check.LoadManifest(path)
 			if err != nil {
@@ -80,11 +81,11 @@ deliberate change to the spec).`,
 			}
 			for _, o := range only {
 				if !slices.ContainsFunc(man.Models, func(e check.Entry) bool { return e.Cfg == o }) {
-					return usageError(fmt.Errorf("--only %s: not in %s", o, path))
+					return clibase.Usage(fmt.Errorf("--only %s: not in %s", o, path))
 				}
 			}
 			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
-				return usageError(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+				return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
 			}
 			selected := 0
 			for _, e := range man.Models {
@@ -95,20 +96,20 @@ deliberate change to the spec).`,
 			for i, e := range man.Models {
 				if (tier == "all" || e.Tier == tier) && (len(only) == 0 || slices.Contains(only, e.Cfg)) {
 					if _, err := os.Stat(man.CfgPath(e)); err != nil {
-						return usageError(fmt.Errorf("%s: model %d: cfg %s: %w", path, i+1, e.Cfg, errors.Unwrap(err)))
+						return clibase.Usage(fmt.Errorf("%s: model %d: cfg %s: %w", path, i+1, e.Cfg, errors.Unwrap(err)))
 					}
 				}
 			}
 			if selected == 0 {
 				// Nothing checked must not read as everything agreeing.
-				return usageError(fmt.Errorf("no model of %s is in tier %s%s: nothing to check", path, tier, onlyText(only)))
+				return clibase.Usage(fmt.Errorf("no model of %s is in tier %s%s: nothing to check", path, tier, onlyText(only)))
 			}
 			useGo, useTLC := engineArg != "tlc", engineArg != "go"
 			copt := crosscheck.Options{TLC: tf.options(nil)}
 			dumps := ""
 			if useGo && useTLC && compare {
 				if dumps, err = os.MkdirTemp("", "tlcrun-verify-"); err != nil {
-					return &exitError{code: ExitFailure, err: err}
+					return clibase.Exit(ExitFailure, err)
 				}
 				defer os.RemoveAll(dumps)
 			}
@@ -206,7 +207,7 @@ deliberate change to the spec).`,
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(man); err != nil {
-					return &exitError{code: ExitFailure, err: err}
+					return clibase.Exit(ExitFailure, err)
 				}
 				return nil
 			case asJSON:
@@ -222,7 +223,7 @@ deliberate change to the spec).`,
 					v = list
 				}
 				if err := enc.Encode(v); err != nil {
-					return &exitError{code: ExitFailure, err: err}
+					return clibase.Exit(ExitFailure, err)
 				}
 			default:
 				switch engineArg {
@@ -240,10 +241,10 @@ deliberate change to the spec).`,
 				}
 			}
 			if differ > 0 {
-				return exitCode(ExitDisagree)
+				return clibase.Status(ExitDisagree)
 			}
 			if bad > 0 {
-				return exitCode(ExitMismatch)
+				return clibase.Status(ExitMismatch)
 			}
 			return nil
 		},

@@ -35,7 +35,7 @@ func writeProfile(t *testing.T, dir string, st harness.Status) {
 
 func run(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := Main(args, &out, &errb)
+	code := Program.Main(args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

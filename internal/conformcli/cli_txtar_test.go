@@ -102,7 +102,7 @@ func runCase(t *testing.T, c *clitest.Case, fake func() (string, error)) clitest
 	var exits, stdouts, stderrs strings.Builder
 	for _, l := range lines {
 		var stdout, stderr bytes.Buffer
-		code := conformcli.Main(strings.Fields(c.Expand(l)), &stdout, &stderr)
+		code := conformcli.Program.Main(strings.Fields(c.Expand(l)), &stdout, &stderr)
 		fmt.Fprintln(&exits, code)
 		for _, s := range []struct {
 			w   *strings.Builder

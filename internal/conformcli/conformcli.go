@@ -1,8 +1,8 @@
 // Package conformcli is the conformance command line: it runs subjects
 // through their adapters (harness/runner), writes their profiles, the
 // table across subjects, and compares them with the baselines in
-// testdata/conformance (kept by harness/baseline). cmd/conformance only
-// calls Main.
+// testdata/conformance (kept by harness/baseline). cmd/conformance runs
+// Program (internal/clibase).
 //
 // A file per job: run.go measures subjects (run); gate.go is the
 // regression gate (diff, and run's comparison with the baselines);
@@ -14,24 +14,20 @@
 package conformcli
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"strings"
 
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/spf13/cobra"
 )
 
-// Exit codes.
+// Exit codes (docs/cli.md); 0, 1, 2 and 130 are every command's (package
+// clibase).
 const (
-	ExitOK         = 0
-	ExitFailure    = 1  // could not run: an adapter missing, an I/O error
-	ExitUsage      = 2  // bad flags or arguments
-	ExitChanged    = 10 // a verdict differs from the baseline
-	ExitControlBad = 11 // the control (the reference sequencer) does not conform somewhere
+	ExitOK         = clibase.ExitOK
+	ExitFailure    = clibase.ExitFailure // could not run: an adapter missing, an I/O error
+	ExitUsage      = clibase.ExitUsage   // bad flags or arguments
+	ExitChanged    = 10                  // a verdict differs from the baseline
+	ExitControlBad = 11                  // the control (the reference sequencer) does not conform somewhere
 )
 
 const exitDoc = `Exit codes:
@@ -41,37 +37,8 @@ const exitDoc = `Exit codes:
   10  a verdict differs from the baseline (the diff names the cell)
   11  the control subject does not conform in some cell`
 
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// Main runs the command with args and returns the exit code.
-func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	root := NewRoot(stdout, stderr)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return ExitOK
-	}
-	fmt.Fprintf(stderr, "conformance: %v\n", err)
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "invalid argument", "flag needs an argument", "required flag"} {
-		if strings.HasPrefix(msg, p) {
-			return ExitUsage
-		}
-	}
-	return ExitFailure
-}
+// Program is conformance; cmd/conformance runs it.
+var Program = clibase.Program{Name: "conformance", New: NewRoot}
 
 // NewRoot returns the command tree.
 func NewRoot(stdout, stderr io.Writer) *cobra.Command {
@@ -83,8 +50,6 @@ harness protocol (docs/harness.md), builds a trace of every run, checks it
 with tracecheck, and writes a conformance profile per subject@version/store.
 
 ` + exitDoc,
-		SilenceUsage:  true,
-		SilenceErrors: true,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

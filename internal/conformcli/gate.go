@@ -7,6 +7,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/baseline"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/spf13/cobra"
 )
@@ -126,7 +127,7 @@ func newDiff(stdout io.Writer) *cobra.Command {
 				return filepath.Join(args[0], p.DirName())
 			})
 			if len(changes) > 0 {
-				return &exitError{code: ExitChanged, err: fmt.Errorf("%s", plural(len(changes), "confirmed change"))}
+				return clibase.Exit(ExitChanged, fmt.Errorf("%s", plural(len(changes), "confirmed change")))
 			}
 			return nil
 		},

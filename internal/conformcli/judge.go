@@ -10,6 +10,7 @@ import (
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/baseline"
 	"github.com/resumecontract/resumecheck/harness/runner"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/jsonfile"
 	"github.com/spf13/cobra"
 )
@@ -73,7 +74,7 @@ the profiles in DIR, DIR/table.md and the generated tables in --doc are rewritte
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if profiles != "" {
 				if cmd.Flags().Changed("out") || cmd.Flags().Changed("baseline") {
-					return usage("--profiles rewrites DIR in place: --out and --baseline do not apply")
+					return clibase.Usagef("--profiles rewrites DIR in place: --out and --baseline do not apply")
 				}
 				reg, err := harness.ReadRegistry(registry)
 				if err != nil {
@@ -166,7 +167,7 @@ func refinishProfiles(stdout io.Writer, dir, doc string, update bool, reg *harne
 	}
 	if !update {
 		if len(changes) > 0 {
-			return &exitError{code: ExitChanged, err: fmt.Errorf("%d verdicts change by this harness's rules (review, then --update)", len(changes))}
+			return clibase.Exit(ExitChanged, fmt.Errorf("%d verdicts change by this harness's rules (review, then --update)", len(changes)))
 		}
 		return nil
 	}

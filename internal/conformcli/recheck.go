@@ -13,6 +13,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/runner"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/trace"
 )
 
@@ -197,7 +198,7 @@ give is an error naming the profile, cell and run (exit 10).`,
 				fmt.Fprintln(stdout, p)
 			}
 			if len(problems) > 0 {
-				return &exitError{code: ExitChanged, err: fmt.Errorf("%s: %d verdicts or traces do not check (listed above)", dir, len(problems))}
+				return clibase.Exit(ExitChanged, fmt.Errorf("%s: %d verdicts or traces do not check (listed above)", dir, len(problems)))
 			}
 			fmt.Fprintf(stdout, "%s: every trace and verdict checks\n", dir)
 			return nil

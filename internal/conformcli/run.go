@@ -14,6 +14,7 @@ import (
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/baseline"
 	"github.com/resumecontract/resumecheck/harness/runner"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/spf13/cobra"
 )
@@ -77,10 +78,6 @@ func scenarioNames() string {
 	return strings.Join(names, ", ")
 }
 
-func usage(format string, args ...any) error {
-	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
-}
-
 func (o *runOptions) raceGrid() (harness.RaceGrid, error) {
 	grid, from := o.grid, "--grid"
 	if grid == "" {
@@ -98,14 +95,14 @@ func (o *runOptions) raceGrid() (harness.RaceGrid, error) {
 		g.Reps = reps
 		return g, nil
 	}
-	return harness.RaceGrid{}, usage("%s %q: want full or ci", from, grid)
+	return harness.RaceGrid{}, clibase.Usagef("%s %q: want full or ci", from, grid)
 }
 
 // positive is a count from its flag or, when the flag is 0, its
 // environment variable; 1 when neither is set.
 func positive(flag int, name, env string) (int, error) {
 	if flag < 0 {
-		return 0, usage("%s %d: want a positive number", name, flag)
+		return 0, clibase.Usagef("%s %d: want a positive number", name, flag)
 	}
 	if flag > 0 {
 		return flag, nil
@@ -116,7 +113,7 @@ func positive(flag int, name, env string) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n <= 0 {
-		return 0, usage("%s=%q: want a positive number", env, v)
+		return 0, clibase.Usagef("%s=%q: want a positive number", env, v)
 	}
 	return n, nil
 }
@@ -153,22 +150,22 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		onChange = "fail"
 	case "fail", "report":
 	default:
-		return usage("--on-change %q: want fail or report", onChange)
+		return clibase.Usagef("--on-change %q: want fail or report", onChange)
 	}
 	for _, s := range o.scenarios {
 		if _, ok := harness.ScenarioByName(s); !ok {
-			return usage("--scenario %q: want one of %s", s, scenarioNames())
+			return clibase.Usagef("--scenario %q: want one of %s", s, scenarioNames())
 		}
 	}
 	// A baseline is a whole measurement: --update may record some
 	// scenarios again (their cells replace the baseline's, the others
 	// stay), but not a sparser grid or sweep, which would shrink cells.
 	if o.update && coarse(grid, stride) {
-		return usage("--update records baselines at the full race grid and every kill point: drop --grid ci and --sweep-stride (and CONFORMANCE_GRID, CONFORMANCE_SWEEP_STRIDE)")
+		return clibase.Usagef("--update records baselines at the full race grid and every kill point: drop --grid ci and --sweep-stride (and CONFORMANCE_GRID, CONFORMANCE_SWEEP_STRIDE)")
 	}
 	for _, st := range o.stores {
 		if !slices.Contains(storeKinds, st) {
-			return usage("--store %q: want one of %s", st, strings.Join(storeKinds, ", "))
+			return clibase.Usagef("--store %q: want one of %s", st, strings.Join(storeKinds, ", "))
 		}
 	}
 	reg, err := harness.ReadRegistry(o.registry)
@@ -181,7 +178,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		for _, sel := range o.subjects {
 			found := reg.Find(sel)
 			if len(found) == 0 {
-				return usage("--subject %q: not in %s", sel, o.registry)
+				return clibase.Usagef("--subject %q: not in %s", sel, o.registry)
 			}
 			subjects = append(subjects, found...)
 		}
@@ -216,7 +213,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	var netns *runner.Hosts
 	if o.hosts > 0 {
 		if opt.PGDSN == "" || slices.ContainsFunc(plan, func(p planned) bool { return p.store != harness.StorePostgres }) {
-			return usage("--hosts races across network namespaces on PostgreSQL: give --store postgres and RESUMECHECK_PG_DSN")
+			return clibase.Usagef("--hosts races across network namespaces on PostgreSQL: give --store postgres and RESUMECHECK_PG_DSN")
 		}
 		if netns, err = runner.NetnsHosts(o.hosts, opt.PGDSN); err != nil {
 			return fmt.Errorf("--hosts %d: %w", o.hosts, err)
@@ -251,7 +248,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	harness.SortProfiles(fresh)
 	if len(fresh) == 0 {
-		return usage("nothing to run: no subject of %s has the stores %s", o.registry, strings.Join(o.stores, ", "))
+		return clibase.Usagef("nothing to run: no subject of %s has the stores %s", o.registry, strings.Join(o.stores, ", "))
 	}
 	var changes []harness.Finding
 	runDir := func(p *harness.Profile) string { return runner.Dir(opt, p) }
@@ -282,7 +279,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if len(changes) > 0 {
 			msg += fmt.Sprintf(" (and %s from the baseline, listed above)", plural(len(changes), "confirmed change"))
 		}
-		return &exitError{code: ExitControlBad, err: errors.New(msg)}
+		return clibase.Exit(ExitControlBad, errors.New(msg))
 	}
 	if len(broken) > 0 {
 		return fmt.Errorf("no run could be driven: %s", strings.Join(broken, "; "))
@@ -292,7 +289,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "conformance: %s from the baseline (reported, not failed: --on-change report)\n", plural(len(changes), "confirmed change"))
 			return nil
 		}
-		return &exitError{code: ExitChanged, err: fmt.Errorf("%s from the baseline: %s (a changed release, a broken adapter or a changed harness; review the trace, then --update)", plural(len(changes), "confirmed change"), changes[0].String())}
+		return clibase.Exit(ExitChanged, fmt.Errorf("%s from the baseline: %s (a changed release, a broken adapter or a changed harness; review the trace, then --update)", plural(len(changes), "confirmed change"), changes[0].String()))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/sequencer"
 	"github.com/resumecontract/resumecheck/sequencer/pgstore"
@@ -38,7 +39,7 @@ data directory may be elsewhere: say so when you quote it).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runs < 1 || tasks < 2 || rounds < 1 {
-				return usage("bench needs --runs >= 1, --tasks >= 2, --rounds >= 1")
+				return clibase.Usagef("bench needs --runs >= 1, --tasks >= 2, --rounds >= 1")
 			}
 			ctx := cmd.Context()
 			w := cmd.OutOrStdout()

@@ -35,7 +35,7 @@ func TestCLI(t *testing.T) {
 			line := strings.TrimSpace(c.Section(name))
 			argv := append([]string{"--store", store}, strings.Fields(c.Expand(line))...)
 			var stdout, stderr bytes.Buffer
-			code := seqcli.Main(argv, &stdout, &stderr)
+			code := seqcli.Program.Main(argv, &stdout, &stderr)
 			ran = append(ran, "seqctl --store $WORK/seq.db "+line)
 			// The command itself, unchanged, so that -update adds its
 			// output right after it.
@@ -91,7 +91,7 @@ func TestJSONEverywhere(t *testing.T) {
 		{"--json", "--store", filepath.Join(dir, "m.db"), "migrate"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := seqcli.Main(args, &stdout, &stderr); code != 0 {
+		if code := seqcli.Program.Main(args, &stdout, &stderr); code != 0 {
 			t.Fatalf("seqctl %v: exit %d: %s", args, code, stderr.String())
 		}
 		if lines := strings.Split(strings.TrimSpace(stdout.String()), "\n"); len(lines) != 1 || !json.Valid([]byte(lines[0])) {

@@ -39,7 +39,7 @@ var (
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		os.Exit(seqcli.Main(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(seqcli.Program.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }

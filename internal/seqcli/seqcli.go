@@ -2,7 +2,7 @@
 // hand. It runs the demo workflow on a SQLite file (the default) or a
 // PostgreSQL database, parks it, resumes it, forks it, kills it at a
 // chosen persistence operation, recovers it, and prints its history and
-// its trace. cmd/seqctl only calls Main.
+// its trace. cmd/seqctl runs Program (internal/clibase).
 package seqcli
 
 import (
@@ -13,13 +13,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/sequencer"
@@ -31,16 +31,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes.
+// Exit codes (docs/cli.md); 0, 1, 2 and 130 are every command's (package
+// clibase). seqctl runs no TLC, so its 3 is its own.
 const (
-	ExitOK       = 0 // done
-	ExitFailure  = 1 // could not be done (I/O, store, internal error)
-	ExitUsage    = 2 // bad flags or arguments
-	ExitConflict = 3 // the consume gate refused the resume: another resume consumed the interrupt, or the run had completed
-	ExitRefused  = 4 // the request names what does not exist or is not allowed now: unknown run, value outside the schema, no such checkpoint, not parked, not consumed, invalid state
-	ExitCorrupt  = 5 // a store row does not match its checksum or does not decode
-	ExitRejected = 6 // trace --check: the trace is rejected by the model
-	ExitLedger   = 7 // ledger: an effect landed twice, or never
+	ExitOK       = clibase.ExitOK      // done
+	ExitFailure  = clibase.ExitFailure // could not be done (I/O, store, internal error)
+	ExitUsage    = clibase.ExitUsage   // bad flags or arguments
+	ExitConflict = 3                   // the consume gate refused the resume: another resume consumed the interrupt, or the run had completed
+	ExitRefused  = 4                   // the request names what does not exist or is not allowed now: unknown run, value outside the schema, no such checkpoint, not parked, not consumed, invalid state
+	ExitCorrupt  = 5                   // a store row does not match its checksum or does not decode
+	ExitRejected = 6                   // trace --check: the trace is rejected by the model
+	ExitLedger   = 7                   // ledger: an effect landed twice, or never
 )
 
 const exitDoc = `Exit codes:
@@ -56,63 +57,24 @@ const exitDoc = `Exit codes:
    7  ledger: an effect landed twice, or never
  137  killed by --kill-after (SIGKILL)`
 
-type exitError struct {
-	code int
-	err  error
-}
+// Program is seqctl; cmd/seqctl runs it.
+var Program = clibase.Program{Name: "seqctl", New: NewRoot, Code: code}
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func usage(format string, args ...any) error {
-	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
-}
-
-// code maps an error to its exit code.
-func code(err error) int {
-	var ee *exitError
+// code maps the sequencer's errors to their exit codes.
+func code(err error) (int, bool) {
 	switch {
-	case errors.As(err, &ee):
-		return ee.code
 	case errors.Is(err, sequencer.ErrConflict):
-		return ExitConflict
+		return ExitConflict, true
 	case errors.Is(err, sequencer.ErrCorrupt):
-		return ExitCorrupt
+		return ExitCorrupt, true
 	case errors.Is(err, sequencer.ErrUnknownRun), errors.Is(err, sequencer.ErrBadValue),
 		errors.Is(err, sequencer.ErrBadIntent), errors.Is(err, sequencer.ErrNoCheckpoint),
 		errors.Is(err, sequencer.ErrNotConsumed), errors.Is(err, sequencer.ErrNotParked),
 		errors.Is(err, sequencer.ErrInvalidState), errors.Is(err, sequencer.ErrRunExists),
 		errors.Is(err, sequencer.ErrBadRunID), errors.Is(err, sequencer.ErrDuplicateClaim):
-		return ExitRefused
+		return ExitRefused, true
 	}
-	return ExitFailure
-}
-
-// Main runs seqctl with args and returns the exit code.
-func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	root := NewRoot(stdout, stderr)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return ExitOK
-	}
-	fmt.Fprintf(stderr, "seqctl: %v\n", err)
-	var ee *exitError
-	if !errors.As(err, &ee) && code(err) == ExitFailure && isCobraUsage(err) {
-		fmt.Fprintln(stderr, "Run 'seqctl --help' for usage.")
-		return ExitUsage
-	}
-	return code(err)
-}
-
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
-		strings.HasPrefix(msg, "unknown shorthand flag") || strings.HasPrefix(msg, "accepts ") ||
-		strings.HasPrefix(msg, "invalid argument") || strings.HasPrefix(msg, "flag needs an argument") ||
-		strings.HasPrefix(msg, "required flag")
+	return 0, false
 }
 
 // globals are the flags every command shares.
@@ -143,16 +105,16 @@ type env struct {
 
 func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer string) (*env, error) {
 	if g.tasks < 2 {
-		return nil, usage("--tasks %d: want at least 2", g.tasks)
+		return nil, clibase.Usagef("--tasks %d: want at least 2", g.tasks)
 	}
 	if (g.pauseAfter > 0) != (g.pauseAt != "") {
-		return nil, usage("--pause-after and --pause-at go together")
+		return nil, clibase.Usagef("--pause-after and --pause-at go together")
 	}
 	var faults model.FaultSet
 	for _, name := range g.faults {
 		f, err := model.ParseFault(name)
 		if err != nil {
-			return nil, usage("--fault: %v", err)
+			return nil, clibase.Usagef("--fault: %v", err)
 		}
 		faults = faults.With(f)
 	}
@@ -230,8 +192,6 @@ ledger. The store is a SQLite file (default seq.db) or a PostgreSQL DSN
 store and to the same database for PostgreSQL.
 
 ` + exitDoc,
-		SilenceUsage:  true,
-		SilenceErrors: true,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -328,7 +288,7 @@ func newResumeCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if run == "" || value == "" {
-				return usage("resume needs --run and --value")
+				return clibase.Usagef("resume needs --run and --value")
 			}
 			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), fmt.Sprintf("pid %d", os.Getpid()))
 			if err != nil {
@@ -400,7 +360,7 @@ func newForkCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if run == "" || value == "" {
-				return usage("fork needs --run and --value")
+				return clibase.Usagef("fork needs --run and --value")
 			}
 			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 			if err != nil {
@@ -431,7 +391,7 @@ func newRecoverCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if run == "" && !all {
-				return usage("recover needs --run or --all")
+				return clibase.Usagef("recover needs --run or --all")
 			}
 			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 			if err != nil {
@@ -477,7 +437,7 @@ func newHistoryCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if run == "" {
-				return usage("history needs --run")
+				return clibase.Usagef("history needs --run")
 			}
 			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 			if err != nil {
@@ -563,7 +523,7 @@ func newTraceCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if run == "" {
-				return usage("trace needs --run")
+				return clibase.Usagef("trace needs --run")
 			}
 			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 			if err != nil {
@@ -600,7 +560,7 @@ func newTraceCmd(g *globals) *cobra.Command {
 				}
 			}
 			if r.Verdict != tracecheck.Accepted {
-				return &exitError{code: ExitRejected, err: fmt.Errorf("run %s: trace %s", run, r.Verdict)}
+				return clibase.Exit(ExitRejected, fmt.Errorf("run %s: trace %s", run, r.Verdict))
 			}
 			return nil
 		},
@@ -644,7 +604,7 @@ func newLedgerCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if run == "" {
-				return usage("ledger needs --run")
+				return clibase.Usagef("ledger needs --run")
 			}
 			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 			if err != nil {
@@ -684,7 +644,7 @@ func newLedgerCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(w, "%s applied, %s\n", english.Count(len(effects), "effect"), english.Forms(n, "delivery", "deliveries"))
 			}
 			if check != nil {
-				return &exitError{code: ExitLedger, err: check}
+				return clibase.Exit(ExitLedger, check)
 			}
 			if !g.jsonOut {
 				fmt.Fprintln(w, "every task's effect landed exactly once")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
 
@@ -50,18 +51,18 @@ reference sequencer observes at that action unless said otherwise):
 				}
 			}
 			if len(chosen) == 0 || events < 10 || runs < 1 {
-				return usageError(fmt.Errorf("want --events >= 10, --runs >= 1 and --shapes among %s", shapeNames()))
+				return clibase.Usage(fmt.Errorf("want --events >= 10, --runs >= 1 and --shapes among %s", shapeNames()))
 			}
 			dir := keep
 			if dir == "" {
 				tmp, err := os.MkdirTemp("", "tracecheck-bench-")
 				if err != nil {
-					return &exitError{code: ExitFailure, err: err}
+					return clibase.Exit(ExitFailure, err)
 				}
 				defer os.RemoveAll(tmp)
 				dir = tmp
 			} else if err := os.MkdirAll(dir, 0o755); err != nil {
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			return runBench(cmd.OutOrStdout(), dir, chosen, events, runs)
 		},
@@ -121,18 +122,18 @@ func runBench(w io.Writer, dir string, shapes []longShape, events, runs int) err
 		paths[i] = filepath.Join(dir, s.name+".ndjson")
 		f, err := os.Create(paths[i])
 		if err != nil {
-			return &exitError{code: ExitFailure, err: err}
+			return clibase.Exit(ExitFailure, err)
 		}
 		err = s.write(f, events)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return &exitError{code: ExitFailure, err: fmt.Errorf("writing %s: %w", paths[i], err)}
+			return clibase.Exit(ExitFailure, fmt.Errorf("writing %s: %w", paths[i], err))
 		}
 		st, err := os.Stat(paths[i])
 		if err != nil {
-			return &exitError{code: ExitFailure, err: err}
+			return clibase.Exit(ExitFailure, err)
 		}
 		sizes[i] = st.Size()
 	}
@@ -145,7 +146,7 @@ func runBench(w io.Writer, dir string, shapes []longShape, events, runs int) err
 				return inputError(err)
 			}
 			if res.Verdict != tracecheck.Accepted {
-				return &exitError{code: ExitFailure, err: fmt.Errorf("%s: %s, want accepted:\n%s", paths[i], res.Verdict, res.Text())}
+				return clibase.Exit(ExitFailure, fmt.Errorf("%s: %s, want accepted:\n%s", paths[i], res.Verdict, res.Text()))
 			}
 			counts[i] = res.Matched
 			results[i] = append(results[i], r)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
@@ -60,9 +61,7 @@ With several traces the first of 1, 3, 4, 5 that applies is the exit code.`,
   tracecheck --json testdata/traces/rejected/*.ndjson
   tracecheck --faults replay run.ndjson      # check against the replay model
   sequencer run | tracecheck -`,
-		Args:          cobra.MinimumNArgs(1),
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCheck(cmd, args, o)
 		},
@@ -121,7 +120,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if o.faults != "" {
 		fs, err := parseFaults(o.faults)
 		if err != nil {
-			return usageError(fmt.Errorf("--faults: %v", err))
+			return clibase.Usage(fmt.Errorf("--faults: %v", err))
 		}
 		override = &fs
 	}
@@ -188,10 +187,10 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 			v = reports[0]
 		}
 		if err := enc.Encode(v); err != nil {
-			return &exitError{code: ExitFailure, err: err}
+			return clibase.Exit(ExitFailure, err)
 		}
 	}
-	return exitCode(worst)
+	return clibase.Status(worst)
 }
 
 // checkOne checks the trace at path ("-": standard input), streaming: the

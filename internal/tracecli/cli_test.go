@@ -2,6 +2,7 @@ package tracecli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -30,9 +31,9 @@ func TestCLI(t *testing.T) {
 		case "tracecheck":
 			cmd := newTracecheck(&stdout, &stderr)
 			cmd.SetIn(strings.NewReader(c.Section("stdin")))
-			code = execute(cmd, "tracecheck", args[1:], &stderr)
+			code = Tracecheck.Execute(context.Background(), cmd, args[1:], &stderr)
 		case "trace2tla":
-			code = Trace2tla(args[1:], &stdout, &stderr)
+			code = Trace2tla.Main(args[1:], &stdout, &stderr)
 		default:
 			t.Fatalf("unknown command %q", args[0])
 		}

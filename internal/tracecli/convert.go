@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/traceconv"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/trace"
@@ -52,14 +53,14 @@ Exit codes: 0 converted, 1 could not run, 2 bad flags, 3 bad input.`,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !oneOf(from, "trace", "itf", "tlc", "tlcrun") {
-				return usageError(fmt.Errorf("--from %q: want trace, itf, tlc or tlcrun", from))
+				return clibase.Usage(fmt.Errorf("--from %q: want trace, itf, tlc or tlcrun", from))
 			}
 			if !oneOf(to, "trace", "itf") {
-				return usageError(fmt.Errorf("--to %q: want trace or itf", to))
+				return clibase.Usage(fmt.Errorf("--to %q: want trace or itf", to))
 			}
 			raw, err := readInput(cmd, args[0])
 			if err != nil {
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			params := func() (*model.Params, error) {
 				if cfg == "" {
@@ -67,7 +68,7 @@ Exit codes: 0 converted, 1 could not run, 2 bad flags, 3 bad input.`,
 				}
 				job, err := check.Load(cfg, spec)
 				if err != nil {
-					return nil, usageError(fmt.Errorf("--cfg: %v", err))
+					return nil, clibase.Usage(fmt.Errorf("--cfg: %v", err))
 				}
 				return &job.Params, nil
 			}
@@ -84,21 +85,21 @@ Exit codes: 0 converted, 1 could not run, 2 bad flags, 3 bad input.`,
 				tr, notes, err = traceconv.ReadITF(bytes.NewReader(raw), p, trace.Producer{})
 			case "tlc":
 				if p == nil {
-					return usageError(errors.New("--from tlc needs --cfg: TLC's output does not carry the constants"))
+					return clibase.Usage(errors.New("--from tlc needs --cfg: TLC's output does not carry the constants"))
 				}
 				tr, notes, err = traceconv.FromTLC(bytes.NewReader(raw), *p)
 			case "tlcrun":
 				if p == nil {
 					path, rerr := traceconv.ReportConfig(raw)
 					if rerr != nil {
-						return &exitError{code: ExitBadInput, err: rerr}
+						return clibase.Exit(ExitBadInput, rerr)
 					}
 					if path == "" {
-						return usageError(errors.New("the report names no cfg: give it with --cfg"))
+						return clibase.Usage(errors.New("the report names no cfg: give it with --cfg"))
 					}
 					job, lerr := check.Load(path, spec)
 					if lerr != nil {
-						return usageError(fmt.Errorf("the report's cfg %s: %v (give it with --cfg)", path, lerr))
+						return clibase.Usage(fmt.Errorf("the report's cfg %s: %v (give it with --cfg)", path, lerr))
 					}
 					p = &job.Params
 				}
@@ -114,7 +115,7 @@ Exit codes: 0 converted, 1 could not run, 2 bad flags, 3 bad input.`,
 			var f *os.File
 			if out != "" && out != "-" {
 				if f, err = os.Create(out); err != nil {
-					return &exitError{code: ExitFailure, err: err}
+					return clibase.Exit(ExitFailure, err)
 				}
 				w = f
 			}
@@ -169,7 +170,7 @@ func readInput(cmd *cobra.Command, path string) ([]byte, error) {
 
 func convertError(err error) error {
 	if errors.Is(err, traceconv.ErrInput) || errors.Is(err, trace.ErrBadInput) || errors.Is(err, model.ErrParams) {
-		return &exitError{code: ExitBadInput, err: err}
+		return clibase.Exit(ExitBadInput, err)
 	}
-	return &exitError{code: ExitFailure, err: err}
+	return clibase.Exit(ExitFailure, err)
 }

@@ -30,7 +30,7 @@ func TestTrace2tlaFindsInstalledJar(t *testing.T) {
 	installed := filepath.Join(cache, "resumecheck", "tla2tools.jar")
 
 	var out, errw bytes.Buffer
-	if code := Trace2tla(args, &out, &errw); code != ExitFailure ||
+	if code := Trace2tla.Main(args, &out, &errw); code != ExitFailure ||
 		!strings.Contains(errw.String(), "nothing at "+installed) || !strings.Contains(errw.String(), "tlcrun install") {
 		t.Fatalf("no jar anywhere: exit %d\n%s", code, errw.String())
 	}
@@ -57,7 +57,7 @@ func TestTrace2tlaFindsInstalledJar(t *testing.T) {
 	}
 	out.Reset()
 	errw.Reset()
-	if code := Trace2tla(args, &out, &errw); code != 0 || !strings.Contains(out.String(), "TLC:        accepted after 4 events") {
+	if code := Trace2tla.Main(args, &out, &errw); code != 0 || !strings.Contains(out.String(), "TLC:        accepted after 4 events") {
 		t.Fatalf("with the jar where tlcrun install puts it: exit %d\n%s%s", code, out.String(), errw.String())
 	}
 }

@@ -79,9 +79,9 @@ func TestHostileCorpus(t *testing.T) {
 		want := hostile[name]
 		t.Run(name, func(t *testing.T) {
 			var out1, err1, out2, err2 bytes.Buffer
-			code1 := Tracecheck([]string{"-q", "--no-explain", f}, &out1, &err1)
+			code1 := Tracecheck.Main([]string{"-q", "--no-explain", f}, &out1, &err1)
 			dir := t.TempDir()
-			code2 := Trace2tla([]string{"--spec", spec, "-o", dir, f}, &out2, &err2)
+			code2 := Trace2tla.Main([]string{"--spec", spec, "-o", dir, f}, &out2, &err2)
 			if code1 != want.exit {
 				t.Fatalf("tracecheck: exit %d, want %d\n%s%s", code1, want.exit, out1.String(), err1.String())
 			}
@@ -169,7 +169,7 @@ func TestHostileFileName(t *testing.T) {
 		path := hostileFile(t, name)
 		dir := t.TempDir()
 		var out, errw bytes.Buffer
-		if code := Trace2tla([]string{"--spec", filepath.Join(root, "spec", "Resume.tla"), "-o", dir, "--module", "Trace_x", path}, &out, &errw); code != 0 {
+		if code := Trace2tla.Main([]string{"--spec", filepath.Join(root, "spec", "Resume.tla"), "-o", dir, "--module", "Trace_x", path}, &out, &errw); code != 0 {
 			t.Fatalf("exit %d: %s", code, errw.String())
 		}
 		checkModuleFiles(t, path, dir, "Trace_x")

@@ -26,7 +26,7 @@ func TestHostileTLC(t *testing.T) {
 	spec := filepath.Join(root, "spec", "Resume.tla")
 	run := func(t *testing.T, path, module string, want int) {
 		var out, errw bytes.Buffer
-		code := Trace2tla([]string{"--run", "--spec", spec, "-o", t.TempDir(), "--module", module, path}, &out, &errw)
+		code := Trace2tla.Main([]string{"--run", "--spec", spec, "-o", t.TempDir(), "--module", module, path}, &out, &errw)
 		if code != want {
 			t.Errorf("trace2tla --run: exit %d, want %d\n%s%s", code, want, out.String(), errw.String())
 		}

@@ -2,6 +2,7 @@ package tracecli
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strconv"
 	"strings"
@@ -57,7 +58,7 @@ func TestStdinStreams(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		cmd := newTracecheck(&stdout, &stderr)
 		cmd.SetIn(&limitedReader{t: t})
-		code := execute(cmd, "tracecheck", args, &stderr)
+		code := Tracecheck.Execute(context.Background(), cmd, args, &stderr)
 		if code != ExitRejected {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, stdout.String(), stderr.String())
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/tlagen"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
@@ -46,15 +47,13 @@ Exit codes:
   6  with --run: TLC and tracecheck disagree`,
 		Example: `  trace2tla -o /tmp/tv run.ndjson
   TLA2TOOLS_JAR=/opt/tla/tla2tools.jar trace2tla --run -o /tmp/tv run.ndjson`,
-		Args:          cobra.ExactArgs(1),
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
 			if module == "" {
 				module = tlagen.ModuleName(path)
 			} else if err := tlagen.CheckModule(module); err != nil {
-				return usageError(fmt.Errorf("--module: %v", strings.TrimPrefix(err.Error(), "tlagen: ")))
+				return clibase.Usage(fmt.Errorf("--module: %v", strings.TrimPrefix(err.Error(), "tlagen: ")))
 			}
 			w := cmd.OutOrStdout()
 			n, err := writeModule(path, outDir, spec, module)
@@ -67,11 +66,11 @@ Exit codes:
 			}
 			jarPath, err := tlagen.FindJar(jar)
 			if err != nil {
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			tr2, err := tlagen.RunTLC(cmd.Context(), jarPath, outDir, module)
 			if err != nil {
-				return &exitError{code: ExitFailure, err: err}
+				return clibase.Exit(ExitFailure, err)
 			}
 			res, tc, err := timeCheck(path)
 			if err != nil {
@@ -87,9 +86,9 @@ Exit codes:
 			fmt.Fprintf(w, "tracecheck is %.0f times faster\n", float64(tr2.Elapsed)/float64(max(tc, 1)))
 			switch {
 			case tr2.Accepted != (res.Verdict == tracecheck.Accepted) || tr2.Matched != res.Matched:
-				return &exitError{code: ExitDisagree, err: errors.New("TLC and tracecheck disagree")}
+				return clibase.Exit(ExitDisagree, errors.New("TLC and tracecheck disagree"))
 			case !tr2.Accepted:
-				return exitCode(ExitRejected)
+				return clibase.Status(ExitRejected)
 			}
 			return nil
 		},
@@ -113,7 +112,7 @@ Exit codes:
 func writeModule(path, dir, spec, module string) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, &exitError{code: ExitFailure, err: err}
+		return 0, clibase.Exit(ExitFailure, err)
 	}
 	defer f.Close()
 	d := trace.NewDecoder(f)
@@ -122,7 +121,7 @@ func writeModule(path, dir, spec, module string) (int, error) {
 		return 0, inputError(fmt.Errorf("%s: %w", path, err))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, &exitError{code: ExitFailure, err: err}
+		return 0, clibase.Exit(ExitFailure, err)
 	}
 	if err := copySpec(spec, dir); err != nil {
 		return 0, err
@@ -134,13 +133,13 @@ func writeModule(path, dir, spec, module string) (int, error) {
 		err = tmp.Chmod(0o644)
 	}
 	if err != nil {
-		return 0, &exitError{code: ExitFailure, err: err}
+		return 0, clibase.Exit(ExitFailure, err)
 	}
 	defer os.Remove(tmp.Name()) // after the rename, a no-op
 	defer tmp.Close()
 	g, err := tlagen.NewWriter(tmp, h, tlagen.Options{Module: module, Source: filepath.Base(path)})
 	if err != nil {
-		return 0, &exitError{code: ExitBadInput, err: fmt.Errorf("%s: %w", path, err)}
+		return 0, clibase.Exit(ExitBadInput, fmt.Errorf("%s: %w", path, err))
 	}
 	var ev trace.Event
 	for {
@@ -152,7 +151,7 @@ func writeModule(path, dir, spec, module string) (int, error) {
 			return 0, inputError(fmt.Errorf("%s: %w", path, err))
 		}
 		if err := g.Event(&ev); err != nil {
-			return 0, &exitError{code: ExitFailure, err: err}
+			return 0, clibase.Exit(ExitFailure, err)
 		}
 	}
 	c, err := g.Cfg()
@@ -169,7 +168,7 @@ func writeModule(path, dir, spec, module string) (int, error) {
 		err = os.WriteFile(filepath.Join(dir, module+".cfg"), c, 0o644)
 	}
 	if err != nil {
-		return 0, &exitError{code: ExitFailure, err: err}
+		return 0, clibase.Exit(ExitFailure, err)
 	}
 	return g.Events(), nil
 }
@@ -227,7 +226,7 @@ func checkFile(path string) (*tracecheck.Result, error) {
 func copySpec(spec, dir string) error {
 	src, err := os.ReadFile(spec)
 	if err != nil {
-		return usageError(fmt.Errorf("--spec: %v (run in the repository root or give the spec's path)", err))
+		return clibase.Usage(fmt.Errorf("--spec: %v (run in the repository root or give the spec's path)", err))
 	}
 	dst := filepath.Join(dir, "Resume.tla")
 	if old, err := os.ReadFile(dst); err == nil {
@@ -237,10 +236,10 @@ func copySpec(spec, dir string) error {
 		if abs1, _ := filepath.Abs(spec); abs1 == absPath(dst) {
 			return nil
 		}
-		return usageError(fmt.Errorf("%s exists and differs from %s; remove it or write elsewhere with -o", dst, spec))
+		return clibase.Usage(fmt.Errorf("%s exists and differs from %s; remove it or write elsewhere with -o", dst, spec))
 	}
 	if err := os.WriteFile(dst, src, 0o644); err != nil {
-		return &exitError{code: ExitFailure, err: err}
+		return clibase.Exit(ExitFailure, err)
 	}
 	return nil
 }

@@ -1,0 +1,200 @@
+// Package clibase is what the five commands (tlcrun, tracecheck,
+// trace2tla, seqctl, conformance) have in common: one Main, one error
+// type carrying an exit code, usage errors found through cobra's own
+// hooks, and the exit codes of the failures every command can meet
+// (docs/cli.md has the table, and internal/doctest checks it against the
+// built commands).
+//
+// A command line is a Program: its name, the function that builds its
+// cobra tree, and how to read the errors of its own packages. Main builds
+// the tree, marks the errors cobra raises while it reads the flags and
+// the arguments as usage errors (SetFlagErrorFunc, a wrapper around every
+// command's Args), and gives every error a command's RunE returns its
+// exit code: the code it carries (an *Error), ExitInterrupted for a run
+// stopped by Ctrl-C, what the Program says of it, else ExitFailure. An
+// error that went through neither a hook nor a RunE can only be one cobra
+// raised before any command ran (an unknown command, a required flag not
+// given): a usage error too. No error is recognised by its English text.
+package clibase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+)
+
+// The exit codes every command gives for the same failure.
+const (
+	ExitOK      = 0 // done; what was checked holds
+	ExitFailure = 1 // could not run: an I/O error, a store or an adapter failing, an internal error
+	// ExitUsage: bad flags or arguments, or an input named on the command
+	// line that is missing, a folder, or malformed (a cfg, a trace, a
+	// manifest, a profile).
+	ExitUsage = 2
+	// ExitNoTLC: TLC is needed and cannot run (no tla2tools.jar, no Java,
+	// Java too old, a jar that is not TLC). Only the commands that can run
+	// TLC (tlcrun, trace2tla --run) give it; seqctl's 3 is its own.
+	ExitNoTLC       = 3
+	ExitInterrupted = 130 // stopped by Ctrl-C (SIGINT), as a shell reports it
+)
+
+// Error is an error with the exit code it gives.
+type Error struct {
+	Code int
+	// Err is what to print; nil when the command has already said why.
+	Err error
+	// hint: cobra found the flags or arguments wrong; Main follows the
+	// message with where the usage is.
+	hint bool
+}
+
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Exit returns err with the exit code; nil err makes a silent exit.
+func Exit(code int, err error) error { return &Error{Code: code, Err: err} }
+
+// Status is a silent exit with the code: the command already printed
+// why (a violation's report, a table of mismatches).
+func Status(code int) error { return &Error{Code: code} }
+
+// Fail is err as a failure to run (ExitFailure).
+func Fail(err error) error { return &Error{Code: ExitFailure, Err: err} }
+
+// Usage is err as a usage error (ExitUsage): a bad flag value, arguments
+// that do not go together, an input that is missing or malformed.
+func Usage(err error) error { return &Error{Code: ExitUsage, Err: err} }
+
+// Usagef is Usage of a formatted error.
+func Usagef(format string, args ...any) error { return Usage(fmt.Errorf(format, args...)) }
+
+// Program is one command line.
+type Program struct {
+	Name string
+	// New builds the command tree writing to stdout and stderr.
+	New func(stdout, stderr io.Writer) *cobra.Command
+	// Code gives the exit code of an error a command returned without
+	// one (an error of the packages it calls, such as a sentinel the
+	// command's table lists); ok false leaves it to the shared rules.
+	Code func(err error) (code int, ok bool)
+}
+
+// Main runs the program with args (without the program's name) and
+// returns the exit code. Ctrl-C cancels the context the commands run
+// with.
+func (p Program) Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return p.MainContext(ctx, args, stdout, stderr)
+}
+
+// MainContext is Main with the context a run stops on.
+func (p Program) MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return p.Execute(ctx, p.New(stdout, stderr), args, stderr)
+}
+
+// Execute runs a tree built by p.New (a test may set its standard input
+// first) and returns the exit code, having printed the error on stderr.
+func (p Program) Execute(ctx context.Context, root *cobra.Command, args []string, stderr io.Writer) int {
+	p.prepare(ctx, root)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		// Neither a hook nor a command saw it: cobra refused the command
+		// line before running anything (an unknown command, a required
+		// flag missing).
+		e = &Error{Code: ExitUsage, Err: err, hint: true}
+	}
+	if e.Err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", p.Name, err)
+	}
+	if e.hint {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", p.Name)
+	}
+	return e.Code
+}
+
+// Run is a command's main: Main on the process's arguments and streams,
+// and exit with its code.
+func Run(p Program) {
+	os.Exit(p.Main(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// prepare installs the hooks on every command of the tree.
+func (p Program) prepare(ctx context.Context, root *cobra.Command) {
+	root.SilenceUsage = true
+	root.SilenceErrors = true
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &Error{Code: ExitUsage, Err: err, hint: true}
+	})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if args := c.Args; args != nil {
+			c.Args = func(c *cobra.Command, a []string) error {
+				if err := args(c, a); err != nil {
+					return &Error{Code: ExitUsage, Err: err, hint: true}
+				}
+				return nil
+			}
+		}
+		c.RunE = p.classifying(ctx, c.RunE)
+		c.PreRunE = p.classifying(ctx, c.PreRunE)
+		c.PersistentPreRunE = p.classifying(ctx, c.PersistentPreRunE)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// classifying wraps a RunE so that every error it returns carries its
+// exit code.
+func (p Program) classifying(ctx context.Context, run func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	if run == nil {
+		return nil
+	}
+	return func(c *cobra.Command, args []string) error {
+		err := run(c, args)
+		if err == nil {
+			return nil
+		}
+		return p.classify(ctx, err)
+	}
+}
+
+// classify gives err its exit code: the one it carries, ExitInterrupted
+// when the run was stopped, the Program's for its packages' errors, else
+// ExitFailure.
+func (p Program) classify(ctx context.Context, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		if e == err {
+			return e
+		}
+		return &Error{Code: e.Code, Err: err, hint: e.hint}
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return &Error{Code: ExitInterrupted, Err: errors.New("interrupted")}
+	}
+	if p.Code != nil {
+		if code, ok := p.Code(err); ok {
+			return &Error{Code: code, Err: err}
+		}
+	}
+	return &Error{Code: ExitFailure, Err: err}
+}
