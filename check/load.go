@@ -50,6 +50,10 @@ type Job struct {
 	// Fair is true when the behaviour spec has weak fairness (FairSpec).
 	Fair          bool
 	CheckDeadlock bool
+	// Symmetry is the cfg's SYMMETRY, the spec's Symmetry (the
+	// permutations of Values), or "": the Go engine then explores one
+	// state of each orbit, as TLC does (docs/spec.md, Symmetry).
+	Symmetry string
 	// Unverified lets the Go engine run although the spec is not the text
 	// model/ mirrors (VerifySpec). Only the comparison that decides
 	// whether model/ mirrors the spec sets it (tlcrun mirror, and the
@@ -66,9 +70,57 @@ type Job struct {
 	Module string
 	other  Bound
 	record []byte
+	// uninterpreted are the cfg's sections the Go engine does not
+	// interpret, as "file:line: SECTION name": Run refuses them rather
+	// than check another model than TLC would.
+	uninterpreted []string
+}
+
+// uninterpreted lists the sections of cfg that change what TLC explores
+// or checks and that the Go engine does not interpret (but those named):
+// CONSTRAINT, ACTION_CONSTRAINT, VIEW, POSTCONDITION, SYMMETRY. ALIAS only
+// changes how TLC prints states.
+func uninterpreted(cfg *tlacfg.Config, interpreted ...string) []string {
+	type at struct {
+		line int
+		text string
+	}
+	var found []at
+	add := func(section string, names []string) {
+		if slices.Contains(interpreted, section) {
+			return
+		}
+		for _, n := range names {
+			l := cfg.Line(section, n)
+			found = append(found, at{l, fmt.Sprintf("%s:%d: %s %s", cfg.Path, l, section, n)})
+		}
+	}
+	add("CONSTRAINTS", cfg.Constraints)
+	for _, section := range []string{"ACTION_CONSTRAINTS", "VIEW", "POSTCONDITION", "SYMMETRY"} {
+		add(section, cfg.Other[section])
+	}
+	slices.SortStableFunc(found, func(a, b at) int { return a.line - b.line })
+	out := make([]string, len(found))
+	for i, f := range found {
+		out[i] = f.text
+	}
+	return out
+}
+
+// Interpretable refuses (ErrInput) a job whose cfg has sections the Go
+// engine does not interpret.
+func (j *Job) Interpretable() error {
+	if len(j.uninterpreted) == 0 {
+		return nil
+	}
+	return inputf("%s: the Go engine does not interpret this section of the cfg, so it would check another model than TLC does; check it with TLC (--engine tlc), or remove it", strings.Join(j.uninterpreted, "; "))
 }
 
 var constants = model.ConstantNames
+
+// Symmetry is the spec's symmetry set, Permutations(Values): the one a
+// cfg's SYMMETRY may name.
+const Symmetry = "Symmetry"
 
 // Properties are the temporal properties a cfg may list.
 var Properties = []string{"Liveness"}
@@ -239,6 +291,15 @@ func FromConfig(cfg *tlacfg.Config, specPath string) (*Job, error) {
 			return nil, bad(cfg.Line("PROPERTIES", name), "PROPERTY %s is not defined by the spec (known: %s)", name, strings.Join(Properties, ", "))
 		}
 		job.Liveness = true
+	}
+	job.uninterpreted = uninterpreted(cfg, "SYMMETRY")
+	switch sym := cfg.Other["SYMMETRY"]; {
+	case len(sym) > 1:
+		return nil, bad(cfg.Line("SYMMETRY", sym[1]), "SYMMETRY given twice (%s)", strings.Join(sym, ", "))
+	case len(sym) == 1 && sym[0] != Symmetry:
+		return nil, bad(cfg.Line("SYMMETRY", sym[0]), "SYMMETRY %s is not defined by the spec (it defines %s == Permutations(Values))", sym[0], Symmetry)
+	case len(sym) == 1:
+		job.Symmetry = sym[0]
 	}
 	return job, nil
 }

@@ -222,6 +222,7 @@ func fromMirrored(mi Mirrored, cfg *tlacfg.Config, specPath string) (*Job, error
 		return nil, inputf("%s: %v", cfg.Path, err)
 	}
 	job.other, job.record = b, mi.Record
+	job.uninterpreted = uninterpreted(cfg)
 	return job, nil
 }
 

@@ -121,6 +121,9 @@ type TraceState struct {
 // It refuses (ErrNotMirrored) a spec whose text is not the one its Go
 // mirror mirrors, unless the job is Unverified.
 func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
+	if err := j.Interpretable(); err != nil {
+		return nil, err
+	}
 	if j.other != nil {
 		return j.other.run(ctx, j, opt)
 	}
@@ -140,9 +143,14 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
 		sp = sp.WithNext(mm.nextPacked)
 	}
 	m := mm.Model
+	var canonical func(dst, src []byte)
+	if j.Symmetry != "" {
+		canonical = sp.Canonical
+	}
 	rep := &Report{Engine: "go", Spec: j.SpecPath, Config: j.CfgPath}
 	return explore(ctx, sp, rep, exploreOptions[model.Packed]{
 		deadlock: j.CheckDeadlock, fair: j.Fair, violated: sp.Violated,
+		canonical: canonical, symmetry: j.Symmetry,
 		fill: func(p model.Packed, ts *TraceState) { ts.State = m.Unpack(p) },
 	}, opt)
 }

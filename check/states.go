@@ -14,15 +14,26 @@ import (
 // suits models of up to some millions of states; the engine's Check is
 // what checks larger ones.
 //
+// With the cfg's SYMMETRY it calls fn with one state of each orbit (the
+// first found); compare those by their representatives
+// (model.CanonicalPacked).
+//
 // Like Run, it refuses a spec the model does not mirror, unless the job is
 // Unverified.
 func (j *Job) States(ctx context.Context, fn func(model.State) error) error {
+	if err := j.Interpretable(); err != nil {
+		return err
+	}
 	m, err := j.Machine()
 	if err != nil {
 		return err
 	}
-	g, err := engine.Explore(ctx, packedSystem{m}, func(p model.Packed) model.Packed { return p },
-		engine.GraphOptions[model.Packed]{StatesOnly: true})
+	key := func(p model.Packed) model.Packed { return p }
+	if j.Symmetry != "" {
+		// One state of each orbit, the first found (as the engine does).
+		key = m.CanonicalPacked
+	}
+	g, err := engine.Explore(ctx, packedSystem{m}, key, engine.GraphOptions[model.Packed]{StatesOnly: true})
 	if err != nil {
 		return err
 	}

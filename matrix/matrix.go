@@ -105,10 +105,13 @@ type Result struct {
 	Bounds string `json:"bounds"`
 	// BoundsCfg is Options.Bounds, the cfg whose bounds replaced every
 	// row's ("" when the rows kept their own).
-	BoundsCfg string      `json:"bounds_cfg,omitempty"`
-	Engine    string      `json:"engine"`
-	Rows      []RowResult `json:"rows"`
-	Claims    []Claim     `json:"claims"`
+	BoundsCfg string `json:"bounds_cfg,omitempty"`
+	Engine    string `json:"engine"`
+	// Symmetry is Options.Symmetry's symmetry ("" for none): each row's
+	// distinct states are then orbits.
+	Symmetry string      `json:"symmetry,omitempty"`
+	Rows     []RowResult `json:"rows"`
+	Claims   []Claim     `json:"claims"`
 }
 
 // Options configure Build. The zero value checks the cfgs as they are.
@@ -132,6 +135,11 @@ type Options struct {
 	Check RowChecker
 	// Progress, when set, is told when each row starts.
 	Progress func(row Row, i, n int)
+	// Symmetry checks every row under the spec's symmetry (SYMMETRY
+	// Symmetry: the values are interchangeable), one state per orbit: the
+	// same verdicts and counterexample lengths, far fewer states
+	// (docs/spec.md, Symmetry).
+	Symmetry bool
 }
 
 // RowChecker builds one row's cells: cfg is the row's model with its
@@ -145,6 +153,9 @@ var boundConstants = []string{"NTasks", "IP", "Values", "MaxResumes", "MaxCrashe
 // engine of opt.Check).
 func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
 	res := &Result{Bounds: "R0", Engine: "go"}
+	if opt.Symmetry {
+		res.Symmetry = check.Symmetry
+	}
 	switch {
 	case opt.Engine == "" || opt.Engine == "go":
 	case opt.Check != nil:
@@ -177,6 +188,9 @@ func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
 		}
 		if bounds != nil {
 			Rebound(cfg, bounds)
+		}
+		if opt.Symmetry {
+			WithSymmetry(cfg)
 		}
 		var rr RowResult
 		if res.Engine != "go" {
@@ -248,6 +262,17 @@ func checkRow(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, wor
 		}
 	}
 	return rr, nil
+}
+
+// WithSymmetry makes cfg reduce by the spec's symmetry (SYMMETRY
+// Symmetry).
+func WithSymmetry(cfg *tlacfg.Config) {
+	other := map[string][]string{}
+	for k, v := range cfg.Other {
+		other[k] = v
+	}
+	other["SYMMETRY"] = []string{check.Symmetry}
+	cfg.Other = other
 }
 
 // WithColumns returns a copy of cfg that checks every column under FairSpec.

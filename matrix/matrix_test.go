@@ -175,3 +175,49 @@ func TestDifferences(t *testing.T) {
 		"nointent: only in the go matrix",
 	}, Differences(a, &b))
 }
+
+// TestSymmetryKeepsEveryCell: under the spec's symmetry every cell of the
+// reference-bounds matrix has its verdict and counterexample length, the
+// claims are the same, and each model has fewer states (its orbits); with
+// a third value too, where orbits have up to six states.
+func TestSymmetryKeepsEveryCell(t *testing.T) {
+	sym, err := Build(context.Background(), "../spec", Options{Symmetry: true})
+	require.NoError(t, err)
+	compareSymmetric(t, r0Matrix(t), sym)
+	var text bytes.Buffer
+	require.NoError(t, sym.WriteText(&text))
+	assert.Contains(t, text.String(), "Under SYMMETRY Symmetry")
+
+	bounds := t.TempDir() + "/V3.cfg"
+	b, err := os.ReadFile("../spec/R0.cfg")
+	require.NoError(t, err)
+	v3 := strings.Replace(strings.Replace(string(b), "Values = {va, vb}", "Values = {va, vb, vc}", 1), "MaxResumes = 2", "MaxResumes = 3", 1)
+	require.NoError(t, os.WriteFile(bounds, []byte(v3), 0o644))
+	full, err := Build(context.Background(), "../spec", Options{Bounds: bounds})
+	require.NoError(t, err)
+	symV3, err := Build(context.Background(), "../spec", Options{Bounds: bounds, Symmetry: true})
+	require.NoError(t, err)
+	compareSymmetric(t, full, symV3)
+}
+
+func compareSymmetric(t *testing.T, full, sym *Result) {
+	t.Helper()
+	require.Equal(t, len(full.Rows), len(sym.Rows))
+	assert.Equal(t, "Symmetry", sym.Symmetry)
+	for i, fr := range full.Rows {
+		sr := sym.Rows[i]
+		for _, c := range Columns {
+			f, s := fr.Cells[c.Name], sr.Cells[c.Name]
+			if f.Violated != s.Violated || f.Length != s.Length {
+				t.Errorf("%s %s: %s without symmetry, %s with", fr.Name, c.Name, f, s)
+			}
+			if s.Distinct >= f.Distinct {
+				t.Errorf("%s %s: %d states with symmetry, %d without", fr.Name, c.Name, s.Distinct, f.Distinct)
+			}
+		}
+	}
+	for i, c := range full.Claims {
+		assert.Equal(t, c.Holds, sym.Claims[i].Holds, c.ID)
+		assert.Equal(t, c.Witnesses, sym.Claims[i].Witnesses, c.ID)
+	}
+}

@@ -91,6 +91,7 @@ type vars interface {
 	ResumeValue(i int) int8
 	ResumeObserved(i int) int8
 	AppendResume(value, observed int8)
+	SetResume(i int, value, observed int8)
 	ValueCap() uint64
 	Crashes() uint32
 	SetCrashes(uint32)
@@ -539,6 +540,39 @@ func progress[V vars](m *Model, s V) uint64 {
 		p++
 	}
 	return p
+}
+
+// ---------------------------------------------------------------------------
+// Symmetry
+
+// canonical writes to t, a copy of s, the representative of s's orbit
+// under the permutations of Values (spec: Symmetry == Permutations(Values),
+// a cfg's SYMMETRY): the values renamed in the order they first occur, in
+// consumed and then in each resume's value and outcome. Two states have
+// the same representative exactly when a permutation of Values maps one to
+// the other, and the actions, the invariants, Completed and progress treat
+// every value alike (none names a value; Out and forkignore's outcome
+// commute with a renaming), so the engine may explore one state per orbit.
+func canonical[V vars](m *Model, s, t V) {
+	var rename [MaxValues]int8 // the new index + 1 of each value met, 0 before
+	next := int8(0)
+	if c := s.Consumed(); c != NoVal {
+		next++
+		rename[c] = next
+		t.SetConsumed(0)
+	}
+	for i := range s.ResumesLen() {
+		v, o := s.ResumeValue(i), s.ResumeObserved(i)
+		if rename[v] == 0 {
+			next++
+			rename[v] = next
+		}
+		if rename[o] == 0 {
+			next++
+			rename[o] = next
+		}
+		t.SetResume(i, rename[v]-1, rename[o]-1)
+	}
 }
 
 // ---------------------------------------------------------------------------

@@ -464,6 +464,28 @@ func progressState(m *Model, s stateVars) uint64 {
 	return p
 }
 
+func canonicalState(m *Model, s, t stateVars) {
+	var rename [MaxValues]int8 // the new index + 1 of each value met, 0 before
+	next := int8(0)
+	if c := s.Consumed(); c != NoVal {
+		next++
+		rename[c] = next
+		t.SetConsumed(0)
+	}
+	for i := range s.ResumesLen() {
+		v, o := s.ResumeValue(i), s.ResumeObserved(i)
+		if rename[v] == 0 {
+			next++
+			rename[v] = next
+		}
+		if rename[o] == 0 {
+			next++
+			rename[o] = next
+		}
+		t.SetResume(i, rename[v]-1, rename[o]-1)
+	}
+}
+
 // ---- The contract on Packed (packedVars).
 
 func execTaskGuardPacked(m *Model, s packedVars, _ Label) bool {
@@ -926,6 +948,28 @@ func progressPacked(m *Model, s packedVars) uint64 {
 		p++
 	}
 	return p
+}
+
+func canonicalPacked(m *Model, s, t packedVars) {
+	var rename [MaxValues]int8 // the new index + 1 of each value met, 0 before
+	next := int8(0)
+	if c := s.Consumed(); c != NoVal {
+		next++
+		rename[c] = next
+		t.SetConsumed(0)
+	}
+	for i := range s.ResumesLen() {
+		v, o := s.ResumeValue(i), s.ResumeObserved(i)
+		if rename[v] == 0 {
+			next++
+			rename[v] = next
+		}
+		if rename[o] == 0 {
+			next++
+			rename[o] = next
+		}
+		t.SetResume(i, rename[v]-1, rename[o]-1)
+	}
 }
 
 // Invariants lists every state predicate the spec defines, in the spec's

@@ -36,6 +36,9 @@ func (v stateVars) ResumeObserved(i int) int8 { return v.s.Resumes[i].Observed }
 func (v stateVars) AppendResume(value, observed int8) {
 	v.s.Resumes = append(v.s.Resumes, ResumeObs{Value: value, Observed: observed})
 }
+func (v stateVars) SetResume(i int, value, observed int8) {
+	v.s.Resumes[i] = ResumeObs{Value: value, Observed: observed}
+}
 func (v stateVars) ValueCap() uint64                { return math.MaxInt8 }
 func (v stateVars) Crashes() uint32                 { return v.s.Crashes }
 func (v stateVars) SetCrashes(x uint32)             { v.s.Crashes = x }
@@ -106,6 +109,11 @@ func (v packedVars) ResumeValue(i int) int8    { return int8(v.l.resumes[i].a.ge
 func (v packedVars) ResumeObserved(i int) int8 { return int8(v.l.resumes[i].b.get(v.p)) }
 func (v packedVars) AppendResume(value, observed int8) {
 	v.l.appendResume(v.p, value, observed)
+}
+func (v packedVars) SetResume(i int, value, observed int8) {
+	sl := &v.l.resumes[i]
+	sl.a.put(v.p, uint64(value), "resumes.value")
+	sl.b.put(v.p, uint64(observed), "resumes.observed")
 }
 func (v packedVars) ValueCap() uint64                { return v.l.valueCap }
 func (v packedVars) Crashes() uint32                 { return uint32(v.l.crashes.get(v.p)) }

@@ -127,7 +127,11 @@ func Matrix(res *matrix.Result, opt Options) (*Page, error) {
 				p.Timeline, p.Graph = counterexample(m, def, cell.Trace)
 			} else {
 				p.Title = fmt.Sprintf("%s satisfies %s", rr.Name, c.Name)
-				p.Lead = fmt.Sprintf("%s (%s) holds in every reachable state of %s (%d states): there is no counterexample.", c.Name, c.Doc, rr.Name, cell.Distinct)
+				states := fmt.Sprintf("%d states", cell.Distinct)
+				if res.Symmetry != "" {
+					states = fmt.Sprintf("%d states up to a renaming of the values, SYMMETRY %s", cell.Distinct, res.Symmetry)
+				}
+				p.Lead = fmt.Sprintf("%s (%s) holds in every reachable state of %s (%s): there is no counterexample.", c.Name, c.Doc, rr.Name, states)
 				p.Graph = def.use(nil, nil, -1)
 			}
 			v.Panels = append(v.Panels, p)

@@ -28,7 +28,7 @@
 (* generated". One successor per action and parameter keeps TLC's counts  *)
 (* equal to the Go engine's.                                               *)
 (***************************************************************************)
-EXTENDS Naturals, Sequences, FiniteSets
+EXTENDS Naturals, Sequences, FiniteSets, TLC
 
 CONSTANTS
     NTasks,           \* number of tasks in the run
@@ -73,6 +73,11 @@ Done == NTasks + 1
 Out(v) == <<v>>
 
 Max(a, b) == IF a >= b THEN a ELSE b
+
+(* The resume values are interchangeable: no action, invariant or property *)
+(* names one. A cfg may say SYMMETRY Symmetry to explore one state of each *)
+(* set of states equal up to a renaming of Values (docs/spec.md, Symmetry). *)
+Symmetry == Permutations(Values)
 
 VARIABLES
     pc,          \* next task to execute (volatile); Done when complete

@@ -117,6 +117,9 @@ small enough to draw (R0 bounds).`,
 				if err := job.VerifyMirror(); err != nil {
 					return runError(err)
 				}
+				if err := job.Interpretable(); err != nil {
+					return inputError(err)
+				}
 			}
 			budget, err := memBudget(mem)
 			if err != nil {

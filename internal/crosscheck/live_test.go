@@ -3,7 +3,9 @@ package crosscheck
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,5 +112,88 @@ func TestBothCatchesRebuildAsSkip(t *testing.T) {
 	}
 	if !strings.Contains(c.States.OnlyGo[0].Text, `decision |-> "skip"`) || !strings.Contains(c.States.OnlyTLC[0].Text, `decision |-> "rebuild"`) {
 		t.Errorf("the differing states do not show the decision: %+v", c.States)
+	}
+}
+
+// TestSymmetryWithTLC runs both engines on models under SYMMETRY Symmetry
+// (R0, its race extension, a safety fault, the liveness fault, a fault with
+// two recoveries, and R0 with three values): the same verdicts, counts of
+// orbits and first violations, and the same orbits (each engine keeps the
+// first state of an orbit it finds, so the states are compared by their
+// representatives), in fewer states than without it.
+func TestSymmetryWithTLC(t *testing.T) {
+	needTLC(t)
+	if testing.Short() {
+		t.Skip("-short: six models with TLC take minutes")
+	}
+	three := func(s string) string {
+		s = strings.Replace(s, "Values = {va, vb}", "Values = {va, vb, vc}", 1)
+		return strings.Replace(s, "MaxResumes = 2", "MaxResumes = 3", 1)
+	}
+	keep := func(s string) string { return s }
+	for _, tc := range []struct {
+		cfg  string
+		edit func(string) string
+	}{
+		{"R0.cfg", keep}, {"R0-race.cfg", keep}, {"fault-forkignore.cfg", keep},
+		{"fault-volatilepark.cfg", keep}, {"fault-nondetrec.cfg", keep}, {"R0.cfg", three},
+	} {
+		src, err := os.ReadFile(filepath.Join("..", "..", "spec", tc.cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := tc.edit(string(src))
+		name := tc.cfg
+		if text != string(src) && strings.Contains(text, "vc") {
+			name += "+vc"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			plainPath, symPath := filepath.Join(dir, "plain.cfg"), filepath.Join(dir, "sym.cfg")
+			if err := os.WriteFile(plainPath, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(symPath, []byte(text+"\nSYMMETRY Symmetry\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			spec := filepath.Join("..", "..", "spec", "Resume.tla")
+			plain, err := check.Load(plainPath, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			job, err := check.Load(symPath, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, err := plain.Run(context.Background(), check.RunOptions{Continue: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := Both(context.Background(), job, Options{CompareStates: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.Agree() {
+				var sb strings.Builder
+				if c.States != nil {
+					c.States.Write(&sb)
+				}
+				t.Fatalf("the engines disagree under symmetry: %q\n%s", c.Differences, sb.String())
+			}
+			g := c.Go.Found
+			if c.States == nil || c.States.Go != int(g.Distinct) || g.Distinct >= full.Distinct || g.Result != full.Verdict {
+				t.Errorf("states %+v; %s in %d distinct states, without symmetry %s in %d", c.States, g.Result, g.Distinct, full.Verdict, full.Distinct)
+			}
+			var violated []string
+			for _, v := range full.Violated {
+				violated = append(violated, v.Name())
+			}
+			slices.Sort(violated)
+			if got := slices.Sorted(slices.Values(g.Violated)); !slices.Equal(got, violated) {
+				t.Errorf("violated under symmetry %v, without %v", got, violated)
+			}
+			t.Logf("%s: %d/%d/%d under symmetry (both engines), %d/%d/%d without", name, g.Generated, g.Distinct, g.Depth, full.Generated, full.Distinct, full.Depth)
+		})
 	}
 }

@@ -50,6 +50,11 @@ func CompareStates(ctx context.Context, job *check.Job, dump string, max int) (*
 		if err == nil {
 			p, err = m.Pack(ms)
 		}
+		if err == nil && job.Symmetry != "" {
+			// Under SYMMETRY each engine keeps the state of an orbit it
+			// found first: compare the orbits.
+			p = m.CanonicalPacked(p)
+		}
 		if err != nil {
 			d.TLC++
 			d.OnlyTLCCount++
@@ -74,6 +79,9 @@ func CompareStates(ctx context.Context, job *check.Job, dump string, max int) (*
 		p, err := m.Pack(s)
 		if err != nil {
 			return err
+		}
+		if job.Symmetry != "" {
+			p = m.CanonicalPacked(p)
 		}
 		if _, ok := tlcStates[p]; ok {
 			matched[p] = true

@@ -115,6 +115,13 @@ func (sp *Spec) Decode(src []byte) model.Packed {
 	return p
 }
 
+// Canonical writes to dst the encoding of the representative of the
+// state encoded in src under the permutations of Values
+// (model.CanonicalPacked): engine.Options.Canonical for a cfg's SYMMETRY.
+func (sp *Spec) Canonical(dst, src []byte) {
+	sp.Encode(dst, sp.M.CanonicalPacked(sp.Decode(src)))
+}
+
 // Module is "Resume".
 func (sp *Spec) Module() string { return "Resume" }
 
