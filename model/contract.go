@@ -81,6 +81,8 @@ type vars interface {
 	LogValid(i int) bool
 	AppendLog(task int8, valid bool)
 	LogMayBeInvalid() bool
+	// LogTasksWithin: every record's task is in lo..hi.
+	LogTasksWithin(lo, hi int8) bool
 	Frontier() int8
 	SetFrontier(int8)
 	Waiting() bool
@@ -96,6 +98,8 @@ type vars interface {
 	Crashes() uint32
 	SetCrashes(uint32)
 	RecoveriesLen() int
+	// RecoveryFrontiersWithin: every recovery's frontier is in lo..hi.
+	RecoveryFrontiersWithin(lo, hi int8) bool
 	RecoveryFrontier(i int) int8
 	RecoveryDecision(i int) Decision
 	AppendRecovery(frontier int8, d Decision)
@@ -421,10 +425,8 @@ func typeOK[V vars](m *Model, s V) bool {
 		int64(s.Raced()) <= int64(m.P.Racers-1)) {
 		return false
 	}
-	for i := range s.LogLen() {
-		if t := s.LogTask(i); t < 1 || t > m.n {
-			return false
-		}
+	if !s.LogTasksWithin(1, m.n) || !s.RecoveryFrontiersWithin(0, m.n) {
+		return false
 	}
 	if s.ValueCap() >= uint64(m.nv) {
 		for i := range s.ResumesLen() {
@@ -433,13 +435,11 @@ func typeOK[V vars](m *Model, s V) bool {
 			}
 		}
 	}
-	checkDecisions := s.DecisionCap() >= uint64(len(decisionNames))
-	for i := range s.RecoveriesLen() {
-		if f := s.RecoveryFrontier(i); f < 0 || f > m.n {
-			return false
-		}
-		if checkDecisions && int(s.RecoveryDecision(i)) >= len(decisionNames) {
-			return false
+	if s.DecisionCap() >= uint64(len(decisionNames)) {
+		for i := range s.RecoveriesLen() {
+			if int(s.RecoveryDecision(i)) >= len(decisionNames) {
+				return false
+			}
 		}
 	}
 	return true

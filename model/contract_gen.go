@@ -363,10 +363,8 @@ func typeOKState(m *Model, s stateVars) bool {
 		int64(s.Raced()) <= int64(m.P.Racers-1)) {
 		return false
 	}
-	for i := range s.LogLen() {
-		if t := s.LogTask(i); t < 1 || t > m.n {
-			return false
-		}
+	if !s.LogTasksWithin(1, m.n) || !s.RecoveryFrontiersWithin(0, m.n) {
+		return false
 	}
 	if s.ValueCap() >= uint64(m.nv) {
 		for i := range s.ResumesLen() {
@@ -375,13 +373,11 @@ func typeOKState(m *Model, s stateVars) bool {
 			}
 		}
 	}
-	checkDecisions := s.DecisionCap() >= uint64(len(decisionNames))
-	for i := range s.RecoveriesLen() {
-		if f := s.RecoveryFrontier(i); f < 0 || f > m.n {
-			return false
-		}
-		if checkDecisions && int(s.RecoveryDecision(i)) >= len(decisionNames) {
-			return false
+	if s.DecisionCap() >= uint64(len(decisionNames)) {
+		for i := range s.RecoveriesLen() {
+			if int(s.RecoveryDecision(i)) >= len(decisionNames) {
+				return false
+			}
 		}
 	}
 	return true
@@ -847,10 +843,8 @@ func typeOKPacked(m *Model, s packedVars) bool {
 		int64(s.Raced()) <= int64(m.P.Racers-1)) {
 		return false
 	}
-	for i := range s.LogLen() {
-		if t := s.LogTask(i); t < 1 || t > m.n {
-			return false
-		}
+	if !s.LogTasksWithin(1, m.n) || !s.RecoveryFrontiersWithin(0, m.n) {
+		return false
 	}
 	if s.ValueCap() >= uint64(m.nv) {
 		for i := range s.ResumesLen() {
@@ -859,13 +853,11 @@ func typeOKPacked(m *Model, s packedVars) bool {
 			}
 		}
 	}
-	checkDecisions := s.DecisionCap() >= uint64(len(decisionNames))
-	for i := range s.RecoveriesLen() {
-		if f := s.RecoveryFrontier(i); f < 0 || f > m.n {
-			return false
-		}
-		if checkDecisions && int(s.RecoveryDecision(i)) >= len(decisionNames) {
-			return false
+	if s.DecisionCap() >= uint64(len(decisionNames)) {
+		for i := range s.RecoveriesLen() {
+			if int(s.RecoveryDecision(i)) >= len(decisionNames) {
+				return false
+			}
 		}
 	}
 	return true

@@ -70,6 +70,10 @@ type layout struct {
 	// and whether the log has validity bits (see vars' Cap methods).
 	effectsCap, valueCap uint64
 	validBits            bool
+
+	// The log's tasks and the recoveries' frontiers, checked a word at a
+	// time (TypeOK).
+	logTasks, recFrontiers rangeCheck
 }
 
 // slot is one element of a sequence: the fields of its record.
@@ -193,6 +197,16 @@ func newLayout(p Params) (layout, error) {
 		l.valueCap = l.resumes[0].a.mask
 	}
 	l.validBits = len(l.log) > 0 && l.log[0].b.mask != 0
+	tasks := make([]field, len(l.log))
+	for i, sl := range l.log {
+		tasks[i] = sl.a
+	}
+	l.logTasks = newRangeCheck(tasks, 1, int64(n))
+	frontiers := make([]field, len(l.recoveries))
+	for i, sl := range l.recoveries {
+		frontiers[i] = sl.a
+	}
+	l.recFrontiers = newRangeCheck(frontiers, 0, int64(n))
 	l.words = a.word + 1
 	return l, nil
 }

@@ -23,7 +23,23 @@ func (v stateVars) LogValid(i int) bool       { return v.s.Log[i].Valid }
 func (v stateVars) AppendLog(task int8, valid bool) {
 	v.s.Log = append(v.s.Log, Record{Task: task, Valid: valid})
 }
-func (v stateVars) LogMayBeInvalid() bool     { return true }
+func (v stateVars) LogMayBeInvalid() bool { return true }
+func (v stateVars) LogTasksWithin(lo, hi int8) bool {
+	for _, r := range v.s.Log {
+		if r.Task < lo || r.Task > hi {
+			return false
+		}
+	}
+	return true
+}
+func (v stateVars) RecoveryFrontiersWithin(lo, hi int8) bool {
+	for _, r := range v.s.Recoveries {
+		if r.Frontier < lo || r.Frontier > hi {
+			return false
+		}
+	}
+	return true
+}
 func (v stateVars) Frontier() int8            { return v.s.Frontier }
 func (v stateVars) SetFrontier(x int8)        { v.s.Frontier = x }
 func (v stateVars) Waiting() bool             { return v.s.Waiting }
@@ -96,10 +112,16 @@ func (v packedVars) LogValid(i int) bool {
 }
 func (v packedVars) AppendLog(task int8, valid bool) { v.l.appendLog(v.p, task, valid) }
 func (v packedVars) LogMayBeInvalid() bool           { return v.l.validBits }
-func (v packedVars) Frontier() int8                  { return int8(v.l.frontier.get(v.p)) }
-func (v packedVars) SetFrontier(x int8)              { v.l.frontier.put(v.p, uint64(x), "frontier") }
-func (v packedVars) Waiting() bool                   { return v.l.waiting.get(v.p) != 0 }
-func (v packedVars) SetWaiting(x bool)               { v.l.waiting.set(v.p, b2u(x)) }
+func (v packedVars) LogTasksWithin(lo, hi int8) bool {
+	return v.l.logTasks.within(v.p, v.LogLen(), int64(lo), int64(hi))
+}
+func (v packedVars) RecoveryFrontiersWithin(lo, hi int8) bool {
+	return v.l.recFrontiers.within(v.p, v.RecoveriesLen(), int64(lo), int64(hi))
+}
+func (v packedVars) Frontier() int8     { return int8(v.l.frontier.get(v.p)) }
+func (v packedVars) SetFrontier(x int8) { v.l.frontier.put(v.p, uint64(x), "frontier") }
+func (v packedVars) Waiting() bool      { return v.l.waiting.get(v.p) != 0 }
+func (v packedVars) SetWaiting(x bool)  { v.l.waiting.set(v.p, b2u(x)) }
 
 // Consumed is stored plus one, so that NoVal is 0.
 func (v packedVars) Consumed() int8            { return int8(v.l.consumed.get(v.p)) - 1 }

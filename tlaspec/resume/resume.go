@@ -101,16 +101,35 @@ func (sp *Spec) Next(s model.Packed, emit func(model.Label, model.Packed)) {
 // Width is the length of a packed state's used words.
 func (sp *Spec) Width() int { return 8 * sp.words }
 
+// Encode writes the words s uses. One and two words (R0, R8) are written
+// without a loop: the engine encodes every successor.
 func (sp *Spec) Encode(dst []byte, s model.Packed) {
-	for i := range sp.words {
-		binary.LittleEndian.PutUint64(dst[8*i:], s[i])
+	switch sp.words {
+	case 1:
+		binary.LittleEndian.PutUint64(dst[:8], s[0])
+	case 2:
+		binary.LittleEndian.PutUint64(dst[:8], s[0])
+		binary.LittleEndian.PutUint64(dst[8:16], s[1])
+	default:
+		for i := range sp.words {
+			binary.LittleEndian.PutUint64(dst[8*i:], s[i])
+		}
 	}
 }
 
+// Decode is the inverse of Encode.
 func (sp *Spec) Decode(src []byte) model.Packed {
 	var p model.Packed
-	for i := range sp.words {
-		p[i] = binary.LittleEndian.Uint64(src[8*i:])
+	switch sp.words {
+	case 1:
+		p[0] = binary.LittleEndian.Uint64(src[:8])
+	case 2:
+		p[0] = binary.LittleEndian.Uint64(src[:8])
+		p[1] = binary.LittleEndian.Uint64(src[8:16])
+	default:
+		for i := range sp.words {
+			p[i] = binary.LittleEndian.Uint64(src[8*i:])
+		}
 	}
 	return p
 }
