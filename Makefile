@@ -69,20 +69,40 @@ verify-long: bin/tlcrun ## every model of the manifest, the scaled bounds R8 inc
 # package's testdata/fuzz/, where go test then runs it as a regression
 # case), and the target exits 1 if there was any. A package whose fuzzers
 # cannot be listed (it does not build) counts as a failure, not as none.
-fuzz: ## run every fuzzer of every package for FUZZTIME each (default 30s); list every failure at the end
-	@failed=""; ran=0; \
+# Each fuzzer's executions are listed too, and one that made no progress
+# for most of its time is named: Go minimises every input that widens
+# coverage for up to 60 s by default while the other workers wait, and
+# FuzzJudge (kilobytes of recorded logs as seeds) and FuzzNormalise spent
+# their whole minute so (16 and 2902 executions in 60 s); hence
+# FUZZMINIMIZETIME (a crasher is minimised as long, and still reproduces).
+FUZZMINIMIZETIME ?= 5s
+fuzz: ## run every fuzzer of every package for FUZZTIME each (default 30s); list every failure and each fuzzer's executions at the end
+	@failed=""; stalled=""; ran=0; runs=""; log=$$(mktemp); \
 	for pkg in $$($(GO) list ./...); do \
 	  list=$$($(GO) test -list '^Fuzz' $$pkg 2>&1) || { echo "$$list"; failed="$$failed $$pkg(does-not-build)"; continue; }; \
 	  for f in $$(echo "$$list" | grep '^Fuzz'); do \
-	    ran=$$((ran+1)); echo "== $$pkg $$f"; \
-	    $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || failed="$$failed $$pkg.$$f"; \
+	    ran=$$((ran+1)); echo "== $$pkg $$f"; rm -f $$log.failed; \
+	    { $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) || touch $$log.failed; } 2>&1 | tee $$log; \
+	    [ -e $$log.failed ] && failed="$$failed $$pkg.$$f"; \
+	    sum=$$(awk '/^fuzz: elapsed: / { v = $$0; sub(/^fuzz: elapsed: [^,]*, /, "", v); sub(/ [(,].*$$/, "", v); \
+	        r++; if (r > 1 && v == p) { z++; if (z > m) m = z } else z = 0; p = v; if ($$4 == "execs:") n = $$5 + 0 } \
+	      END { printf "%d:%d:%d", n, m, r }' $$log); \
+	    runs="$$runs $$pkg.$$f:$$sum"; \
 	  done; \
 	done; \
+	rm -f $$log $$log.failed; \
+	echo; echo "fuzz: executions of each fuzzer, and how long it went without progress (reports every 3 s):"; \
+	for r in $$runs; do \
+	  set -- $$(echo "$$r" | tr : ' '); \
+	  echo "  $$1  $$2 executions; at most $$3 of its $$4 progress reports in a row without progress"; \
+	  [ $$(($$3 * 2)) -gt "$$4" ] && stalled="$$stalled $$1"; \
+	done; \
+	if [ -n "$$stalled" ]; then echo; echo "fuzz: these made no progress for most of their time (see their output above):"; for x in $$stalled; do echo "  $$x"; done; fi; \
 	if [ -n "$$failed" ]; then \
 	  echo; echo "fuzz: FAILED (of $$ran fuzzers):"; for x in $$failed; do echo "  $$x"; done; \
 	  echo "the failing inputs are under each package's testdata/fuzz/ (git status shows them)"; exit 1; \
 	fi; \
-	echo; echo "fuzz: all $$ran fuzzers ran $(FUZZTIME) without a failure"
+	echo; echo "fuzz: all $$ran fuzzers ran $(FUZZTIME) without a failure$${stalled:+, but the ones named above barely ran}"
 
 build: ## build the commands into bin/
 	$(GO) build -o bin/ ./cmd/...
