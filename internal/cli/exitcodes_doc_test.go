@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,31 +15,18 @@ import (
 
 // TestExitCodesDocumented: every exit code the commands return (the Exit
 // constants of cli.go, read from its source so that a new one cannot be
-// forgotten here) has a row in README.md's exit code table and a line in
+// forgotten here, and those it takes from package clibase) has a row in README.md's exit code table and a line in
 // tlcrun --help, and neither lists a code the commands do not have. Exit 4
 // (a spec the Go engine does not mirror) was once missing from the table.
 func TestExitCodesDocumented(t *testing.T) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "cli.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := exitConstants(t, filepath.Join("..", "clibase", "clibase.go"), nil)
+	named := exitConstants(t, "cli.go", base)
 	codes := map[int]string{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		vs, ok := n.(*ast.ValueSpec)
-		if !ok || len(vs.Names) != 1 || len(vs.Values) != 1 || !strings.HasPrefix(vs.Names[0].Name, "Exit") {
-			return true
-		}
-		lit, ok := vs.Values[0].(*ast.BasicLit)
-		if !ok || lit.Kind != token.INT {
-			t.Fatalf("%s: %s is not an integer literal", fset.Position(vs.Pos()), vs.Names[0].Name)
-		}
-		c, _ := strconv.Atoi(lit.Value)
-		codes[c] = vs.Names[0].Name
-		return true
-	})
+	for name, c := range named {
+		codes[c] = name
+	}
 	if len(codes) < 10 {
-		t.Fatalf("found only %d exit codes in cli.go: %v", len(codes), codes)
+		t.Fatalf("found only %d exit codes in cli.go: %v", len(codes), named)
 	}
 
 	readme, err := os.ReadFile("../../README.md")
@@ -53,7 +41,7 @@ func TestExitCodesDocumented(t *testing.T) {
 		table = table[:i]
 	}
 	var out bytes.Buffer
-	if code := Main([]string{"--help"}, &out, &out); code != ExitOK {
+	if code := Program.Main([]string{"--help"}, &out, &out); code != ExitOK {
 		t.Fatalf("tlcrun --help: exit %d", code)
 	}
 	help := out.String()
@@ -85,4 +73,42 @@ func TestExitCodesDocumented(t *testing.T) {
 			}
 		}
 	}
+}
+
+// exitConstants reads the Exit constants of a Go file: integer literals,
+// or constants of package clibase (from base).
+func exitConstants(t *testing.T, path string, base map[string]int) map[string]int {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || len(vs.Names) != 1 || len(vs.Values) != 1 || !strings.HasPrefix(vs.Names[0].Name, "Exit") {
+			return true
+		}
+		name := vs.Names[0].Name
+		switch v := vs.Values[0].(type) {
+		case *ast.BasicLit:
+			c, err := strconv.Atoi(v.Value)
+			if err != nil || v.Kind != token.INT {
+				t.Fatalf("%s: %s = %s is not an integer", fset.Position(vs.Pos()), name, v.Value)
+			}
+			out[name] = c
+		case *ast.SelectorExpr:
+			pkg, ok := v.X.(*ast.Ident)
+			c, found := base[v.Sel.Name]
+			if !ok || pkg.Name != "clibase" || !found {
+				t.Fatalf("%s: %s is not an integer or an exit code of package clibase", fset.Position(vs.Pos()), name)
+			}
+			out[name] = c
+		default:
+			t.Fatalf("%s: %s is not an integer or an exit code of package clibase", fset.Position(vs.Pos()), name)
+		}
+		return true
+	})
+	return out
 }
