@@ -114,6 +114,12 @@ func TestGeneratedStepsAreTheSource(t *testing.T) {
 				if completed(m, sv) != m.Completed(s) || progress(m, pv) != m.ProgressPacked(ps) {
 					t.Fatalf("Completed or the progress measure disagree on\n%s", m.Format(s))
 				}
+				rep, prep := s.Clone(), ps
+				canonical(m, sv, stateVars{&rep})
+				canonical(m, pv, m.packed(&prep))
+				if !rep.Equal(m.Canonical(s)) || !m.Unpack(prep).Equal(m.Canonical(s)) || m.CanonicalPacked(ps) != prep {
+					t.Fatalf("the symmetry's representative: generated and source disagree on\n%s", m.Format(s))
+				}
 			}
 		})
 	}
