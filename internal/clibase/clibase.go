@@ -22,8 +22,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -79,6 +81,29 @@ func Usage(err error) error { return &Error{Code: ExitUsage, Err: err} }
 // Usagef is Usage of a formatted error.
 func Usagef(format string, args ...any) error { return Usage(fmt.Errorf(format, args...)) }
 
+// Input is err, an error of reading an input the command line names (a
+// file or a folder, given or by default: a cfg, a trace, a registry, a
+// profile), as bad input (ExitUsage) when the input is missing, a folder
+// where a file is wanted, or not what it should be (malformed, invalid);
+// a failure to read one that is there (a permission, a disk error) is a
+// failure (ExitFailure). nil stays nil.
+func Input(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && !Missing(err) {
+		return Fail(err)
+	}
+	return Usage(err)
+}
+
+// Missing reports whether err says that a file is not there to be read:
+// it does not exist, or it is a folder.
+func Missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR)
+}
+
 // Program is one command line.
 type Program struct {
 	Name string
@@ -88,14 +113,28 @@ type Program struct {
 	// one (an error of the packages it calls, such as a sentinel the
 	// command's table lists); ok false leaves it to the shared rules.
 	Code func(err error) (code int, ok bool)
+	// StopOnInterrupt: the commands watch their context, so Main catches
+	// Ctrl-C and cancels it, and they stop and say so (ExitInterrupted).
+	// Without it Ctrl-C ends the process at once, as it ends any program
+	// (a shell reports that as 130 too).
+	StopOnInterrupt bool
 }
 
 // Main runs the program with args (without the program's name) and
-// returns the exit code. Ctrl-C cancels the context the commands run
-// with.
+// returns the exit code. With StopOnInterrupt, Ctrl-C cancels the
+// context the commands run with.
 func (p Program) Main(args []string, stdout, stderr io.Writer) int {
+	if !p.StopOnInterrupt {
+		return p.MainContext(context.Background(), args, stdout, stderr)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	// The first Ctrl-C asks the command to stop (a command that checks
+	// no context goes on); a second one ends the process as a signal does.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	return p.MainContext(ctx, args, stdout, stderr)
 }
 
@@ -179,7 +218,7 @@ func (p Program) classifying(ctx context.Context, run func(*cobra.Command, []str
 
 // classify gives err its exit code: the one it carries, ExitInterrupted
 // when the run was stopped, the Program's for its packages' errors, else
-// ExitFailure.
+// ExitFailure (ExitInterrupted after Ctrl-C).
 func (p Program) classify(ctx context.Context, err error) error {
 	var e *Error
 	if errors.As(err, &e) {
@@ -195,6 +234,11 @@ func (p Program) classify(ctx context.Context, err error) error {
 		if code, ok := p.Code(err); ok {
 			return &Error{Code: code, Err: err}
 		}
+	}
+	if ctx.Err() != nil {
+		// A run that failed after Ctrl-C failed because of it (a child
+		// process killed, a connection closed).
+		return &Error{Code: ExitInterrupted, Err: err}
 	}
 	return &Error{Code: ExitFailure, Err: err}
 }

@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -68,6 +73,11 @@ func TestExecute(t *testing.T) {
 			cancel()
 			return ctx
 		}, ExitInterrupted, "prog: interrupted\n"},
+		{"failed after an interrupt", []string{"do", "a"}, errors.New("signal: killed"), func() context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx
+		}, ExitInterrupted, "prog: signal: killed\n"},
 		// Canceled without an interrupt is an error of the command's.
 		{"canceled inside", []string{"do", "a"}, context.Canceled, nil, ExitFailure, "prog: context canceled\n"},
 	}
@@ -84,5 +94,39 @@ func TestExecute(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr.String(), tt.code, tt.stderr)
 			}
 		})
+	}
+}
+
+// TestInput: an input that is missing, a folder, or malformed is bad
+// input (ExitUsage); one that is there and cannot be read is a failure.
+func TestInput(t *testing.T) {
+	dir := t.TempDir()
+	_, missing := os.ReadFile(filepath.Join(dir, "nothing.json"))
+	_, folder := os.ReadFile(dir)
+	denied := &fs.PathError{Op: "open", Path: filepath.Join(dir, "x"), Err: syscall.EACCES}
+	diskError := &fs.PathError{Op: "read", Path: filepath.Join(dir, "x"), Err: syscall.EIO}
+	tests := []struct {
+		name string
+		err  error
+		code int
+	}{
+		{"missing", missing, ExitUsage},
+		{"missing, wrapped", fmt.Errorf("registry: %w", missing), ExitUsage},
+		{"a folder", folder, ExitUsage},
+		{"malformed", errors.New("x.json:3:1: unexpected end of file"), ExitUsage},
+		{"permission denied", denied, ExitFailure},
+		{"disk error, wrapped", fmt.Errorf("cell fd: %w", diskError), ExitFailure},
+	}
+	for _, tt := range tests {
+		if tt.err == nil {
+			t.Fatalf("%s: no error to classify", tt.name)
+		}
+		var e *Error
+		if got := Input(tt.err); !errors.As(got, &e) || e.Code != tt.code || !errors.Is(got, tt.err) {
+			t.Errorf("%s: Input(%v) = %#v, want exit %d wrapping it", tt.name, tt.err, got, tt.code)
+		}
+	}
+	if Input(nil) != nil {
+		t.Error("Input(nil) is not nil")
 	}
 }
