@@ -40,9 +40,7 @@ reference sequencer observes at that action unless said otherwise):
 		Example: `  tracecheck bench
   tracecheck bench --events 4000000 --runs 5 --shapes strays,racers
   tracecheck bench --keep /tmp/traces     # keep the files, e.g. for /usr/bin/time -v tracecheck FILE`,
-		Args:          cobra.NoArgs,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var chosen []longShape
 			for _, s := range longShapes {

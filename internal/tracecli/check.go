@@ -48,15 +48,15 @@ Go engine mirrors (examples/twophase; docs/trace.md, "Traces of other
 specs"): it is replayed through the same seam, with the invariants of that
 spec and the guards' words for a disabled action.
 
-Exit codes:
+Exit codes (docs/cli.md):
   0  every trace is accepted
-  1  a trace could not be read (a missing file, an I/O error)
-  2  bad flags or arguments
-  3  a trace is malformed (not NDJSON, no header, a bad event); the error
-     names the line
+  1  a trace could not be read (an I/O error)
+  2  bad flags or arguments; a trace is missing, or malformed (not NDJSON,
+     no header, a bad event; the error names the line)
   4  a trace is rejected
   5  the check gave up on a trace (too many candidate states)
-With several traces the first of 1, 3, 4, 5 that applies is the exit code.`,
+130  interrupted (Ctrl-C)
+With several traces the first of 1, 2, 4, 5 that applies is the exit code.`,
 		Example: `  tracecheck run.ndjson
   tracecheck --json testdata/traces/rejected/*.ndjson
   tracecheck --faults replay run.ndjson      # check against the replay model
@@ -204,8 +204,11 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, opt tra
 	fail := func(err error) (Report, int) {
 		code := ExitFailure
 		rep.Verdict = "error"
-		if errors.Is(err, trace.ErrBadInput) {
+		switch {
+		case errors.Is(err, trace.ErrBadInput):
 			code, rep.Verdict = ExitBadInput, "bad-input"
+		case badInput(err):
+			code = ExitBadInput
 		}
 		rep.Error = err.Error()
 		return rep, code

@@ -43,14 +43,13 @@ tools needs --cfg. A partially observed trace is completed with one
 behaviour of the spec that matches it when written as ITF; a trace the spec
 rejects cannot be.
 
-Exit codes: 0 converted, 1 could not run, 2 bad flags, 3 bad input.`,
+Exit codes (docs/cli.md): 0 converted, 1 could not run, 2 bad flags or bad input
+(a missing or malformed file, a trace that cannot be written as asked).`,
 		Example: `  tracecheck convert --to itf run.ndjson > run.itf.json
   tracecheck convert --from itf run.itf.json
   tlcrun check --json spec/fault-replay.cfg > cex.json; tracecheck convert --from tlcrun cex.json -o cex.ndjson
   tracecheck convert --from tlc --cfg spec/fault-replay.cfg tlc-output.txt`,
-		Args:          cobra.ExactArgs(1),
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !oneOf(from, "trace", "itf", "tlc", "tlcrun") {
 				return clibase.Usage(fmt.Errorf("--from %q: want trace, itf, tlc or tlcrun", from))
@@ -60,7 +59,7 @@ Exit codes: 0 converted, 1 could not run, 2 bad flags, 3 bad input.`,
 			}
 			raw, err := readInput(cmd, args[0])
 			if err != nil {
-				return clibase.Exit(ExitFailure, err)
+				return inputError(err)
 			}
 			params := func() (*model.Params, error) {
 				if cfg == "" {
@@ -169,7 +168,7 @@ func readInput(cmd *cobra.Command, path string) ([]byte, error) {
 }
 
 func convertError(err error) error {
-	if errors.Is(err, traceconv.ErrInput) || errors.Is(err, trace.ErrBadInput) || errors.Is(err, model.ErrParams) {
+	if badInput(err) || errors.Is(err, traceconv.ErrInput) || errors.Is(err, model.ErrParams) {
 		return clibase.Exit(ExitBadInput, err)
 	}
 	return clibase.Exit(ExitFailure, err)

@@ -13,7 +13,7 @@ import (
 )
 
 // hostile is what both commands must say about each file of
-// testdata/hostile: the exit code of tracecheck (0 accepted, 3 bad input,
+// testdata/hostile: the exit code of tracecheck (0 accepted, 2 bad input,
 // 4 rejected) and, for bad input, the message both give. trace2tla must
 // refuse exactly the files tracecheck refuses, with the same message, and
 // write every other file as a module whose structure no text of the trace
@@ -23,7 +23,7 @@ var hostile = map[string]struct {
 	err  string
 }{
 	// issue 14: a producer version that would end the cfg's comment and set TraceLen = 1
-	"cfg-comment-newline.ndjson": {3, `line 1, column 79: header.producer.version: control character U+000A`},
+	"cfg-comment-newline.ndjson": {ExitBadInput, `line 1, column 79: header.producer.version: control character U+000A`},
 	// issue 14: *) in the producer name, on a trace rejected at event 2
 	"producer-ends-comment.ndjson":  {4, ""},
 	"producer-comment-chars.ndjson": {0, ""},
@@ -33,17 +33,17 @@ var hostile = map[string]struct {
 	"values-operator-names.ndjson":  {0, ""},
 	"nul-time.ndjson":               {0, ""},
 	// issue 14: a key twice in the header (encoding/json kept the last)
-	"dup-key-header.ndjson":        {3, `line 1, column 223: header: field "faults" appears twice`},
-	"dup-constant.ndjson":          {3, `line 1, column 202: header.constants: constant "MaxCrashes" appears twice`},
-	"dup-key-time.ndjson":          {3, `line 2, column 44 (seq 1): time: key "t" appears twice in an object`},
-	"invalid-utf8-producer.ndjson": {3, `line 1, column 57: header.producer.name: string is not valid UTF-8`},
-	"invalid-utf8-time.ndjson":     {3, `line 2, column 37 (seq 1): time: string is not valid UTF-8`},
-	"nul-producer.ndjson":          {3, `line 1, column 57: header.producer.name: control character U+0000`},
-	"nul-value.ndjson":             {3, `line 1, column 125: header.constants.Values[0]: control character U+0000`},
-	"escape-in-value.ndjson":       {3, `line 1, column 125: header.constants.Values[0]: control character U+001B`},
-	"raw-nul-after-event.ndjson":   {3, `line 2, column 64 (seq 1): data after the event's JSON object`},
-	"lone-surrogate.ndjson":        {3, `line 1, column 57: header.producer.name: a \u escape of a lone UTF-16 surrogate`},
-	"nbsp-line.ndjson":             {3, `line 2, column 1: not a JSON object`},
+	"dup-key-header.ndjson":        {ExitBadInput, `line 1, column 223: header: field "faults" appears twice`},
+	"dup-constant.ndjson":          {ExitBadInput, `line 1, column 202: header.constants: constant "MaxCrashes" appears twice`},
+	"dup-key-time.ndjson":          {ExitBadInput, `line 2, column 44 (seq 1): time: key "t" appears twice in an object`},
+	"invalid-utf8-producer.ndjson": {ExitBadInput, `line 1, column 57: header.producer.name: string is not valid UTF-8`},
+	"invalid-utf8-time.ndjson":     {ExitBadInput, `line 2, column 37 (seq 1): time: string is not valid UTF-8`},
+	"nul-producer.ndjson":          {ExitBadInput, `line 1, column 57: header.producer.name: control character U+0000`},
+	"nul-value.ndjson":             {ExitBadInput, `line 1, column 125: header.constants.Values[0]: control character U+0000`},
+	"escape-in-value.ndjson":       {ExitBadInput, `line 1, column 125: header.constants.Values[0]: control character U+001B`},
+	"raw-nul-after-event.ndjson":   {ExitBadInput, `line 2, column 64 (seq 1): data after the event's JSON object`},
+	"lone-surrogate.ndjson":        {ExitBadInput, `line 1, column 57: header.producer.name: a \u escape of a lone UTF-16 surrogate`},
+	"nbsp-line.ndjson":             {ExitBadInput, `line 2, column 1: not a JSON object`},
 }
 
 func hostileFiles(t *testing.T) []string {

@@ -38,13 +38,15 @@ With --run it runs TLC itself (the jar from --jar, else TLA2TOOLS_JAR, else
 where tlcrun install puts it, as tlcrun finds it), replays
 the trace with tracecheck too, and prints both verdicts and times.
 
-Exit codes:
+Exit codes (docs/cli.md):
   0  files written (with --run: TLC and tracecheck accept the trace)
   1  could not run (I/O, TLC failed)
-  2  bad flags or arguments
-  3  the trace is malformed, or cannot be written as TLA+
+  2  bad flags or arguments; the trace is missing or malformed, or cannot
+     be written as TLA+
+  3  with --run: TLC cannot run here (no tla2tools.jar, no Java)
   4  with --run: both reject the trace
-  6  with --run: TLC and tracecheck disagree`,
+  6  with --run: TLC and tracecheck disagree
+130  interrupted (Ctrl-C)`,
 		Example: `  trace2tla -o /tmp/tv run.ndjson
   TLA2TOOLS_JAR=/opt/tla/tla2tools.jar trace2tla --run -o /tmp/tv run.ndjson`,
 		Args: cobra.ExactArgs(1),
@@ -66,11 +68,11 @@ Exit codes:
 			}
 			jarPath, err := tlagen.FindJar(jar)
 			if err != nil {
-				return clibase.Exit(ExitFailure, err)
+				return tlcError(err)
 			}
 			tr2, err := tlagen.RunTLC(cmd.Context(), jarPath, outDir, module)
 			if err != nil {
-				return clibase.Exit(ExitFailure, err)
+				return tlcError(err)
 			}
 			res, tc, err := timeCheck(path)
 			if err != nil {
@@ -112,7 +114,7 @@ Exit codes:
 func writeModule(path, dir, spec, module string) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, clibase.Exit(ExitFailure, err)
+		return 0, inputError(err)
 	}
 	defer f.Close()
 	d := trace.NewDecoder(f)
@@ -171,6 +173,15 @@ func writeModule(path, dir, spec, module string) (int, error) {
 		return 0, clibase.Exit(ExitFailure, err)
 	}
 	return g.Events(), nil
+}
+
+// tlcError gives an error of finding or running TLC its exit code:
+// ExitNoTLC when TLC cannot run here, ExitFailure otherwise.
+func tlcError(err error) error {
+	if errors.Is(err, tlagen.ErrNoTLC) {
+		return clibase.Exit(ExitNoTLC, err)
+	}
+	return clibase.Exit(ExitFailure, err)
 }
 
 // timeCheck replays the trace at path with tracecheck, streaming from the

@@ -11,25 +11,34 @@ import (
 	"github.com/resumecontract/resumecheck/trace"
 )
 
-// Exit codes, shared by both commands (docs/cli.md); 0, 1 and 2 are
-// every command's (package clibase).
+// Exit codes, shared by both commands (docs/cli.md); 0, 1, 2 and 3 are
+// every command's (package clibase): a malformed or missing trace is bad
+// input as a malformed or missing cfg is to tlcrun (2), and a TLC that
+// cannot run is 3 as in tlcrun.
 const (
 	ExitAccepted = clibase.ExitOK      // every trace is accepted (trace2tla: files written)
 	ExitFailure  = clibase.ExitFailure // could not run: I/O error, TLC failed
 	ExitUsage    = clibase.ExitUsage   // bad flags or arguments
-	ExitBadInput = 3                   // a trace is malformed (not NDJSON, no header, bad event)
+	ExitBadInput = clibase.ExitUsage   // a trace is missing or malformed (not NDJSON, no header, bad event)
+	ExitNoTLC    = clibase.ExitNoTLC   // trace2tla --run: TLC cannot run here
 	ExitRejected = 4                   // a trace is rejected: no behaviour of the spec matches it
 	ExitUnknown  = 5                   // the check gave up (too many candidate states)
 	ExitDisagree = 6                   // trace2tla --run: TLC and tracecheck disagree
 )
 
-// inputError maps a malformed trace to ExitBadInput and anything else (a
-// missing file, a read error) to ExitFailure.
+// inputError maps a malformed or missing trace to ExitBadInput and
+// anything else (a read error) to ExitFailure.
 func inputError(err error) error {
-	if errors.Is(err, trace.ErrBadInput) {
+	if badInput(err) {
 		return clibase.Exit(ExitBadInput, err)
 	}
 	return clibase.Exit(ExitFailure, err)
+}
+
+// badInput reports whether err is about the trace the user named: it is
+// malformed, it does not exist, or it is a folder.
+func badInput(err error) bool {
+	return errors.Is(err, trace.ErrBadInput) || clibase.Missing(err)
 }
 
 // Tracecheck is the tracecheck command; cmd/tracecheck runs it.
