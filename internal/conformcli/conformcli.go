@@ -30,15 +30,17 @@ const (
 	ExitControlBad = 11                  // the control (the reference sequencer) does not conform somewhere
 )
 
-const exitDoc = `Exit codes:
+const exitDoc = `Exit codes (docs/cli.md):
    0  done; no verdict changed
    1  could not run (an adapter not installed, an I/O error)
-   2  bad flags or arguments
+   2  bad flags or arguments, or bad input: a missing or malformed registry,
+      profile folder or run log
   10  a verdict differs from the baseline (the diff names the cell)
-  11  the control subject does not conform in some cell`
+  11  the control subject does not conform in some cell
+ 130  interrupted (Ctrl-C): the adapters are stopped`
 
 // Program is conformance; cmd/conformance runs it.
-var Program = clibase.Program{Name: "conformance", New: NewRoot}
+var Program = clibase.Program{Name: "conformance", New: NewRoot, StopOnInterrupt: true}
 
 // NewRoot returns the command tree.
 func NewRoot(stdout, stderr io.Writer) *cobra.Command {

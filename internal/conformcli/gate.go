@@ -116,11 +116,11 @@ func newDiff(stdout io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			base, err := baseline.ReadSome(baselineDir)
 			if err != nil {
-				return err
+				return clibase.Input(err)
 			}
 			fresh, err := baseline.ReadSome(args[0])
 			if err != nil {
-				return err
+				return clibase.Input(err)
 			}
 			o := runOptions{baseline: baselineDir}
 			changes := o.compare(stdout, baseline.Select(base, fresh), fresh, func(p *harness.Profile) string {

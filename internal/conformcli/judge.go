@@ -28,11 +28,11 @@ notes, as JSON. With --trace it prints the trace instead.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var l harness.RunLog
 			if err := jsonfile.Read(args[0], &l, jsonfile.Options{}); err != nil {
-				return err
+				return clibase.Input(err)
 			}
 			rv, built, err := harness.Judge(&l)
 			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
+				return clibase.Input(fmt.Errorf("%s: %w", args[0], err))
 			}
 			if traceOnly {
 				if built == nil {
@@ -78,7 +78,7 @@ the profiles in DIR, DIR/table.md and the generated tables in --doc are rewritte
 				}
 				reg, err := harness.ReadRegistry(registry)
 				if err != nil {
-					return err
+					return clibase.Input(err)
 				}
 				return refinishProfiles(stdout, profiles, doc, update, reg)
 			}
@@ -87,13 +87,13 @@ the profiles in DIR, DIR/table.md and the generated tables in --doc are rewritte
 				return err
 			}
 			if len(paths) == 0 {
-				return fmt.Errorf("%s: no recorded runs to judge again (want %s; --out names the run directory)", out, filepath.Join(out, "*", "profile.json"))
+				return clibase.Usagef("%s: no recorded runs to judge again (want %s; --out names the run directory)", out, filepath.Join(out, "*", "profile.json"))
 			}
 			var ps []*harness.Profile
 			for _, path := range paths {
 				p, err := runner.Rejudge(filepath.Dir(path))
 				if err != nil {
-					return err
+					return clibase.Input(err)
 				}
 				ps = append(ps, p)
 			}
@@ -126,7 +126,7 @@ func refinishProfiles(stdout io.Writer, dir, doc string, update bool, reg *harne
 		return err
 	}
 	if len(paths) == 0 {
-		return fmt.Errorf("%s: no profiles (DIR/*/profile.json)", dir)
+		return clibase.Usagef("%s: no profiles (DIR/*/profile.json)", dir)
 	}
 	var was, now []*harness.Profile
 	for _, path := range paths {
@@ -134,17 +134,17 @@ func refinishProfiles(stdout io.Writer, dir, doc string, update bool, reg *harne
 		// apply it and hide the change).
 		old, err := harness.ReadProfile(path)
 		if err != nil {
-			return err
+			return clibase.Input(err)
 		}
 		p, err := harness.ReadProfile(path)
 		if err != nil {
-			return err
+			return clibase.Input(err)
 		}
 		if subj := reg.Find(p.Subject + "@" + p.Version); len(subj) == 1 {
 			subj[0].MarkConstructed(p)
 		}
 		if err := runner.Refinish(p); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return clibase.Input(fmt.Errorf("%s: %w", path, err))
 		}
 		was, now = append(was, old), append(now, p)
 		if update {

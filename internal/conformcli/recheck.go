@@ -184,15 +184,15 @@ give is an error naming the profile, cell and run (exit 10).`,
 				dir = args[0]
 			}
 			if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("%s: no such directory", dir)
+				return clibase.Usagef("%s: no such directory", dir)
 			}
 			reg, err := harness.ReadRegistry(registry)
 			if err != nil {
-				return err
+				return clibase.Input(err)
 			}
 			problems, err := RecheckBaselines(dir, reg)
 			if err != nil {
-				return err
+				return clibase.Input(err)
 			}
 			for _, p := range problems {
 				fmt.Fprintln(stdout, p)

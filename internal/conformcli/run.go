@@ -170,7 +170,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	reg, err := harness.ReadRegistry(o.registry)
 	if err != nil {
-		return err
+		return clibase.Input(err)
 	}
 	subjects := reg.Subjects
 	if len(o.subjects) > 0 {
@@ -258,7 +258,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	case !o.update:
 		base, err := baseline.Read(o.baseline)
 		if err != nil {
-			return err
+			return clibase.Input(err)
 		}
 		o.printFresh(stdout, fresh)
 		changes = o.compare(stdout, baseline.Select(base, fresh), fresh, runDir)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/baseline"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +19,7 @@ func newTable(stdout io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ps, err := baseline.ReadSome(args[0])
 			if err != nil {
-				return err
+				return clibase.Input(err)
 			}
 			harness.Table(stdout, ps)
 			if cells {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/baseline"
+	"github.com/resumecontract/resumecheck/internal/clibase"
 )
 
 // recordBaselines is run --update and rejudge --update: the fresh
@@ -15,7 +16,7 @@ import (
 func recordBaselines(log io.Writer, dir, doc string, fresh []*harness.Profile, runDir func(*harness.Profile) string) ([]*harness.Profile, error) {
 	base, err := baseline.Read(dir)
 	if err != nil {
-		return nil, err
+		return nil, clibase.Input(err)
 	}
 	recorded, err := baseline.Record(dir, base, fresh, runDir, log)
 	if err != nil {
