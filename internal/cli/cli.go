@@ -28,7 +28,7 @@ const (
 )
 
 // Program is tlcrun; cmd/tlcrun runs it.
-var Program = clibase.Program{Name: "tlcrun", New: NewRoot, Code: code}
+var Program = clibase.Program{Name: "tlcrun", New: NewRoot, Code: code, StopOnInterrupt: true}
 
 // code gives the exit code of the errors of the packages tlcrun runs.
 func code(err error) (int, bool) {
@@ -50,7 +50,7 @@ With --engine tlc the same commands run TLC, and with --engine both they
 run both and compare them (tlcrun doctor says whether TLC can run here;
 tlcrun install fetches a pinned release).
 
-Exit codes:
+Exit codes (docs/cli.md):
    0  every checked property holds
    1  the run could not be completed
    2  bad flags or bad input (a malformed cfg, an unknown constant, a missing
@@ -65,7 +65,9 @@ Exit codes:
   13  a temporal property (liveness) is violated
   14  results differ from the manifest
   15  the Go engine and TLC disagree (--engine both)
-  16  a claim of the fault matrix does not hold`,
+  16  a claim of the fault matrix does not hold
+ 130  interrupted (Ctrl-C); check prints the figures so far
+The codes every command shares, and each command's, are in docs/cli.md.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

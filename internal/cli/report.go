@@ -210,11 +210,8 @@ first of them.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			tr, err := trace.ReadFile(args[0])
-			switch {
-			case errors.Is(err, trace.ErrBadInput):
-				return clibase.Usage(err)
-			case err != nil:
-				return clibase.Exit(ExitFailure, err)
+			if err != nil {
+				return clibase.Input(err)
 			}
 			if faults != "" {
 				fs, err := parseFaultList(faults)
