@@ -20,13 +20,23 @@ import (
 // cases run and -update): a session of seqctl commands in a fresh
 // directory. Section "N args" is the N-th command (with $WORK the
 // directory), "N stdout", "N stderr" and "N exit" what it must print and
-// return. Process ids are printed as PID.
+// return; any other file of the archive is written into $WORK first.
+// Process ids are printed as PID.
 func TestCLI(t *testing.T) {
 	pid := regexp.MustCompile(`pid \d+`)
+	step := regexp.MustCompile(`^\d+ (args|stdout|stderr|exit)$`)
 	clitest.Run(t, "testdata/*.txtar", func(t *testing.T, c *clitest.Case) clitest.Result {
 		norm := func(s string) string {
 			return pid.ReplaceAllString(strings.ReplaceAll(s, c.Work, "$WORK"), "pid PID")
 		}
+		// Any other archive file is written into $WORK.
+		var steps []string
+		for _, f := range c.Archive.Files {
+			if step.MatchString(f.Name) {
+				steps = append(steps, f.Name)
+			}
+		}
+		c.WriteFiles(t, steps...)
 		store := filepath.Join(c.Work, "seq.db")
 		var r clitest.Result
 		var ran []string

@@ -36,7 +36,7 @@ import (
 const (
 	ExitOK       = clibase.ExitOK      // done
 	ExitFailure  = clibase.ExitFailure // could not be done (I/O, store, internal error)
-	ExitUsage    = clibase.ExitUsage   // bad flags or arguments
+	ExitUsage    = clibase.ExitUsage   // bad flags or arguments; a --store that is a folder or not a store (sequencer.ErrSchema)
 	ExitConflict = 3                   // the consume gate refused the resume: another resume consumed the interrupt, or the run had completed
 	ExitRefused  = 4                   // the request names what does not exist or is not allowed now: unknown run, value outside the schema, no such checkpoint, not parked, not consumed, invalid state
 	ExitCorrupt  = 5                   // a store row does not match its checksum or does not decode
@@ -44,10 +44,12 @@ const (
 	ExitLedger   = 7                   // ledger: an effect landed twice, or never
 )
 
-const exitDoc = `Exit codes:
+const exitDoc = `Exit codes (docs/cli.md):
    0  done
    1  could not be done (I/O, store, internal error)
-   2  bad flags or arguments
+   2  bad flags or arguments; a --store that is a folder, or not a store
+      of this release (not SQLite, another application's, another schema
+      version: migrate says which)
    3  conflict: the consume gate refused the resume (another resume consumed
       the interrupt first, or the run had completed)
    4  refused: unknown run, value outside the schema, no such checkpoint,
@@ -55,10 +57,11 @@ const exitDoc = `Exit codes:
    5  a store row is corrupted
    6  trace --check: the trace is rejected
    7  ledger: an effect landed twice, or never
+ 130  interrupted (Ctrl-C)
  137  killed by --kill-after (SIGKILL)`
 
 // Program is seqctl; cmd/seqctl runs it.
-var Program = clibase.Program{Name: "seqctl", New: NewRoot, Code: code}
+var Program = clibase.Program{Name: "seqctl", New: NewRoot, Code: code, StopOnInterrupt: true}
 
 // code maps the sequencer's errors to their exit codes.
 func code(err error) (int, bool) {
@@ -67,6 +70,11 @@ func code(err error) (int, bool) {
 		return ExitConflict, true
 	case errors.Is(err, sequencer.ErrCorrupt):
 		return ExitCorrupt, true
+	case errors.Is(err, sequencer.ErrSchema):
+		// The --store named is not a store this release can use (not a
+		// SQLite file, another application's, another schema version):
+		// bad input, as a malformed file is to every command.
+		return ExitUsage, true
 	case errors.Is(err, sequencer.ErrUnknownRun), errors.Is(err, sequencer.ErrBadValue),
 		errors.Is(err, sequencer.ErrBadIntent), errors.Is(err, sequencer.ErrNoCheckpoint),
 		errors.Is(err, sequencer.ErrNotConsumed), errors.Is(err, sequencer.ErrNotParked),
@@ -127,6 +135,9 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer st
 			ledger = g.store
 		}
 	} else {
+		if err := notAFolder(g.store); err != nil {
+			return nil, err
+		}
 		if dir := filepath.Dir(g.store); dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return nil, err
@@ -171,6 +182,16 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer st
 		return nil, err
 	}
 	return &env{st: st, ledger: l, wf: wf, seq: seq, close: func() { l.Close(); st.Close() }}, nil
+}
+
+// notAFolder refuses a --store that names a folder (bad input, as a
+// folder where a file is wanted is to every command); SQLite's own error
+// would not tell it from a folder it may not write into.
+func notAFolder(store string) error {
+	if fi, err := os.Stat(store); err == nil && fi.IsDir() {
+		return clibase.Usagef("--store %s is a folder; want a SQLite file (created if absent) or a postgres:// DSN", store)
+	}
+	return nil
 }
 
 func isPostgres(s string) bool {
@@ -738,6 +759,9 @@ store (another application's tables), is refused and left as it is.`,
 				name = pgstore.Name(g.store)
 				from, err = pgstore.Migrate(ctx, g.store)
 			} else {
+				if err := notAFolder(g.store); err != nil {
+					return err
+				}
 				from, err = sqlitestore.Migrate(ctx, g.store)
 			}
 			if err != nil {
