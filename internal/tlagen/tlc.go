@@ -42,6 +42,19 @@ func FindJar(flag string) (string, error) {
 	return jar, nil
 }
 
+// CheckTLC is FindJar with the checks tlcrun makes before it runs TLC
+// (internal/tlc's Find): the jar holds TLC, and the java is Java 11 or
+// later. trace2tla --run uses it, so that a jar that is not TLC or a
+// Java too old is "TLC cannot run here" (ErrNoTLC) as it is to tlcrun,
+// not a failure of TLC's.
+func CheckTLC(ctx context.Context, flag string) (string, error) {
+	s, err := tlc.Find(ctx, flag, "")
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNoTLC, err)
+	}
+	return s.Jar, nil
+}
+
 // TLCResult is TLC's verdict on a trace-validation module.
 type TLCResult struct {
 	Accepted bool

@@ -61,3 +61,22 @@ func TestTrace2tlaFindsInstalledJar(t *testing.T) {
 		t.Fatalf("with the jar where tlcrun install puts it: exit %d\n%s%s", code, out.String(), errw.String())
 	}
 }
+
+// TestTrace2tlaChecksTLC: trace2tla --run checks the jar and the java as
+// tlcrun does before running TLC: a file that is not TLC's jar is "TLC
+// cannot run here" (exit 3, as tlcrun gives), not a failure of TLC's (1).
+func TestTrace2tlaChecksTLC(t *testing.T) {
+	dir := t.TempDir()
+	notJar := filepath.Join(dir, "tla2tools.jar")
+	if err := os.WriteFile(notJar, []byte("not a zip file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TLA2TOOLS_JAR", notJar)
+	root, _ := filepath.Abs("../..")
+	args := []string{"--run", "--spec", filepath.Join(root, "spec", "Resume.tla"), "-o", t.TempDir(),
+		filepath.Join(root, "testdata", "traces", "accepted", "r0-happy.ndjson")}
+	var out, errw bytes.Buffer
+	if code := Trace2tla.Main(args, &out, &errw); code != ExitNoTLC || !strings.Contains(errw.String(), notJar) {
+		t.Fatalf("a jar that is not TLC: exit %d, want %d naming it\n%s", code, ExitNoTLC, errw.String())
+	}
+}

@@ -43,7 +43,8 @@ Exit codes (docs/cli.md):
   1  could not run (I/O, TLC failed)
   2  bad flags or arguments; the trace is missing or malformed, or cannot
      be written as TLA+
-  3  with --run: TLC cannot run here (no tla2tools.jar, no Java)
+  3  with --run: TLC cannot run here (no tla2tools.jar, a jar that is not
+     TLC, no Java, Java older than 11)
   4  with --run: both reject the trace
   6  with --run: TLC and tracecheck disagree
 130  interrupted (Ctrl-C)`,
@@ -66,7 +67,7 @@ Exit codes (docs/cli.md):
 			if !run {
 				return nil
 			}
-			jarPath, err := tlagen.FindJar(jar)
+			jarPath, err := tlagen.CheckTLC(cmd.Context(), jar)
 			if err != nil {
 				return tlcError(err)
 			}
