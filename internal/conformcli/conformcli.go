@@ -28,6 +28,8 @@ const (
 	ExitUsage      = clibase.ExitUsage   // bad flags or arguments
 	ExitChanged    = 10                  // a verdict differs from the baseline
 	ExitControlBad = 11                  // the control (the reference sequencer) does not conform somewhere
+	// ExitInterrupted: Ctrl-C stopped the run and the adapters with it.
+	ExitInterrupted = clibase.ExitInterrupted
 )
 
 const exitDoc = `Exit codes (docs/cli.md):

@@ -42,6 +42,12 @@ const (
 	ExitCorrupt  = 5                   // a store row does not match its checksum or does not decode
 	ExitRejected = 6                   // trace --check: the trace is rejected by the model
 	ExitLedger   = 7                   // ledger: an effect landed twice, or never
+	// ExitInterrupted: Ctrl-C stopped the command (run --wait, which
+	// waits for it, exits 0).
+	ExitInterrupted = clibase.ExitInterrupted
+	// ExitKilled is what a shell reports for a process --kill-after ended
+	// (128 + SIGKILL's 9); seqctl does not return it, the signal does.
+	ExitKilled = 137
 )
 
 const exitDoc = `Exit codes (docs/cli.md):

@@ -24,6 +24,10 @@ const (
 	ExitRejected = 4                   // a trace is rejected: no behaviour of the spec matches it
 	ExitUnknown  = 5                   // the check gave up (too many candidate states)
 	ExitDisagree = 6                   // trace2tla --run: TLC and tracecheck disagree
+	// ExitInterrupted: neither command catches Ctrl-C (neither watches a
+	// context), so the signal ends the process, which a shell reports as
+	// 130, the code the others exit with.
+	ExitInterrupted = clibase.ExitInterrupted
 )
 
 // inputError maps a malformed or missing trace to ExitBadInput and
