@@ -80,7 +80,7 @@ data directory may be elsewhere: say so when you quote it).`,
 			defer st.Close()
 			per := max(1, runs/rounds)
 			for range rounds {
-				n, secs, err := FsyncRate(filepath.Join(dir, "fsync.probe"), fsyncFor/time.Duration(rounds))
+				n, secs, err := FsyncRate(ctx, filepath.Join(dir, "fsync.probe"), fsyncFor/time.Duration(rounds))
 				if err != nil {
 					return err
 				}
@@ -123,8 +123,9 @@ data directory may be elsewhere: say so when you quote it).`,
 }
 
 // FsyncRate performs 4 KiB write + fdatasync operations on a file at
-// path for d, and returns how many and in how many seconds.
-func FsyncRate(path string, d time.Duration) (n, secs float64, err error) {
+// path for d, and returns how many and in how many seconds; it stops
+// when ctx is done (Ctrl-C).
+func FsyncRate(ctx context.Context, path string, d time.Duration) (n, secs float64, err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, 0, err
@@ -147,6 +148,9 @@ func FsyncRate(path string, d time.Duration) (n, secs float64, err error) {
 	fd := int(f.Fd())
 	start := time.Now()
 	for time.Since(start) < d {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err // Ctrl-C
+		}
 		if _, err := f.WriteAt(buf, int64(int(n)%256)*4096); err != nil {
 			return 0, 0, err
 		}
