@@ -502,7 +502,6 @@ type worker[S, L any] struct {
 	benc   []byte   // encodings of the batch
 	canon  []byte   // scratch for the representative under Options.Canonical
 	recent []uint64 // fingerprints known to be in the set, by their bits 32..
-	hits   uint64
 	counts fpCounts // inserts not yet counted in the set
 
 	out  *chunk
@@ -661,9 +660,18 @@ func (w *worker[S, L]) successor(l L, t S) {
 			w.rankFail = true
 		}
 	}
+	fp := s.fingerprintOf(dst, w.canon)
+	if w.recent[(fp>>32)&(recentSize-1)] == fp {
+		// Met lately by this worker, so in the set: no need to look
+		// (nor to miss the cache on its bucket).
+		return
+	}
+	// Its bucket is fetched now, while the batch fills, so that the
+	// line is in the cache when flush inserts it.
+	s.seen.touch(fp)
 	pos := w.pos
 	pos[2] = ord
-	w.batch = append(w.batch, pending{fp: s.fingerprintOf(dst, w.canon), link: link(w.parentID+1, uint32(ord)), pos: pos})
+	w.batch = append(w.batch, pending{fp: fp, link: link(w.parentID+1, uint32(ord)), pos: pos})
 	if len(w.batch) == batchSize {
 		w.flush()
 	}
@@ -681,8 +689,9 @@ func (w *worker[S, L]) successor(l L, t S) {
 const recentSize = 1 << 12
 
 // batchSize is how many successors go to the fingerprint set together.
-// Their buckets are first touched all at once, so that the cache misses
-// overlap instead of following one another.
+// Each one's bucket is prefetched as it joins the batch, so that the
+// cache misses overlap instead of following one another, and have the
+// time the batch takes to fill to complete.
 const batchSize = 64
 
 // pending is a successor waiting for the fingerprint set.
@@ -701,20 +710,6 @@ func (w *worker[S, L]) flush() {
 	}
 	for i := range w.batch {
 		p := &w.batch[i]
-		if w.recent[(p.fp>>32)&(recentSize-1)] == p.fp {
-			// Met lately by this worker, so in the set: no need to
-			// look (nor to miss the cache on its bucket).
-			p.fp = 0
-			w.hits++
-			continue
-		}
-		s.seen.touch(p.fp)
-	}
-	for i := range w.batch {
-		p := &w.batch[i]
-		if p.fp == 0 {
-			continue
-		}
 		isNew := s.seen.insert(p.fp, &w.counts)
 		w.recent[(p.fp>>32)&(recentSize-1)] = p.fp
 		if !isNew {
