@@ -22,6 +22,8 @@ type Model struct {
 	n, ip, done, nv int8
 	fault           faultFlags
 	choices         [2][]Decision // RecoveryChoices, by "a value was consumed"
+	// always: the invariants the packed layout decides (AlwaysHold).
+	always InvariantSet
 }
 
 // faultFlags are the fault switches, one field each, so that the steps
@@ -56,6 +58,9 @@ func New(p Params) (*Model, error) {
 	// methods (and so tracecheck) work at any bounds; only the engine's
 	// packed search needs Packable.
 	m.lay, m.layErr = newLayout(p)
+	if m.layErr == nil {
+		m.always = m.alwaysHold()
+	}
 	m.choices[0] = m.recoveryChoicesFor(false)
 	m.choices[1] = m.recoveryChoicesFor(true)
 	return m, nil

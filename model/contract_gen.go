@@ -1049,3 +1049,35 @@ func (m *Model) holdsPacked(i int, p *Packed) bool {
 	}
 	panic("model: no invariant " + itoa(i))
 }
+
+// holdsProbe is invariant i as contract.go writes it, on probeVars
+// (Model.AlwaysHold).
+func (m *Model) holdsProbe(i int, s probeVars) bool {
+	switch i {
+	case 0:
+		return typeOK(m, s)
+	case 1:
+		return eo(m, s)
+	case 2:
+		return pcPrefix(m, s)
+	case 3:
+		return pcLineage(m, s)
+	case 4:
+		return pcBoth(m, s)
+	case 5:
+		return fd(m, s)
+	case 6:
+		return cv(m, s)
+	case 7:
+		return coEffect(m, s)
+	case 8:
+		return coCount(m, s)
+	case 9:
+		return co(m, s)
+	case 10:
+		return rd(m, s)
+	case 11:
+		return safety(m, s)
+	}
+	panic("model: no invariant " + itoa(i))
+}

@@ -40,7 +40,7 @@ func InvariantSetOf(names ...string) (InvariantSet, error) {
 // so p stays on the caller's stack (a call through HoldsPacked, a func
 // value, makes p escape and costs an allocation per state).
 func (m *Model) HoldPacked(p *Packed, set InvariantSet) bool {
-	for ; set != 0; set &= set - 1 {
+	for set &^= m.always; set != 0; set &= set - 1 {
 		if !m.holdsPacked(bits.TrailingZeros32(uint32(set)), p) {
 			return false
 		}
@@ -51,13 +51,48 @@ func (m *Model) HoldPacked(p *Packed, set InvariantSet) bool {
 // ViolatedPacked returns the invariants of set that p violates.
 func (m *Model) ViolatedPacked(p *Packed, set InvariantSet) InvariantSet {
 	var out InvariantSet
-	for rest := set; rest != 0; rest &= rest - 1 {
+	for rest := set &^ m.always; rest != 0; rest &= rest - 1 {
 		i := bits.TrailingZeros32(uint32(rest))
 		if !m.holdsPacked(i, p) {
 			out |= 1 << i
 		}
 	}
 	return out
+}
+
+// AlwaysHold is the set of invariants that hold on every packed state at
+// m's bounds, whatever its contents, because the layout rules out what
+// they forbid (a one-bit effect count cannot exceed 1; without
+// invalidpersist the log has no validity bits; ...). HoldPacked and
+// ViolatedPacked skip them.
+func (m *Model) AlwaysHold() InvariantSet { return m.always }
+
+// alwaysHold finds the invariants that hold without reading the state:
+// each is evaluated once, as contract.go writes it, on probeVars, whose
+// bounds are the layout's and whose variables cannot be read. One that
+// returns true there read only the bounds, so it holds on every packed
+// state at these constants. The contract's invariants ask for the bounds
+// (EffectsCap, DecisionCap, LogMayBeInvalid, ...) before reading, so the
+// layout decides them without a list of cases here that could go stale.
+func (m *Model) alwaysHold() InvariantSet {
+	var set InvariantSet
+	for i := range Invariants {
+		if holdsUnread(func() bool { return m.holdsProbe(i, probeVars{&m.lay}) }) {
+			set |= 1 << i
+		}
+	}
+	return set
+}
+
+// holdsUnread reports whether holds returns true, and false when it
+// panics (as probeVars does when a variable is read).
+func holdsUnread(holds func() bool) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return holds()
 }
 
 // LookupInvariant returns the invariant with the spec's name.

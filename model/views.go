@@ -160,3 +160,63 @@ func (v packedVars) Raced() uint32        { return uint32(v.l.raced.get(v.p)) }
 func (v packedVars) SetRaced(x uint32)    { v.l.raced.put(v.p, uint64(x), "raced") }
 func (v packedVars) Lost() bool           { return v.l.lost.get(v.p) != 0 }
 func (v packedVars) SetLost(x bool)       { v.l.lost.set(v.p, b2u(x)) }
+
+// probeVars are the variables of no state at all, for Model.AlwaysHold:
+// the bounds (the Cap methods, NumEffects, LogMayBeInvalid) are a
+// layout's, as packedVars gives them, and every other method panics with
+// unread. An invariant that returns true on probeVars read no variable.
+type probeVars struct{ l *layout }
+
+// unread is what probeVars panics with when a variable is read.
+type unread struct{}
+
+func (v probeVars) bounds() packedVars { return packedVars{l: v.l} }
+
+func (v probeVars) NumEffects() int                       { return v.bounds().NumEffects() }
+func (v probeVars) EffectsCap() uint64                    { return v.bounds().EffectsCap() }
+func (v probeVars) EffectCap(t int8) uint64               { return v.bounds().EffectCap(t) }
+func (v probeVars) LogMayBeInvalid() bool                 { return v.bounds().LogMayBeInvalid() }
+func (v probeVars) ValueCap() uint64                      { return v.bounds().ValueCap() }
+func (v probeVars) DecisionCap() uint64                   { return v.bounds().DecisionCap() }
+func (v probeVars) ConsumesCap() uint64                   { return v.bounds().ConsumesCap() }
+func (probeVars) PC() int8                                { panic(unread{}) }
+func (probeVars) SetPC(int8)                              { panic(unread{}) }
+func (probeVars) Effect(int8) uint8                       { panic(unread{}) }
+func (probeVars) SetEffect(int8, uint8)                   { panic(unread{}) }
+func (probeVars) LogLen() int                             { panic(unread{}) }
+func (probeVars) LogTask(int) int8                        { panic(unread{}) }
+func (probeVars) LogValid(int) bool                       { panic(unread{}) }
+func (probeVars) AppendLog(int8, bool)                    { panic(unread{}) }
+func (probeVars) LogTasksWithin(int8, int8) bool          { panic(unread{}) }
+func (probeVars) Frontier() int8                          { panic(unread{}) }
+func (probeVars) SetFrontier(int8)                        { panic(unread{}) }
+func (probeVars) Waiting() bool                           { panic(unread{}) }
+func (probeVars) SetWaiting(bool)                         { panic(unread{}) }
+func (probeVars) Consumed() int8                          { panic(unread{}) }
+func (probeVars) SetConsumed(int8)                        { panic(unread{}) }
+func (probeVars) ResumesLen() int                         { panic(unread{}) }
+func (probeVars) ResumeValue(int) int8                    { panic(unread{}) }
+func (probeVars) ResumeObserved(int) int8                 { panic(unread{}) }
+func (probeVars) AppendResume(int8, int8)                 { panic(unread{}) }
+func (probeVars) SetResume(int, int8, int8)               { panic(unread{}) }
+func (probeVars) Crashes() uint32                         { panic(unread{}) }
+func (probeVars) SetCrashes(uint32)                       { panic(unread{}) }
+func (probeVars) RecoveriesLen() int                      { panic(unread{}) }
+func (probeVars) RecoveryFrontiersWithin(int8, int8) bool { panic(unread{}) }
+func (probeVars) RecoveryFrontier(int) int8               { panic(unread{}) }
+func (probeVars) RecoveryDecision(int) Decision           { panic(unread{}) }
+func (probeVars) AppendRecovery(int8, Decision)           { panic(unread{}) }
+func (probeVars) Strays() uint32                          { panic(unread{}) }
+func (probeVars) SetStrays(uint32)                        { panic(unread{}) }
+func (probeVars) Reentered() bool                         { panic(unread{}) }
+func (probeVars) SetReentered(bool)                       { panic(unread{}) }
+func (probeVars) Rebuilt() bool                           { panic(unread{}) }
+func (probeVars) SetRebuilt(bool)                         { panic(unread{}) }
+func (probeVars) Consumes() uint32                        { panic(unread{}) }
+func (probeVars) SetConsumes(uint32)                      { panic(unread{}) }
+func (probeVars) Raced() uint32                           { panic(unread{}) }
+func (probeVars) SetRaced(uint32)                         { panic(unread{}) }
+func (probeVars) Lost() bool                              { panic(unread{}) }
+func (probeVars) SetLost(bool)                            { panic(unread{}) }
+
+var _ vars = probeVars{}

@@ -432,6 +432,13 @@ func writeInvariants(b *bytes.Buffer, invs []*invariant) {
 	for i, inv := range invs {
 		fmt.Fprintf(b, "\tcase %d:\n\t\treturn %sPacked(m, s)\n", i, inv.fn)
 	}
+	b.WriteString("\t}\n\tpanic(\"model: no invariant \" + itoa(i))\n}\n\n")
+	b.WriteString("// holdsProbe is invariant i as contract.go writes it, on probeVars\n")
+	b.WriteString("// (Model.AlwaysHold).\n")
+	b.WriteString("func (m *Model) holdsProbe(i int, s probeVars) bool {\n\tswitch i {\n")
+	for i, inv := range invs {
+		fmt.Fprintf(b, "\tcase %d:\n\t\treturn %s(m, s)\n", i, inv.fn)
+	}
 	b.WriteString("\t}\n\tpanic(\"model: no invariant \" + itoa(i))\n}\n")
 }
 
