@@ -2,8 +2,11 @@ package harness
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -22,6 +25,10 @@ type Profile struct {
 	// Obligations maps each obligation to its verdict.
 	Obligations map[string]ObligationVerdict `json:"obligations"`
 	Cells       []Cell                       `json:"cells"`
+	// Dir is the folder the profile was read from (ReadProfile sets it;
+	// "" for a profile made in memory): its runs' traces are relative to
+	// it.
+	Dir string `json:"-"`
 }
 
 // ObligationVerdict is an obligation's verdict in a profile.
@@ -312,13 +319,55 @@ func (p *Profile) WriteJSON(w io.Writer) error {
 	return enc.Encode(p)
 }
 
-// ReadProfile reads a profile's JSON file.
+// ErrNotProfile is the error for a JSON file that is not a profile.
+var ErrNotProfile = errors.New("harness: not a conformance profile")
+
+// ReadProfile reads a profile's JSON file: the one reader of profiles,
+// for the baselines, a run's output and the HTML report alike. A file
+// without a subject is not a profile (ErrNotProfile). The verdicts are
+// the file's (Finish decides them again by this harness's rules); Dir is
+// the file's folder.
 func ReadProfile(path string) (*Profile, error) {
 	var p Profile
 	if err := jsonfile.Read(path, &p, jsonfile.Options{}); err != nil {
 		return nil, err
 	}
+	if p.Subject == "" {
+		return nil, fmt.Errorf("%s: %w (no subject)", path, ErrNotProfile)
+	}
+	p.Dir = filepath.Dir(path)
 	return &p, nil
+}
+
+// ReadProfiles reads the profiles of files and folders, sorted by ID: a
+// folder gives its *.json files and the profile.json of its subfolders
+// (a baseline folder, a run's output). A path that does not exist is an
+// error.
+func ReadProfiles(paths ...string) ([]*Profile, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		direct, _ := filepath.Glob(filepath.Join(p, "*.json"))
+		nested, _ := filepath.Glob(filepath.Join(p, "*", "profile.json"))
+		files = append(append(files, direct...), nested...)
+	}
+	var out []*Profile
+	for _, f := range files {
+		p, err := ReadProfile(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	SortProfiles(out)
+	return out, nil
 }
 
 func statusCell(v ObligationVerdict) string {

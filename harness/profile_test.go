@@ -1,6 +1,9 @@
 package harness
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -167,5 +170,52 @@ func TestConstructedApart(t *testing.T) {
 	Table(&b, []*Profile{p})
 	if !strings.Contains(b.String(), "adapter-built: **violated**") {
 		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// TestReadProfiles: the one reader of profiles takes files and folders (a
+// folder's *.json and its subfolders' profile.json, as baselines and a
+// run's output keep them), sets each profile's Dir, sorts by ID, and
+// refuses a JSON file that is not a profile and a path that is not there.
+func TestReadProfiles(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"b@1-sqlite.json":         `{"subject": "b", "version": "1", "store": "sqlite", "cells": []}`,
+		"a@1-memory/profile.json": `{"subject": "a", "version": "1", "store": "memory", "cells": [], "future_field": 1}`,
+		"table.md":                "| not | a profile |\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ps, err := ReadProfiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || ps[0].ID() != "a@1/memory" || ps[1].ID() != "b@1/sqlite" {
+		t.Fatalf("read %d profiles: %v", len(ps), ps)
+	}
+	if ps[0].Dir != filepath.Join(dir, "a@1-memory") || ps[1].Dir != dir {
+		t.Errorf("Dir: %q, %q", ps[0].Dir, ps[1].Dir)
+	}
+	one, err := ReadProfiles(filepath.Join(dir, "b@1-sqlite.json"))
+	if err != nil || len(one) != 1 || one[0].Subject != "b" {
+		t.Errorf("a file: %v, %v", one, err)
+	}
+
+	log := filepath.Join(dir, "log.json")
+	if err := os.WriteFile(log, []byte(`{"scenario": "fd", "entries": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadProfiles(dir); !errors.Is(err, ErrNotProfile) || !strings.Contains(err.Error(), log) {
+		t.Errorf("a JSON file that is not a profile: %v, want ErrNotProfile naming %s", err, log)
+	}
+	if _, err := ReadProfiles(filepath.Join(dir, "none")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing folder: %v, want os.ErrNotExist", err)
 	}
 }

@@ -1,124 +1,14 @@
 package report
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/internal/english"
-	"github.com/resumecontract/resumecheck/internal/jsonfile"
-	"github.com/resumecontract/resumecheck/model"
 )
-
-// Profile is a conformance profile as the harness writes it
-// (testdata/conformance/<subject>@<version>-<store>.json): a subject on one
-// store, each obligation's verdict, and the cells that measured them. Only
-// the fields the report shows are read; others are ignored, so the
-// harness may add some.
-type Profile struct {
-	Subject     string                    `json:"subject"`
-	Version     string                    `json:"version"`
-	Store       string                    `json:"store"`
-	Obligations map[string]ProfileVerdict `json:"obligations"`
-	Cells       []ProfileCell             `json:"cells"`
-	// Dir is the folder the profile was read from: its runs' trace paths
-	// are relative to it.
-	Dir string `json:"-"`
-}
-
-// ID names the profile: subject@version/store.
-func (p *Profile) ID() string { return p.Subject + "@" + p.Version + "/" + p.Store }
-
-// ProfileVerdict is one obligation's verdict in a profile: holds,
-// violated, undetermined or n/a.
-type ProfileVerdict struct {
-	Status    string   `json:"status"`
-	Cells     []string `json:"cells"`
-	Violated  []string `json:"violated"`
-	Explained []string `json:"explained_by"`
-	Evidence  string   `json:"evidence"`
-	// Constructed are the cells of this verdict that the adapter built
-	// (the framework lacks the feature); Framework is the verdict of the
-	// framework's own cells and Adapter that of the built ones (empty when
-	// no cell was built).
-	Constructed []string `json:"constructed"`
-	Framework   string   `json:"framework"`
-	Adapter     string   `json:"adapter"`
-}
-
-// ProfileCell is one cell of a profile: a scenario run on a store.
-type ProfileCell struct {
-	Name     string            `json:"name"`
-	Scenario string            `json:"scenario"`
-	Store    string            `json:"store"`
-	Status   map[string]string `json:"status"`
-	Summary  string            `json:"summary"`
-	Skipped  string            `json:"skipped"`
-	Runs     []ProfileRun      `json:"runs"`
-	// Constructed says what the adapter built for this cell ("" when the
-	// framework offers everything the scenario needs).
-	Constructed string `json:"constructed"`
-}
-
-// ProfileRun is one run of a cell and tracecheck's verdict on its trace.
-type ProfileRun struct {
-	Run        string   `json:"run"`
-	Trace      string   `json:"trace"`
-	Verdict    string   `json:"verdict"`
-	Events     int      `json:"events"`
-	Matched    int      `json:"matched"`
-	Explained  []string `json:"explained_by"`
-	Divergence string   `json:"divergence"`
-	Notes      []string `json:"notes"`
-	Problems   []string `json:"problems"`
-	// KillPoint is where a crash run was killed ("" for other runs).
-	KillPoint string `json:"kill_point"`
-}
-
-// ProfileObligations are the columns of the conformance table, in the
-// harness's order; obligations a profile adds come after them.
-var ProfileObligations = model.ObligationIDs()
-
-// ErrNotProfile is returned for a JSON file that is not a profile.
-var ErrNotProfile = errors.New("report: not a conformance profile")
-
-// ReadProfiles reads profiles from files and folders: a folder gives its
-// *.json files and the profile.json of its subfolders (the harness's
-// working folders).
-func ReadProfiles(paths ...string) ([]*Profile, error) {
-	var files []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		direct, _ := filepath.Glob(filepath.Join(p, "*.json"))
-		nested, _ := filepath.Glob(filepath.Join(p, "*", "profile.json"))
-		files = append(files, direct...)
-		files = append(files, nested...)
-	}
-	var out []*Profile
-	for _, f := range files {
-		var p Profile
-		if err := jsonfile.Read(f, &p, jsonfile.Options{}); err != nil {
-			return nil, err
-		}
-		if p.Subject == "" || p.Obligations == nil {
-			return nil, fmt.Errorf("%s: %w (no subject or obligations)", f, ErrNotProfile)
-		}
-		p.Dir = filepath.Dir(f)
-		out = append(out, &p)
-	}
-	slices.SortFunc(out, func(a, b *Profile) int { return strings.Compare(a.ID(), b.ID()) })
-	return out, nil
-}
 
 type confObligation struct{ Name, Doc string }
 
@@ -134,30 +24,32 @@ type confRow struct {
 }
 
 type confCell struct {
-	Obligation, Status, Class, Explained, Panel string
+	Obligation, Class, Explained, Panel string
+	Status                              harness.Status
 	// Built: some of the verdict's cells were built by the adapter.
 	Built bool
 }
 
 type confPanel struct {
-	ID, Title, Status, Class, Evidence string
-	Explained                          []string
-	Constructed                        []string
-	Framework, Adapter                 string
-	Cells                              []confCellRuns
-	Obligation                         string
+	ID, Title, Class, Evidence string
+	Status                     harness.Status
+	Explained                  []string
+	Constructed                []string
+	Framework, Adapter         harness.Status
+	Cells                      []confCellRuns
+	Obligation                 string
 }
 
 // confCellRuns is a profile's cell as the page shows it: its runs counted
 // in words and its traces as links.
 type confCellRuns struct {
-	ProfileCell
+	harness.Cell
 	RunCount string
 	Links    []confRun
 }
 
 type confRun struct {
-	ProfileRun
+	harness.RunVerdict
 	// Href is the trace's path relative to the page (empty without a
 	// trace).
 	Href string
@@ -178,10 +70,12 @@ var obligationDocs = map[string]string{
 }
 
 // Conformance is the page of the conformance table: a row per subject,
-// version and store, a column per obligation; selecting a verdict shows
-// its evidence, the cells that measured it and their runs.
-func Conformance(profiles []*Profile, opt Options) (*Page, error) {
-	obls := slices.Clone(ProfileObligations)
+// version and store, a column per obligation (harness.Obligations, then
+// any other a profile has); selecting a verdict shows its evidence, the
+// cells that measured it and their runs. The verdicts are the profiles'
+// as read (harness.ReadProfiles): the page decides nothing again.
+func Conformance(profiles []*harness.Profile, opt Options) (*Page, error) {
+	obls := slices.Clone(harness.Obligations)
 	for _, p := range profiles {
 		var extra []string
 		for o := range p.Obligations {
@@ -202,7 +96,7 @@ func Conformance(profiles []*Profile, opt Options) (*Page, error) {
 		for _, o := range obls {
 			ov, ok := p.Obligations[o]
 			if !ok {
-				ov = ProfileVerdict{Status: "n/a", Evidence: "the profile has no verdict for " + o}
+				ov = harness.ObligationVerdict{Status: harness.NA, Evidence: "the profile has no verdict for " + o}
 			}
 			id := "conf-" + slug(p.ID()) + "-" + slug(o)
 			class := statusClass(ov.Status)
@@ -222,7 +116,7 @@ func Conformance(profiles []*Profile, opt Options) (*Page, error) {
 		v.Rows = append(v.Rows, row)
 	}
 	if profiles == nil {
-		profiles = []*Profile{}
+		profiles = []*harness.Profile{}
 	}
 	return &Page{v: pageView{
 		Answer:   confAnswer(profiles, obls),
@@ -242,15 +136,15 @@ func Conformance(profiles []*Profile, opt Options) (*Page, error) {
 // cellRuns prepares a cell's runs for the page: "1 run" or "n runs", and
 // each trace as a link relative to the page's folder (pageDir; as read
 // when empty).
-func cellRuns(p *Profile, c ProfileCell, pageDir string) confCellRuns {
-	out := confCellRuns{ProfileCell: c, RunCount: plural(len(c.Runs), "run", "runs")}
+func cellRuns(p *harness.Profile, c harness.Cell, pageDir string) confCellRuns {
+	out := confCellRuns{Cell: c, RunCount: plural(len(c.Runs), "run", "runs")}
 	// The harness's summary starts with its own count ("1 run, ..."): say
 	// it once.
 	if rest, ok := strings.CutPrefix(c.Summary, english.Count(len(c.Runs), "run")); ok {
 		out.Summary = out.RunCount + rest
 	}
 	for _, r := range c.Runs {
-		cr := confRun{ProfileRun: r}
+		cr := confRun{RunVerdict: r}
 		if r.Trace != "" {
 			path := r.Trace
 			if !filepath.IsAbs(path) && p.Dir != "" {
@@ -275,7 +169,7 @@ func cellRuns(p *Profile, c ProfileCell, pageDir string) confCellRuns {
 // confAnswer is the conformance page's verdict box: how many profiles
 // violate something, which obligations, and the fault models that explain
 // the violations.
-func confAnswer(profiles []*Profile, obls []string) *answer {
+func confAnswer(profiles []*harness.Profile, obls []string) *answer {
 	var bad []string
 	violated := map[string]bool{}
 	faults := map[string]bool{}
@@ -283,7 +177,7 @@ func confAnswer(profiles []*Profile, obls []string) *answer {
 		hit := false
 		for _, o := range obls {
 			v := p.Obligations[o]
-			if v.Status != "violated" {
+			if v.Status != harness.Violated {
 				continue
 			}
 			hit, violated[o] = true, true
@@ -314,10 +208,10 @@ func confAnswer(profiles []*Profile, obls []string) *answer {
 	return ans
 }
 
-func statusClass(s string) string {
+func statusClass(s harness.Status) string {
 	switch s {
-	case "holds", "violated", "undetermined":
-		return s
+	case harness.Holds, harness.Violated, harness.Undetermined:
+		return string(s)
 	}
 	return "na"
 }

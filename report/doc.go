@@ -15,7 +15,8 @@
 // script element of type application/json): it loads nothing, works opened
 // as a file, and its Content-Security-Policy forbids any request. Pages
 // are built from results and written to an io.Writer; the file I/O is in
-// thin wrappers (Page.WritePath, ReadProfiles, Site). The package runs no
+// thin wrappers (Page.WritePath, Site); profiles are read by their owner,
+// harness.ReadProfiles. The package runs no
 // TLC and fetches nothing (internal/layers tests it), and draws any spec
 // the toolkit mirrors through package tlaspec (CheckSpec).
 //

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -310,7 +309,7 @@ func TestEscaping(t *testing.T) {
 	if got := pageData(t, html)["result"].(map[string]any)["bounds"]; got != res.Bounds {
 		t.Errorf("the page's data lost the name: %v", got)
 	}
-	profiles, err := ReadProfiles("testdata/profiles")
+	profiles, err := harness.ReadProfiles("testdata/profiles")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +387,7 @@ func TestTracePage(t *testing.T) {
 }
 
 func TestConformancePage(t *testing.T) {
-	profiles, err := ReadProfiles("testdata/profiles")
+	profiles, err := harness.ReadProfiles("testdata/profiles")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,8 +400,8 @@ func TestConformancePage(t *testing.T) {
 	}
 	html := render(t, p)
 	selfContained(t, html)
-	if got := strings.Count(html, `<td class="cell `); got != 2*len(ProfileObligations) {
-		t.Errorf("%d cells, want %d", got, 2*len(ProfileObligations))
+	if got := strings.Count(html, `<td class="cell `); got != 2*len(harness.Obligations) {
+		t.Errorf("%d cells, want %d", got, 2*len(harness.Obligations))
 	}
 	panel := panelHTML(t, html, "conf-example-1-memory-EO")
 	for _, want := range []string{"crash/resume: violated (explained by replay)", "event 4 (CrashRecover): pc observed 1, spec 3", "3 of 6 events matched"} {
@@ -410,7 +409,7 @@ func TestConformancePage(t *testing.T) {
 			t.Errorf("the EO panel lacks %q", want)
 		}
 	}
-	if _, err := ReadProfiles("testdata/profiles/none.json"); err == nil {
+	if _, err := harness.ReadProfiles("testdata/profiles/none.json"); err == nil {
 		t.Error("a missing profile is not an error")
 	}
 }
@@ -436,9 +435,10 @@ func TestDocScreenshots(t *testing.T) {
 	}
 }
 
-// TestProfilesFromHarness reads a profile as the harness writes it: the
-// report's small input type must keep up with harness.Profile.
-func TestProfilesFromHarness(t *testing.T) {
+// TestConformanceTraceLinks: a profile as the harness writes it, read
+// back by its reader, shows its verdicts and links each run's trace
+// (relative to the profile's folder) from wherever the page is written.
+func TestConformanceTraceLinks(t *testing.T) {
 	p := &harness.Profile{Subject: "demo", Version: "2", Store: "sqlite", Cells: []harness.Cell{
 		{Name: "crash/resume", Scenario: "crash", Store: "sqlite", Measures: []string{"EO", "PC"},
 			Status: map[string]harness.Status{"EO": harness.Violated, "PC": harness.Holds}, Summary: "1 run, 1 rejected",
@@ -446,8 +446,12 @@ func TestProfilesFromHarness(t *testing.T) {
 				Explained: []string{"redeliver"}, Obligations: map[string]harness.Status{"EO": harness.Violated}}}},
 	}}
 	p.Finish()
-	path := filepath.Join(t.TempDir(), p.DirName()+".json")
-	f, err := os.Create(path)
+	dir := t.TempDir()
+	pdir := filepath.Join(dir, "base", p.DirName())
+	if err := os.MkdirAll(pdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(pdir, "profile.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,24 +459,23 @@ func TestProfilesFromHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	got, err := ReadProfiles(filepath.Dir(path))
+	got, err := harness.ReadProfiles(filepath.Join(dir, "base"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].ID() != p.ID() {
-		t.Fatalf("read %v, want %s", got, p.ID())
+	page, err := Conformance(got, Options{PageDir: filepath.Join(dir, "site")})
+	if err != nil {
+		t.Fatal(err)
 	}
-	eo := got[0].Obligations["EO"]
-	if eo.Status != "violated" || strings.Join(eo.Explained, ",") != "redeliver" || eo.Evidence == "" {
-		t.Errorf("EO: %+v", eo)
-	}
-	run := got[0].Cells[0].Runs[0]
-	if run.Matched != 3 || run.Events != 6 || run.Trace != "traces/r1.ndjson" {
-		t.Errorf("run: %+v", run)
-	}
-	for _, o := range harness.Obligations {
-		if !slices.Contains(ProfileObligations, o) {
-			t.Errorf("the harness's obligation %s is not a column of the report", o)
+	html := render(t, page)
+	panel := panelHTML(t, html, "conf-demo-2-sqlite-EO")
+	for _, want := range []string{
+		"crash/resume: violated (explained by redeliver)",
+		"3 of 6 events matched; explained by redeliver",
+		`href="../base/demo@2-sqlite/traces/r1.ndjson"`,
+	} {
+		if !strings.Contains(panel, want) {
+			t.Errorf("the EO panel lacks %q:\n%s", want, panel)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
@@ -124,7 +125,7 @@ func WriteSite(ctx context.Context, dir string, opt SiteOptions) error {
 	}
 
 	if _, err := os.Stat(opt.Profiles); err == nil {
-		profiles, err := ReadProfiles(opt.Profiles)
+		profiles, err := harness.ReadProfiles(opt.Profiles)
 		if err != nil {
 			return err
 		}

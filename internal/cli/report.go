@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/matrix"
@@ -260,9 +261,9 @@ Without arguments the profiles are read from testdata/conformance.`,
 			if len(args) == 0 {
 				args = []string{"testdata/conformance"}
 			}
-			profiles, err := report.ReadProfiles(args...)
+			profiles, err := harness.ReadProfiles(args...)
 			if err != nil {
-				return clibase.Usage(err)
+				return clibase.Input(err)
 			}
 			if len(profiles) == 0 {
 				return clibase.Usage(fmt.Errorf("no conformance profiles in %v", args))
