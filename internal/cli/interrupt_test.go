@@ -80,3 +80,17 @@ func TestInterruptTLC(t *testing.T) {
 		t.Errorf("stderr does not end with the interruption:\n%s", stderr.buf.String())
 	}
 }
+
+// TestInterruptVerify: Ctrl-C during verify (here, R8 with the Go engine)
+// exits 130, as every interrupted command does; it exited 1 ("context
+// canceled") when verify read the interruption as a model that does not
+// load.
+func TestInterruptVerify(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var stdout, stderr bytes.Buffer
+	code := Program.MainContext(ctx, []string{"verify", "--tier", "all", "--only", "R8.cfg", "../../spec/manifest.json"}, &stdout, &stderr)
+	if code != ExitCancelled || !strings.Contains(stderr.String(), "interrupted") {
+		t.Fatalf("exit %d, want %d saying interrupted\nstdout:\n%s\nstderr:\n%s", code, ExitCancelled, stdout.String(), stderr.String())
+	}
+}

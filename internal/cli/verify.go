@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -87,120 +86,69 @@ deliberate change to the spec).`,
 			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
 				return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
 			}
-			selected := 0
-			for _, e := range man.Models {
-				if (tier == "all" || e.Tier == tier) && (len(only) == 0 || slices.Contains(only, e.Cfg)) {
-					selected++
+			selected := crosscheck.Select(man, tier, only)
+			for _, i := range selected {
+				e := man.Models[i]
+				if _, err := os.Stat(man.CfgPath(e)); err != nil {
+					return clibase.Usage(fmt.Errorf("%s: model %d: cfg %s: %w", path, i+1, e.Cfg, errors.Unwrap(err)))
 				}
 			}
-			for i, e := range man.Models {
-				if (tier == "all" || e.Tier == tier) && (len(only) == 0 || slices.Contains(only, e.Cfg)) {
-					if _, err := os.Stat(man.CfgPath(e)); err != nil {
-						return clibase.Usage(fmt.Errorf("%s: model %d: cfg %s: %w", path, i+1, e.Cfg, errors.Unwrap(err)))
-					}
-				}
-			}
-			if selected == 0 {
+			if len(selected) == 0 {
 				// Nothing checked must not read as everything agreeing.
 				return clibase.Usage(fmt.Errorf("no model of %s is in tier %s%s: nothing to check", path, tier, onlyText(only)))
 			}
-			useGo, useTLC := engineArg != "tlc", engineArg != "go"
-			copt := crosscheck.Options{TLC: tf.options(nil)}
-			dumps := ""
-			if useGo && useTLC && compare {
-				if dumps, err = os.MkdirTemp("", "tlcrun-verify-"); err != nil {
-					return clibase.Exit(ExitFailure, err)
-				}
-				defer os.RemoveAll(dumps)
-			}
 			out := cmd.OutOrStdout()
-			var outcomes []verifyOutcome
 			bad, differ := 0, 0
 			// The name column is as wide as the longest cfg checked.
 			width := 0
 			for _, e := range man.Models {
 				width = max(width, len(e.Cfg))
 			}
-			for i, e := range man.Models {
-				if (tier != "all" && e.Tier != tier) || (len(only) > 0 && !slices.Contains(only, e.Cfg)) {
-					continue
-				}
-				vo := verifyOutcome{Cfg: e.Cfg}
-				var job *check.Job
-				if useGo {
-					if job, err = goLoad(man.CfgPath(e), man.SpecPath()); err != nil {
-						return inputError(fmt.Errorf("%s: %w", e.Cfg, err))
-					}
-					found, secs, err := check.MeasureJob(cmd.Context(), job, check.RunOptions{})
-					if err != nil {
-						return inputError(fmt.Errorf("%s: %w", e.Cfg, err))
-					}
-					vo.Go = &check.Outcome{Cfg: e.Cfg, Expect: found, Mismatches: check.Diff(e.Expect, found), Seconds: secs}
-				}
-				dump := ""
-				if dumps != "" {
-					dump = filepath.Join(dumps, fmt.Sprintf("model-%d.dump", i+1))
-				}
-				if useTLC {
-					m, err := crosscheck.MeasureTLC(cmd.Context(), man.CfgPath(e), man.SpecPath(), copt, dump)
-					if err != nil {
-						return runError(fmt.Errorf("%s: %w", e.Cfg, err))
-					}
-					vo.TLC = &check.Outcome{Cfg: e.Cfg, Expect: m.Found, Mismatches: check.Diff(e.Expect, m.Found), Seconds: m.Seconds}
-				}
-				if vo.Go != nil && vo.TLC != nil {
-					vo.EnginesDiffer = crosscheck.Differences(
-						&crosscheck.Measurement{Engine: "go", Found: vo.Go.Expect},
-						&crosscheck.Measurement{Engine: "tlc", Found: vo.TLC.Expect})
-					if dump != "" {
-						if vo.States, err = crosscheck.CompareStates(cmd.Context(), job, dump, 1); err != nil {
-							return runError(fmt.Errorf("%s: %w", e.Cfg, err))
-						}
-						os.Remove(dump)
-						if !vo.States.Equal() {
-							vo.EnginesDiffer = append(vo.EnginesDiffer, fmt.Sprintf("state sets: %d states only in TLC's dump, %d only in the Go engine's search (TLC %d, Go %d)",
-								vo.States.OnlyTLCCount, vo.States.OnlyGoCount, vo.States.TLC, vo.States.Go))
-						}
-					}
-				}
-				found := vo.first()
+			vopt := crosscheck.VerifyOptions{Go: engineArg != "tlc", TLC: engineArg != "go", Load: goLoad,
+				Options: crosscheck.Options{TLC: tf.options(nil), CompareStates: compare, States: 1}}
+			vopt.Outcome = func(vo crosscheck.ModelOutcome) {
+				found := vo.First()
 				if print {
-					man.Models[i].Expect = found.Expect
+					man.Models[vo.Index].Expect = found.Expect
 				}
-				outcomes = append(outcomes, vo)
-				mismatched := vo.mismatched()
+				mismatched := vo.Mismatched()
 				if mismatched {
 					bad++
 				}
 				if len(vo.EnginesDiffer) > 0 {
 					differ++
 				}
-				if !asJSON && !print {
-					status := "ok  "
-					if mismatched || len(vo.EnginesDiffer) > 0 {
-						status = "FAIL"
+				if asJSON || print {
+					return
+				}
+				status := "ok  "
+				if mismatched || len(vo.EnginesDiffer) > 0 {
+					status = "FAIL"
+				}
+				fmt.Fprintf(out, "%s %-*s %-9s %s\n", status, width, vo.Cfg, found.Expect.Result, describe(found.Expect))
+				for _, o := range []*check.Outcome{vo.Go, vo.TLC} {
+					if o == nil {
+						continue
 					}
-					fmt.Fprintf(out, "%s %-*s %-9s %s\n", status, width, e.Cfg, found.Expect.Result, describe(found.Expect))
-					for _, o := range []*check.Outcome{vo.Go, vo.TLC} {
-						if o == nil {
-							continue
+					for _, m := range o.Mismatches {
+						if engineArg == "both" {
+							m = engineName(o == vo.Go) + ": " + m
 						}
-						for _, m := range o.Mismatches {
-							if engineArg == "both" {
-								m = engineName(o == vo.Go) + ": " + m
-							}
-							fmt.Fprintf(out, "     %s\n", m)
-						}
-					}
-					for _, d := range vo.EnginesDiffer {
-						fmt.Fprintf(out, "     the engines differ: %s\n", d)
-					}
-					if vo.States != nil && !vo.States.Equal() {
-						var sb strings.Builder
-						vo.States.Write(&sb)
-						fmt.Fprintf(out, "     %s\n", strings.ReplaceAll(strings.TrimRight(sb.String(), "\n"), "\n", "\n     "))
+						fmt.Fprintf(out, "     %s\n", m)
 					}
 				}
+				for _, d := range vo.EnginesDiffer {
+					fmt.Fprintf(out, "     the engines differ: %s\n", d)
+				}
+				if vo.States != nil && !vo.States.Equal() {
+					var sb strings.Builder
+					vo.States.Write(&sb)
+					fmt.Fprintf(out, "     %s\n", strings.ReplaceAll(strings.TrimRight(sb.String(), "\n"), "\n", "\n     "))
+				}
+			}
+			outcomes, err := crosscheck.VerifyManifest(cmd.Context(), man, selected, vopt)
+			if err != nil {
+				return runError(err)
 			}
 			switch {
 			case print:
@@ -218,7 +166,7 @@ deliberate change to the spec).`,
 					// One engine: the outcomes as check.Outcomes.
 					list := make([]check.Outcome, len(outcomes))
 					for i, o := range outcomes {
-						list[i] = *o.first()
+						list[i] = *o.First()
 					}
 					v = list
 				}
@@ -265,29 +213,6 @@ func onlyText(only []string) string {
 		return ""
 	}
 	return " among --only " + strings.Join(only, ",")
-}
-
-// verifyOutcome is what each engine found for one model of the manifest.
-type verifyOutcome struct {
-	Cfg string         `json:"cfg"`
-	Go  *check.Outcome `json:"go,omitempty"`
-	TLC *check.Outcome `json:"tlc,omitempty"`
-	// EnginesDiffer lists what the two engines disagree on.
-	EnginesDiffer []string `json:"engines_differ,omitempty"`
-	// States compares the state sets (--engine both).
-	States *crosscheck.StateDiff `json:"states,omitempty"`
-}
-
-// first is the Go engine's outcome, or TLC's without it.
-func (v *verifyOutcome) first() *check.Outcome {
-	if v.Go != nil {
-		return v.Go
-	}
-	return v.TLC
-}
-
-func (v *verifyOutcome) mismatched() bool {
-	return v.Go != nil && len(v.Go.Mismatches) > 0 || v.TLC != nil && len(v.TLC.Mismatches) > 0
 }
 
 func engineName(isGo bool) string {
