@@ -1,18 +1,14 @@
 package runner
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
-	"os"
-	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
+
+	"github.com/resumecontract/resumecheck/internal/netns"
 )
 
 // Host is where a racer runs when the race crosses hosts: a command
@@ -44,50 +40,28 @@ func (h *Hosts) Close() {
 	h.close = nil
 }
 
-// NetnsHosts makes n network namespaces, each joined to this one by a
-// veth pair (10.212.i.1 here, 10.212.i.2 there), and a relay per
-// namespace listening on the pair's address here that forwards each
-// connection to the PostgreSQL server of dsn (on loopback). A racer run
-// with `ip netns exec NS` in namespace i reaches the server only over its
-// veth pair, through TCP, as a process on another host would. It needs
-// root and iproute2; the error says which is missing.
+// NetnsHosts makes n network namespaces (internal/netns, on 10.212.0.0/16),
+// each joined to this one by a veth pair, and a relay per namespace
+// listening on the pair's address here that forwards each connection to
+// the PostgreSQL server of dsn (on loopback). A racer run with `ip netns
+// exec NS` in namespace i reaches the server only over its veth pair,
+// through TCP, as a process on another host would. It needs root and
+// iproute2; the error says which is missing.
 func NetnsHosts(n int, dsn string) (*Hosts, error) {
-	if os.Geteuid() != 0 {
-		return nil, errors.New("network namespaces need root")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		return nil, errors.New("no ip command (iproute2)")
+	if err := netns.Available(); err != nil {
+		return nil, err
 	}
 	u, err := url.Parse(dsn)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("the PostgreSQL DSN is not a URL with a host: %q", dsn)
 	}
-	h := &Hosts{}
-	tag := os.Getpid() % 10000
-	for i := range n {
-		ns := fmt.Sprintf("rcconf%d-%d", tag, i)
-		vh, vn := fmt.Sprintf("rc%dh%d", tag, i), fmt.Sprintf("rc%dn%d", tag, i)
-		hostIP, nsIP := fmt.Sprintf("10.212.%d.1", i), fmt.Sprintf("10.212.%d.2", i)
-		if err := ip("netns", "add", ns); err != nil {
-			h.Close()
-			return nil, err
-		}
-		h.close = append(h.close, func() { _ = ip("netns", "del", ns); _ = ip("link", "del", vh) })
-		for _, args := range [][]string{
-			{"link", "add", vh, "type", "veth", "peer", "name", vn},
-			{"link", "set", vn, "netns", ns},
-			{"addr", "add", hostIP + "/30", "dev", vh},
-			{"link", "set", vh, "up"},
-			{"netns", "exec", ns, "ip", "addr", "add", nsIP + "/30", "dev", vn},
-			{"netns", "exec", ns, "ip", "link", "set", vn, "up"},
-			{"netns", "exec", ns, "ip", "link", "set", "lo", "up"},
-		} {
-			if err := ip(args...); err != nil {
-				h.Close()
-				return nil, err
-			}
-		}
-		addr, stop, err := relayTo(hostIP, u.Host, &h.conns)
+	spaces, err := netns.New("rc", 212, n)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hosts{close: []func(){spaces.Close}}
+	for _, sp := range spaces.Spaces {
+		addr, stop, err := relayTo(sp.Here, u.Host, &h.conns)
 		if err != nil {
 			h.Close()
 			return nil, err
@@ -95,19 +69,9 @@ func NetnsHosts(n int, dsn string) (*Hosts, error) {
 		h.close = append(h.close, stop)
 		v := *u
 		v.Host = addr
-		h.Hosts = append(h.Hosts, Host{Name: ns, Wrap: []string{"ip", "netns", "exec", ns}, DSN: v.String()})
+		h.Hosts = append(h.Hosts, Host{Name: sp.Name, Wrap: sp.Wrap, DSN: v.String()})
 	}
 	return h, nil
-}
-
-func ip(args ...string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-	}
-	return nil
 }
 
 // relayTo listens on addr's ip and copies every connection to target

@@ -1,18 +1,15 @@
 package seqcli_test
 
 import (
-	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/url"
-	"os"
-	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/resumecontract/resumecheck/internal/netns"
 )
 
 // TestRaceAcrossHosts runs the race with each racer in its own network
@@ -25,48 +22,26 @@ import (
 // no permission), the test says so and skips.
 func TestRaceAcrossHosts(t *testing.T) {
 	tg := pgTarget(t)
-	if os.Geteuid() != 0 {
-		t.Skip("network namespaces need root: skipping the cross-host race")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("no ip command (iproute2): skipping the cross-host race")
+	if err := netns.Available(); err != nil {
+		t.Skipf("%v: skipping the cross-host race", err)
 	}
 	u, err := url.Parse(tg.store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const hosts = 4
-	tag := os.Getpid() % 100000
+	spaces, err := netns.New("rs", 211, hosts)
+	if err != nil {
+		t.Skipf("cannot make the network namespaces (%v): skipping the cross-host race", err)
+	}
+	t.Cleanup(spaces.Close)
 	var racers []racerEnv
 	var conns atomic.Int64
-	for i := range hosts {
-		ns := fmt.Sprintf("rcseq%d-%d", tag, i)
-		vh, vn := fmt.Sprintf("rs%dh%d", tag, i), fmt.Sprintf("rs%dn%d", tag, i)
-		hostIP, nsIP := fmt.Sprintf("10.211.%d.1", i), fmt.Sprintf("10.211.%d.2", i)
-		if err := ipCmd("netns", "add", ns); err != nil {
-			t.Skipf("cannot make a network namespace (%v): skipping the cross-host race", err)
-		}
-		t.Cleanup(func() {
-			ipCmd("netns", "del", ns)
-			ipCmd("link", "del", vh)
-		})
-		for _, args := range [][]string{
-			{"link", "add", vh, "type", "veth", "peer", "name", vn},
-			{"link", "set", vn, "netns", ns},
-			{"addr", "add", hostIP + "/30", "dev", vh},
-			{"link", "set", vh, "up"},
-			{"netns", "exec", ns, "ip", "addr", "add", nsIP + "/30", "dev", vn},
-			{"netns", "exec", ns, "ip", "link", "set", vn, "up"},
-			{"netns", "exec", ns, "ip", "link", "set", "lo", "up"},
-		} {
-			if err := ipCmd(args...); err != nil {
-				t.Skipf("cannot set up the veth pair (ip %s: %v): skipping the cross-host race", strings.Join(args, " "), err)
-			}
-		}
-		addr := relay(t, hostIP, u.Host, &conns)
+	for _, sp := range spaces.Spaces {
+		addr := relay(t, sp.Here, u.Host, &conns)
 		v := *u
 		v.Host = addr
-		racers = append(racers, racerEnv{wrap: []string{"ip", "netns", "exec", ns}, store: v.String()})
+		racers = append(racers, racerEnv{wrap: sp.Wrap, store: v.String()})
 	}
 	for _, k := range []int{4, 8} {
 		for rep := range *reps {
@@ -79,16 +54,6 @@ func TestRaceAcrossHosts(t *testing.T) {
 		t.Fatal("no racer connected through the veth pairs")
 	}
 	t.Logf("%d connections crossed the veth pairs", conns.Load())
-}
-
-func ipCmd(args ...string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
-	}
-	return nil
 }
 
 // relay listens on ip (a veth address of this test) and forwards each
