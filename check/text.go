@@ -88,3 +88,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
+
+// TraceText is v's counterexample as WriteText prints it.
+func (v *Violation) TraceText() string {
+	var sb strings.Builder
+	writeTrace(&sb, v)
+	return sb.String()
+}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +39,8 @@ func newCheckCmd() *cobra.Command {
 		compare   bool
 		props     []string
 		bounds    string
+		dist      string
+		distWait  time.Duration
 		tf        tlcFlags
 	)
 	cmd := &cobra.Command{
@@ -77,6 +78,15 @@ so far, and a summary at the end gives the wall time, the rate and the
 peak memory (--progress 0: neither). Ctrl-C stops the run and prints the
 partial figures (exit 130).
 
+--distributed ADDR[:PORT] runs TLC's distributed mode instead, for models
+that outgrow one machine: TLC's server here, holding the queue and the
+fingerprint set, and workers on other hosts (tlcrun tlc-worker --server
+ADDR[:PORT] on each) computing successors. ADDR is where the workers reach
+this host; PORT (default 10997) is TLC's RMI registry. That mode checks the
+cfg's invariants and deadlock, no temporal property, and stops at the
+first violation; when and why to choose it over the Go engine's --mem are
+in docs/engine.md, "Past one machine".
+
 --html also writes the report as one self-contained HTML page (each
 counterexample as a timeline and as a path through the state graph) and
 --dot the state graph for Graphviz; both with the Go engine, for models
@@ -87,6 +97,7 @@ small enough to draw (R0 bounds).`,
   tlcrun check --workers 1 --mem 200MiB spec/R8.cfg
   tlcrun check --engine tlc spec/fault-replay.cfg
   tlcrun check --engine both spec/R0.cfg        # the state sets compared too
+  tlcrun check --distributed 10.0.0.1 spec/R8.cfg   # then: tlcrun tlc-worker --server 10.0.0.1
   tlcrun check --html redeliver.html --dot redeliver.dot spec/fault-redeliver.cfg`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -102,6 +113,15 @@ small enough to draw (R0 bounds).`,
 			}
 			if err := check.CfgArg(args[0]); err != nil {
 				return inputError(err)
+			}
+			if dist == "" && cmd.Flags().Changed("worker-wait") {
+				return clibase.Usage(errors.New("--worker-wait is how long TLC's distributed server waits for its workers: it needs --distributed"))
+			}
+			if dist != "" {
+				if err := distributedFlags(cmd, engineArg); err != nil {
+					return err
+				}
+				return checkDistributed(cmd, args[0], spec, dist, distWait, progress, asJSON, tf)
 			}
 			if engineArg == "tlc" {
 				if len(props) > 0 || bounds != "" {
@@ -182,6 +202,8 @@ small enough to draw (R0 bounds).`,
 	f.StringVar(&spillDir, "spill-dir", "", "folder for spill files (default: the system's temporary folder)")
 	f.StringArrayVar(&props, "property", nil, "check only this property (an invariant, or the temporal property Liveness under FairSpec) instead of the cfg's; repeatable")
 	f.StringVar(&bounds, "bounds", "", "a cfg whose bounds replace the cfg's, as tlcrun matrix --bounds does (e.g. spec/R8.cfg)")
+	f.StringVar(&dist, "distributed", "", "run TLC's distributed server here, its workers reaching it at ADDR[:PORT] (tlcrun tlc-worker on each worker host)")
+	f.DurationVar(&distWait, "worker-wait", 10*time.Minute, "with --distributed: how long to wait for the first worker")
 	tf.add(f)
 	addReportFlags(cmd)
 	return cmd
@@ -287,9 +309,7 @@ func checkBoth(cmd *cobra.Command, job *check.Job, asJSON bool, opt crosscheck.O
 	}
 	out := cmd.OutOrStdout()
 	if asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(c); err != nil {
+		if err := writeJSON(out, c); err != nil {
 			return clibase.Exit(ExitFailure, err)
 		}
 	} else {

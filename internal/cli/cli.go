@@ -71,6 +71,6 @@ The codes every command shares, and each command's, are in docs/cli.md.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheckCmd(), newVerifyCmd(), newSweepCmd(), newDoctorCmd(), newInstallCmd(), newBenchCmd(), newMatrixCmd(), newReportCmd(), newExploreCmd(), newMirrorCmd())
+	root.AddCommand(newCheckCmd(), newVerifyCmd(), newSweepCmd(), newDoctorCmd(), newInstallCmd(), newBenchCmd(), newMatrixCmd(), newReportCmd(), newExploreCmd(), newMirrorCmd(), newTLCWorkerCmd())
 	return root
 }

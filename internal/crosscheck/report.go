@@ -48,7 +48,7 @@ func Report(res *tlcout.Result, cfg *tlacfg.Config, specPath string, m *model.Mo
 	rep.Seconds = res.Wall.Seconds()
 	seen := map[string]bool{}
 	for _, is := range res.Violations {
-		v, ok := violation(is, cfg, m)
+		v, ok := Violation(is, cfg, m)
 		if !ok || seen[v.Name()] {
 			continue
 		}
@@ -64,10 +64,10 @@ func Report(res *tlcout.Result, cfg *tlacfg.Config, specPath string, m *model.Mo
 	return rep
 }
 
-// violation converts one of TLC's violations; ok is false for the kinds a
-// check.Report has no place for (a false ASSUME is an input error, see
-// tlcout.Result.Err).
-func violation(is tlcout.Issue, cfg *tlacfg.Config, m *model.Model) (check.Violation, bool) {
+// Violation converts one of TLC's violations, as Report does; ok is false
+// for the kinds a check.Report has no place for (a false ASSUME is an input
+// error, see tlcout.Result.Err).
+func Violation(is tlcout.Issue, cfg *tlacfg.Config, m *model.Model) (check.Violation, bool) {
 	var v check.Violation
 	switch is.Kind {
 	case tlcout.KindInvariant, tlcout.KindAssert, tlcout.KindPostcondition:

@@ -69,19 +69,11 @@ func Run(ctx context.Context, opt Options) (*tlcout.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	work := opt.WorkDir
-	if work == "" {
-		if work, err = os.MkdirTemp("", "tlcrun-"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(work)
+	work, meta, tmp, done, err := workDirs(opt.WorkDir)
+	if err != nil {
+		return nil, err
 	}
-	meta, tmp := filepath.Join(work, "meta"), filepath.Join(work, "tmp")
-	for _, d := range []string{meta, tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-	}
+	defer done()
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = 1
@@ -109,20 +101,28 @@ func Run(ctx context.Context, opt Options) (*tlcout.Result, error) {
 		args = append(args, "-dump", dump)
 	}
 	args = append(args, "-config", cfg, spec)
-	cmd := exec.CommandContext(ctx, setup.Java, args...)
-	cmd.Dir = work
+	return runTool(ctx, setup.Java, args, work, cfg, opt.Progress)
+}
+
+// runTool runs java with args (a TLC program in -tool mode) in the folder
+// dir and reads its messages as they come; cfg is the model file, for
+// errors that name it. The error is for a run that could not be made or
+// read, as Run's.
+func runTool(ctx context.Context, java string, args []string, dir, cfg string, progress func(tlcout.Message)) (*tlcout.Result, error) {
+	cmd := exec.CommandContext(ctx, java, args...)
+	cmd.Dir = dir
 	stderr := &tailBuffer{max: 16 << 10}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	res := &tlcout.Result{Command: append([]string{setup.Java}, args...), Cfg: cfg}
+	res := &tlcout.Result{Command: append([]string{java}, args...), Cfg: cfg}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("tlc: starting %s: %w", setup.Java, err)
+		return nil, fmt.Errorf("tlc: starting %s: %w", java, err)
 	}
-	readErr := res.Read(stdout, opt.Progress)
+	readErr := res.Read(stdout, progress)
 	waitErr := cmd.Wait()
 	res.Wall = time.Since(start)
 	res.Stderr = stderr.String()
@@ -144,6 +144,27 @@ func Run(ctx context.Context, opt Options) (*tlcout.Result, error) {
 		return res, fmt.Errorf("tlc: TLC stopped before its end (exit %d: %s)%s", res.ExitCode, tlcout.ExitStatus(res.ExitCode), res.StderrTail())
 	}
 	return res, nil
+}
+
+// workDirs makes the folders of a run: the work folder (dir, else a fresh
+// temporary one that done removes), and in it TLC's metadir and its
+// temporary folder.
+func workDirs(dir string) (work, meta, tmp string, done func(), err error) {
+	work, done = dir, func() {}
+	if work == "" {
+		if work, err = os.MkdirTemp("", "tlcrun-"); err != nil {
+			return "", "", "", nil, err
+		}
+		done = func() { os.RemoveAll(work) }
+	}
+	meta, tmp = filepath.Join(work, "meta"), filepath.Join(work, "tmp")
+	for _, d := range []string{meta, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			done()
+			return "", "", "", nil, err
+		}
+	}
+	return work, meta, tmp, done, nil
 }
 
 // inputs checks the spec and cfg and returns their absolute paths.

@@ -86,6 +86,7 @@ const (
 	CodeInitGenerated4                        Code = 2208
 	CodeProgressSimulation                    Code = 2209
 	CodeStatsSimulation                       Code = 2210
+	CodeFPCompleted                           Code = 2211 // a fingerprint set's goodbye ("HOST, work completed. Thank you!")
 	CodeLiveImplied                           Code = 2212
 	CodeStatePrint1                           Code = 2216
 	CodeStatePrint2                           Code = 2217
@@ -143,7 +144,15 @@ const (
 	CodeCfgTwiceKeyword                       Code = 5004
 	CodeCfgExpectID                           Code = 5005
 	CodeCfgExpectedSymbol                     Code = 5006
-	CodeModuleOverrideStdout                  Code = 20000
+	// TLC's distributed mode (tlc2.tool.distributed): the server is
+	// ready for workers, a worker registered, left, or was lost, and a
+	// worker's figures at the end.
+	CodeDistributedServerRunning    Code = 7000
+	CodeDistributedWorkerRegistered Code = 7001
+	CodeDistributedWorkerLeft       Code = 7002
+	CodeDistributedWorkerStats      Code = 7003
+	CodeDistributedWorkerLost       Code = 7006
+	CodeModuleOverrideStdout        Code = 20000
 )
 
 var codeNames = map[Code]string{
@@ -220,6 +229,7 @@ var codeNames = map[Code]string{
 	CodeInitGenerated4:                        "TLC_INIT_GENERATED4",
 	CodeProgressSimulation:                    "TLC_PROGRESS_SIMU",
 	CodeStatsSimulation:                       "TLC_STATS_SIMU",
+	CodeFPCompleted:                           "TLC_FP_COMPLETED",
 	CodeLiveImplied:                           "TLC_LIVE_IMPLIED",
 	CodeStatePrint1:                           "TLC_STATE_PRINT1",
 	CodeStatePrint2:                           "TLC_STATE_PRINT2",
@@ -277,6 +287,11 @@ var codeNames = map[Code]string{
 	CodeCfgTwiceKeyword:                       "CFG_TWICE_KEYWORD",
 	CodeCfgExpectID:                           "CFG_EXPECT_ID",
 	CodeCfgExpectedSymbol:                     "CFG_EXPECTED_SYMBOL",
+	CodeDistributedServerRunning:              "TLC_DISTRIBUTED_SERVER_RUNNING",
+	CodeDistributedWorkerRegistered:           "TLC_DISTRIBUTED_WORKER_REGISTERED",
+	CodeDistributedWorkerLeft:                 "TLC_DISTRIBUTED_WORKER_DEREGISTERED",
+	CodeDistributedWorkerStats:                "TLC_DISTRIBUTED_WORKER_STATS",
+	CodeDistributedWorkerLost:                 "TLC_DISTRIBUTED_WORKER_LOST",
 	CodeModuleOverrideStdout:                  "TLC_MODULE_OVERRIDE_STDOUT",
 }
 

@@ -319,6 +319,11 @@ func (r *Result) Add(m Message) error {
 		return nil
 	}
 	if r.Finished {
+		// TLC's distributed server has its fingerprint set say goodbye
+		// after its end.
+		if m.Code == CodeFPCompleted {
+			return nil
+		}
 		// TLC's last message is its end (2186): more is another run's
 		// output appended, which would overwrite this one's figures.
 		return fmt.Errorf("tlc: malformed output: line %d: message %d after TLC's final message (the output of two runs in one?)", m.InputLine, m.Code)
@@ -583,7 +588,7 @@ func (r *Result) backTo(m Message, text string) error {
 
 var (
 	modeRE        = regexp.MustCompile(`^Running (.+?) with (?:fp \d+ and )?seed (-?\d+) with (\d+) workers? on`)
-	initialRE1    = regexp.MustCompile(`^Finished computing initial states: ([\d,.']+) distinct states? generated`)
+	initialRE1    = regexp.MustCompile(`^Finished computing initial states: ([\d,.']+) distinct state(?:s|\(s\))? generated`)
 	initialRE2    = regexp.MustCompile(`^Finished computing initial states: ([\d,.']+) states? generated, with ([\d,.']+) of them distinct`)
 	progressRE    = regexp.MustCompile(`^Progress\((-?[\d,.']+)\) at (.+?): (-?[\d,.']+) states generated(?: \((-?[\d,.']+) s/min\))?, (-?[\d,.']+) distinct states found(?: \((-?[\d,.']+) ds/min\))?, (-?[\d,.']+) states left on queue\.`)
 	statsRE       = regexp.MustCompile(`^([\d,.']+) states generated, ([\d,.']+) distinct states found(?:, ([\d,.']+) states left on queue)?\.`)
