@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -57,6 +58,16 @@ func TestDistributedAcrossNamespaces(t *testing.T) {
 	}
 	if err := netns.Available(); err != nil {
 		t.Skipf("%v: skipping TLC's distributed mode across network namespaces", err)
+	}
+	// The server needs its plug-in, built with the JDK's javac.
+	setup, err := tlc.Find(context.Background(), jar, "")
+	if err != nil {
+		t.Skipf("needs TLC: %v", err)
+	}
+	if _, err := setup.Plugin(context.Background()); errors.Is(err, tlc.ErrNoJavac) {
+		t.Skipf("TLC's distributed server needs javac (a JDK) for its plug-in: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
 	}
 	spaces, err := netns.New("rcd", 215, 2)
 	if err != nil {
