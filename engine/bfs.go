@@ -39,7 +39,7 @@ type search[S, L any] struct {
 
 	// recent[i] is worker i's cache of fingerprints known to be in the
 	// set, kept across levels (see flush).
-	recent [][]uint64
+	recent []*[recentSize]uint64
 
 	// Workers hold gate for reading while they explore a chunk; a flush
 	// of the fingerprint set to disk holds it for writing.
@@ -336,7 +336,7 @@ func (s *search[S, L]) exploreLevel(ctx context.Context) ([]cand, error) {
 	ws := make([]*worker[S, L], n)
 	var wg sync.WaitGroup
 	for len(s.recent) < n {
-		s.recent = append(s.recent, make([]uint64, recentSize))
+		s.recent = append(s.recent, new([recentSize]uint64))
 	}
 	for i := range ws {
 		w := newWorker(s)
@@ -488,21 +488,21 @@ type worker[S, L any] struct {
 	s    *search[S, L]
 	emit func(L, S)
 
-	// The state being explored.
+	// The state being explored: its encoding, its id, and where it is
+	// (chunk k, whose first state has id base).
 	enc      []byte
 	parentID uint64
-	pos      [3]uint64
+	k, base  uint64
 	ord      uint64
-	nsucc    int
 	goal     bool
 	rank     uint64
 	moved    bool
 
 	batch  []pending
-	benc   []byte   // encodings of the batch
-	canon  []byte   // scratch for the representative under Options.Canonical
-	recent []uint64 // fingerprints known to be in the set, by their bits 32..
-	counts fpCounts // inserts not yet counted in the set
+	benc   []byte              // encodings of the batch
+	canon  []byte              // scratch for the representative under Options.Canonical
+	recent *[recentSize]uint64 // fingerprints known to be in the set, by their bits 32..
+	counts fpCounts            // inserts not yet counted in the set
 
 	out  *chunk
 	outs []*chunk
@@ -583,6 +583,7 @@ func (w *worker[S, L]) explore(k int) error {
 		}
 	}
 	links := chunkStates * s.width
+	w.k, w.base = uint64(k), c.base
 	if err := s.trace.put(c.base, buf[links:links+8*c.n]); err != nil {
 		s.pool.put(buf)
 		return err
@@ -590,11 +591,11 @@ func (w *worker[S, L]) explore(k int) error {
 	w.outs = nil
 	checkDeadlock := s.opt.CheckDeadlock && !s.done[len(s.done)-1]
 	for i := range c.n {
-		w.enc = buf[i*s.width : (i+1)*s.width]
+		enc := buf[i*s.width : (i+1)*s.width]
+		w.enc = enc
 		w.parentID = c.base + uint64(i)
-		w.pos = [3]uint64{uint64(k), uint64(i), 0}
-		w.ord, w.nsucc, w.moved = 0, 0, false
-		st := s.m.Decode(w.enc)
+		w.ord, w.moved = 0, false
+		st := s.m.Decode(enc)
 		if s.live != nil {
 			w.goal = s.live.Goal(st)
 			if s.live.Rank != nil {
@@ -605,12 +606,12 @@ func (w *worker[S, L]) explore(k int) error {
 		if w.err != nil {
 			return w.err
 		}
-		if w.nsucc == 0 && checkDeadlock {
+		if w.ord == 0 && checkDeadlock {
 			w.flush()
 			w.offer(cand{ok: true, prop: len(s.done) - 1, pos: [3]uint64{uint64(k), uint64(i), math.MaxUint64}, self: true, id: w.parentID})
 		}
 		if s.live != nil && !w.goal && !w.moved && !w.stuck.ok {
-			w.stuck = cand{ok: true, pos: w.pos, self: true, id: w.parentID}
+			w.stuck = cand{ok: true, pos: [3]uint64{uint64(k), uint64(i), 0}, self: true, id: w.parentID}
 		}
 	}
 	w.flush()
@@ -641,7 +642,6 @@ func (w *worker[S, L]) successor(l L, t S) {
 	s := w.s
 	ord := w.ord
 	w.ord++
-	w.nsucc++
 	w.generated++
 	if ord > maxOrd {
 		w.err = errTooMany
@@ -660,7 +660,12 @@ func (w *worker[S, L]) successor(l L, t S) {
 			w.rankFail = true
 		}
 	}
-	fp := s.fingerprintOf(dst, w.canon)
+	var fp uint64
+	if s.opt.Canonical == nil {
+		fp = fingerprint(dst)
+	} else {
+		fp = s.fingerprintOf(dst, w.canon)
+	}
 	if w.recent[(fp>>32)&(recentSize-1)] == fp {
 		// Met lately by this worker, so in the set: no need to look
 		// (nor to miss the cache on its bucket).
@@ -669,9 +674,7 @@ func (w *worker[S, L]) successor(l L, t S) {
 	// Its bucket is fetched now, while the batch fills, so that the
 	// line is in the cache when flush inserts it.
 	s.seen.touch(fp)
-	pos := w.pos
-	pos[2] = ord
-	w.batch = append(w.batch, pending{fp: fp, link: link(w.parentID+1, uint32(ord)), pos: pos})
+	w.batch = append(w.batch, pending{fp: fp, link: link(w.parentID+1, uint32(ord))})
 	if len(w.batch) == batchSize {
 		w.flush()
 	}
@@ -694,10 +697,16 @@ const recentSize = 1 << 12
 // time the batch takes to fill to complete.
 const batchSize = 64
 
-// pending is a successor waiting for the fingerprint set.
-type pending struct {
-	fp, link uint64
-	pos      [3]uint64
+// pending is a successor waiting for the fingerprint set: its
+// fingerprint and its trace link (which say where it was found: see at).
+type pending struct{ fp, link uint64 }
+
+// at is the position of a successor found from the chunk being explored,
+// given its trace link: the chunk, the parent's index in it, the
+// successor's ordinal.
+func (w *worker[S, L]) at(l uint64) [3]uint64 {
+	parent, ord := unlink(l)
+	return [3]uint64{w.k, parent - 1 - w.base, uint64(ord)}
 }
 
 // flush adds the queued successors to the fingerprint set, in order; the
@@ -732,7 +741,7 @@ func (w *worker[S, L]) flush() {
 				continue
 			}
 			for v := s.opt.Violated(s.m.Decode(enc), s.open); v != 0; v &= v - 1 {
-				w.offer(cand{ok: true, prop: bits.TrailingZeros64(v), pos: p.pos, link: p.link})
+				w.offer(cand{ok: true, prop: bits.TrailingZeros64(v), pos: w.at(p.link), link: p.link})
 			}
 			continue
 		}
@@ -743,7 +752,7 @@ func (w *worker[S, L]) flush() {
 			}
 			for k, inv := range s.opt.Invariants {
 				if !s.done[k] && !inv.Holds(t) {
-					w.offer(cand{ok: true, prop: k, pos: p.pos, link: p.link})
+					w.offer(cand{ok: true, prop: k, pos: w.at(p.link), link: p.link})
 				}
 			}
 		}
