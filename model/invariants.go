@@ -40,7 +40,14 @@ func InvariantSetOf(names ...string) (InvariantSet, error) {
 // so p stays on the caller's stack (a call through HoldsPacked, a func
 // value, makes p escape and costs an allocation per state).
 func (m *Model) HoldPacked(p *Packed, set InvariantSet) bool {
-	for set &^= m.always; set != 0; set &= set - 1 {
+	set &^= m.always
+	if set&typeOKSet != 0 {
+		if !m.lay.typeOK.holds(p) {
+			return false
+		}
+		set &^= typeOKSet
+	}
+	for ; set != 0; set &= set - 1 {
 		if !m.holdsPacked(bits.TrailingZeros32(uint32(set)), p) {
 			return false
 		}
@@ -51,13 +58,28 @@ func (m *Model) HoldPacked(p *Packed, set InvariantSet) bool {
 // ViolatedPacked returns the invariants of set that p violates.
 func (m *Model) ViolatedPacked(p *Packed, set InvariantSet) InvariantSet {
 	var out InvariantSet
-	for rest := set &^ m.always; rest != 0; rest &= rest - 1 {
+	if set&typeOKSet != 0 && !m.lay.typeOK.holds(p) {
+		out |= typeOKSet
+	}
+	for rest := set &^ m.always &^ typeOKSet; rest != 0; rest &= rest - 1 {
 		i := bits.TrailingZeros32(uint32(rest))
 		if !m.holdsPacked(i, p) {
 			out |= 1 << i
 		}
 	}
 	return out
+}
+
+// typeOKSet is TypeOK's bit: HoldPacked decides it with the layout's
+// typeCheck, a word at a time, rather than with the generated code.
+var typeOKSet = invariantBit("TypeOK")
+
+func invariantBit(name string) InvariantSet {
+	set, err := InvariantSetOf(name)
+	if err != nil {
+		panic(err)
+	}
+	return set
 }
 
 // AlwaysHold is the set of invariants that hold on every packed state at

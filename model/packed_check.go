@@ -1,0 +1,264 @@
+package model
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// typeCheck decides TypeOK on a packed state a word at a time: every
+// field whose type is narrower than what the field holds is checked in
+// two additions per group of fields (the carry trick of rangeCheck, with a
+// range of its own per field, see typeGroup), two groups per word. Which
+// fields of a word are checked depends on the lengths of the sequences
+// with elements in that word: each word has its two groups made for every
+// combination of those lengths. It is what HoldPacked runs for TypeOK;
+// contract.go's typeOK, generated for Packed, reads the fields one by one
+// (about 400 instructions per state at R8-small, against about 70 here).
+// TestTypeCheckIsTypeOK compares the two on every reachable state of
+// every faultParams model with each field set to every value it holds,
+// and on random states of many layouts.
+type typeCheck struct {
+	words []typeWord
+	// lengths are the sequences' length fields and slots: a longer
+	// sequence is no state of the spec.
+	lengths [3]struct {
+		f     field
+		slots uint64
+	}
+}
+
+// typeWord checks the fields of one word.
+type typeWord struct {
+	word uint8
+	// seqs are the sequences with elements in the word; the index into
+	// groups counts, in mixed radix, how many of those are live.
+	seqs []typeSeq
+	// groups[i] are the word's two groups at index i.
+	groups [][2]typeGroup
+}
+
+// typeSeq is a sequence (0 the log, 1 the resumes, 2 the recoveries) with
+// elements in a word: at length k, it adds index[k] to the word's index.
+type typeSeq struct {
+	seq   int
+	index []uint64
+}
+
+// typeGroup is a set of fields of one word, none directly above another:
+// adding addLo to the word carries into a field's carry bit exactly when
+// the field is at least its low bound, adding addHi when it is above its
+// high bound. A field that ends at the word's top bit (at most one)
+// carries out of the word: top says that carry is expected from addLo.
+// The zero group checks nothing.
+type typeGroup struct {
+	mask, addLo, addHi, carry uint64
+	top                       uint64 // 1: a field ends at bit 63 and has a low bound
+}
+
+// typed is a field and the range TypeOK allows it.
+type typed struct {
+	f      field
+	lo, hi uint64
+}
+
+// types are TypeOK's domains of the packed fields (spec/Resume.tla's
+// TypeOK, contract.go's typeOK), outside the sequences and for element i
+// of each sequence. A field not listed, or listed with a range that
+// covers all it holds, is of its type whatever it holds (effects and
+// consumes are in Nat, a flag is BOOLEAN). When typeOK changes, this
+// changes with it: TestTypeCheckIsTypeOK fails until it does.
+func (l *layout) types(p Params) (fixed []typed, elem [3]func(i int) []typed) {
+	n, nv := uint64(p.NTasks), uint64(len(p.Values))
+	fixed = []typed{
+		{l.pc, 1, n + 1},
+		{l.frontier, 0, n},
+		{l.consumed, 0, nv}, // NoVal or a value, stored +1
+		{l.crashes, 0, uint64(p.MaxCrashes)},
+		{l.strays, 0, uint64(p.MaxExtraResumes)},
+		{l.raced, 0, uint64(p.Racers - 1)},
+	}
+	elem[0] = func(i int) []typed { return []typed{{l.log[i].a, 1, n}} }
+	elem[1] = func(i int) []typed { return []typed{{l.resumes[i].a, 0, nv - 1}, {l.resumes[i].b, 0, nv - 1}} }
+	elem[2] = func(i int) []typed {
+		return []typed{{l.recoveries[i].a, 0, n}, {l.recoveries[i].b, 0, uint64(len(decisionNames) - 1)}}
+	}
+	return fixed, elem
+}
+
+func newTypeCheck(l *layout, p Params) typeCheck {
+	fixed, elem := l.types(p)
+	var tc typeCheck
+	lengths := [3]field{l.logLen, l.resLen, l.recLen}
+	slots := [3]int{len(l.log), len(l.resumes), len(l.recoveries)}
+	for s := range lengths {
+		tc.lengths[s].f, tc.lengths[s].slots = lengths[s], uint64(slots[s])
+	}
+	checked := func(t typed) bool { return t.f.mask != 0 && (t.lo > 0 || t.hi < t.f.mask) }
+	for w := range uint8(l.words) {
+		tw := typeWord{word: w}
+		var always []typed
+		for _, t := range fixed {
+			if checked(t) && t.f.word == w {
+				always = append(always, t)
+			}
+		}
+		// The elements of each sequence with a checked field in w, and
+		// those fields by element.
+		var perSeq [][][]typed
+		for s := range lengths {
+			var first, n uint64
+			var fields [][]typed
+			for i := range slots[s] {
+				var in []typed
+				for _, t := range elem[s](i) {
+					if checked(t) && t.f.word == w {
+						in = append(in, t)
+					}
+				}
+				if len(in) == 0 {
+					continue
+				}
+				if len(fields) == 0 {
+					first = uint64(i)
+				}
+				fields = append(fields, in)
+				n = uint64(i) + 1 - first
+			}
+			if n > 0 {
+				sq := typeSeq{seq: s, index: make([]uint64, slots[s]+1)}
+				for k := range sq.index {
+					// The live elements of the word at length k.
+					sq.index[k] = min(uint64(k)-min(uint64(k), first), n)
+				}
+				tw.seqs = append(tw.seqs, sq)
+				perSeq = append(perSeq, fields)
+			}
+		}
+		if len(always) == 0 && len(tw.seqs) == 0 {
+			continue
+		}
+		// Mixed radix: the live counts of the sequences, the last one
+		// the lowest digit.
+		size := uint64(1)
+		radix := make([]uint64, len(tw.seqs))
+		for j := len(tw.seqs) - 1; j >= 0; j-- {
+			radix[j] = uint64(len(perSeq[j])) + 1
+			for k := range tw.seqs[j].index {
+				tw.seqs[j].index[k] *= size
+			}
+			size *= radix[j]
+		}
+		tw.groups = make([][2]typeGroup, size)
+		for idx := range size {
+			live := slices.Clone(always)
+			rest := idx
+			for j := len(tw.seqs) - 1; j >= 0; j-- {
+				c := rest % radix[j]
+				rest /= radix[j]
+				for _, in := range perSeq[j][:c] {
+					live = append(live, in...)
+				}
+			}
+			gs := typeGroups(live)
+			if len(gs) > 2 {
+				panic("model: more than two type groups in a word")
+			}
+			copy(tw.groups[idx][:], gs)
+		}
+		tc.words = append(tc.words, tw)
+	}
+	return tc
+}
+
+// typeGroups makes the groups that check each field within its range:
+// the fields (of one word) that can hold a value outside it, by position,
+// every other one to a group (so that the bit above a field is never
+// another field of its group; above a field at the word's top bit is the
+// addition's carry out).
+func typeGroups(fields []typed) []typeGroup {
+	var fs []typed
+	for _, t := range fields {
+		if t.f.mask != 0 && (t.lo > 0 || t.hi < t.f.mask) {
+			fs = append(fs, t)
+		}
+	}
+	slices.SortFunc(fs, func(a, b typed) int {
+		if a.f.word != b.f.word {
+			return int(a.f.word) - int(b.f.word)
+		}
+		return int(a.f.shift) - int(b.f.shift)
+	})
+	var groups []typeGroup
+	type key struct {
+		word   uint8
+		parity int
+	}
+	group := map[key]int{}
+	inWord := map[uint8]int{}
+	for _, t := range fs {
+		f := t.f
+		width := uint(bits.Len64(f.mask))
+		lo, hi := t.lo, min(t.hi, f.mask)
+		if lo > hi {
+			// No value is of this type: a low bound above what the
+			// field holds (the high bound is at most it, so the field
+			// carries for neither, and the low check fails).
+			lo, hi = f.mask+1, f.mask
+		}
+		k := key{f.word, inWord[f.word] % 2}
+		inWord[f.word]++
+		g, ok := group[k]
+		if !ok {
+			g = len(groups)
+			group[k] = g
+			groups = append(groups, typeGroup{})
+		}
+		groups[g].mask |= f.mask << f.shift
+		groups[g].addLo |= (1<<width - lo) << f.shift
+		groups[g].addHi |= (f.mask - hi) << f.shift
+		if top := uint(f.shift)+width == 64; top {
+			// Its carry is the carry out of the word, expected unless
+			// the low bound is 0 (then 2^w - lo is 2^w, which the
+			// word cannot hold, and nothing is added).
+			if lo > 0 {
+				groups[g].top = 1
+			}
+		} else {
+			groups[g].carry |= 1 << (uint(f.shift) + width)
+		}
+	}
+	return groups
+}
+
+// holds is TypeOK on p.
+func (tc *typeCheck) holds(p *Packed) bool {
+	l := &tc.lengths
+	k := [3]uint64{l[0].f.get(p), l[1].f.get(p), l[2].f.get(p)}
+	if k[0] > l[0].slots || k[1] > l[1].slots || k[2] > l[2].slots {
+		return false // more elements than the layout has slots: no state of the spec
+	}
+	for i := range tc.words {
+		tw := &tc.words[i]
+		idx := uint64(0)
+		for _, sq := range tw.seqs {
+			idx += sq.index[k[sq.seq]]
+		}
+		if !groupsHold(p[tw.word&(MaxPackedWords-1)], &tw.groups[idx]) {
+			return false
+		}
+	}
+	return true
+}
+
+// groupsHold reports whether every field of a word's two groups is within
+// its range.
+func groupsHold(word uint64, gs *[2]typeGroup) bool {
+	a, b := &gs[0], &gs[1]
+	x, y := word&a.mask, word&b.mask
+	loA, outLoA := bits.Add64(x, a.addLo, 0)
+	hiA, outHiA := bits.Add64(x, a.addHi, 0)
+	loB, outLoB := bits.Add64(y, b.addLo, 0)
+	hiB, outHiB := bits.Add64(y, b.addHi, 0)
+	return (loA&a.carry^a.carry)|hiA&a.carry|(outLoA^a.top)|outHiA|
+		(loB&b.carry^b.carry)|hiB&b.carry|(outLoB^b.top)|outHiB == 0
+}
