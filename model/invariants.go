@@ -47,6 +47,12 @@ func (m *Model) HoldPacked(p *Packed, set InvariantSet) bool {
 		}
 		set &^= typeOKSet
 	}
+	if set&fdSet != 0 {
+		if !m.lay.fd.holds(p) {
+			return false
+		}
+		set &^= fdSet
+	}
 	for ; set != 0; set &= set - 1 {
 		if !m.holdsPacked(bits.TrailingZeros32(uint32(set)), p) {
 			return false
@@ -61,7 +67,10 @@ func (m *Model) ViolatedPacked(p *Packed, set InvariantSet) InvariantSet {
 	if set&typeOKSet != 0 && !m.lay.typeOK.holds(p) {
 		out |= typeOKSet
 	}
-	for rest := set &^ m.always &^ typeOKSet; rest != 0; rest &= rest - 1 {
+	if set&fdSet != 0 && !m.lay.fd.holds(p) {
+		out |= fdSet
+	}
+	for rest := set &^ m.always &^ typeOKSet &^ fdSet; rest != 0; rest &= rest - 1 {
 		i := bits.TrailingZeros32(uint32(rest))
 		if !m.holdsPacked(i, p) {
 			out |= 1 << i
@@ -70,9 +79,10 @@ func (m *Model) ViolatedPacked(p *Packed, set InvariantSet) InvariantSet {
 	return out
 }
 
-// typeOKSet is TypeOK's bit: HoldPacked decides it with the layout's
-// typeCheck, a word at a time, rather than with the generated code.
-var typeOKSet = invariantBit("TypeOK")
+// typeOKSet and fdSet are the bits of TypeOK and FD, which HoldPacked
+// decides with the layout's typeCheck and fdCheck, a word at a time,
+// rather than with the generated code.
+var typeOKSet, fdSet = invariantBit("TypeOK"), invariantBit("FD")
 
 func invariantBit(name string) InvariantSet {
 	set, err := InvariantSetOf(name)

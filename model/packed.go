@@ -74,8 +74,9 @@ type layout struct {
 	// The log's tasks and the recoveries' frontiers, checked a word at a
 	// time (TypeOK).
 	logTasks, recFrontiers rangeCheck
-	// typeOK is TypeOK a word at a time (HoldPacked).
+	// typeOK and fd are TypeOK and FD a word at a time (HoldPacked).
 	typeOK typeCheck
+	fd     fdCheck
 }
 
 // slot is one element of a sequence: the fields of its record.
@@ -211,6 +212,7 @@ func newLayout(p Params) (layout, error) {
 	l.recFrontiers = newRangeCheck(frontiers, 0, int64(n))
 	l.words = a.word + 1
 	l.typeOK = newTypeCheck(&l, p)
+	l.fd = newFDCheck(&l)
 	return l, nil
 }
 

@@ -262,3 +262,75 @@ func groupsHold(word uint64, gs *[2]typeGroup) bool {
 	return (loA&a.carry^a.carry)|hiA&a.carry|(outLoA^a.top)|outHiA|
 		(loB&b.carry^b.carry)|hiB&b.carry|(outLoB^b.top)|outHiB == 0
 }
+
+// fdCheck decides FD (every resume observed its own value's outcome) on a
+// packed state a word at a time. Outcomes are stored as the value they
+// are the outcome of (Out is the identity on indexes), so FD says that
+// each live resume's observed field equals its value field. Where a
+// resume's two fields are in one word, of one width, the observed field
+// directly above the value field (as newLayout places them), the word
+// shifted by that width lines each observed field up with its value
+// field, and one XOR compares every such resume of the word; the others
+// are compared one by one. It is what HoldPacked runs for FD;
+// TestFDCheckIsFD compares it with contract.go's fd on the readable state.
+type fdCheck struct {
+	length field
+	// byLen[k] are the comparisons for the first k resumes.
+	byLen [][]fdWord
+}
+
+// fdWord compares, in one word, the value fields under mask with the
+// fields shift bits above them; or, when pair is set, the fields a and b
+// (of any words).
+type fdWord struct {
+	word  uint8
+	shift uint8
+	mask  uint64
+	pair  bool
+	a, b  field
+}
+
+func newFDCheck(l *layout) fdCheck {
+	fc := fdCheck{length: l.resLen, byLen: make([][]fdWord, len(l.resumes)+1)}
+	var ws []fdWord
+	for k, sl := range l.resumes {
+		a, b := sl.a, sl.b
+		w := uint8(bits.Len64(a.mask))
+		switch {
+		case a.mask == 0 && b.mask == 0:
+			// One value: nothing to compare.
+		case a.mask == b.mask && a.word == b.word && b.shift == a.shift+w:
+			i := slices.IndexFunc(ws, func(x fdWord) bool { return !x.pair && x.word == a.word && x.shift == w })
+			if i < 0 {
+				ws = append(ws, fdWord{word: a.word, shift: w})
+				i = len(ws) - 1
+			}
+			ws[i].mask |= a.mask << a.shift
+		default:
+			ws = append(ws, fdWord{pair: true, a: a, b: b})
+		}
+		fc.byLen[k+1] = slices.Clone(ws)
+	}
+	return fc
+}
+
+// holds is FD on p.
+func (fc *fdCheck) holds(p *Packed) bool {
+	k := fc.length.get(p)
+	if k >= uint64(len(fc.byLen)) {
+		return false // more resumes than the layout has slots: no state of the spec
+	}
+	for _, w := range fc.byLen[k] {
+		if w.pair {
+			if w.a.get(p) != w.b.get(p) {
+				return false
+			}
+			continue
+		}
+		x := p[w.word&(MaxPackedWords-1)]
+		if (x>>w.shift^x)&w.mask != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -153,3 +153,102 @@ func TestTypeCheckIsTypeOK(t *testing.T) {
 		}
 	}
 }
+
+// TestFDCheckIsFD compares the word-at-a-time FD HoldPacked runs (fdCheck)
+// with contract.go's fd on the readable state: on every reachable state of
+// every faultParams model (forkignore's violate FD) with each resume field
+// and the resumes' length set to every value they hold, and on random
+// states of many layouts, among them resumes whose two fields are in
+// different words (compared one by one; the test says so if none is).
+func TestFDCheckIsFD(t *testing.T) {
+	check := func(name string, m *Model, q Packed, what string) bool {
+		t.Helper()
+		want := m.FD(m.Unpack(q))
+		if got := m.lay.fd.holds(&q); got != want {
+			t.Fatalf("%s: %s: fdCheck says %v, FD on the readable state %v on\n%s", name, what, got, want, m.Format(m.Unpack(q)))
+		}
+		if got := m.HoldPacked(&q, fdSet); got != want {
+			t.Fatalf("%s: %s: HoldPacked(FD) says %v, FD %v", name, what, got, want)
+		}
+		return want
+	}
+	failing := 0
+	for name, p := range faultParams() {
+		m, states := reachable(t, p)
+		var fields []struct {
+			f   field
+			max uint64
+		}
+		fields = append(fields, struct {
+			f   field
+			max uint64
+		}{m.lay.resLen, uint64(len(m.lay.resumes))})
+		for _, sl := range m.lay.resumes {
+			fields = append(fields, struct {
+				f   field
+				max uint64
+			}{sl.a, sl.a.mask}, struct {
+				f   field
+				max uint64
+			}{sl.b, sl.b.mask})
+		}
+		for _, s := range states {
+			q, err := m.Pack(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !check(name, m, q, "reachable") {
+				failing++
+			}
+			for _, fd := range fields {
+				for v := uint64(0); v <= fd.max; v++ {
+					bad := q
+					fd.f.set(&bad, v)
+					if !check(name, m, bad, fmt.Sprintf("a field set to %d", v)) {
+						failing++
+					}
+				}
+			}
+		}
+	}
+	if failing == 0 {
+		t.Fatal("no state violating FD was tried")
+	}
+	r := rand.New(rand.NewPCG(19, 2))
+	pairs, words := 0, 0
+	for n := 2; n <= 15; n++ {
+		for resumes := 1; resumes <= 6; resumes++ {
+			for _, values := range [][]string{{"a"}, {"a", "b"}, {"a", "b", "c"}, {"a", "b", "c", "d", "e"}} {
+				p := Params{NTasks: n, IP: max(2, (n+1)/2), Values: values, NoVal: "none",
+					MaxResumes: resumes, MaxCrashes: 2, MaxExtraResumes: 1, Racers: 1}
+				m, err := New(p)
+				if err != nil || m.Packable() != nil {
+					continue
+				}
+				for _, w := range m.lay.fd.byLen[len(m.lay.resumes)] {
+					if w.pair {
+						pairs++
+					} else {
+						words++
+					}
+				}
+				for range 50 {
+					q := m.InitPacked()
+					m.lay.resLen.set(&q, r.Uint64N(uint64(len(m.lay.resumes))+1))
+					for _, sl := range m.lay.resumes {
+						v := r.Uint64N(sl.a.mask + 1)
+						sl.a.set(&q, v)
+						if r.IntN(4) == 0 {
+							v = r.Uint64N(sl.b.mask + 1)
+						}
+						sl.b.set(&q, v)
+					}
+					check(fmt.Sprint(p.NTasks, p.MaxResumes, len(values)), m, q, fmt.Sprintf("random %x", q[:m.PackedWords()]))
+				}
+			}
+		}
+	}
+	if pairs == 0 || words == 0 {
+		t.Fatalf("the layouts never split a resume over two words (%d) or keep one in a word (%d)", pairs, words)
+	}
+}
