@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/model"
@@ -381,7 +382,7 @@ func (b *builder) reply(e *Entry) {
 		b.out.Completed = true
 	}
 	if !m.OK {
-		b.out.Notes = append(b.out.Notes, fmt.Sprintf("%s request %d refused: %s", e.Role, m.ID, m.Error))
+		b.out.Notes = append(b.out.Notes, refusedNote(e.Role, m.ID, m.Error))
 	}
 	if b.consumeOpen && e.Role == RoleResume {
 		b.consumeOpen = false
@@ -675,4 +676,29 @@ func (b *builder) buildRace() (*Built, error) {
 	b.out.Completed = true
 	b.out.Final = nil // the racers' reports are not the main line's steps
 	return b.finish(), nil
+}
+
+// refusedNote is the note a run's verdict keeps for a refused request;
+// RecoveryRefusedAsConflict reads it back.
+func refusedNote(role string, id int, err *ReplyError) string {
+	return fmt.Sprintf("%s request %d refused: %s", role, id, err)
+}
+
+// RecoveryRefusedAsConflict reports whether a recovery of the run was
+// refused as a conflict (ErrKindConflict): the subject held the run for
+// another process, which after a kill can be the killed one, whose hold
+// (a lock, a lease, a database session) ends only when the subject or its
+// store notices the death. Whether a recovery started just after a kill
+// meets that hold is a matter of timing (REMIT on PostgreSQL met it in a
+// loaded CI run after ten baseline runs that did not), so the outcome of
+// such a run is a draw, not a property of its kill point (the regression
+// gate treats it as a sample).
+func (r *RunVerdict) RecoveryRefusedAsConflict() bool {
+	prefix := RoleRecover + " request "
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n, prefix) && strings.Contains(n, " refused: "+ErrKindConflict) {
+			return true
+		}
+	}
+	return false
 }

@@ -42,3 +42,23 @@ func TestRecoveryKey(t *testing.T) {
 		t.Errorf("RD from two finished runs deciding differently: %s, want violated", got)
 	}
 }
+
+// TestRefusedNoteIsRead: the note Judge keeps for a refused recovery is
+// the one RecoveryRefusedAsConflict reads (the regression gate relies on
+// it); a refusal of another kind or of another request is not a conflict
+// with the killed process's hold.
+func TestRefusedNoteIsRead(t *testing.T) {
+	for _, tc := range []struct {
+		role, kind string
+		want       bool
+	}{
+		{RoleRecover, ErrKindConflict, true},
+		{RoleRecover, "unsupported", false},
+		{RoleSecond, ErrKindConflict, false},
+	} {
+		r := RunVerdict{Notes: []string{"kill at note 12", refusedNote(tc.role, 3, &ReplyError{Kind: tc.kind, Type: "T", Message: "m"})}}
+		if got := r.RecoveryRefusedAsConflict(); got != tc.want {
+			t.Errorf("%s refused as %s: RecoveryRefusedAsConflict = %v, want %v (note %q)", tc.role, tc.kind, got, tc.want, r.Notes[1])
+		}
+	}
+}

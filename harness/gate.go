@@ -22,8 +22,10 @@ import (
 //     (the same kill point, the same single-run scenario) where every
 //     baseline run had that value: the outcome was deterministic there
 //     and now it is not. Where the baseline's runs at the point varied
-//     (a crash whose outcome is a draw) or the scenario is a race, the
-//     fresh runs are a sample: the loss is confirmed only when a baseline
+//     (a crash whose outcome is a draw), the scenario is a race, or a
+//     recovery there was refused as a conflict (a race with the killed
+//     process's hold: RecoveryRefusedAsConflict), the fresh runs are a
+//     sample: the loss is confirmed only when a baseline
 //     outcome of that frequency would have been missed with probability
 //     below GateAlpha (at the lower end of its Wilson interval), and
 //     otherwise reported with those statistics;
@@ -274,6 +276,8 @@ func gateNew(f *Finding, bc, fc *Cell) {
 		switch {
 		case len(base) == 0:
 			unreached = append(unreached, r.Run+" (a point the baseline has no run at)")
+		case r.RecoveryRefusedAsConflict():
+			sampled = append(sampled, fmt.Sprintf("%s (its recovery was refused as a conflict, a race with the killed process's hold)", r.Run))
 		case fc.Scenario != "race" && len(base) >= 2 && allHave(base, o, f.Was):
 			confirmed = append(confirmed, fmt.Sprintf("%s at %s, where the baseline's %d runs all %s", r.Run, pt, len(base), f.Was))
 		default:
@@ -352,8 +356,11 @@ func gateLost(f *Finding, bc, fc *Cell) {
 			continue
 		}
 		// An undetermined outcome is inconclusive: one such run at a
-		// point is no evidence that the point is deterministic.
-		if bc.Scenario != "race" && k == n && (lost != Undetermined || n >= 2) {
+		// point is no evidence that the point is deterministic. Nor is
+		// a point where a recovery, in the baseline or now, was refused
+		// as a conflict: its outcome depends on when the killed
+		// process's hold ended (RecoveryRefusedAsConflict).
+		if bc.Scenario != "race" && k == n && (lost != Undetermined || n >= 2) && !anyRefusedAsConflict(base) && !anyRefusedAsConflict(now) {
 			ev = append(ev, now...)
 			confirmed = append(confirmed, fmt.Sprintf("at %s the baseline's %d of %s %s %s (deterministic), this run's %d %s not", pt, k, english.Count(n, "run"), english.Noun(k, "was", "were"), lost, m, english.Noun(m, "was", "were")))
 			continue
@@ -434,6 +441,12 @@ func racePool(bc, fc *Cell, points []string) []string {
 }
 
 const racePoolPrefix = "the race points both runs measured: "
+
+// anyRefusedAsConflict reports whether a recovery of one of rs was
+// refused as a conflict.
+func anyRefusedAsConflict(rs []*RunVerdict) bool {
+	return slices.ContainsFunc(rs, (*RunVerdict).RecoveryRefusedAsConflict)
+}
 
 func runsAt(c *Cell, pt string) []*RunVerdict {
 	pooled, isPool := strings.CutPrefix(pt, racePoolPrefix)

@@ -65,6 +65,27 @@ func keepRuns(t *testing.T, dir, id, cellName string, n int) {
 // profile, the cell, the run and the trace. The cases are the issue's:
 // the control's FD, LangGraph's CV, and crash cells of a fresh profile
 // doctored to hold.
+const remitPG = "remit-contract@0.1.2-postgres"
+
+// remitRefused makes REMIT on PostgreSQL's fresh crash/resubmit cell one
+// run in which nothing re-executed and the run did not complete (EO and
+// PC hold, LV undetermined), with its recovery refused as a conflict
+// (refused) or not.
+func remitRefused(t *testing.T, fresh string, refused bool) {
+	t.Helper()
+	keepRuns(t, fresh, remitPG, "crash/resubmit", 1)
+	editProfile(t, fresh, remitPG, func(p *harness.Profile) {
+		r := &cellNamed(p, "crash/resubmit").Runs[0]
+		r.Obligations["EO"], r.Obligations["PC"], r.Obligations["LV"] = harness.Holds, harness.Holds, harness.Undetermined
+		if refused {
+			r.Notes = append(r.Notes, "recover request 3 refused: conflict (RemitConsumeConflict): CO refused (cross-process consume-once)")
+		}
+		if err := runner.Refinish(p); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 func TestGateFlippedBaselines(t *testing.T) {
 	const seq, lg, remit = "sequencer@1-sqlite", "langgraph@1.2.9-sqlite", "remit-contract@0.1.2-sqlite"
 	for _, tc := range []struct {
@@ -122,6 +143,24 @@ func TestGateFlippedBaselines(t *testing.T) {
 				}
 			})
 		}, ExitOK, []string{"no confirmed change", "sequencer@1/sqlite cell crash/resume EO: holds -> undetermined (run crash-resume): undetermined only where the run is inconclusive"}},
+		// REMIT on PostgreSQL re-executed task 3 after a resubmit in all
+		// ten baseline runs; in a loaded CI run its recovery was refused
+		// as a conflict (the killed process's claim was still held) and
+		// nothing re-executed. The point's outcome depends on when the
+		// hold ends: a sample, not a change. The same fresh run without
+		// the refusal stays a confirmed change.
+		{"a fresh REMIT resubmit refused as a conflict", []string{remitPG}, func(t *testing.T, _, fresh string) {
+			remitRefused(t, fresh, true)
+		}, ExitOK, []string{"no confirmed change", "remit-contract@0.1.2/postgres cell crash/resubmit EO: violated -> holds", "chance of missing it by sampling", "remit-contract@0.1.2/postgres cell crash/resubmit LV: holds -> undetermined", "refused as a conflict"}},
+		{"the same fresh REMIT resubmit without the refusal", []string{remitPG}, func(t *testing.T, _, fresh string) {
+			remitRefused(t, fresh, false)
+		}, ExitChanged, []string{"remit-contract@0.1.2/postgres cell crash/resubmit EO: violated -> holds (run crash-resubmit)", "10 of 10 runs were violated (deterministic)"}},
+		// A baseline point whose one run was refused as a conflict (REMIT
+		// on SQLite, killed after put_writes 4: LV violated) is a draw
+		// too: a fresh run that completes there is reported, not failed.
+		{"a fresh REMIT sweep completes where the baseline's recovery was refused", []string{remit}, func(t *testing.T, _, fresh string) {
+			setRuns(t, fresh, remit, "killsweep/resume", "LV", harness.Holds, all)
+		}, ExitOK, []string{"no confirmed change", "remit-contract@0.1.2/sqlite cell killsweep/resume LV: violated -> holds", "baseline violated 1/1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base, fresh := scratch(t, tc.ids...)
