@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,40 +66,74 @@ func TestDifferential(t *testing.T) {
 		ran++
 		t.Run(strings.TrimSuffix(e.Cfg, ".cfg"), func(t *testing.T) {
 			t.Parallel()
-			cfgPath := man.CfgPath(e)
-			job, err := check.Load(cfgPath, man.SpecPath())
-			if err != nil {
-				t.Fatal(err)
+			x := explored(man, e)
+			if x.err != nil {
+				t.Fatal(x.err)
 			}
-			m, err := model.New(job.Params)
-			if err != nil {
-				t.Fatalf("%s: %v", cfgPath, err)
-			}
-			goGraph, err := ExploreModel(m, 0)
-			if err != nil {
-				t.Fatalf("%s: %v", cfgPath, err)
-			}
-			cfg, err := StepCfg(job.Cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), perCfgTimeout)
-			defer cancel()
-			run, err := Explore(ctx, man.SpecPath(), cfg, checkerOptions)
-			if err != nil {
-				t.Fatalf("%s: %v\nderived cfg:\n%s", cfgPath, err, cfg)
-			}
+			run := x.run
 			t.Logf("%s: %d distinct states, %d distinct transitions; tla-checker explored in %v (%v with node start-up and decoding; node CPU %v)",
 				e.Cfg, run.Graph.Distinct, run.Graph.Transitions, run.Explore.Round(time.Millisecond),
 				run.Wall.Round(time.Millisecond), run.CPU.Round(time.Millisecond))
-			if c := Compare(run.Graph, goGraph); !c.Equal() {
-				t.Errorf("%s: the Go model does not match the spec as tla-checker reads it\n%s\nderived cfg given to tla-checker:\n%s", cfgPath, c, cfg)
+			if c := Compare(run.Graph, x.goGraph); !c.Equal() {
+				t.Errorf("%s: the Go model does not match the spec as tla-checker reads it\n%s\nderived cfg given to tla-checker:\n%s", x.cfgPath, c, x.cfg)
 			}
 		})
 	}
 	if ran == 0 {
 		t.Fatalf("%s marks no model tla_checker: true", manifestPath)
 	}
+}
+
+// exploration is one manifest model explored by both sides, as
+// TestDifferential compares them: tla-checker's run of the derived cfg
+// and the Go model's graph.
+type exploration struct {
+	cfgPath, cfg string // the model file, and the cfg tla-checker was given
+	job          *check.Job
+	run          *Run
+	goGraph      *Graph
+	err          error
+}
+
+// explorations holds each model's exploration, computed once per test
+// binary by whichever test asks first (TestDifferential, and
+// TestDifferentialCatchesRebuildAsSkip for fault-rebuild, which used to
+// run tla-checker on it a second time). Every test gets the same graphs
+// it would have computed itself; none may change them.
+var explorations sync.Map // cfg name -> func() *exploration
+
+func explored(man *check.Manifest, e check.Entry) *exploration {
+	f, _ := explorations.LoadOrStore(e.Cfg, sync.OnceValue(func() *exploration { return explore(man, e) }))
+	return f.(func() *exploration)()
+}
+
+func explore(man *check.Manifest, e check.Entry) *exploration {
+	x := &exploration{cfgPath: man.CfgPath(e)}
+	fail := func(err error) *exploration {
+		x.err = fmt.Errorf("%s: %w", x.cfgPath, err)
+		return x
+	}
+	job, err := check.Load(x.cfgPath, man.SpecPath())
+	if err != nil {
+		return fail(err)
+	}
+	x.job = job
+	m, err := model.New(job.Params)
+	if err != nil {
+		return fail(err)
+	}
+	if x.goGraph, err = ExploreModel(m, 0); err != nil {
+		return fail(err)
+	}
+	if x.cfg, err = StepCfg(job.Cfg); err != nil {
+		return fail(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), perCfgTimeout)
+	defer cancel()
+	if x.run, err = Explore(ctx, man.SpecPath(), x.cfg, checkerOptions); err != nil {
+		return fail(fmt.Errorf("%w\nderived cfg:\n%s", err, x.cfg))
+	}
+	return x
 }
 
 // r0 is the Go model at the reference bounds.
@@ -415,37 +451,32 @@ func TestAvailable(t *testing.T) {
 // comparison with tla-checker, naming the state whose successors differ.
 func TestDifferentialCatchesRebuildAsSkip(t *testing.T) {
 	needChecker(t)
-	job, err := check.Load("../../spec/fault-rebuild.cfg", "")
+	man, err := check.LoadManifest(manifestPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := StepCfg(job.Cfg)
-	if err != nil {
-		t.Fatal(err)
+	at := slices.IndexFunc(man.Models, func(e check.Entry) bool { return e.Cfg == "fault-rebuild.cfg" })
+	if at < 0 {
+		t.Fatalf("%s has no model fault-rebuild.cfg", manifestPath)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), perCfgTimeout)
-	defer cancel()
-	run, err := Explore(ctx, job.SpecPath, cfg, checkerOptions)
-	if err != nil {
-		t.Fatal(err)
+	// tla-checker's graph and the Go model's as it is: TestDifferential's
+	// exploration of fault-rebuild (computed here under -short).
+	x := explored(man, man.Models[at])
+	if x.err != nil {
+		t.Fatal(x.err)
 	}
-	asIs, err := job.Machine()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := ExploreModel(asIs, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := Compare(run.Graph, g); !c.Equal() {
+	run := x.run
+	if c := Compare(run.Graph, x.goGraph); !c.Equal() {
 		t.Fatalf("the model as it is differs from the spec:\n%s", c)
 	}
+	job := *x.job // the shared job is not changed
 	job.Mutate = mirrortest.RebuildAsSkip
 	mutant, err := job.Machine()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, err = ExploreModel(mutant, 0); err != nil {
+	g, err := ExploreModel(mutant, 0)
+	if err != nil {
 		t.Fatal(err)
 	}
 	c := Compare(run.Graph, g)
