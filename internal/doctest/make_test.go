@@ -1,6 +1,7 @@
 package doctest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,4 +53,72 @@ func TestMakeHelp(t *testing.T) {
 			t.Errorf("make help does not list %s", d[1])
 		}
 	}
+}
+
+// TestMakeTestVetsFirst: make test and make test-short run go test with
+// -vet=off, which is safe only because their prerequisite lint has run go
+// vet ./... (every analyzer, a superset of go test's) before them. Read
+// from make -n; a Makefile whose test target no longer depends on lint
+// must fail here.
+func TestMakeTestVetsFirst(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make on PATH")
+	}
+	root := moduleRoot(t)
+	src, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"test", "test-short"} {
+		if msg := vetsFirst(t, root, src, target); msg != "" {
+			t.Error(msg)
+		}
+	}
+	// Mutant: make test without lint.
+	const dep = "\ntest: deps lint ##"
+	if !strings.Contains(string(src), dep) {
+		t.Fatalf("the Makefile has no %q: update this mutation", strings.TrimSpace(dep))
+	}
+	mutant := strings.Replace(string(src), dep, "\ntest: deps ##", 1)
+	if msg := vetsFirst(t, root, []byte(mutant), "test"); msg == "" {
+		t.Error("make test without lint (go test -vet=off, no go vet) was not caught")
+	} else {
+		t.Logf("the mutant is caught: %s", msg)
+	}
+}
+
+// vetsFirst returns what is wrong with the commands make -n prints for
+// target of the Makefile src: "" when its go test runs vet itself, or
+// when go vet ./... runs before a go test -vet=off.
+func vetsFirst(t *testing.T, root string, src []byte, target string) string {
+	t.Helper()
+	mf := filepath.Join(t.TempDir(), "Makefile")
+	if err := os.WriteFile(mf, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("make", "-n", "--no-print-directory", "-f", mf, target)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n %s: %v\n%s", target, err, out)
+	}
+	vetted := false
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 3 && f[1] == "vet" && f[2] == "./...":
+			vetted = true
+		case strings.Contains(l, "testsum") || (len(f) > 1 && f[1] == "test"):
+			if strings.Contains(l, "-vet=off") && !vetted {
+				return fmt.Sprintf("make %s runs %q without go vet ./... before it:\n%s", target, strings.TrimSpace(l), out)
+			}
+			if !strings.Contains(l, "-vet=off") {
+				return ""
+			}
+		}
+	}
+	if !vetted {
+		return fmt.Sprintf("make %s: no go vet ./... and no go test in:\n%s", target, out)
+	}
+	return ""
 }
