@@ -64,7 +64,7 @@ func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report,
 	rep.Generated, rep.Distinct, rep.Queue, rep.Depth = res.Generated, res.Distinct, res.Queue, res.Depth
 	rep.Seconds = res.Elapsed.Seconds()
 	rep.Perf = Perf{
-		Workers: res.Workers, PeakMemory: res.PeakMemory, Spilled: res.Spilled,
+		Workers: res.Workers, Running: res.Running, PeakMemory: res.PeakMemory, Spilled: res.Spilled,
 		FingerprintMemory: res.FingerprintMemory, Collision: res.CollisionProbability(),
 		LivenessGraph: res.LivenessGraph,
 	}

@@ -77,8 +77,11 @@ func (r *Report) Property(name string) (PropertyVerdict, bool) {
 
 // Perf are the performance figures of a run.
 type Perf struct {
-	// Workers is the number of exploring goroutines.
+	// Workers is the number of exploring goroutines; Running how many
+	// explored on average (fewer when the machine did not give each a
+	// core: engine/adapt.go).
 	Workers int
+	Running float64
 	// PeakMemory is the most the engine held in memory (fingerprint set,
 	// frontier, trace links), FingerprintMemory the fingerprint set's
 	// final size, and Spilled what went to disk, in bytes.

@@ -44,6 +44,10 @@ type search[S, L any] struct {
 	// Workers hold gate for reading while they explore a chunk; a flush
 	// of the fingerprint set to disk holds it for writing.
 	gate sync.RWMutex
+	// throttle holds the workers the machine has no core for (adapt.go);
+	// running is how many ran on average, once the search is over.
+	throttle *throttle
+	running  float64
 
 	// Live figures for progress reports.
 	generated atomic.Uint64
@@ -112,12 +116,18 @@ func Check[S, L any](ctx context.Context, m Model[S, L], opt Options[S]) (*Resul
 	}
 	s.open = 1<<len(opt.Invariants) - 1
 
+	s.throttle = newThrottle(s.workers)
 	stopProgress := s.reportProgress()
+	stopAdapt := s.adapt()
+	s.running = float64(s.workers)
 	res, err := s.run(ctx)
+	stopAdapt()
 	stopProgress()
 	if err != nil {
 		return nil, err
 	}
+	res.Running = s.running
+	res.held = s.throttle.held
 	return res, nil
 }
 
@@ -332,6 +342,7 @@ func (s *search[S, L]) advance() error {
 func (s *search[S, L]) exploreLevel(ctx context.Context) ([]cand, error) {
 	s.outs = make([][]*chunk, len(s.cur))
 	s.nextChunk.Store(0)
+	s.throttle.start()
 	n := min(s.workers, len(s.cur))
 	ws := make([]*worker[S, L], n)
 	var wg sync.WaitGroup
@@ -340,6 +351,7 @@ func (s *search[S, L]) exploreLevel(ctx context.Context) ([]cand, error) {
 	}
 	for i := range ws {
 		w := newWorker(s)
+		w.id = i
 		w.recent = s.recent[i]
 		ws[i] = w
 		wg.Add(1)
@@ -486,6 +498,7 @@ func replay[S, L any](m Model[S, L], ords []uint32) ([]Step[S, L], error) {
 // worker explores chunks of the current level.
 type worker[S, L any] struct {
 	s    *search[S, L]
+	id   int
 	emit func(L, S)
 
 	// The state being explored: its encoding, its id, and where it is
@@ -527,8 +540,12 @@ func newWorker[S, L any](s *search[S, L]) *worker[S, L] {
 func (w *worker[S, L]) loop(ctx context.Context) {
 	s := w.s
 	for w.err == nil {
+		if w.id > 0 && !s.throttle.wait(w.id) {
+			break
+		}
 		k := int(s.nextChunk.Add(1) - 1)
 		if k >= len(s.cur) || ctx.Err() != nil {
+			s.throttle.drain()
 			break
 		}
 		s.gate.RLock()

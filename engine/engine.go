@@ -117,6 +117,11 @@ type Options[S any] struct {
 	// 3s) with the figures so far, from a goroutine of its own.
 	Progress      func(Stats)
 	ProgressEvery time.Duration
+
+	// For the tests: what the number of running workers adapts to, and
+	// how often (default: the machine, every adaptEvery; see adapt.go).
+	sample     func() cpuSample
+	adaptEvery time.Duration
 }
 
 // Verdict is the outcome of a run.
@@ -186,6 +191,11 @@ type Result[S, L any] struct {
 	Violations []ViolationInfo[S, L]
 	Stats
 	Workers int
+	// Running is how many workers explored on average: fewer than
+	// Workers when the machine did not give each one a core (Linux; see
+	// adapt.go).
+	Running float64
+	held    int64 // waits of held workers (for the tests)
 	// PeakMemory is the most the engine held in memory at once (bytes).
 	PeakMemory int64
 	// FingerprintMemory is the size of the fingerprint set's tables.

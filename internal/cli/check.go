@@ -418,8 +418,13 @@ func progressPrinter(w io.Writer) func(engine.Stats) {
 // writeSummary prints the run's performance: wall time, rates, memory.
 func writeSummary(w io.Writer, rep *check.Report, wall time.Duration) {
 	secs := max(wall.Seconds(), 1e-9)
+	workers := english.Count(rep.Perf.Workers, "worker")
+	if rep.Perf.Running > 0 && rep.Perf.Running < float64(rep.Perf.Workers)-0.05 {
+		// The machine's other load left no core for some (engine/adapt.go).
+		workers += fmt.Sprintf(" (%.1f running on average)", rep.Perf.Running)
+	}
 	fmt.Fprintf(w, "Summary: %s states generated, %s distinct in %s with %s: %s distinct states/s (%s states/s). Peak RSS %s (engine %s, fingerprints %s",
-		bench.Count(rep.Generated), bench.Count(rep.Distinct), wall.Round(time.Millisecond), english.Count(rep.Perf.Workers, "worker"),
+		bench.Count(rep.Generated), bench.Count(rep.Distinct), wall.Round(time.Millisecond), workers,
 		bench.Count(uint64(float64(rep.Distinct)/secs)), bench.Count(uint64(float64(rep.Generated)/secs)),
 		bench.Bytes(bench.PeakRSS()), bench.Bytes(rep.Perf.PeakMemory), bench.Bytes(rep.Perf.FingerprintMemory))
 	if rep.Perf.Spilled > 0 {
