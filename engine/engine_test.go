@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -261,4 +262,61 @@ func TestFPSetConcurrent(t *testing.T) {
 			t.Fatalf("fingerprint of %d lost", i)
 		}
 	}
+}
+
+// TestFPSetGrowth inserts into a set of one-bucket shards and checks a
+// shard's table after every insert: it grows fourfold while small
+// (growSmall), twofold past it, and no fingerprint is lost (each is
+// looked up again). Under a budget with no room for four times the table
+// it grows twofold, and with no room for two it asks for a flush.
+func TestFPSetGrowth(t *testing.T) {
+	var mem memAccount
+	s := newFPSetSized(&mem, 1)
+	sizes := []int64{s.shards[0].tab.Load().bytes()}
+	var cnt fpCounts
+	buf := make([]byte, 8)
+	fp := func(i int) uint64 {
+		binary.LittleEndian.PutUint64(buf, uint64(i))
+		return fingerprint(buf)
+	}
+	const n = 1 << 20
+	for i := range n {
+		s.insert(fp(i), &cnt)
+		s.flushCounts(&cnt)
+		if b := s.shards[0].tab.Load().bytes(); b != sizes[len(sizes)-1] {
+			sizes = append(sizes, b)
+			s.reclaim()
+		}
+	}
+	for i := range n {
+		if s.insert(fp(i), &cnt) {
+			t.Fatalf("fingerprint of %d lost", i)
+		}
+	}
+	if want := []int64{64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20}; !slices.Equal(sizes, want) {
+		t.Errorf("shard 0 went through %v bytes, want %v", sizes, want)
+	}
+	s.close()
+	if growFactor(growSmall/4) != 4 || growFactor(growSmall/4+1) != 2 {
+		t.Errorf("growFactor switches at %d", growSmall/4)
+	}
+
+	// A budget: room for twice a shard's table beyond the others, not
+	// four times; then for neither.
+	var bmem memAccount
+	b := newFPSetSized(&bmem, 1)
+	sh := &b.shards[0]
+	old := sh.tab.Load()
+	bmem.fpLimit = bmem.fp.Load() + 2*old.bytes()
+	b.grow(sh, old, false)
+	if got := sh.tab.Load().bytes(); got != 2*old.bytes() || b.wantFlush.Load() {
+		t.Errorf("under a budget with room for twice the table: %d bytes (was %d), flush asked %v", got, old.bytes(), b.wantFlush.Load())
+	}
+	old = sh.tab.Load()
+	bmem.fpLimit = bmem.fp.Load() + old.bytes()
+	b.grow(sh, old, false)
+	if sh.tab.Load() != old || !b.wantFlush.Load() {
+		t.Errorf("under a budget with no room: the table grew, or no flush was asked")
+	}
+	b.close()
 }
