@@ -9,11 +9,16 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"unsafe"
 
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
+
+// littleEndian: the machine stores a word's low byte first, as the
+// encoding does, so that a word's bytes can be copied as they are.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // Spec is the Resume model at some constants, checking some properties.
 type Spec struct {
@@ -119,15 +124,31 @@ func (sp *Spec) Encode(dst []byte, s model.Packed) {
 
 // Decode is the inverse of Encode.
 func (sp *Spec) Decode(src []byte) model.Packed {
+	if sp.words == 2 && littleEndian {
+		// One 16-byte store, not two of 8: the state is then copied 16
+		// bytes at a time (returned, passed to Next), and a load that
+		// spans two stores still in flight waits for both to complete
+		// (a store-forwarding stall: Decode took a twentieth of R8's
+		// time when it stored the words one by one).
+		var p model.Packed
+		*(*[16]byte)(unsafe.Pointer(&p[0])) = [16]byte(src[:16])
+		return p
+	}
+	return decodeWords(src, sp.words)
+}
+
+// decodeWords reads the words of a state one by one (Decode's readable
+// form, and what it does on a big-endian machine).
+func decodeWords(src []byte, words int) model.Packed {
 	var p model.Packed
-	switch sp.words {
+	switch words {
 	case 1:
 		p[0] = binary.LittleEndian.Uint64(src[:8])
 	case 2:
 		p[0] = binary.LittleEndian.Uint64(src[:8])
 		p[1] = binary.LittleEndian.Uint64(src[8:16])
 	default:
-		for i := range sp.words {
+		for i := range words {
 			p[i] = binary.LittleEndian.Uint64(src[8*i:])
 		}
 	}
