@@ -105,9 +105,12 @@ func TestGateFlippedBaselines(t *testing.T) {
 			keepRuns(t, fresh, lg, "crash/resume", 1)
 			setRuns(t, fresh, lg, "crash/resume", "EO", harness.Holds, all)
 		}, ExitChanged, []string{"langgraph@1.2.9/sqlite cell crash/resume EO: violated -> holds (run crash-resume)", "10 of 10 runs were violated (deterministic)"}},
+		// A sweep keeps one run per kill point: one run is no evidence
+		// that the point's outcome is deterministic, so a sweep that
+		// lost its violations is a sample, reported with its statistics.
 		{"a fresh sweep doctored to hold at every kill point", []string{lg}, func(t *testing.T, _, fresh string) {
 			setRuns(t, fresh, lg, "killsweep/resume", "EO", harness.Holds, all)
-		}, ExitChanged, []string{"langgraph@1.2.9/sqlite cell killsweep/resume EO: violated -> holds"}},
+		}, ExitOK, []string{"no confirmed change", "langgraph@1.2.9/sqlite cell killsweep/resume EO: violated -> holds", "baseline violated 1/1"}},
 		{"a fresh race with one gated effect everywhere", []string{lg}, func(t *testing.T, _, fresh string) {
 			setRuns(t, fresh, lg, "race", "CO", harness.Holds, all)
 		}, ExitChanged, []string{"langgraph@1.2.9/sqlite cell race CO: violated -> holds", "race point"}},
