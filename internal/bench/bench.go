@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -272,8 +273,8 @@ func Machine() string {
 // returns the disagreements: between Go and TLC counts, and
 // between the runs of one engine.
 func WriteTable(w io.Writer, ms []Measurement) []string {
-	fmt.Fprintln(w, "| model | engine | workers | runs | distinct states | generated | depth | wall time min / median | CPU time min / median | distinct states/s (median) | peak RSS (max) | load at start | Go / TLC min / median |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| model | engine | workers | runs | distinct states | generated | depth | wall time min / median | CPU time min / median | distinct states/s (median) | CPU per generated state (median) | peak RSS (max) | load at start | Go / TLC min / median |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	find := func(cfg, engine string, workers int) *Measurement {
 		for i := range ms {
 			m := &ms[i]
@@ -291,7 +292,7 @@ func WriteTable(w io.Writer, ms []Measurement) []string {
 			continue
 		}
 		if err := m.Err(); err != nil {
-			fmt.Fprintf(w, "| %s | %s | %d | %d | failed: %v | | | | | | | | |\n", name, m.Engine, m.Workers, len(m.Runs), err)
+			fmt.Fprintf(w, "| %s | %s | %d | %d | failed: %v | | | | | | | | | |\n", name, m.Engine, m.Workers, len(m.Runs), err)
 			continue
 		}
 		r := m.First()
@@ -331,11 +332,20 @@ func WriteTable(w io.Writer, ms []Measurement) []string {
 		if hi := maxLoad(m); hi-llo >= 0.05 {
 			loads = fmt.Sprintf("%.1f–%.1f", llo, hi)
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %s | %d | %s / %s | %s / %s | %s | %s | %s | %s |\n", name, m.Engine, m.Workers,
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %s | %d | %s / %s | %s / %s | %s | %s | %s | %s | %s |\n", name, m.Engine, m.Workers,
 			len(m.ok()), Count(uint64(r.Distinct)), Count(uint64(r.Generated)), r.Depth,
-			secs(wlo), secs(wmed), secs(clo), secs(cmed), Count(uint64(rate)), Bytes(rss), loads, ratio)
+			secs(wlo), secs(wmed), secs(clo), secs(cmed), Count(uint64(rate)), perState(cmed, r.Generated), Bytes(rss), loads, ratio)
 	}
 	return disagree
+}
+
+// perState is CPU time per generated state, in nanoseconds: the cost of
+// a state, comparable across models of different sizes.
+func perState(cpu float64, generated int64) string {
+	if generated <= 0 || cpu <= 0 {
+		return ""
+	}
+	return Count(uint64(math.Round(cpu*1e9/float64(generated)))) + " ns"
 }
 
 func maxLoad(m Measurement) float64 {
@@ -353,4 +363,132 @@ func seconds(d time.Duration) string {
 		return fmt.Sprintf("%.2f s", d.Seconds())
 	}
 	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+// WriteScaling prints, for each model and engine measured at more than
+// one worker count, the wall time at the fewest workers and at each
+// larger count (minimum / median) and the speed-up of the medians: the
+// figure that says whether more workers pay on this machine at this
+// load. It prints nothing when no model was measured at two counts.
+func WriteScaling(w io.Writer, ms []Measurement) {
+	type key struct{ cfg, engine string }
+	var order []key
+	by := map[key][]Measurement{}
+	for _, m := range ms {
+		if len(m.ok()) == 0 {
+			continue
+		}
+		k := key{m.Cfg, m.Engine}
+		if _, seen := by[k]; !seen {
+			order = append(order, k)
+		}
+		by[k] = append(by[k], m)
+	}
+	wall := func(r Run) float64 { return r.Wall.Seconds() }
+	header := false
+	for _, k := range order {
+		group := by[k]
+		slices.SortFunc(group, func(a, b Measurement) int { return a.Workers - b.Workers })
+		base := group[0]
+		blo, bmed := base.Stat(wall)
+		for _, m := range group[1:] {
+			if m.Workers == base.Workers {
+				continue
+			}
+			if !header {
+				fmt.Fprintln(w, "| model | engine | workers | wall time min / median | workers | wall time min / median | speed-up (medians) |")
+				fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|")
+				header = true
+			}
+			lo, med := m.Stat(wall)
+			speedup := ""
+			if med > 0 {
+				speedup = fmt.Sprintf("%.2fx", bmed/med)
+			}
+			fmt.Fprintf(w, "| %s | %s | %d | %s / %s | %d | %s / %s | %s |\n", strings.TrimSuffix(filepath.Base(k.cfg), ".cfg"),
+				k.engine, base.Workers, secs(blo), secs(bmed), m.Workers, secs(lo), secs(med), speedup)
+		}
+	}
+}
+
+// Report is a whole benchmark, for WriteJSON.
+type Report struct {
+	Machine       string
+	Pairs         int
+	Note          string // why TLC did not run, if it did not
+	Measurements  []Measurement
+	Disagreements []string
+	Took          time.Duration
+}
+
+// WriteJSON writes the report as one JSON object: every run with its
+// counts, times in seconds, peak RSS in bytes and the load it started
+// at, and per measurement the minimum and median the tables print.
+func WriteJSON(w io.Writer, rep Report) error {
+	type run struct {
+		Verdict   string  `json:"verdict,omitempty"`
+		Generated int64   `json:"generated"`
+		Distinct  int64   `json:"distinct"`
+		Depth     int     `json:"depth"`
+		WallS     float64 `json:"wall_seconds"`
+		CPUS      float64 `json:"cpu_seconds"`
+		PeakRSS   int64   `json:"peak_rss_bytes"`
+		Load      float64 `json:"load"`
+		Error     string  `json:"error,omitempty"`
+	}
+	type stat struct {
+		Min    float64 `json:"min"`
+		Median float64 `json:"median"`
+	}
+	type meas struct {
+		Model    string `json:"model"`
+		Engine   string `json:"engine"`
+		Workers  int    `json:"workers"`
+		Runs     []run  `json:"runs"`
+		WallS    *stat  `json:"wall_seconds,omitempty"`
+		CPUS     *stat  `json:"cpu_seconds,omitempty"`
+		CPUPerNs *stat  `json:"cpu_ns_per_generated,omitempty"`
+	}
+	out := struct {
+		Machine       string   `json:"machine"`
+		Pairs         int      `json:"pairs"`
+		Note          string   `json:"note,omitempty"`
+		Measurements  []meas   `json:"measurements"`
+		Disagreements []string `json:"disagreements"`
+		TookS         float64  `json:"took_seconds"`
+	}{Machine: rep.Machine, Pairs: rep.Pairs, Note: rep.Note, Disagreements: rep.Disagreements, TookS: rep.Took.Seconds(),
+		Measurements: []meas{}}
+	if out.Disagreements == nil {
+		out.Disagreements = []string{}
+	}
+	for _, m := range rep.Measurements {
+		if len(m.Runs) == 0 {
+			continue
+		}
+		jm := meas{Model: m.Cfg, Engine: m.Engine, Workers: m.Workers}
+		for _, r := range m.Runs {
+			jr := run{Verdict: r.Verdict, Generated: r.Generated, Distinct: r.Distinct, Depth: r.Depth, WallS: r.Wall.Seconds(),
+				CPUS: r.CPU.Seconds(), PeakRSS: r.PeakRSS, Load: r.Load}
+			if r.Err != nil {
+				jr.Error = r.Err.Error()
+			}
+			jm.Runs = append(jm.Runs, jr)
+		}
+		if len(m.ok()) > 0 {
+			var s stat
+			s.Min, s.Median = m.Stat(func(r Run) float64 { return r.Wall.Seconds() })
+			jm.WallS = &s
+			c := stat{}
+			c.Min, c.Median = m.Stat(func(r Run) float64 { return r.CPU.Seconds() })
+			jm.CPUS = &c
+			if g := m.First().Generated; g > 0 {
+				p := stat{Min: c.Min * 1e9 / float64(g), Median: c.Median * 1e9 / float64(g)}
+				jm.CPUPerNs = &p
+			}
+		}
+		out.Measurements = append(out.Measurements, jm)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -24,6 +25,7 @@ func newBenchCmd() *cobra.Command {
 		pairs   int
 		mem     string
 		out     string
+		asJSON  bool
 		tf      tlcFlags
 	)
 	cmd := &cobra.Command{
@@ -32,8 +34,12 @@ func newBenchCmd() *cobra.Command {
 		Long: `Run each model file with the Go engine and with TLC, at one worker and at
 every core, each run a child process of its own, and print one Markdown
 table: distinct states, states generated, depth, wall time, CPU time,
-distinct states per second, peak resident memory, the load average, and
-the Go engine's speed over TLC's at the same worker count.
+distinct states per second, CPU time per generated state (the cost of a
+state, comparable across models of different sizes), peak resident
+memory, the load average, and the Go engine's speed over TLC's at the
+same worker count. A second table gives each engine's speed-up from one
+worker to every core on each model. With --json the same measurements,
+run by run, are one JSON object on stdout instead.
 
 Each measurement is --pairs interleaved pairs (default 3): a Go run, then
 a TLC run of the same model at the same workers, so that both meet the
@@ -48,7 +54,8 @@ way tlcrun check --engine tlc runs it; without it the TLC rows are left
 out, with a note saying why. Defaults: R0, R8
 and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 		Example: `  TLA2TOOLS_JAR=/opt/tla/tla2tools.jar tlcrun bench
-  tlcrun bench --tlc off --cfg spec/bench/R100M.cfg --out docs/bench-large.md`,
+  tlcrun bench --tlc off --cfg spec/bench/R100M.cfg --out docs/bench-large.md
+  tlcrun bench --cfg spec/R0.cfg,spec/R8.cfg,spec/bench/R8-sym.cfg,spec/bench/R100M.cfg --tlc-skip spec/bench/R100M.cfg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ws, err := parseWorkers(workers)
@@ -89,8 +96,21 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 			start := time.Now()
 			runs := bench.Measure(cmd.Context(), c)
 			var sb strings.Builder
+			if asJSON {
+				disagree := bench.WriteTable(io.Discard, runs)
+				if err := bench.WriteJSON(&sb, bench.Report{Machine: machine, Pairs: pairs, Note: note,
+					Measurements: runs, Disagreements: disagree, Took: time.Since(start)}); err != nil {
+					return clibase.Exit(ExitFailure, err)
+				}
+				return benchDone(cmd, sb.String(), out, runs, disagree)
+			}
 			fmt.Fprintf(&sb, "Measured %s on %s.\n\n", time.Now().UTC().Format("2006-01-02"), machine)
 			disagree := bench.WriteTable(&sb, runs)
+			var scaling strings.Builder
+			bench.WriteScaling(&scaling, runs)
+			if scaling.Len() > 0 {
+				fmt.Fprintf(&sb, "\nMore workers, the same model (wall times):\n\n%s", scaling.String())
+			}
 			if note != "" {
 				fmt.Fprintf(&sb, "\n%s\n", note)
 			}
@@ -102,26 +122,7 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 			}
 			fmt.Fprintf(&sb, "\n(%d interleaved pairs per model and worker count, Go first; the whole benchmark took %s)\n",
 				pairs, time.Since(start).Round(time.Second))
-			fmt.Fprint(cmd.OutOrStdout(), sb.String())
-			if out != "" {
-				if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
-					return clibase.Exit(ExitFailure, err)
-				}
-			}
-			if cmd.Context().Err() != nil {
-				return clibase.Status(ExitCancelled)
-			}
-			if len(disagree) > 0 {
-				return clibase.Status(ExitMismatch)
-			}
-			for _, m := range runs {
-				for _, r := range m.Runs {
-					if r.Err != nil {
-						return clibase.Status(ExitFailure)
-					}
-				}
-			}
-			return nil
+			return benchDone(cmd, sb.String(), out, runs, disagree)
 		},
 	}
 	f := cmd.Flags()
@@ -132,6 +133,7 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 	f.StringVar(&tf.jar, "jar", "", "tla2tools.jar (default: $TLA2TOOLS_JAR, else the default location; see tlcrun doctor)")
 	f.StringVar(&tf.java, "java", "", "the java to run TLC with (default: $JAVA_HOME/bin/java, else java on PATH)")
 	f.StringArrayVar(&tf.javaOpts, "java-opt", nil, "an option for TLC's JVM, e.g. --java-opt=-Xmx8g (repeatable)")
+	f.BoolVar(&asJSON, "json", false, "print the measurements, run by run, as JSON instead of Markdown tables")
 	f.StringSliceVar(&tlcSkip, "tlc-skip", nil, "model files not to run TLC on (too long for it)")
 	f.IntVar(&pairs, "pairs", 3, "interleaved Go/TLC pairs per model and worker count (minimum and median are printed)")
 	f.StringVar(&mem, "mem", "", "the Go engine's --mem budget (default: its own default)")
@@ -155,4 +157,30 @@ func parseWorkers(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// benchDone prints the report (and writes it to out) and turns the
+// measurements into tlcrun's exit status: cancelled, counts that
+// disagree, a run that failed, or success.
+func benchDone(cmd *cobra.Command, report, out string, runs []bench.Measurement, disagree []string) error {
+	fmt.Fprint(cmd.OutOrStdout(), report)
+	if out != "" {
+		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
+			return clibase.Exit(ExitFailure, err)
+		}
+	}
+	if cmd.Context().Err() != nil {
+		return clibase.Status(ExitCancelled)
+	}
+	if len(disagree) > 0 {
+		return clibase.Status(ExitMismatch)
+	}
+	for _, m := range runs {
+		for _, r := range m.Runs {
+			if r.Err != nil {
+				return clibase.Status(ExitFailure)
+			}
+		}
+	}
+	return nil
 }
