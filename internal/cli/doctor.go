@@ -19,7 +19,9 @@ func newDoctorCmd() *cobra.Command {
 		Use:   "doctor",
 		Short: "Say whether TLC can run here: the Java and the TLC jar found, or what is missing",
 		Long: `Look for what --engine tlc and --engine both need, the way they look, and
-say what was found and what is missing, with how to fix it.
+say what was found and what is missing, with how to fix it. With a Java,
+it also says whether its JDK's javac is there: check --distributed's server
+needs it (it compiles a small plug-in against the jar); nothing else does.
 
 tla2tools.jar: --jar, else $TLA2TOOLS_JAR, else the default location
 (tla2tools.jar under resumecheck/ in the user's cache folder:
@@ -58,6 +60,16 @@ default of check, verify and sweep) needs neither.`,
 				line("Java", "MISSING: "+err.Error())
 			}
 			javaOK := err == nil
+			// javac: only the distributed server needs it (it compiles a
+			// plug-in against the jar), so its absence is said, not counted.
+			if javaOK {
+				if javac, jerr := tlc.FindJavac(s.Java); jerr == nil {
+					line("javac", javac+" (check --distributed's server needs it; nothing else does)")
+				} else {
+					line("javac", "none beside "+s.Java+" nor on PATH: check --distributed's server will not start "+
+						"(it compiles a plug-in against the jar); everything else runs without it. To add it: "+tlc.JDKHint)
+				}
+			}
 
 			// The jar.
 			if s.Jar, s.JarFrom, err = tlc.FindJar(jar); err == nil {

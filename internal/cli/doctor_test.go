@@ -152,3 +152,44 @@ func jarWithout(t *testing.T, src, prefix string) string {
 	}
 	return dst
 }
+
+// TestDoctorReportsJavac: with a Java, doctor says whether its javac is
+// there (only check --distributed's server needs it), without counting
+// its absence as a problem.
+func TestDoctorReportsJavac(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake java is a shell script")
+	}
+	for _, withJavac := range []bool{true, false} {
+		dir := t.TempDir()
+		b, err := os.ReadFile(tlcsample.Path("probe_ok_tool.out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := strings.TrimRight(string(b), "\n")
+		os.WriteFile(filepath.Join(dir, "out"), []byte(out[:strings.LastIndex(out, "\n")+1]), 0o644)
+		os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+		os.WriteFile(filepath.Join(dir, "bin", "java"), []byte(`#!/bin/sh
+if [ "$1" = -version ]; then echo 'openjdk version "17.0.2" 2022-01-18' >&2; exit 0; fi
+while IFS= read -r line; do printf '%s\n' "$line"; done < `+dir+`/out
+`), 0o755)
+		javac := filepath.Join(dir, "bin", "javac")
+		if withJavac {
+			os.WriteFile(javac, []byte("#!/bin/sh\n"), 0o755)
+		}
+		t.Setenv("PATH", filepath.Join(dir, "bin"))
+		t.Setenv("TLA2TOOLS_JAR", "")
+		t.Setenv("JAVA_HOME", "")
+		t.Setenv("XDG_CACHE_HOME", t.TempDir())
+		jar := writeJar(t, dir, map[string]string{"tlc2/TLC.class": ""})
+		var stdout, stderr bytes.Buffer
+		code := Program.Main([]string{"doctor", "--jar", jar}, &stdout, &stderr)
+		want := "javac:   " + javac + " (check --distributed's server needs it"
+		if !withJavac {
+			want = "javac:   none beside " + filepath.Join(dir, "bin", "java") + " nor on PATH: check --distributed's server will not start"
+		}
+		if code != ExitOK || !strings.Contains(stdout.String(), want) {
+			t.Errorf("javac there: %v: exit %d, want 0 and %q:\n%s%s", withJavac, code, want, stdout.String(), stderr.String())
+		}
+	}
+}

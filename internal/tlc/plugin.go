@@ -41,7 +41,7 @@ const JDKHint = "install a JDK, version 11 or later (e.g. apt-get install openjd
 // cache folder, and taken from there afterwards; a changed jar, java or
 // plug-in gets a folder of its own.
 func (s *Setup) Plugin(ctx context.Context) (string, error) {
-	javac, err := findJavac(s.Java)
+	javac, err := FindJavac(s.Java)
 	if err != nil {
 		return "", err
 	}
@@ -99,10 +99,10 @@ func (s *Setup) Plugin(ctx context.Context) (string, error) {
 	return dir, nil
 }
 
-// findJavac finds the javac of the JDK that java belongs to: beside java
+// FindJavac finds the javac of the JDK that java belongs to: beside java
 // once its links are resolved (/usr/bin/java is a link into the JDK), else
 // beside java as named, else javac on PATH.
-func findJavac(java string) (string, error) {
+func FindJavac(java string) (string, error) {
 	name := "javac"
 	if runtime.GOOS == "windows" {
 		name = "javac.exe"
