@@ -2,6 +2,7 @@ package conformcli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,27 @@ func TestTableAndDiff(t *testing.T) {
 	code, out, _ = run("diff", "--baseline", base, now)
 	if code != ExitChanged || !strings.Contains(out, "s@1/sqlite cell fd FD: holds -> violated") {
 		t.Errorf("diff of a changed verdict: exit %d\n%s", code, out)
+	}
+	// --json: the same gate, the same exit, the findings as data.
+	code, out, _ = run("diff", "--json", "--baseline", base, now)
+	var got struct {
+		Baseline            string
+		Confirmed           []harness.Finding
+		Samples, Unmeasured []harness.Finding
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("diff --json: %v:\n%s", err, out)
+	}
+	if code != ExitChanged || got.Baseline != base || len(got.Confirmed) != 1 || got.Samples == nil || got.Unmeasured == nil {
+		t.Fatalf("diff --json of a changed verdict: exit %d, %+v", code, got)
+	}
+	if f := got.Confirmed[0]; f.Profile != "s@1/sqlite" || f.Cell != "fd" || f.Obligation != "FD" || f.Was != harness.Holds ||
+		f.Now != harness.Violated || f.Kind != harness.FindingConfirmed || f.Why == "" {
+		t.Errorf("diff --json: confirmed finding %+v", f)
+	}
+	code, out, _ = run("diff", "--json", "--baseline", base, base)
+	if code != ExitOK || !strings.Contains(out, `"confirmed": []`) {
+		t.Errorf("diff --json of equal profiles: exit %d\n%s", code, out)
 	}
 	if code, _, errs := run("run", "--grid", "huge", "--registry", "../../adapters/subjects.json"); code != ExitUsage {
 		t.Errorf("run --grid huge: exit %d, want %d (%s)", code, ExitUsage, errs)

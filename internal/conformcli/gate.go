@@ -1,6 +1,7 @@
 package conformcli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,53 +13,73 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// compare is the regression gate (harness.Gate): it prints how the fresh
-// profiles differ from the baselines, cell by cell, as confirmed changes,
-// samples and unmeasured differences, and returns the confirmed ones. The
-// trace of every run a confirmed change names is checked again by
-// tracecheck (harness.Recheck) first: a trace that does not give its
-// run's verdict is itself a confirmed failure. dirOf gives a fresh
-// profile's directory (its traces are relative to it).
-func (o *runOptions) compare(w io.Writer, base, fresh []*harness.Profile, dirOf func(*harness.Profile) string) []harness.Finding {
-	findings := harness.Gate(base, fresh)
-	var confirmed, samples, unmeasured []harness.Finding
-	for _, f := range findings {
+// gateResult is the regression gate's answer, its findings in three
+// kinds: confirmed changes (the gate fails on them), samples of a
+// nondeterministic outcome and differences at points not measured (both
+// reported, not failed).
+type gateResult struct {
+	Baseline   string            `json:"baseline"`
+	Confirmed  []harness.Finding `json:"confirmed"`
+	Samples    []harness.Finding `json:"samples"`
+	Unmeasured []harness.Finding `json:"unmeasured"`
+}
+
+// gate is the regression gate (harness.Gate): how the fresh profiles
+// differ from the baselines, cell by cell. The trace of every run a
+// confirmed change names is checked again by tracecheck (harness.Recheck)
+// first: a trace that does not give its run's verdict is itself a
+// confirmed failure. dirOf gives a fresh profile's directory (its traces
+// are relative to it).
+func (o *runOptions) gate(base, fresh []*harness.Profile, dirOf func(*harness.Profile) string) gateResult {
+	r := gateResult{Baseline: o.baseline, Confirmed: []harness.Finding{}, Samples: []harness.Finding{}, Unmeasured: []harness.Finding{}}
+	for _, f := range harness.Gate(base, fresh) {
 		switch f.Kind {
 		case harness.FindingConfirmed:
 			if p := baseline.Find(fresh, f.Profile); p != nil {
 				f = recheckEvidence(f, p, dirOf(p))
 			}
-			confirmed = append(confirmed, f)
+			r.Confirmed = append(r.Confirmed, f)
 		case harness.FindingSample:
-			samples = append(samples, f)
+			r.Samples = append(r.Samples, f)
 		default:
-			unmeasured = append(unmeasured, f)
+			r.Unmeasured = append(r.Unmeasured, f)
 		}
 	}
-	if len(confirmed) > 0 {
-		fmt.Fprintf(w, "\n%s from the baseline in %s:\n", plural(len(confirmed), "confirmed change"), o.baseline)
-		for _, f := range confirmed {
+	return r
+}
+
+// compare runs the gate, prints its findings and returns the confirmed
+// ones.
+func (o *runOptions) compare(w io.Writer, base, fresh []*harness.Profile, dirOf func(*harness.Profile) string) []harness.Finding {
+	r := o.gate(base, fresh, dirOf)
+	r.write(w)
+	return r.Confirmed
+}
+
+func (r gateResult) write(w io.Writer) {
+	if len(r.Confirmed) > 0 {
+		fmt.Fprintf(w, "\n%s from the baseline in %s:\n", plural(len(r.Confirmed), "confirmed change"), r.Baseline)
+		for _, f := range r.Confirmed {
 			fmt.Fprintln(w, "  "+f.String())
 			for _, tr := range f.Traces {
 				fmt.Fprintf(w, "    trace: %s\n", tr)
 			}
 		}
 	} else {
-		fmt.Fprintf(w, "\nno confirmed change from the baseline in %s\n", o.baseline)
+		fmt.Fprintf(w, "\nno confirmed change from the baseline in %s\n", r.Baseline)
 	}
-	if len(samples) > 0 {
-		fmt.Fprintf(w, "\n%s where this run is a sample of a nondeterministic outcome (reported, not failed):\n", plural(len(samples), "difference"))
-		for _, f := range samples {
+	if len(r.Samples) > 0 {
+		fmt.Fprintf(w, "\n%s where this run is a sample of a nondeterministic outcome (reported, not failed):\n", plural(len(r.Samples), "difference"))
+		for _, f := range r.Samples {
 			fmt.Fprintln(w, "  "+f.String())
 		}
 	}
-	if len(unmeasured) > 0 {
-		fmt.Fprintf(w, "\n%s at points this run did not measure (reported, not failed):\n", plural(len(unmeasured), "difference"))
-		for _, f := range unmeasured {
+	if len(r.Unmeasured) > 0 {
+		fmt.Fprintf(w, "\n%s at points this run did not measure (reported, not failed):\n", plural(len(r.Unmeasured), "difference"))
+		for _, f := range r.Unmeasured {
 			fmt.Fprintln(w, "  "+f.String())
 		}
 	}
-	return confirmed
 }
 
 // recheckEvidence checks the traces a confirmed finding names again with
@@ -108,11 +129,29 @@ func findRun(p *harness.Profile, cell, traceRel string) (*harness.RunVerdict, ha
 }
 
 func newDiff(stdout io.Writer) *cobra.Command {
-	var baselineDir string
+	var (
+		baselineDir string
+		asJSON      bool
+	)
 	cmd := &cobra.Command{
-		Use:   "diff [--baseline DIR] DIR",
+		Use:   "diff [--baseline DIR] [--json] DIR",
 		Short: "Compare the profiles of a run directory (DIR/*/profile.json) with the baselines: the regression gate",
-		Args:  cobra.ExactArgs(1),
+		Long: `Compare the profiles of a run directory (DIR/*/profile.json) with the
+baselines, cell by cell: the regression gate (docs/conformance.md, "The
+regression gate"). A confirmed change (a new violation, a verdict lost where
+the baseline's runs were deterministic, a trace that tracecheck no longer
+judges as its run was judged) fails it, with exit 10; a difference that is a
+sample of a nondeterministic outcome, or at a point this run did not
+measure, is reported and does not.
+
+With --json the findings are one JSON object on stdout instead:
+{"baseline", "confirmed", "samples", "unmeasured"}, each a list of
+findings with the profile, cell, obligation, the status it was and is, the
+kind, the runs and traces that are the evidence, and why. The exit status
+is the same.`,
+		Example: `  conformance diff .conformance
+  conformance diff --json --baseline testdata/conformance .conformance > gate.json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			base, err := baseline.ReadSome(baselineDir)
 			if err != nil {
@@ -123,15 +162,25 @@ func newDiff(stdout io.Writer) *cobra.Command {
 				return clibase.Input(err)
 			}
 			o := runOptions{baseline: baselineDir}
-			changes := o.compare(stdout, baseline.Select(base, fresh), fresh, func(p *harness.Profile) string {
+			r := o.gate(baseline.Select(base, fresh), fresh, func(p *harness.Profile) string {
 				return filepath.Join(args[0], p.DirName())
 			})
-			if len(changes) > 0 {
-				return clibase.Exit(ExitChanged, fmt.Errorf("%s", plural(len(changes), "confirmed change")))
+			if asJSON {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(r); err != nil {
+					return clibase.Exit(ExitFailure, err)
+				}
+			} else {
+				r.write(stdout)
+			}
+			if len(r.Confirmed) > 0 {
+				return clibase.Exit(ExitChanged, fmt.Errorf("%s", plural(len(r.Confirmed), "confirmed change")))
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&baselineDir, "baseline", "testdata/conformance", "the baselines")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as one JSON object")
 	return cmd
 }
