@@ -56,6 +56,14 @@ func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report,
 	if xo.deadlock {
 		rep.Checked = append(rep.Checked, "deadlock")
 	}
+	if ly, ok := sp.(tlaspec.Layered[S]); ok {
+		eopt.Layer = ly.Layer()
+		if eopt.Liveness != nil {
+			// A layer is a progress measure (it grows on every step):
+			// the engine ranks by it, computing it once per step.
+			eopt.Liveness.Rank = nil
+		}
+	}
 	res, err := engine.Check[S, L](ctx, sp, eopt)
 	if err != nil {
 		return nil, err

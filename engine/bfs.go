@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -16,12 +17,18 @@ import (
 
 // search is one run of Check.
 type search[S, L any] struct {
-	m       Model[S, L]
-	opt     *Options[S]
-	live    *Liveness[S]
-	width   int
-	workers int
-	start   time.Time
+	m    Model[S, L]
+	opt  *Options[S]
+	live *Liveness[S]
+	// layered: Options.Layer holds so far, and the fingerprint set holds
+	// the level being found only; layer0 is the initial states' layer,
+	// rankIsLayer says live.Rank is Options.Layer.
+	layered     bool
+	rankIsLayer bool
+	layer0      uint64
+	width       int
+	workers     int
+	start       time.Time
 
 	mem   memAccount
 	seen  *fpSet
@@ -96,12 +103,37 @@ func (a cand) before(b cand) bool {
 
 // Check explores m from its initial states.
 func Check[S, L any](ctx context.Context, m Model[S, L], opt Options[S]) (*Result[S, L], error) {
-	s := &search[S, L]{m: m, opt: &opt, live: opt.Liveness, width: m.Width(), workers: opt.Workers, start: time.Now()}
+	start := time.Now()
+	res, err := checkOnce(ctx, m, opt, start)
+	if errors.Is(err, errNotLayered) {
+		// A step refuted Options.Layer: start again with the whole set.
+		if opt.Liveness != nil && opt.Liveness.Rank == nil {
+			live := *opt.Liveness
+			live.Rank = opt.Layer
+			opt.Liveness = &live
+		}
+		opt.Layer = nil
+		res, err = checkOnce(ctx, m, opt, start)
+	}
+	return res, err
+}
+
+// errNotLayered stops a search whose Options.Layer a step refuted.
+var errNotLayered = errors.New("engine: a step does not raise Options.Layer by one")
+
+func checkOnce[S, L any](ctx context.Context, m Model[S, L], opt Options[S], start time.Time) (*Result[S, L], error) {
+	s := &search[S, L]{m: m, opt: &opt, live: opt.Liveness, width: m.Width(), workers: opt.Workers, start: start}
 	if s.width <= 0 {
 		return nil, fmt.Errorf("engine: model width %d", s.width)
 	}
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
+	}
+	s.layered = opt.Layer != nil
+	if s.live != nil && s.live.Rank == nil && opt.Layer != nil {
+		live := *s.live
+		live.Rank = opt.Layer
+		s.live, s.rankIsLayer = &live, true
 	}
 	s.mem.setBudget(opt.MemoryBudget)
 	s.seen = newFPSet(&s.mem)
@@ -128,6 +160,7 @@ func Check[S, L any](ctx context.Context, m Model[S, L], opt Options[S]) (*Resul
 	}
 	res.Running = s.running
 	res.held = s.throttle.held
+	res.Layered = s.layered
 	return res, nil
 }
 
@@ -240,6 +273,15 @@ func (s *search[S, L]) initial() error {
 	var counts fpCounts
 	for ord, st := range s.m.Init() {
 		s.generated.Add(1)
+		if s.layered {
+			// The initial states must share a layer; if they do not,
+			// the whole set is kept (nothing relied on the claim yet).
+			if l := s.opt.Layer(st); ord == 0 {
+				s.layer0 = l
+			} else if l != s.layer0 {
+				s.layered = false
+			}
+		}
 		if ord > maxOrd {
 			return errTooMany
 		}
@@ -294,6 +336,11 @@ func (s *search[S, L]) initial() error {
 // links to disk when memory runs short.
 func (s *search[S, L]) advance() error {
 	s.seen.reclaim()
+	if s.layered {
+		// The successors of the new level are all on the level after
+		// it: none can be a state found so far.
+		s.seen.reset()
+	}
 	if err := s.sp.reset(s.parity); err != nil {
 		return err
 	}
@@ -510,6 +557,7 @@ type worker[S, L any] struct {
 	goal     bool
 	rank     uint64
 	moved    bool
+	layer    uint64 // the level's layer, under Options.Layer
 
 	batch  []pending
 	benc   []byte              // encodings of the batch
@@ -607,6 +655,9 @@ func (w *worker[S, L]) explore(k int) error {
 	}
 	w.outs = nil
 	checkDeadlock := s.opt.CheckDeadlock && !s.done[len(s.done)-1]
+	if s.layered {
+		w.layer = s.layer0 + uint64(s.depth.Load()-1)
+	}
 	for i := range c.n {
 		enc := buf[i*s.width : (i+1)*s.width]
 		w.enc = enc
@@ -615,7 +666,10 @@ func (w *worker[S, L]) explore(k int) error {
 		st := s.m.Decode(enc)
 		if s.live != nil {
 			w.goal = s.live.Goal(st)
-			if s.live.Rank != nil {
+			switch {
+			case s.layered && s.rankIsLayer:
+				w.rank = w.layer
+			case s.live.Rank != nil:
 				w.rank = s.live.Rank(st)
 			}
 		}
@@ -664,16 +718,22 @@ func (w *worker[S, L]) successor(l L, t S) {
 		w.err = errTooMany
 		return
 	}
+	if s.layered && s.opt.Layer(t) != w.layer+1 {
+		w.err = errNotLayered
+		return
+	}
 	n := len(w.batch)
 	dst := w.benc[n*s.width : (n+1)*s.width]
 	s.m.Encode(dst, t)
-	if s.live != nil && !bytes.Equal(dst, w.enc) {
+	// Under Options.Layer a step never stays put (it changes the layer),
+	// and when the layer is the rank the rank grows.
+	if s.live != nil && (s.layered || !bytes.Equal(dst, w.enc)) {
 		w.moved = true
 		g := s.live.Goal(t)
 		switch {
 		case w.goal && !g:
 			w.unstable = true
-		case !w.goal && !g && (s.live.Rank == nil || s.live.Rank(t) <= w.rank):
+		case !w.goal && !g && !(s.layered && s.rankIsLayer) && (s.live.Rank == nil || s.live.Rank(t) <= w.rank):
 			w.rankFail = true
 		}
 	}

@@ -98,6 +98,19 @@ type Options[S any] struct {
 	Canonical func(dst, src []byte)
 	// CheckDeadlock reports a state without successors as a violation.
 	CheckDeadlock bool
+	// Layer, when set, claims that every step raises it by exactly one and
+	// that the initial states share one layer. Then every path to a state
+	// has the same length, a state's breadth-first level is its layer less
+	// the initial states', and a successor of a state of one level can be
+	// a duplicate only of a state of the next: the fingerprint set holds
+	// the level being found and nothing older, so it stays small enough to
+	// be cheap to look up (and costs no memory for the levels done). The
+	// engine checks the claim on every step it explores; a step that
+	// refutes it stops the search, which starts again without it (the
+	// same results; the first attempt's time is lost). Initial states with
+	// different layers turn it off at once. When Liveness.Rank is nil,
+	// Layer is the rank (it grows on every step).
+	Layer func(S) uint64
 	// Continue goes on after violations (like TLC's -continue), recording
 	// the first counterexample of each violated property, so that the
 	// counts describe the whole reachable state space.
@@ -205,6 +218,9 @@ type Result[S, L any] struct {
 	// many fingerprints the file held at the end.
 	FingerprintFlushes int
 	FingerprintsOnDisk uint64
+	// Layered is true when the search kept one level's fingerprints at a
+	// time (Options.Layer, unrefuted).
+	Layered bool
 	// LivenessGraph is true when liveness needed the graph of non-goal
 	// states (Rank absent or refuted), false when it was decided on the
 	// fly.

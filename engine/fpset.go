@@ -363,6 +363,20 @@ func (s *fpSet) free(t *fpTable) {
 	t.slots = nil
 }
 
+// reset empties the set, keeping its tables (Options.Layer: the set
+// holds one level at a time). No lookup or insert may be under way.
+func (s *fpSet) reset() {
+	s.reclaim()
+	s.disk.close()
+	s.disk = nil
+	s.wantFlush.Store(false)
+	for i := range s.shards {
+		t := s.shards[i].tab.Load()
+		clear(t.slots)
+		t.count.Store(0)
+	}
+}
+
 // close frees every table and the file; the set is not used again.
 func (s *fpSet) close() {
 	s.reclaim()

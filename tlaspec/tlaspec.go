@@ -81,6 +81,17 @@ type Property[S any] struct {
 	Rank  func(S) uint64
 }
 
+// Layered is a Model whose states have a layer that every step raises by
+// exactly one, the initial states sharing one (engine.Options.Layer): the
+// model checker then keeps one level's fingerprints at a time, and uses
+// the layer as the liveness property's progress measure. The engine
+// checks the claim on every step and does without it when refuted. Layer
+// returns the function (called on every step: a func value, not a method
+// through an interface).
+type Layered[S any] interface {
+	Layer() func(S) uint64
+}
+
 // Vocabulary is what a tool needs to speak about a spec's actions and
 // properties without a state: the names it may meet in a trace or a cfg.
 type Vocabulary struct {

@@ -103,6 +103,12 @@ func (sp *Spec) Next(s model.Packed, emit func(model.Label, model.Packed)) {
 	sp.M.NextPacked(s, emit)
 }
 
+// Layer is the progress measure (model.ProgressPacked): every action
+// raises it by exactly one (model's TestPackedMirrorsState checks it on
+// every transition of every fault), so the engine keeps one breadth-first
+// level's fingerprints at a time (engine.Options.Layer).
+func (sp *Spec) Layer() func(model.Packed) uint64 { return sp.M.ProgressPacked }
+
 // Width is the length of a packed state's used words.
 func (sp *Spec) Width() int { return 8 * sp.words }
 
@@ -197,4 +203,7 @@ func (sp *Spec) Label(l model.Label) string { return sp.M.LabelString(l) }
 
 func (sp *Spec) Properties() []tlaspec.Property[model.Packed] { return sp.props }
 
-var _ tlaspec.Model[model.Packed, model.Label] = (*Spec)(nil)
+var (
+	_ tlaspec.Model[model.Packed, model.Label] = (*Spec)(nil)
+	_ tlaspec.Layered[model.Packed]            = (*Spec)(nil)
+)

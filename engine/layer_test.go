@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+)
+
+// steps is an n x n grid (x = row*n + col) where a state moves right or
+// down, and, with diag, also diagonally: then a state is reached along
+// paths of different lengths, and row + col is not a layer.
+func steps(n uint64, diag bool) toy {
+	return toy{init: []uint64{0}, next: func(x uint64) []uint64 {
+		r, c := x/n, x%n
+		var out []uint64
+		if c+1 < n {
+			out = append(out, x+1)
+		}
+		if r+1 < n {
+			out = append(out, x+n)
+		}
+		if diag && r+1 < n && c+1 < n {
+			out = append(out, x+n+1)
+		}
+		return out
+	}}
+}
+
+// rowCol is row + col in a grid of width n: a layer of steps(n, false),
+// and of grid(n) but for its steps back to the start.
+func rowCol(n uint64) func(uint64) uint64 { return func(x uint64) uint64 { return x/n + x%n } }
+
+// TestLayerSameResults checks that a run keeping one level's fingerprints
+// (Options.Layer) finds what a run with the whole set finds, at every
+// worker count, spilling or not, and that a refuted layer (a late step
+// that skips a level, or goes back to the start) makes the engine start
+// again with the whole set, with the same results.
+func TestLayerSameResults(t *testing.T) {
+	const n = 200
+	invs := []Invariant[uint64]{{Name: "NotCorner", Holds: func(x uint64) bool { return x != n*n-1 }}, {Name: "NotMiddle", Holds: func(x uint64) bool { return x != n/2*n+n/2 }}}
+	for _, c := range []struct {
+		name    string
+		m       toy
+		layered bool
+	}{
+		{"layered", steps(n, false), true},
+		{"diagonal", steps(n, true), false},
+		{"back to the start", grid(n), false},
+	} {
+		want := check(t, c.m, Options[uint64]{Workers: 1, Continue: true, Invariants: invs})
+		for _, workers := range []int{1, 2, 4} {
+			for _, budget := range []int64{0, 1} {
+				name := fmt.Sprintf("%s, workers %d, budget %d", c.name, workers, budget)
+				got := check(t, bounded(c.m, 4*want.Generated), Options[uint64]{Workers: workers, Continue: true, Invariants: invs, MemoryBudget: budget, Layer: rowCol(n)})
+				if got.Layered != c.layered {
+					t.Errorf("%s: Layered %v, want %v", name, got.Layered, c.layered)
+				}
+				if got.Generated != want.Generated || got.Distinct != want.Distinct || got.Depth != want.Depth {
+					t.Errorf("%s: %+v, want %+v", name, got.Stats, want.Stats)
+				}
+				if len(got.Violations) != len(want.Violations) {
+					t.Fatalf("%s: %d violations, want %d", name, len(got.Violations), len(want.Violations))
+				}
+				for i, v := range got.Violations {
+					if w := want.Violations[i]; v.Name != w.Name || len(v.Trace) != len(w.Trace) {
+						t.Errorf("%s: violation %s of length %d, want %s of %d", name, v.Name, len(v.Trace), w.Name, len(w.Trace))
+					}
+				}
+			}
+		}
+	}
+}
+
+// bounded is m with no successors once it has been asked for limit of
+// them in all: a run that trusted a wrong layer (and so took states
+// found before for new ones, going round the grid's cycles for ever)
+// ends, with counts that say so.
+func bounded(m toy, limit uint64) toy {
+	var asked atomic.Uint64
+	next := m.next
+	m.next = func(x uint64) []uint64 {
+		out := next(x)
+		if asked.Add(uint64(len(out))) > limit {
+			return nil
+		}
+		return out
+	}
+	return m
+}
+
+// TestLayerInitialStates: initial states on different layers turn the
+// claim off before anything relies on it.
+func TestLayerInitialStates(t *testing.T) {
+	m := steps(50, false)
+	m.init = []uint64{0, 1}
+	want := check(t, m, Options[uint64]{})
+	got := check(t, m, Options[uint64]{Layer: rowCol(50)})
+	if got.Layered || got.Stats.Distinct != want.Distinct || got.Generated != want.Generated || got.Depth != want.Depth {
+		t.Fatalf("layered %v, %+v, want %+v", got.Layered, got.Stats, want.Stats)
+	}
+}
+
+// TestLayerAsRank: with Liveness.Rank nil, the layer is the progress
+// measure, and liveness is decided on the fly, the same way as with it as
+// Rank; refuted, it is still the rank of the second attempt.
+func TestLayerAsRank(t *testing.T) {
+	const n = 30
+	corner := is(n*n - 1)
+	for _, c := range []struct {
+		m                toy
+		layered, verdict bool
+	}{
+		{steps(n, false), true, true},
+		{steps(n, true), false, true},
+	} {
+		res := check(t, c.m, Options[uint64]{Layer: rowCol(n), Liveness: &Liveness[uint64]{Name: "Corner", Goal: corner}})
+		if res.Layered != c.layered || res.LivenessGraph || (res.Verdict == Ok) != c.verdict {
+			t.Fatalf("layered %v, graph %v, verdict %v", res.Layered, res.LivenessGraph, res.Verdict)
+		}
+	}
+	// A stuck state: the one left of the corner is given no step.
+	m := steps(n, false)
+	next := m.next
+	m.next = func(x uint64) []uint64 {
+		if x == n*n-2 {
+			return nil
+		}
+		return next(x)
+	}
+	want := check(t, m, Options[uint64]{Liveness: &Liveness[uint64]{Name: "Corner", Goal: corner, Rank: rowCol(n)}})
+	got := check(t, m, Options[uint64]{Layer: rowCol(n), Liveness: &Liveness[uint64]{Name: "Corner", Goal: corner}})
+	if want.Verdict != Violation || got.Verdict != Violation || !got.Layered || got.LivenessGraph ||
+		len(got.Violations[0].Trace) != len(want.Violations[0].Trace) {
+		t.Fatalf("got %v (layered %v, graph %v) %+v, want %v %+v", got.Verdict, got.Layered, got.LivenessGraph, got.Violations, want.Verdict, want.Violations)
+	}
+}
