@@ -137,6 +137,7 @@ func checkOnce[S, L any](ctx context.Context, m Model[S, L], opt Options[S], sta
 	}
 	s.mem.setBudget(opt.MemoryBudget)
 	s.seen = newFPSet(&s.mem)
+	s.seen.alone = s.workers == 1
 	defer s.seen.close()
 	s.pool = &bufPool{size: chunkStates * (s.width + 8), mem: &s.mem}
 	s.sp = &spiller{dir: opt.SpillDir}
@@ -400,6 +401,11 @@ func (s *search[S, L]) exploreLevel(ctx context.Context) ([]cand, error) {
 		w := newWorker(s)
 		w.id = i
 		w.recent = s.recent[i]
+		if s.layered {
+			// A hit must be a state of the level being found (see
+			// flush): forget the levels before.
+			clear(w.recent[:])
+		}
 		ws[i] = w
 		wg.Add(1)
 		go func() {
@@ -561,6 +567,7 @@ type worker[S, L any] struct {
 
 	batch  []pending
 	benc   []byte              // encodings of the batch
+	bst    []S                 // the batch's states, under invariants or Options.Layer (see flush)
 	canon  []byte              // scratch for the representative under Options.Canonical
 	recent *[recentSize]uint64 // fingerprints known to be in the set, by their bits 32..
 	counts fpCounts            // inserts not yet counted in the set
@@ -580,6 +587,9 @@ func newWorker[S, L any](s *search[S, L]) *worker[S, L] {
 		batch: make([]pending, 0, batchSize), benc: make([]byte, batchSize*s.width)}
 	if s.opt.Canonical != nil {
 		w.canon = make([]byte, s.width)
+	}
+	if len(s.opt.Invariants) > 0 || s.layered {
+		w.bst = make([]S, batchSize)
 	}
 	w.emit = w.successor
 	return w
@@ -718,15 +728,11 @@ func (w *worker[S, L]) successor(l L, t S) {
 		w.err = errTooMany
 		return
 	}
-	if s.layered && s.opt.Layer(t) != w.layer+1 {
-		w.err = errNotLayered
-		return
-	}
 	n := len(w.batch)
 	dst := w.benc[n*s.width : (n+1)*s.width]
 	s.m.Encode(dst, t)
 	// Under Options.Layer a step never stays put (it changes the layer),
-	// and when the layer is the rank the rank grows.
+	// and when the layer is the rank the rank grows: flush checks it.
 	if s.live != nil && (s.layered || !bytes.Equal(dst, w.enc)) {
 		w.moved = true
 		g := s.live.Goal(t)
@@ -751,6 +757,11 @@ func (w *worker[S, L]) successor(l L, t S) {
 	// Its bucket is fetched now, while the batch fills, so that the
 	// line is in the cache when flush inserts it.
 	s.seen.touch(fp)
+	if w.bst != nil {
+		// Kept as it is for the invariants, should it be new: a copy
+		// costs less than decoding it again.
+		w.bst[n] = t
+	}
 	w.batch = append(w.batch, pending{fp: fp, link: link(w.parentID+1, uint32(ord))})
 	if len(w.batch) == batchSize {
 		w.flush()
@@ -788,6 +799,17 @@ func (w *worker[S, L]) at(l uint64) [3]uint64 {
 
 // flush adds the queued successors to the fingerprint set, in order; the
 // new ones join the next level and have the invariants checked.
+//
+// Under Options.Layer the set holds the states of the level being found
+// only, and the claim is checked on the steps to a state new to the set:
+// that is enough. A step from a state of level d (whose layer was checked
+// when it was new: layer0 + d) to t is either to a state new to the set,
+// checked here (and if t was met on an earlier level, its layer is not
+// layer0 + d + 1, so a duplicate the whole set would have caught is never
+// taken for a new state unnoticed); or to a state of the set or of the
+// worker's recent cache (cleared between levels), found on this level, so
+// of layer layer0 + d + 1 already. So every step raises the layer by one,
+// or the search stops.
 func (w *worker[S, L]) flush() {
 	s := w.s
 	if w.err != nil {
@@ -800,6 +822,10 @@ func (w *worker[S, L]) flush() {
 		w.recent[(p.fp>>32)&(recentSize-1)] = p.fp
 		if !isNew {
 			continue
+		}
+		if s.layered && s.opt.Layer(w.bst[i]) != w.layer+1 {
+			w.err = errNotLayered
+			break
 		}
 		if w.out == nil || w.out.n == chunkStates {
 			if err := w.seal(); err != nil {
@@ -817,13 +843,13 @@ func (w *worker[S, L]) flush() {
 			if s.open == 0 {
 				continue
 			}
-			for v := s.opt.Violated(s.m.Decode(enc), s.open); v != 0; v &= v - 1 {
+			for v := s.opt.Violated(w.bst[i], s.open); v != 0; v &= v - 1 {
 				w.offer(cand{ok: true, prop: bits.TrailingZeros64(v), pos: w.at(p.link), link: p.link})
 			}
 			continue
 		}
 		if len(s.opt.Invariants) > 0 {
-			t := s.m.Decode(enc)
+			t := w.bst[i]
 			if s.opt.AllHold != nil && s.opt.AllHold(t) {
 				continue
 			}

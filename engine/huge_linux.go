@@ -10,22 +10,25 @@ import (
 // arm64 with 4 KiB base pages).
 const hugePage = 2 << 20
 
-// mapTable returns n zeroed slots for a fingerprint table. Tables of a
-// huge page and more are mapped from the kernel directly, aligned to 2
-// MiB and advised onto transparent huge pages before any page is touched:
-// a lookup is a random access, and with 4 KiB pages nearly every one also
-// misses the TLB (in a virtual machine, a two-level page walk). Memory
-// from the Go heap cannot be relied on for this: it may have been touched
-// (and so backed by small pages) before the advice. A mapped table is
-// given back with unmapTable, at once, rather than whenever the garbage
-// collector and the scavenger get to it, which keeps the resident size
-// within a memory budget. mapped reports whether unmapTable must be
-// called.
+// mapTable returns n zeroed slots for a fingerprint table. Tables of half
+// a huge page and more are mapped from the kernel directly, rounded up to
+// whole huge pages, aligned to 2 MiB and advised to use them before any
+// page is touched: a lookup is a random access, and with 4 KiB pages
+// nearly every one also misses the TLB (in a virtual machine, a two-level
+// page walk). A table of 1 MiB (R8's shards under Options.Layer) takes a
+// huge page of its own, half unused: cap says so, and the memory account
+// counts it. Memory from the Go heap cannot be relied on for this: it may
+// have been touched (and so backed by small pages) before the advice. A
+// mapped table is given back with unmapTable, at once, rather than
+// whenever the garbage collector and the scavenger get to it, which keeps
+// the resident size within a memory budget. mapped reports whether
+// unmapTable must be called.
 func mapTable(n uint64) (slots []uint64, mapped bool) {
 	size := n * 8
-	if size < hugePage {
+	if size < hugePage/2 {
 		return make([]uint64, n), false
 	}
+	size = (size + hugePage - 1) / hugePage * hugePage
 	// The mapping is one huge page longer than the table, so that a
 	// 2 MiB-aligned table fits in it; the unaligned head and tail go back
 	// at once.
@@ -43,14 +46,14 @@ func mapTable(n uint64) (slots []uint64, mapped bool) {
 		_ = unix.MunmapPtr(unsafe.Add(start, size), tail)
 	}
 	_ = unix.Madvise(unsafe.Slice((*byte)(start), size), unix.MADV_HUGEPAGE)
-	return unsafe.Slice((*uint64)(start), n), true
+	return unsafe.Slice((*uint64)(start), size/8)[:n], true
 }
 
 // unmapTable gives a table from mapTable back to the kernel. Nothing may
 // read it afterwards.
 func unmapTable(s []uint64) {
-	if len(s) == 0 {
+	if cap(s) == 0 {
 		return
 	}
-	_ = unix.MunmapPtr(unsafe.Pointer(&s[0]), uintptr(len(s))*8)
+	_ = unix.MunmapPtr(unsafe.Pointer(&s[:1][0]), uintptr(cap(s))*8)
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 )
@@ -132,5 +133,40 @@ func TestLayerAsRank(t *testing.T) {
 	if want.Verdict != Violation || got.Verdict != Violation || !got.Layered || got.LivenessGraph ||
 		len(got.Violations[0].Trace) != len(want.Violations[0].Trace) {
 		t.Fatalf("got %v (layered %v, graph %v) %+v, want %v %+v", got.Verdict, got.Layered, got.LivenessGraph, got.Violations, want.Verdict, want.Violations)
+	}
+}
+
+// TestFingerprint16 checks fingerprint's path for 16-byte encodings
+// against the one for any length.
+func TestFingerprint16(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 16))
+	b := make([]byte, 16)
+	for i := range 100000 {
+		for j := range b {
+			b[j] = byte(r.Uint32())
+		}
+		if i < 256 {
+			clear(b)
+			b[i/16] = byte(i)
+		}
+		if got, want := fingerprint(b), fingerprintAny(b); got != want {
+			t.Fatalf("fingerprint(%x) = %x, fingerprintAny %x", b, got, want)
+		}
+	}
+}
+
+// TestLayerRefutedByADuplicate: a step back to a state of an earlier
+// level refutes the layer although that state is not new. 0 -> 1 -> 2 ->
+// 3 -> 1 never reaches its goal: the cycle 1, 2, 3 is a lasso, which only
+// the graph finds, once the layer (here the rank) is refuted. A worker's
+// recent fingerprints from the levels before would take 1 for a duplicate
+// of this level and miss the refutation: they are cleared between levels.
+func TestLayerRefutedByADuplicate(t *testing.T) {
+	m := bounded(edges(map[uint64][]uint64{0: {1}, 1: {2}, 2: {3}, 3: {1}}), 100)
+	for _, workers := range []int{1, 2} {
+		res := check(t, m, Options[uint64]{Workers: workers, Layer: identity, Liveness: &Liveness[uint64]{Name: "Never", Goal: is(99)}})
+		if res.Layered || res.Verdict != Violation || !res.LivenessGraph || res.Distinct != 4 || res.Violations[0].LoopTo != 1 {
+			t.Fatalf("workers %d: layered %v, graph %v, %v %+v %+v", workers, res.Layered, res.LivenessGraph, res.Verdict, res.Stats, res.Violations)
+		}
 	}
 }
