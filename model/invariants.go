@@ -45,15 +45,18 @@ func (m *Model) HoldPacked(p *Packed, set InvariantSet) bool {
 		if !m.lay.typeOK.holds(p) {
 			return false
 		}
-		set &^= typeOKSet
 	}
 	if set&fdSet != 0 {
 		if !m.lay.fd.holds(p) {
 			return false
 		}
-		set &^= fdSet
 	}
-	for ; set != 0; set &= set - 1 {
+	for rest := set & flagsOffSet; rest != 0; rest &= rest - 1 {
+		if !m.lay.flagsOff[bits.TrailingZeros32(uint32(rest))&(maxInvariants-1)].holds(p) {
+			return false
+		}
+	}
+	for set &^= typeOKSet | fdSet | flagsOffSet; set != 0; set &= set - 1 {
 		if !m.holdsPacked(bits.TrailingZeros32(uint32(set)), p) {
 			return false
 		}
@@ -77,6 +80,65 @@ func (m *Model) ViolatedPacked(p *Packed, set InvariantSet) InvariantSet {
 		}
 	}
 	return out
+}
+
+// maxInvariants bounds len(Invariants): an InvariantSet has 32 bits.
+const maxInvariants = 32
+
+// flagsOffInvariants are the invariants that say some flags are FALSE:
+// PCPrefix (reentered), PCLineage (rebuilt) and PC (both), as contract.go
+// writes them. HoldPacked decides them with one mask per word
+// (flagsOff) rather than through the generated code, a call and a switch
+// (holdsPacked: 43 instructions a state at R8-small, against about 16).
+// TestFlagsOffAreTheInvariants compares each with the generated
+// invariant on every reachable state of every faultParams model with each
+// flag set and clear, and on random states; it fails when one of these
+// invariants changes and this list does not.
+var flagsOffInvariants = map[string]func(l *layout) []field{
+	"PCPrefix":  func(l *layout) []field { return []field{l.reentered} },
+	"PCLineage": func(l *layout) []field { return []field{l.rebuilt} },
+	"PC":        func(l *layout) []field { return []field{l.reentered, l.rebuilt} },
+}
+
+// flagsOffSet is the set of flagsOffInvariants.
+var flagsOffSet = func() InvariantSet {
+	var set InvariantSet
+	for name := range flagsOffInvariants {
+		set |= invariantBit(name)
+	}
+	return set
+}()
+
+// flagsOff holds when the bits under its masks are all 0: at most two
+// words' masks (the flags of flagsOffInvariants are allocated one after
+// another, so most often in one word).
+type flagsOff struct {
+	word [2]uint8
+	mask [2]uint64
+}
+
+func newFlagsOff(fs []field) flagsOff {
+	var z flagsOff
+	n := 0
+	for _, f := range fs {
+		i := 0
+		for i < n && z.word[i] != f.word {
+			i++
+		}
+		if i == n {
+			if n == len(z.word) {
+				panic("model: flagsOff: flags in more than two words")
+			}
+			z.word[i] = f.word
+			n++
+		}
+		z.mask[i] |= f.mask << f.shift
+	}
+	return z
+}
+
+func (z *flagsOff) holds(p *Packed) bool {
+	return p[z.word[0]&(MaxPackedWords-1)]&z.mask[0]|p[z.word[1]&(MaxPackedWords-1)]&z.mask[1] == 0
 }
 
 // typeOKSet and fdSet are the bits of TypeOK and FD, which HoldPacked

@@ -25,7 +25,20 @@ type typeCheck struct {
 		f     field
 		slots uint64
 	}
+	// byLens, when not nil, gives every word's index into its groups for
+	// every combination of the three lengths at once: the indexes of the
+	// words for lengths k are at (k[0]*stride[0] + k[1]*stride[1] +
+	// k[2]) * len(words). It replaces the sum over each word's sequences
+	// (typeSeq.index) by one multiply-add, and is left nil when the
+	// combinations are too many (maxTypeIndexes): then holds sums.
+	byLens []uint16
+	stride [2]uint64
 }
+
+// maxTypeIndexes bounds the size of typeCheck.byLens (128 KiB): the
+// reference bounds need 660 entries (R8), the replay faults at R8 some
+// thousands.
+const maxTypeIndexes = 1 << 16
 
 // typeWord checks the fields of one word.
 type typeWord struct {
@@ -167,7 +180,39 @@ func newTypeCheck(l *layout, p Params) typeCheck {
 		}
 		tc.words = append(tc.words, tw)
 	}
+	tc.byLens = tc.indexByLens()
 	return tc
+}
+
+// indexByLens makes typeCheck.byLens, or nil when it would be too large.
+func (tc *typeCheck) indexByLens() []uint16 {
+	l := &tc.lengths
+	n0, n1, n2 := l[0].slots+1, l[1].slots+1, l[2].slots+1
+	nw := uint64(len(tc.words))
+	if nw == 0 || n0*n1*n2*nw > maxTypeIndexes {
+		return nil
+	}
+	tc.stride = [2]uint64{n1 * n2, n2}
+	out := make([]uint16, n0*n1*n2*nw)
+	for k0 := range n0 {
+		for k1 := range n1 {
+			for k2 := range n2 {
+				k := [3]uint64{k0, k1, k2}
+				base := (k0*tc.stride[0] + k1*tc.stride[1] + k2) * nw
+				for i, tw := range tc.words {
+					idx := uint64(0)
+					for _, sq := range tw.seqs {
+						idx += sq.index[k[sq.seq]]
+					}
+					if idx >= 1<<16 {
+						return nil
+					}
+					out[base+uint64(i)] = uint16(idx)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // typeGroups makes the groups that check each field within its range:
@@ -233,10 +278,38 @@ func typeGroups(fields []typed) []typeGroup {
 // holds is TypeOK on p.
 func (tc *typeCheck) holds(p *Packed) bool {
 	l := &tc.lengths
-	k := [3]uint64{l[0].f.get(p), l[1].f.get(p), l[2].f.get(p)}
-	if k[0] > l[0].slots || k[1] > l[1].slots || k[2] > l[2].slots {
+	k0, k1, k2 := l[0].f.get(p), l[1].f.get(p), l[2].f.get(p)
+	if k0 > l[0].slots || k1 > l[1].slots || k2 > l[2].slots {
 		return false // more elements than the layout has slots: no state of the spec
 	}
+	if tc.byLens == nil {
+		return tc.holdsSummed(p, [3]uint64{k0, k1, k2})
+	}
+	nw := uint64(len(tc.words))
+	base := (k0*tc.stride[0] + k1*tc.stride[1] + k2) * nw
+	idx := tc.byLens[base : base+nw]
+	for i := range tc.words {
+		tw := &tc.words[i]
+		gs := &tw.groups[idx[i]]
+		// groupsHold, written out (a call costs as much as the check).
+		word := p[tw.word&(MaxPackedWords-1)]
+		a, b := &gs[0], &gs[1]
+		x, y := word&a.mask, word&b.mask
+		loA, outLoA := bits.Add64(x, a.addLo, 0)
+		hiA, outHiA := bits.Add64(x, a.addHi, 0)
+		loB, outLoB := bits.Add64(y, b.addLo, 0)
+		hiB, outHiB := bits.Add64(y, b.addHi, 0)
+		if (loA&a.carry^a.carry)|hiA&a.carry|(outLoA^a.top)|outHiA|
+			(loB&b.carry^b.carry)|hiB&b.carry|(outLoB^b.top)|outHiB != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsSummed is holds for lengths k, each word's index into its groups
+// the sum over its sequences (typeSeq.index).
+func (tc *typeCheck) holdsSummed(p *Packed, k [3]uint64) bool {
 	for i := range tc.words {
 		tw := &tc.words[i]
 		idx := uint64(0)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 )
@@ -73,6 +74,13 @@ func TestTypeCheckIsTypeOK(t *testing.T) {
 		if got := m.HoldPacked(&q, typeOKSet); got != want {
 			t.Fatalf("%s: %s: HoldPacked(TypeOK) says %v, TypeOK %v", name, what, got, want)
 		}
+		// Without the table by lengths (bounds too large for it), the
+		// sum over each word's sequences.
+		summed := m.lay.typeOK
+		summed.byLens = nil
+		if got := summed.holds(&q); got != want {
+			t.Fatalf("%s: %s: typeCheck without byLens says %v, TypeOK %v", name, what, got, want)
+		}
 		return want
 	}
 	// clamp keeps a random state's lengths within the slots.
@@ -115,6 +123,7 @@ func TestTypeCheckIsTypeOK(t *testing.T) {
 	if failing == 0 {
 		t.Fatal("no state outside the type was tried")
 	}
+	tabled := 0
 	r := rand.New(rand.NewPCG(19, 1))
 	models := faultParams()
 	for n := 2; n <= 15; n += 2 {
@@ -135,6 +144,9 @@ func TestTypeCheckIsTypeOK(t *testing.T) {
 		if m.Packable() != nil {
 			continue
 		}
+		if m.lay.typeOK.byLens != nil {
+			tabled++
+		}
 		for range 300 {
 			var q Packed
 			for w := range m.PackedWords() {
@@ -151,6 +163,35 @@ func TestTypeCheckIsTypeOK(t *testing.T) {
 			}
 			check(name, m, good, fmt.Sprintf("random %x", good[:m.PackedWords()]))
 		}
+	}
+	if tabled == 0 {
+		t.Fatal("no model had the table by lengths")
+	}
+	// The table by lengths is what a state's lengths select: a table
+	// shifted by one entry (the index of a neighbouring combination) is
+	// caught.
+	m, err := New(R8())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mut := *m
+	mut.lay.typeOK.byLens = append([]uint16(nil), m.lay.typeOK.byLens[1:]...)
+	mut.lay.typeOK.byLens = append(mut.lay.typeOK.byLens, 0)
+	caught := false
+	for range 2000 {
+		q := m.InitPacked()
+		for _, fd := range layoutFields(&m.lay) {
+			if r.IntN(2) == 0 {
+				fd.f.set(&q, r.Uint64N(fd.max+1))
+			}
+		}
+		if mut.lay.typeOK.holds(&q) != m.TypeOK(m.Unpack(q)) {
+			caught = true
+			break
+		}
+	}
+	if !caught {
+		t.Fatal("a shifted table by lengths went unnoticed")
 	}
 }
 
@@ -250,5 +291,149 @@ func TestFDCheckIsFD(t *testing.T) {
 	}
 	if pairs == 0 || words == 0 {
 		t.Fatalf("the layouts never split a resume over two words (%d) or keep one in a word (%d)", pairs, words)
+	}
+}
+
+// TestProgressFieldsAreProgress compares ProgressPacked (the layout's
+// list of fields, newProgress) with contract.go's progress, generated for
+// Packed, on random packed states of every faultParams model and of many
+// layouts (every field holding anything it can, so that a field left out
+// of the list or counted twice shows), and on every reachable state of
+// the faultParams models. A mutation of the list fails it (below).
+func TestProgressFieldsAreProgress(t *testing.T) {
+	r := rand.New(rand.NewPCG(22, 8))
+	models := faultParams()
+	for n := 2; n <= 12; n += 5 {
+		for crashes := 0; crashes <= 3; crashes++ {
+			for _, f := range [][]Fault{nil, {Replay}, {VolatilePark}, {DoubleConsume}, {RaceConsume}} {
+				p := Params{NTasks: n, IP: max(2, (n+1)/2), Values: []string{"a", "b", "c"}, NoVal: "none",
+					MaxResumes: 3, MaxCrashes: crashes, MaxExtraResumes: 2, Racers: 3, CrashWhileParked: true}
+				p.Faults = p.Faults.With(f...)
+				models[fmt.Sprintf("N%d-C%d-%v", n, crashes, f)] = p
+			}
+		}
+	}
+	differs := func(m *Model, q Packed) bool {
+		return m.ProgressPacked(q) != progressPacked(m, m.packed(&q))
+	}
+	tried := 0
+	for name, p := range models {
+		m, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Packable() != nil {
+			continue
+		}
+		for range 200 {
+			var q Packed
+			for w := range m.PackedWords() {
+				q[w] = r.Uint64()
+			}
+			if differs(m, q) {
+				t.Fatalf("%s: ProgressPacked %d, progress %d on %x", name, m.ProgressPacked(q), progressPacked(m, m.packed(&q)), q[:m.PackedWords()])
+			}
+			tried++
+		}
+		// The mutation: each field of the list left out in turn is seen.
+		for drop := range m.lay.progress.n {
+			mut := *m
+			mut.lay.progress.fields[drop] = field{}
+			seen := false
+			for range 200 {
+				var q Packed
+				for w := range m.PackedWords() {
+					q[w] = r.Uint64()
+				}
+				if differs(&mut, q) {
+					seen = true
+					break
+				}
+			}
+			if !seen {
+				t.Fatalf("%s: leaving field %d out of the progress list went unnoticed", name, drop)
+			}
+		}
+	}
+	if tried == 0 {
+		t.Fatal("no model was tried")
+	}
+	for name, p := range faultParams() {
+		m, states := reachable(t, p)
+		for _, s := range states {
+			q, err := m.Pack(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := m.ProgressPacked(q), progressState(m, stateVars{&s}); got != want {
+				t.Fatalf("%s: ProgressPacked %d, progress on the readable state %d", name, got, want)
+			}
+		}
+	}
+}
+
+// TestFlagsOffAreTheInvariants compares the flag masks HoldPacked decides
+// PCPrefix, PCLineage and PC with (flagsOffInvariants) with those
+// invariants as generated from contract.go: on every reachable state of
+// every faultParams model with each flag set and clear, and on random
+// states; and shows that a mask missing a flag is caught.
+func TestFlagsOffAreTheInvariants(t *testing.T) {
+	flags := func(l *layout) []field { return []field{l.waiting, l.reentered, l.rebuilt, l.lost} }
+	r := rand.New(rand.NewPCG(22, 9))
+	for name, p := range faultParams() {
+		m, states := reachable(t, p)
+		check := func(m *Model, q Packed) bool {
+			for inv := range flagsOffInvariants {
+				i := bits.TrailingZeros32(uint32(invariantBit(inv)))
+				if m.lay.flagsOff[i].holds(&q) != m.holdsPacked(i, &q) || m.HoldPacked(&q, 1<<i) != m.holdsPacked(i, &q) {
+					return false
+				}
+			}
+			return true
+		}
+		var tries []Packed
+		for _, s := range states {
+			q, err := m.Pack(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range flags(&m.lay) {
+				for v := range uint64(2) {
+					bad := q
+					f.set(&bad, v)
+					tries = append(tries, bad)
+				}
+			}
+		}
+		for range 300 {
+			var q Packed
+			for w := range m.PackedWords() {
+				q[w] = r.Uint64()
+			}
+			tries = append(tries, q)
+		}
+		for _, q := range tries {
+			if !check(m, q) {
+				t.Fatalf("%s: flagsOff and the generated invariants disagree on %x", name, q[:m.PackedWords()])
+			}
+		}
+		// The mutation: PC's mask without one of its flags.
+		for _, drop := range []field{m.lay.reentered, m.lay.rebuilt} {
+			mut := *m
+			i := bits.TrailingZeros32(uint32(invariantBit("PC")))
+			z := &mut.lay.flagsOff[i]
+			z.mask[0] &^= drop.mask << drop.shift
+			z.mask[1] &^= drop.mask << drop.shift
+			caught := false
+			for _, q := range tries {
+				if !check(&mut, q) {
+					caught = true
+					break
+				}
+			}
+			if !caught {
+				t.Fatalf("%s: PC without a flag went unnoticed", name)
+			}
+		}
 	}
 }
