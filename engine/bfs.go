@@ -731,15 +731,24 @@ func (w *worker[S, L]) successor(l L, t S) {
 	n := len(w.batch)
 	dst := w.benc[n*s.width : (n+1)*s.width]
 	s.m.Encode(dst, t)
-	// Under Options.Layer a step never stays put (it changes the layer),
-	// and when the layer is the rank the rank grows: flush checks it.
-	if s.live != nil && (s.layered || !bytes.Equal(dst, w.enc)) {
+	switch {
+	case s.live == nil:
+	case s.layered && s.rankIsLayer:
+		// Under Options.Layer a step never stays put (it changes the
+		// layer), and with the layer as rank the rank grows (flush
+		// checks both): what is left is a step out of the goal, which
+		// only a step from a goal state can be.
+		w.moved = true
+		if w.goal && !s.live.Goal(t) {
+			w.unstable = true
+		}
+	case s.layered || !bytes.Equal(dst, w.enc):
 		w.moved = true
 		g := s.live.Goal(t)
 		switch {
 		case w.goal && !g:
 			w.unstable = true
-		case !w.goal && !g && !(s.layered && s.rankIsLayer) && (s.live.Rank == nil || s.live.Rank(t) <= w.rank):
+		case !w.goal && !g && (s.live.Rank == nil || s.live.Rank(t) <= w.rank):
 			w.rankFail = true
 		}
 	}

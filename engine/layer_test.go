@@ -170,3 +170,17 @@ func TestLayerRefutedByADuplicate(t *testing.T) {
 		}
 	}
 }
+
+// TestLayerStepOutOfTheGoal: with the layer as rank, Goal is asked of a
+// successor only when its parent is a goal state; a step out of the goal
+// must still send liveness to the graph. 0 -> 1 (goal) -> 2, stuck: every
+// behaviour passes through the goal, so <>Goal holds, though 2 is a stuck
+// state outside it.
+func TestLayerStepOutOfTheGoal(t *testing.T) {
+	m := edges(map[uint64][]uint64{0: {1}, 1: {2}})
+	want := check(t, m, Options[uint64]{Liveness: &Liveness[uint64]{Name: "One", Goal: is(1), Rank: identity}})
+	got := check(t, m, Options[uint64]{Layer: identity, Liveness: &Liveness[uint64]{Name: "One", Goal: is(1)}})
+	if want.Verdict != Ok || !want.LivenessGraph || got.Verdict != Ok || !got.LivenessGraph || !got.Layered {
+		t.Fatalf("got %v (graph %v, layered %v), want %v (graph %v)", got.Verdict, got.LivenessGraph, got.Layered, want.Verdict, want.LivenessGraph)
+	}
+}
