@@ -350,6 +350,14 @@ type fdCheck struct {
 	length field
 	// byLen[k] are the comparisons for the first k resumes.
 	byLen [][]fdWord
+	// one: byLen[k] is at most one comparison in one word for every k
+	// (the resumes in one word, as at R8), and oneWord, oneShift and
+	// oneMask[k] are that comparison (a mask of 0 when k is 0). holds
+	// then reads it without the loop over byLen.
+	one      bool
+	oneShift uint8
+	oneWord  []uint8
+	oneMask  []uint64
 }
 
 // fdWord compares, in one word, the value fields under mask with the
@@ -384,15 +392,36 @@ func newFDCheck(l *layout) fdCheck {
 		}
 		fc.byLen[k+1] = slices.Clone(ws)
 	}
+	fc.one = true
+	fc.oneWord = make([]uint8, len(fc.byLen))
+	fc.oneMask = make([]uint64, len(fc.byLen))
+	for k, c := range fc.byLen {
+		switch {
+		case len(c) == 0:
+		case len(c) == 1 && !c[0].pair && (fc.oneShift == 0 || fc.oneShift == c[0].shift):
+			fc.oneShift, fc.oneWord[k], fc.oneMask[k] = c[0].shift, c[0].word, c[0].mask
+		default:
+			fc.one = false
+		}
+	}
 	return fc
 }
 
 // holds is FD on p.
 func (fc *fdCheck) holds(p *Packed) bool {
 	k := fc.length.get(p)
-	if k >= uint64(len(fc.byLen)) {
+	if k >= uint64(len(fc.oneMask)) {
 		return false // more resumes than the layout has slots: no state of the spec
 	}
+	if fc.one {
+		x := p[fc.oneWord[k]&(MaxPackedWords-1)]
+		return (x>>(fc.oneShift&63)^x)&fc.oneMask[k] == 0
+	}
+	return fc.holdsLoop(p, k)
+}
+
+// holdsLoop is holds for k resumes, comparison by comparison.
+func (fc *fdCheck) holdsLoop(p *Packed, k uint64) bool {
 	for _, w := range fc.byLen[k] {
 		if w.pair {
 			if w.a.get(p) != w.b.get(p) {
@@ -401,7 +430,7 @@ func (fc *fdCheck) holds(p *Packed) bool {
 			continue
 		}
 		x := p[w.word&(MaxPackedWords-1)]
-		if (x>>w.shift^x)&w.mask != 0 {
+		if (x>>(w.shift&63)^x)&w.mask != 0 {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -168,15 +169,14 @@ func TestTypeCheckIsTypeOK(t *testing.T) {
 		t.Fatal("no model had the table by lengths")
 	}
 	// The table by lengths is what a state's lengths select: a table
-	// shifted by one entry (the index of a neighbouring combination) is
-	// caught.
+	// that gives every combination the groups of empty sequences (so
+	// checks no element) is caught.
 	m, err := New(R8())
 	if err != nil {
 		t.Fatal(err)
 	}
 	mut := *m
-	mut.lay.typeOK.byLens = append([]uint16(nil), m.lay.typeOK.byLens[1:]...)
-	mut.lay.typeOK.byLens = append(mut.lay.typeOK.byLens, 0)
+	mut.lay.typeOK.byLens = make([]uint16, len(m.lay.typeOK.byLens))
 	caught := false
 	for range 2000 {
 		q := m.InitPacked()
@@ -202,6 +202,7 @@ func TestTypeCheckIsTypeOK(t *testing.T) {
 // states of many layouts, among them resumes whose two fields are in
 // different words (compared one by one; the test says so if none is).
 func TestFDCheckIsFD(t *testing.T) {
+	ones := 0
 	check := func(name string, m *Model, q Packed, what string) bool {
 		t.Helper()
 		want := m.FD(m.Unpack(q))
@@ -210,6 +211,16 @@ func TestFDCheckIsFD(t *testing.T) {
 		}
 		if got := m.HoldPacked(&q, fdSet); got != want {
 			t.Fatalf("%s: %s: HoldPacked(FD) says %v, FD %v", name, what, got, want)
+		}
+		// The loop over the comparisons, which holds reads directly when
+		// there is one per length (fdCheck.one).
+		loop := m.lay.fd
+		loop.one = false
+		if got := loop.holds(&q); got != want {
+			t.Fatalf("%s: %s: fdCheck's loop says %v, FD %v", name, what, got, want)
+		}
+		if m.lay.fd.one {
+			ones++
 		}
 		return want
 	}
@@ -291,6 +302,28 @@ func TestFDCheckIsFD(t *testing.T) {
 	}
 	if pairs == 0 || words == 0 {
 		t.Fatalf("the layouts never split a resume over two words (%d) or keep one in a word (%d)", pairs, words)
+	}
+	if ones == 0 {
+		t.Fatal("no layout had one comparison per length (fdCheck.one)")
+	}
+	// The mutation: R8's comparison for its longest resumes missing the
+	// last resume is caught.
+	m, err := New(R8())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := len(m.lay.resumes)
+	if !m.lay.fd.one {
+		t.Fatal("R8's resumes are not compared in one word")
+	}
+	mut := *m
+	mut.lay.fd.oneMask = slices.Clone(m.lay.fd.oneMask)
+	mut.lay.fd.oneMask[k] = m.lay.fd.oneMask[k-1]
+	q := m.InitPacked()
+	m.lay.resLen.set(&q, uint64(k))
+	m.lay.resumes[k-1].a.set(&q, 1)
+	if mut.lay.fd.holds(&q) == m.FD(m.Unpack(q)) {
+		t.Fatal("a comparison missing a resume went unnoticed")
 	}
 }
 
@@ -434,6 +467,54 @@ func TestFlagsOffAreTheInvariants(t *testing.T) {
 			if !caught {
 				t.Fatalf("%s: PC without a flag went unnoticed", name)
 			}
+		}
+	}
+}
+
+// TestCompletedIsPCDone compares CompletedPacked (the pc field's bits
+// against Done's, layout.done) with completedPacked, generated from
+// contract.go's completed, on every reachable state of every faultParams
+// model with pc set to every value its field holds, and on random states;
+// a comparison with Done - 1 is caught.
+func TestCompletedIsPCDone(t *testing.T) {
+	r := rand.New(rand.NewPCG(22, 10))
+	for name, p := range faultParams() {
+		m, states := reachable(t, p)
+		var tries []Packed
+		for _, s := range states {
+			q, err := m.Pack(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for v := range m.lay.pc.mask + 1 {
+				m.lay.pc.set(&q, v)
+				tries = append(tries, q)
+			}
+		}
+		for range 200 {
+			var q Packed
+			for w := range m.PackedWords() {
+				q[w] = r.Uint64()
+			}
+			tries = append(tries, q)
+		}
+		mut := *m
+		mut.lay.done.bits = uint64(m.done-1) << m.lay.pc.shift
+		caught, done := false, 0
+		for _, q := range tries {
+			want := completedPacked(m, m.packed(&q))
+			if m.CompletedPacked(q) != want {
+				t.Fatalf("%s: CompletedPacked %v, completed %v on %x", name, !want, want, q[:m.PackedWords()])
+			}
+			if want {
+				done++
+			}
+			if mut.CompletedPacked(q) != want {
+				caught = true
+			}
+		}
+		if done == 0 || !caught {
+			t.Fatalf("%s: no completed state tried (%d), or Done - 1 went unnoticed", name, done)
 		}
 	}
 }
