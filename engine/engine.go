@@ -90,7 +90,7 @@ type Options[S any] struct {
 	// state of an orbit, a state of that orbit). States are then
 	// identified by their representative's fingerprint: one state of each
 	// orbit is explored (the first found, as it is, so counterexamples are
-	// behaviours of the model). The model, its invariants, goal and rank
+	// behaviours of the model). The model, its invariants, goal, rank and layer
 	// must be symmetric. Liveness decided on the fly stays exact (a stuck
 	// state, a rank that does not grow and a step leaving the goal are
 	// the same in every state of an orbit); the graph the engine builds
@@ -105,11 +105,12 @@ type Options[S any] struct {
 	// a duplicate only of a state of the next: the fingerprint set holds
 	// the level being found and nothing older, so it stays small enough to
 	// be cheap to look up (and costs no memory for the levels done). The
-	// engine checks the claim on every step it explores; a step that
-	// refutes it stops the search, which starts again without it (the
-	// same results; the first attempt's time is lost). Initial states with
-	// different layers turn it off at once. When Liveness.Rank is nil,
-	// Layer is the rank (it grows on every step).
+	// engine checks the claim on each state new to the set, which covers
+	// every step (see flush in bfs.go); a step that refutes it stops the
+	// search, which starts again without it (the same results; the first
+	// attempt's time is lost). Initial states with different layers turn
+	// it off at once. When Liveness.Rank is nil, Layer is the rank (it
+	// grows on every step). Under Canonical, Layer must be symmetric.
 	Layer func(S) uint64
 	// Continue goes on after violations (like TLC's -continue), recording
 	// the first counterexample of each violated property, so that the

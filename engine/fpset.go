@@ -45,6 +45,9 @@ type fpSet struct {
 	// disk changes only in flush, when nothing else runs.
 	disk      *fpDisk
 	wantFlush atomic.Bool
+	// round: tables of half a huge page are mapped onto a whole one
+	// (mapTable).
+	round bool
 	// alone: one goroutine inserts and grows (one worker), so an empty
 	// slot is taken with a plain store: a compare-and-swap is a locked
 	// instruction, which waits for the core's stores to drain (a fifth
@@ -96,9 +99,9 @@ type fpTable struct {
 // shards.
 type fpCounts [fpShards]uint32
 
-func newFPTable(nb uint64) *fpTable {
+func newFPTable(nb uint64, round bool) *fpTable {
 	n := nb * bucketSlots
-	slots, mapped := mapTable(n)
+	slots, mapped := mapTable(n, round)
 	return &fpTable{slots: slots, nb: nb, limit: n * loadNum / loadDen, mapped: mapped}
 }
 
@@ -115,9 +118,12 @@ func newFPSet(mem *memAccount) *fpSet {
 }
 
 func newFPSetSized(mem *memAccount, buckets uint64) *fpSet {
-	s := &fpSet{mem: mem}
+	// A table of 1 MiB takes a huge page of 2 MiB (mapTable) unless the
+	// budget is tight: under --mem 64MiB the wasted halves put R8's peak
+	// resident size 3-4 MiB over the limit.
+	s := &fpSet{mem: mem, round: mem.fpLimit == 0 || mem.fpLimit >= roundAbove}
 	for i := range s.shards {
-		t := newFPTable(buckets)
+		t := newFPTable(buckets, s.round)
 		s.shards[i].tab.Store(t)
 		mem.addFP(t.bytes())
 	}
@@ -293,6 +299,10 @@ func (s *fpSet) help(old *fpTable) {
 	}
 }
 
+// roundAbove is the fingerprint budget from which tables of half a huge
+// page are rounded up to a whole one.
+const roundAbove = 1 << 30
+
 // growSmall is the size up to which a shard's table grows fourfold rather
 // than twofold. Each growth copies every fingerprint of the table and
 // maps (and the kernel zeroes) a new one; R8's shards grow from 256 KiB to
@@ -332,7 +342,7 @@ func (s *fpSet) grow(sh *fpShard, old *fpTable, full bool) {
 			return
 		}
 	}
-	t := newFPTable(uint64(factor) * old.nb)
+	t := newFPTable(uint64(factor)*old.nb, s.round)
 	old.next.Store(t)
 	old.frozen.Store(true)
 	// Inserters that meet the frozen table help copy it (replacement)

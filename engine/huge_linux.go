@@ -10,9 +10,9 @@ import (
 // arm64 with 4 KiB base pages).
 const hugePage = 2 << 20
 
-// mapTable returns n zeroed slots for a fingerprint table. Tables of half
-// a huge page and more are mapped from the kernel directly, rounded up to
-// whole huge pages, aligned to 2 MiB and advised to use them before any
+// mapTable returns n zeroed slots for a fingerprint table. Tables of a
+// huge page and more (with round, of half a huge page and more) are mapped
+// from the kernel directly, rounded up to whole huge pages, aligned to 2 MiB and advised to use them before any
 // page is touched: a lookup is a random access, and with 4 KiB pages
 // nearly every one also misses the TLB (in a virtual machine, a two-level
 // page walk). A table of 1 MiB (R8's shards under Options.Layer) takes a
@@ -23,9 +23,9 @@ const hugePage = 2 << 20
 // whenever the garbage collector and the scavenger get to it, which keeps
 // the resident size within a memory budget. mapped reports whether
 // unmapTable must be called.
-func mapTable(n uint64) (slots []uint64, mapped bool) {
+func mapTable(n uint64, round bool) (slots []uint64, mapped bool) {
 	size := n * 8
-	if size < hugePage/2 {
+	if size < hugePage/2 || size < hugePage && !round {
 		return make([]uint64, n), false
 	}
 	size = (size + hugePage - 1) / hugePage * hugePage
