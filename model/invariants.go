@@ -47,7 +47,15 @@ func (m *Model) HoldPacked(p *Packed, set InvariantSet) bool {
 		}
 	}
 	if set&fdSet != 0 {
-		if !m.lay.fd.holds(p) {
+		// fdCheck.holds, its one comparison per length written out (a
+		// call costs more than the comparison).
+		fc := &m.lay.fd
+		if k := fc.length.get(p); fc.one && k < uint64(len(fc.oneMask)) {
+			x := p[fc.oneWord[k]&(MaxPackedWords-1)]
+			if (x>>(fc.oneShift&63)^x)&fc.oneMask[k] != 0 {
+				return false
+			}
+		} else if !fc.holdsLoop(p, k) {
 			return false
 		}
 	}

@@ -125,8 +125,43 @@ func newProgress(l *layout) sumFields {
 	return s
 }
 
-// slot is one element of a sequence: the fields of its record.
-type slot struct{ a, b field }
+// slot is one element of a sequence: the fields of its record. When b
+// lies directly above a in a's word (as the allocator places them unless
+// a word ends between them), ab is the two as one field, b's value
+// shifted by bShift above a's, so that an append writes both at once;
+// otherwise ab is the zero field.
+type slot struct {
+	a, b   field
+	ab     field
+	bShift uint8
+}
+
+// joined sets sl.ab when a and b are adjacent in one word, both non-empty.
+func (sl *slot) joined() {
+	a, b := sl.a, sl.b
+	wa := uint8(bits.Len64(a.mask))
+	if a.mask != 0 && b.mask != 0 && a.word == b.word && b.shift == a.shift+wa {
+		sl.ab = field{word: a.word, shift: a.shift, mask: a.mask | b.mask<<wa}
+		sl.bShift = wa
+	}
+}
+
+// put2 stores x in a and y in b, and panics when either does not fit.
+func (sl *slot) put2(p *Packed, x, y uint64, name string) {
+	if x > sl.a.mask || y > sl.b.mask {
+		overflow(name)
+	}
+	if sl.ab.mask != 0 {
+		sl.ab.set(p, x|y<<(sl.bShift&63))
+		return
+	}
+	sl.a.set(p, x)
+	sl.b.set(p, y)
+}
+
+// incr adds one to f, which the caller has checked is below its bound:
+// an addition at the field's place, the field's bits not read again.
+func (f field) incr(p *Packed) { p[f.word&(MaxPackedWords-1)] += 1 << (f.shift & 63) }
 
 // allocator hands out bit fields, never splitting one across words.
 type allocator struct {
@@ -229,15 +264,20 @@ func newLayout(p Params) (layout, error) {
 	l.resLen = a.field(uint64(p.MaxResumes))
 	l.resumes = make([]slot, p.MaxResumes)
 	for i := range l.resumes {
-		l.resumes[i] = slot{a.field(v - 1), a.field(v - 1)}
+		l.resumes[i] = slot{a: a.field(v - 1), b: a.field(v - 1)}
 	}
 	l.recLen = a.field(crashes)
 	l.recoveries = make([]slot, p.MaxCrashes)
 	for i := range l.recoveries {
-		l.recoveries[i] = slot{a.field(n), a.field(l.maxDec)}
+		l.recoveries[i] = slot{a: a.field(n), b: a.field(l.maxDec)}
 	}
 	if a.err != nil {
 		return layout{}, a.err
+	}
+	for _, seq := range [][]slot{l.log, l.resumes, l.recoveries} {
+		for i := range seq {
+			seq[i].joined()
+		}
 	}
 	for _, e := range l.effects {
 		l.effectsCap = max(l.effectsCap, e.mask)
@@ -430,44 +470,72 @@ func overflow(name string) {
 	panic("model: packed " + name + " outgrew its bound; newLayout's bounds are wrong")
 }
 
-// appendLog appends a record to the packed log.
+// appendLog appends a record to the packed log. The length is below the
+// slots, and the slots below the length field's bound, so the length
+// grows by an addition (incr). The record is written as slot.put2 writes
+// it, written out here (the call would cost more than the write).
 func (l *layout) appendLog(p *Packed, task int8, valid bool) {
 	n := l.logLen.get(p)
 	if n >= uint64(len(l.log)) {
 		overflow("log")
 	}
 	sl := &l.log[n]
-	sl.a.put(p, uint64(task), "log.task")
-	if sl.b.mask != 0 {
-		sl.b.set(p, b2u(valid))
-	} else if !valid {
-		overflow("log.valid")
+	// Without validity bits (invalidpersist off) every record is valid.
+	x, y := uint64(task), b2u(valid)&sl.b.mask
+	if x > sl.a.mask || sl.b.mask == 0 && !valid {
+		overflow("log.task or log.valid")
 	}
-	l.logLen.set(p, n+1)
+	switch {
+	case sl.ab.mask != 0:
+		sl.ab.set(p, x|y<<(sl.bShift&63))
+	case sl.b.mask == 0:
+		sl.a.set(p, x)
+	default:
+		sl.a.set(p, x)
+		sl.b.set(p, y)
+	}
+	l.logLen.incr(p)
 }
 
-// appendResume appends a resume to the packed resumes.
+// appendResume appends a resume to the packed resumes (as appendLog).
 func (l *layout) appendResume(p *Packed, value, observed int8) {
 	n := l.resLen.get(p)
 	if n >= uint64(len(l.resumes)) {
 		overflow("resumes")
 	}
 	sl := &l.resumes[n]
-	sl.a.put(p, uint64(value), "resumes.value")
-	sl.b.put(p, uint64(observed), "resumes.observed")
-	l.resLen.set(p, n+1)
+	x, y := uint64(value), uint64(observed)
+	if x > sl.a.mask || y > sl.b.mask {
+		overflow("resumes.value or resumes.observed")
+	}
+	if sl.ab.mask != 0 {
+		sl.ab.set(p, x|y<<(sl.bShift&63))
+	} else {
+		sl.a.set(p, x)
+		sl.b.set(p, y)
+	}
+	l.resLen.incr(p)
 }
 
-// appendRecovery appends an entry to the packed recovery history.
+// appendRecovery appends an entry to the packed recovery history (as
+// appendLog).
 func (l *layout) appendRecovery(p *Packed, frontier int8, d Decision) {
 	n := l.recLen.get(p)
 	if n >= uint64(len(l.recoveries)) {
 		overflow("recoveries")
 	}
 	sl := &l.recoveries[n]
-	sl.a.put(p, uint64(frontier), "recoveries.frontier")
-	sl.b.put(p, uint64(d), "recoveries.decision")
-	l.recLen.set(p, n+1)
+	x, y := uint64(frontier), uint64(d)
+	if x > sl.a.mask || y > sl.b.mask {
+		overflow("recoveries.frontier or recoveries.decision")
+	}
+	if sl.ab.mask != 0 {
+		sl.ab.set(p, x|y<<(sl.bShift&63))
+	} else {
+		sl.a.set(p, x)
+		sl.b.set(p, y)
+	}
+	l.recLen.incr(p)
 }
 
 // CompletedPacked is Completed on a packed state. The engine asks for it

@@ -407,21 +407,22 @@ func newFDCheck(l *layout) fdCheck {
 	return fc
 }
 
-// holds is FD on p.
+// holds is FD on p. The path of one comparison per length is small
+// enough for the compiler to inline it into HoldPacked.
 func (fc *fdCheck) holds(p *Packed) bool {
 	k := fc.length.get(p)
-	if k >= uint64(len(fc.oneMask)) {
-		return false // more resumes than the layout has slots: no state of the spec
+	if !fc.one || k >= uint64(len(fc.oneMask)) {
+		return fc.holdsLoop(p, k)
 	}
-	if fc.one {
-		x := p[fc.oneWord[k]&(MaxPackedWords-1)]
-		return (x>>(fc.oneShift&63)^x)&fc.oneMask[k] == 0
-	}
-	return fc.holdsLoop(p, k)
+	x := p[fc.oneWord[k]&(MaxPackedWords-1)]
+	return (x>>(fc.oneShift&63)^x)&fc.oneMask[k] == 0
 }
 
 // holdsLoop is holds for k resumes, comparison by comparison.
 func (fc *fdCheck) holdsLoop(p *Packed, k uint64) bool {
+	if k >= uint64(len(fc.byLen)) {
+		return false // more resumes than the layout has slots: no state of the spec
+	}
 	for _, w := range fc.byLen[k] {
 		if w.pair {
 			if w.a.get(p) != w.b.get(p) {

@@ -141,3 +141,43 @@ func TestTypeOKCatchesEveryOutOfRangeField(t *testing.T) {
 		t.Fatal("no field value outside the type was tried")
 	}
 }
+
+// TestSlotPut2WritesBothFields checks the append's write of a record's
+// two fields (slot.put2) on every slot of rangeLayouts' layouts, random
+// words around it: a's and b's fields then hold the values, every other
+// bit is as it was, and the same holds with the joined field (ab) and
+// without it. Both kinds of slots must occur.
+func TestSlotPut2WritesBothFields(t *testing.T) {
+	r := rand.New(rand.NewPCG(22, 11))
+	joined, apart := 0, 0
+	for _, l := range rangeLayouts(t) {
+		for _, seq := range [][]slot{l.log, l.resumes, l.recoveries} {
+			for _, sl := range seq {
+				if sl.ab.mask != 0 {
+					joined++
+				} else if sl.a.mask != 0 && sl.b.mask != 0 {
+					apart++
+				}
+				for _, s := range []slot{sl, {a: sl.a, b: sl.b}} {
+					for range 20 {
+						var q Packed
+						for w := range l.words {
+							q[w] = r.Uint64()
+						}
+						x, y := r.Uint64N(s.a.mask+1), r.Uint64N(s.b.mask+1)
+						want := q
+						s.a.set(&want, x)
+						s.b.set(&want, y)
+						s.put2(&q, x, y, "test")
+						if q != want {
+							t.Fatalf("put2(%d, %d) on %+v: %x, want %x", x, y, s, q[:l.words], want[:l.words])
+						}
+					}
+				}
+			}
+		}
+	}
+	if joined == 0 || apart == 0 {
+		t.Fatalf("joined slots %d, slots split between words %d: want both", joined, apart)
+	}
+}

@@ -133,9 +133,7 @@ func (v packedVars) AppendResume(value, observed int8) {
 	v.l.appendResume(v.p, value, observed)
 }
 func (v packedVars) SetResume(i int, value, observed int8) {
-	sl := &v.l.resumes[i]
-	sl.a.put(v.p, uint64(value), "resumes.value")
-	sl.b.put(v.p, uint64(observed), "resumes.observed")
+	v.l.resumes[i].put2(v.p, uint64(value), uint64(observed), "resumes.value or resumes.observed")
 }
 func (v packedVars) ValueCap() uint64                { return v.l.valueCap }
 func (v packedVars) Crashes() uint32                 { return uint32(v.l.crashes.get(v.p)) }
