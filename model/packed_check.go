@@ -6,14 +6,16 @@ import (
 )
 
 // typeCheck decides TypeOK on a packed state a word at a time: every
-// field whose type is narrower than what the field holds is checked in
-// two additions per group of fields (the carry trick of rangeCheck, with a
-// range of its own per field, see typeGroup), two groups per word. Which
-// fields of a word are checked depends on the lengths of the sequences
-// with elements in that word: each word has its two groups made for every
-// combination of those lengths. It is what HoldPacked runs for TypeOK;
-// contract.go's typeOK, generated for Packed, reads the fields one by one
-// (about 400 instructions per state at R8-small, against about 70 here).
+// field whose type is narrower than what the field holds is checked as a
+// lane of one comparison of the whole word with its fields' bounds (two
+// subtractions and a few logical operations, no carry from one field to
+// the next, see typeGroup). Which fields of a word are checked depends on
+// the lengths of the sequences with elements in that word: each word has
+// its group made for every combination of those lengths. It is what
+// HoldPacked runs for TypeOK; contract.go's typeOK, generated for Packed,
+// reads the fields one by one (about 400 instructions per state at
+// R8-small, against 143 here, the two words of R8 and the lengths' reads
+// included).
 // TestTypeCheckIsTypeOK compares the two on every reachable state of
 // every faultParams model with each field set to every value it holds,
 // and on random states of many layouts.
@@ -25,14 +27,16 @@ type typeCheck struct {
 		f     field
 		slots uint64
 	}
-	// byLens, when not nil, gives every word's index into its groups for
-	// every combination of the three lengths at once: the indexes of the
-	// words for lengths k are at (k[0]*stride[0] + k[1]*stride[1] +
-	// k[2]) * len(words). It replaces the sum over each word's sequences
-	// (typeSeq.index) by one multiply-add, and is left nil when the
-	// combinations are too many (maxTypeIndexes): then holds sums.
+	// byLens, when not nil, gives every word's group, as an index into
+	// flat (every word's groups one after another), for every combination
+	// of the three lengths at once: the indexes of the words for lengths
+	// k are at (k[0]*stride[0] + k[1]*stride[1] + k[2]) * len(words). It
+	// replaces the sum over each word's sequences (typeSeq.index) by one
+	// multiply-add, and is left nil when the combinations are too many
+	// (maxTypeIndexes): then holds sums.
 	byLens []uint16
 	stride [2]uint64
+	flat   []typeGroup
 }
 
 // maxTypeIndexes bounds the size of typeCheck.byLens (128 KiB): the
@@ -46,8 +50,8 @@ type typeWord struct {
 	// seqs are the sequences with elements in the word; the index into
 	// groups counts, in mixed radix, how many of those are live.
 	seqs []typeSeq
-	// groups[i] are the word's two groups at index i.
-	groups [][2]typeGroup
+	// groups[i] is the word's group at index i.
+	groups []typeGroup
 }
 
 // typeSeq is a sequence (0 the log, 1 the resumes, 2 the recoveries) with
@@ -57,15 +61,25 @@ type typeSeq struct {
 	index []uint64
 }
 
-// typeGroup is a set of fields of one word, none directly above another:
-// adding addLo to the word carries into a field's carry bit exactly when
-// the field is at least its low bound, adding addHi when it is above its
-// high bound. A field that ends at the word's top bit (at most one)
-// carries out of the word: top says that carry is expected from addLo.
-// The zero group checks nothing.
+// typeGroup is the set of fields of one word that are checked, as lanes
+// of one word-wide comparison with each field's bounds (no carry or
+// borrow crosses from one field to another, so adjacent fields need no
+// gap): x >= lo holds in a field exactly when, with h its top bit and
+// t = (x | h) - (lo &^ h), the field's top bit of
+// (x &^ lo) | ^(x ^ lo) & t is set: t's top bit says the bits below the
+// top are at least lo's (setting h in x and clearing it in lo keeps the
+// subtraction within the field), and the other terms compare the top
+// bits. hi >= x the same way, the roles swapped. The zero group checks
+// nothing.
 type typeGroup struct {
-	mask, addLo, addHi, carry uint64
-	top                       uint64 // 1: a field ends at bit 63 and has a low bound
+	mask  uint64 // the fields' bits
+	top   uint64 // each field's top bit
+	notLo uint64 // ^lo, lo each field's low bound in place
+	loLow uint64 // lo &^ top
+	hi    uint64 // each field's high bound, in place
+	notHi uint64 // ^hi
+	hiTop uint64 // hi | top
+	word  uint8  // the word (in typeCheck.flat)
 }
 
 // typed is a field and the range TypeOK allows it.
@@ -161,7 +175,7 @@ func newTypeCheck(l *layout, p Params) typeCheck {
 			}
 			size *= radix[j]
 		}
-		tw.groups = make([][2]typeGroup, size)
+		tw.groups = make([]typeGroup, size)
 		for idx := range size {
 			live := slices.Clone(always)
 			rest := idx
@@ -172,11 +186,7 @@ func newTypeCheck(l *layout, p Params) typeCheck {
 					live = append(live, in...)
 				}
 			}
-			gs := typeGroups(live)
-			if len(gs) > 2 {
-				panic("model: more than two type groups in a word")
-			}
-			copy(tw.groups[idx][:], gs)
+			tw.groups[idx] = newTypeGroup(live)
 		}
 		tc.words = append(tc.words, tw)
 	}
@@ -193,6 +203,19 @@ func (tc *typeCheck) indexByLens() []uint16 {
 		return nil
 	}
 	tc.stride = [2]uint64{n1 * n2, n2}
+	var offset []uint64 // of each word's groups in flat
+	tc.flat = nil
+	for _, tw := range tc.words {
+		offset = append(offset, uint64(len(tc.flat)))
+		for _, g := range tw.groups {
+			g.word = tw.word
+			tc.flat = append(tc.flat, g)
+		}
+	}
+	if len(tc.flat) > 1<<16 {
+		tc.flat = nil
+		return nil
+	}
 	out := make([]uint16, n0*n1*n2*nw)
 	for k0 := range n0 {
 		for k1 := range n1 {
@@ -204,10 +227,7 @@ func (tc *typeCheck) indexByLens() []uint16 {
 					for _, sq := range tw.seqs {
 						idx += sq.index[k[sq.seq]]
 					}
-					if idx >= 1<<16 {
-						return nil
-					}
-					out[base+uint64(i)] = uint16(idx)
+					out[base+uint64(i)] = uint16(offset[i] + idx)
 				}
 			}
 		}
@@ -215,64 +235,33 @@ func (tc *typeCheck) indexByLens() []uint16 {
 	return out
 }
 
-// typeGroups makes the groups that check each field within its range:
-// the fields (of one word) that can hold a value outside it, by position,
-// every other one to a group (so that the bit above a field is never
-// another field of its group; above a field at the word's top bit is the
-// addition's carry out).
-func typeGroups(fields []typed) []typeGroup {
-	var fs []typed
+// newTypeGroup makes the group that checks each field (of one word)
+// that can hold a value outside its range.
+func newTypeGroup(fields []typed) typeGroup {
+	var g typeGroup
 	for _, t := range fields {
-		if t.f.mask != 0 && (t.lo > 0 || t.hi < t.f.mask) {
-			fs = append(fs, t)
-		}
-	}
-	slices.SortFunc(fs, func(a, b typed) int {
-		if a.f.word != b.f.word {
-			return int(a.f.word) - int(b.f.word)
-		}
-		return int(a.f.shift) - int(b.f.shift)
-	})
-	var groups []typeGroup
-	type key struct {
-		word   uint8
-		parity int
-	}
-	group := map[key]int{}
-	inWord := map[uint8]int{}
-	for _, t := range fs {
 		f := t.f
-		width := uint(bits.Len64(f.mask))
+		if f.mask == 0 || t.lo == 0 && t.hi >= f.mask {
+			continue
+		}
 		lo, hi := t.lo, min(t.hi, f.mask)
 		if lo > hi {
-			// No value is of this type: a low bound above what the
-			// field holds (the high bound is at most it, so the field
-			// carries for neither, and the low check fails).
-			lo, hi = f.mask+1, f.mask
+			// No value is of this type: a low bound above what the field
+			// holds. No value is at least its mask and at most 0.
+			lo, hi = f.mask, 0
 		}
-		k := key{f.word, inWord[f.word] % 2}
-		inWord[f.word]++
-		g, ok := group[k]
-		if !ok {
-			g = len(groups)
-			group[k] = g
-			groups = append(groups, typeGroup{})
-		}
-		groups[g].mask |= f.mask << f.shift
-		groups[g].addLo |= (1<<width - lo) << f.shift
-		groups[g].addHi |= (f.mask - hi) << f.shift
-		if top := uint(f.shift)+width == 64; top {
-			// Its carry is the carry out of the word, expected unless
-			// the low bound is 0 (then 2^w - lo is 2^w, which the
-			// word cannot hold, and nothing is added).
-			if lo > 0 {
-				groups[g].top = 1
-			}
-		} else {
-			groups[g].carry |= 1 << (uint(f.shift) + width)
-		}
+		width := uint(bits.Len64(f.mask))
+		top := uint64(1) << (uint(f.shift) + width - 1)
+		g.mask |= f.mask << f.shift
+		g.top |= top
+		g.notLo |= lo << f.shift
+		g.hi |= hi << f.shift
 	}
-	return groups
+	g.loLow = g.notLo &^ g.top
+	g.notLo = ^g.notLo
+	g.notHi = ^g.hi
+	g.hiTop = g.hi | g.top
+	return g
 }
 
 // holds is TypeOK on p.
@@ -287,20 +276,9 @@ func (tc *typeCheck) holds(p *Packed) bool {
 	}
 	nw := uint64(len(tc.words))
 	base := (k0*tc.stride[0] + k1*tc.stride[1] + k2) * nw
-	idx := tc.byLens[base : base+nw]
-	for i := range tc.words {
-		tw := &tc.words[i]
-		gs := &tw.groups[idx[i]]
-		// groupsHold, written out (a call costs as much as the check).
-		word := p[tw.word&(MaxPackedWords-1)]
-		a, b := &gs[0], &gs[1]
-		x, y := word&a.mask, word&b.mask
-		loA, outLoA := bits.Add64(x, a.addLo, 0)
-		hiA, outHiA := bits.Add64(x, a.addHi, 0)
-		loB, outLoB := bits.Add64(y, b.addLo, 0)
-		hiB, outHiB := bits.Add64(y, b.addHi, 0)
-		if (loA&a.carry^a.carry)|hiA&a.carry|(outLoA^a.top)|outHiA|
-			(loB&b.carry^b.carry)|hiB&b.carry|(outLoB^b.top)|outHiB != 0 {
+	for _, j := range tc.byLens[base : base+nw] {
+		g := &tc.flat[j]
+		if !groupHolds(p[g.word&(MaxPackedWords-1)], g) {
 			return false
 		}
 	}
@@ -316,24 +294,22 @@ func (tc *typeCheck) holdsSummed(p *Packed, k [3]uint64) bool {
 		for _, sq := range tw.seqs {
 			idx += sq.index[k[sq.seq]]
 		}
-		if !groupsHold(p[tw.word&(MaxPackedWords-1)], &tw.groups[idx]) {
+		if !groupHolds(p[tw.word&(MaxPackedWords-1)], &tw.groups[idx]) {
 			return false
 		}
 	}
 	return true
 }
 
-// groupsHold reports whether every field of a word's two groups is within
-// its range.
-func groupsHold(word uint64, gs *[2]typeGroup) bool {
-	a, b := &gs[0], &gs[1]
-	x, y := word&a.mask, word&b.mask
-	loA, outLoA := bits.Add64(x, a.addLo, 0)
-	hiA, outHiA := bits.Add64(x, a.addHi, 0)
-	loB, outLoB := bits.Add64(y, b.addLo, 0)
-	hiB, outHiB := bits.Add64(y, b.addHi, 0)
-	return (loA&a.carry^a.carry)|hiA&a.carry|(outLoA^a.top)|outHiA|
-		(loB&b.carry^b.carry)|hiB&b.carry|(outLoB^b.top)|outHiB == 0
+// groupHolds reports whether every field of a word's group is within its
+// range.
+func groupHolds(word uint64, g *typeGroup) bool {
+	x := word & g.mask
+	t := (x | g.top) - g.loLow
+	u := g.hiTop - x&^g.top
+	ge := x&g.notLo | (x^g.notLo)&t // ^(x ^ lo) is x ^ ^lo
+	le := g.hi&^x | (x^g.notHi)&u
+	return ge&le&g.top == g.top
 }
 
 // fdCheck decides FD (every resume observed its own value's outcome) on a
