@@ -175,23 +175,48 @@ func TestTypeCheckIsTypeOK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mut := *m
-	mut.lay.typeOK.byLens = make([]uint16, len(m.lay.typeOK.byLens))
-	caught := false
-	for range 2000 {
-		q := m.InitPacked()
-		for _, fd := range layoutFields(&m.lay) {
-			if r.IntN(2) == 0 {
-				fd.f.set(&q, r.Uint64N(fd.max+1))
+	// Each mutation of the word-wide comparison is caught as well: the
+	// groups without their low bounds, without their high bounds, without
+	// the top bits' comparison (the subtraction's verdict alone).
+	mutations := map[string]func(tc *typeCheck){
+		"a table that checks no element": func(tc *typeCheck) { tc.byLens = make([]uint16, len(tc.byLens)) },
+		"no low bounds": func(tc *typeCheck) {
+			for i := range tc.flat {
+				tc.flat[i].notLo, tc.flat[i].loLow = ^uint64(0), 0
+			}
+		},
+		"no high bounds": func(tc *typeCheck) {
+			for i := range tc.flat {
+				g := &tc.flat[i]
+				g.hi, g.notHi, g.hiTop = g.mask, ^g.mask, g.mask|g.top
+			}
+		},
+		"the subtraction alone": func(tc *typeCheck) {
+			for i := range tc.flat {
+				tc.flat[i].notLo = 0
+			}
+		},
+	}
+	for name, mutate := range mutations {
+		mut := *m
+		mut.lay.typeOK.flat = slices.Clone(m.lay.typeOK.flat)
+		mutate(&mut.lay.typeOK)
+		caught := false
+		for range 5000 {
+			q := m.InitPacked()
+			for _, fd := range layoutFields(&m.lay) {
+				if r.IntN(2) == 0 {
+					fd.f.set(&q, r.Uint64N(fd.max+1))
+				}
+			}
+			if mut.lay.typeOK.holds(&q) != m.TypeOK(m.Unpack(q)) {
+				caught = true
+				break
 			}
 		}
-		if mut.lay.typeOK.holds(&q) != m.TypeOK(m.Unpack(q)) {
-			caught = true
-			break
+		if !caught {
+			t.Fatalf("the mutation %q of typeCheck went unnoticed", name)
 		}
-	}
-	if !caught {
-		t.Fatal("a shifted table by lengths went unnoticed")
 	}
 }
 
