@@ -30,24 +30,7 @@ func TestDoctorProbesTLC(t *testing.T) {
 		want string
 	}
 	fake := func(sample string, status string) func(t *testing.T) string {
-		return func(t *testing.T) string {
-			dir := t.TempDir()
-			b, err := os.ReadFile(tlcsample.Path(sample))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := strings.TrimRight(string(b), "\n")
-			out = out[:strings.LastIndex(out, "\n")+1] // the "exit N" line
-			os.WriteFile(filepath.Join(dir, "out"), []byte(out), 0o644)
-			os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
-			script := `#!/bin/sh
-if [ "$1" = -version ]; then echo 'openjdk version "17.0.2" 2022-01-18' >&2; exit 0; fi
-while IFS= read -r line; do printf '%s\n' "$line"; done < ` + dir + `/out
-exit ` + status + "\n"
-			os.WriteFile(filepath.Join(dir, "bin", "java"), []byte(script), 0o755)
-			t.Setenv("PATH", filepath.Join(dir, "bin"))
-			return writeJar(t, dir, map[string]string{"tlc2/TLC.class": ""})
-		}
+		return func(t *testing.T) string { return fakeTLC(t, t.TempDir(), sample, status) }
 	}
 	cases := []doctorCase{
 		{"fake TLC without standard modules", fake("probe_nostdlib_tool.out", "150"), ExitNoTLC,
@@ -81,6 +64,28 @@ exit ` + status + "\n"
 			}
 		})
 	}
+}
+
+// fakeTLC makes dir/bin/java, a Java 17 that prints TLC's recorded output
+// sample (without its exit line) and exits with status, puts dir/bin alone
+// on PATH, and returns a jar with TLC's main class in it.
+func fakeTLC(t *testing.T, dir, sample, status string) string {
+	t.Helper()
+	b, err := os.ReadFile(tlcsample.Path(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.TrimRight(string(b), "\n")
+	out = out[:strings.LastIndex(out, "\n")+1] // the "exit N" line
+	os.WriteFile(filepath.Join(dir, "out"), []byte(out), 0o644)
+	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+	script := `#!/bin/sh
+if [ "$1" = -version ]; then echo 'openjdk version "17.0.2" 2022-01-18' >&2; exit 0; fi
+while IFS= read -r line; do printf '%s\n' "$line"; done < ` + dir + `/out
+exit ` + status + "\n"
+	os.WriteFile(filepath.Join(dir, "bin", "java"), []byte(script), 0o755)
+	t.Setenv("PATH", filepath.Join(dir, "bin"))
+	return writeJar(t, dir, map[string]string{"tlc2/TLC.class": ""})
 }
 
 // writeJar writes a zip with the given entries as dir/tla2tools.jar.
@@ -162,26 +167,14 @@ func TestDoctorReportsJavac(t *testing.T) {
 	}
 	for _, withJavac := range []bool{true, false} {
 		dir := t.TempDir()
-		b, err := os.ReadFile(tlcsample.Path("probe_ok_tool.out"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := strings.TrimRight(string(b), "\n")
-		os.WriteFile(filepath.Join(dir, "out"), []byte(out[:strings.LastIndex(out, "\n")+1]), 0o644)
-		os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
-		os.WriteFile(filepath.Join(dir, "bin", "java"), []byte(`#!/bin/sh
-if [ "$1" = -version ]; then echo 'openjdk version "17.0.2" 2022-01-18' >&2; exit 0; fi
-while IFS= read -r line; do printf '%s\n' "$line"; done < `+dir+`/out
-`), 0o755)
 		javac := filepath.Join(dir, "bin", "javac")
+		jar := fakeTLC(t, dir, "probe_ok_tool.out", "0")
 		if withJavac {
 			os.WriteFile(javac, []byte("#!/bin/sh\n"), 0o755)
 		}
-		t.Setenv("PATH", filepath.Join(dir, "bin"))
 		t.Setenv("TLA2TOOLS_JAR", "")
 		t.Setenv("JAVA_HOME", "")
 		t.Setenv("XDG_CACHE_HOME", t.TempDir())
-		jar := writeJar(t, dir, map[string]string{"tlc2/TLC.class": ""})
 		var stdout, stderr bytes.Buffer
 		code := Program.Main([]string{"doctor", "--jar", jar}, &stdout, &stderr)
 		want := "javac:   " + javac + " (check --distributed's server needs it"
