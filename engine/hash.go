@@ -39,14 +39,7 @@ func fingerprint(b []byte) uint64 {
 // checks that the two agree).
 func fingerprint16(a, b uint64) uint64 {
 	h := fold(a^fpK1^(fpK0<<4&math.MaxUint64^fpK4), b^fpK2)
-	h = fold(h^fpK3, fpK0)
-	h ^= h >> 29
-	h *= fpK1
-	h ^= h >> 32
-	if h == 0 {
-		h = fpK4
-	}
-	return h
+	return finish(fold(h^fpK3, fpK0))
 }
 
 // fingerprintAny is fingerprint for an encoding of any length.
@@ -65,7 +58,12 @@ func fingerprintAny(b []byte) uint64 {
 		copy(tail[:], b)
 		h = fold(binary.LittleEndian.Uint64(tail[:])^fpK2^h, fpK0)
 	}
-	h = fold(h^fpK3, fpK0^uint64(len(b)))
+	return finish(fold(h^fpK3, fpK0^uint64(len(b))))
+}
+
+// finish mixes the folded words' high bits into the low ones (which pick
+// the bucket) and keeps 0, the set's empty slot, from being a fingerprint.
+func finish(h uint64) uint64 {
 	h ^= h >> 29
 	h *= fpK1
 	h ^= h >> 32
