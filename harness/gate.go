@@ -33,10 +33,17 @@ import (
 //     stride, a kill point it did not reach, a cell it did not run, a
 //     store it skipped) is unmeasured, and reported as such.
 //
+// A change that the first two rules confirm on the word of one run at a
+// crash cell's kill point (a new violation or undetermined run, a lost
+// outcome every baseline run there had) is a retest instead
+// (FindingRetest, retest.go): a crash's outcome can turn on timing, so
+// the run command runs the point again and confirms the change only when
+// the re-runs differ from the baseline's runs at GateAlpha (Retested).
+//
 // A change of the adapter's declared features is confirmed (it changes
 // what the cells measure: fork=false makes FI violated by definition).
 
-// Finding kinds.
+// Finding kinds (and FindingRetest, a change to run again first).
 const (
 	FindingConfirmed  = "confirmed"
 	FindingSample     = "sample"
@@ -61,6 +68,9 @@ type Finding struct {
 	Runs   []string `json:"runs,omitempty"`
 	Traces []string `json:"traces,omitempty"`
 	Why    string   `json:"why"`
+	// Retest is set on a change at a crash point that is run again
+	// before it is confirmed (FindingRetest, Retested).
+	Retest *Retest `json:"retest,omitempty"`
 }
 
 func (f Finding) String() string {
@@ -262,6 +272,7 @@ func gateNew(f *Finding, bc, fc *Cell) {
 		if len(bc.Runs) > 0 {
 			f.Why = fmt.Sprintf("a violation none of the baseline's %s of the cell had", english.Count(len(bc.Runs), "run"))
 		}
+		retestAt(f, bc, fc.Scenario, ev, Violated, true)
 		return
 	}
 	// A new undetermined verdict.
@@ -287,6 +298,7 @@ func gateNew(f *Finding, bc, fc *Cell) {
 	switch {
 	case len(confirmed) > 0:
 		f.Kind, f.Why = FindingConfirmed, "undetermined: "+strings.Join(confirmed, "; ")
+		retestAt(f, bc, fc.Scenario, ev, Undetermined, true)
 	case len(sampled) > 0:
 		f.Kind, f.Why = FindingSample, "undetermined where the baseline's runs varied, raced or were one run (an inconclusive outcome confirms nothing alone): "+strings.Join(sampled, ", ")
 	default:
@@ -330,6 +342,7 @@ func gateLost(f *Finding, bc, fc *Cell) {
 	}
 	var confirmed, samples, uncovered []string
 	var ev []*RunVerdict
+	sampled := false // some point was confirmed by its statistics, not on one run's word
 	for _, pt := range points {
 		base := runsAt(bc, pt)
 		var now []*RunVerdict
@@ -374,6 +387,7 @@ func gateLost(f *Finding, bc, fc *Cell) {
 			pt, lost, k, n, s.Lo, s.Hi, m, s.Miss, s.MissMax)
 		if s.MissMax < GateAlpha {
 			ev = append(ev, now...)
+			sampled = true
 			confirmed = append(confirmed, line+fmt.Sprintf(" < %.2g", GateAlpha))
 		} else {
 			samples = append(samples, line)
@@ -383,6 +397,9 @@ func gateLost(f *Finding, bc, fc *Cell) {
 	case len(confirmed) > 0:
 		addEvidence(f, ev)
 		f.Kind, f.Why = FindingConfirmed, strings.Join(confirmed, "; ")
+		if !sampled {
+			retestAt(f, bc, bc.Scenario, ev, lost, false)
+		}
 	case len(samples) > 0:
 		f.Kind, f.Why = FindingSample, strings.Join(samples, "; ")
 	default:
@@ -422,6 +439,46 @@ func gateRD(f *Finding, bc, fc *Cell) {
 		return
 	}
 	f.Kind, f.Why = FindingConfirmed, "this run reached every kill point of the baseline and its recoveries agree"
+}
+
+// retestAt turns a confirmed finding of a crash cell into a retest
+// (FindingRetest) when its evidence ev is at one kill point where the
+// baseline has covering runs: the point is run again before the change
+// is confirmed (Retested). A sweep's points are not (one baseline run
+// each: its losses are samples already, and a new violation at one of
+// them stays confirmed); nor are the other scenarios' single runs, whose
+// outcome does not turn on where a kill lands.
+func retestAt(f *Finding, bc *Cell, scenario string, ev []*RunVerdict, outcome Status, rising bool) {
+	if scenario != "crash" {
+		return
+	}
+	pt := ""
+	for _, r := range ev {
+		if !covers(r) {
+			continue
+		}
+		if p := pointOf(scenario, r); pt == "" {
+			pt = p
+		} else if p != pt {
+			return
+		}
+	}
+	if pt == "" {
+		return
+	}
+	rt := &Retest{Scenario: scenario, Point: pt, Outcome: outcome, Rising: rising}
+	for _, r := range runsAt(bc, pt) {
+		if covers(r) {
+			rt.N++
+			if rt.has(r, f.Obligation) {
+				rt.K++
+			}
+		}
+	}
+	if rt.N == 0 {
+		return
+	}
+	f.Kind, f.Retest = FindingRetest, rt
 }
 
 // racePool pools a race cell's points: the grid points both the

@@ -46,6 +46,10 @@ type Options struct {
 	CrashRuns int
 	// Scenarios limits the run to these scenarios (nil: all).
 	Scenarios []string
+	// Cells limits the run to the cells of these names (nil: every cell
+	// of the scenarios run); the others are left out of the profile. The
+	// regression gate runs one crash cell again with it.
+	Cells []string
 	// Progress gets one line per run (nil: nothing).
 	Progress io.Writer
 	// Env is added to the adapters' environment.

@@ -197,6 +197,17 @@ func TestGateCatchesABrokenAdapter(t *testing.T) {
 					hit = &findings[i]
 				}
 			}
+			// A crash cell's change is run again before it is confirmed
+			// (harness.Retested), as conformance run does.
+			if hit != nil && hit.Kind == harness.FindingRetest {
+				m, ok := hit.Retest.RunsNeeded(harness.RetestRuns)
+				if !ok {
+					t.Fatalf("a retest that cannot confirm: %+v", hit.Retest)
+				}
+				again, _ := profileWith(t, "", func(o *runner.Options) { o.CrashRuns, o.Cells = m, []string{tc.cell} }, tc.scenario)
+				retested := harness.Retested(*hit, cell(t, again, tc.cell).Runs)
+				hit = &retested
+			}
 			if hit == nil || hit.Kind != harness.FindingConfirmed || len(hit.Runs) == 0 {
 				t.Fatalf("no confirmed change of %s %s; findings %v", tc.cell, tc.obligation, findings)
 			}
@@ -246,6 +257,49 @@ func TestRacePool(t *testing.T) {
 		}
 		if r.Counts.Applied[2] != 1 || r.Obligations["CO"] != harness.Holds {
 			t.Errorf("run %s: gated effects %v, CO %s", r.Run, r.Counts.Applied, r.Obligations["CO"])
+		}
+	}
+}
+
+// TestRetestRunsThePointAgain: a change at a crash cell's kill point is
+// decided by running the point again (Options.Cells runs the one cell).
+// The baseline is the fake without idempotency keys (EO violated in 3
+// of 3 crash runs); the fresh run's adapter has keys (EO holds). Re-runs
+// by the same fixed adapter confirm the change; re-runs by the adapter of
+// the baseline (the first fresh run was the odd one out) make it a draw.
+func TestRetestRunsThePointAgain(t *testing.T) {
+	base, _ := profileWith(t, fakeadapter.NoKey, func(o *runner.Options) { o.CrashRuns = 3 }, "crash")
+	fresh := profile(t, "", "crash")
+	var f *harness.Finding
+	findings := harness.Gate([]*harness.Profile{base}, []*harness.Profile{fresh})
+	for i := range findings {
+		if findings[i].Cell == "crash/resume" && findings[i].Obligation == "EO" {
+			f = &findings[i]
+		}
+	}
+	if f == nil || f.Kind != harness.FindingRetest {
+		t.Fatalf("no retest of crash/resume EO: %v", findings)
+	}
+	m, ok := f.Retest.RunsNeeded(harness.RetestRuns)
+	if !ok || m != 7 { // 1/C(10,3) = 1/120 < 0.01; six runs give 1/84
+		t.Fatalf("RunsNeeded = %d, %t; want 7 against a baseline of 3", m, ok)
+	}
+	for _, tc := range []struct {
+		faults string
+		kind   string
+	}{
+		{"", harness.FindingConfirmed},
+		{fakeadapter.NoKey, harness.FindingSample},
+	} {
+		again, _ := profileWith(t, tc.faults, func(o *runner.Options) {
+			o.CrashRuns, o.Cells = m, []string{"crash/resume"}
+		}, "crash")
+		if len(again.Cells) != 1 || again.Cells[0].Name != "crash/resume" || len(again.Cells[0].Runs) != m {
+			t.Fatalf("re-run with faults %q: cells %v, want crash/resume alone with %d runs", tc.faults, again.Cells, m)
+		}
+		got := harness.Retested(*f, again.Cells[0].Runs)
+		if got.Kind != tc.kind {
+			t.Errorf("re-runs with faults %q: %s (%s), want %s", tc.faults, got, got.Kind, tc.kind)
 		}
 	}
 }

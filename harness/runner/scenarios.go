@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,6 +32,9 @@ func (r *Runner) scenario(ctx context.Context, sc harness.Scenario, skip string)
 		}
 	default:
 		cells = append(cells, cell(sc.Name))
+	}
+	if len(r.opt.Cells) > 0 {
+		cells = slices.DeleteFunc(cells, func(c harness.Cell) bool { return !slices.Contains(r.opt.Cells, c.Name) })
 	}
 	for i := range cells {
 		c := &cells[i]

@@ -29,10 +29,20 @@ type gateResult struct {
 // confirmed change names is checked again by tracecheck (harness.Recheck)
 // first: a trace that does not give its run's verdict is itself a
 // confirmed failure. dirOf gives a fresh profile's directory (its traces
-// are relative to it).
-func (o *runOptions) gate(base, fresh []*harness.Profile, dirOf func(*harness.Profile) string) gateResult {
+// are relative to it). A change at a crash point (harness.FindingRetest)
+// is decided by retest, which runs the point again; with no retest (diff
+// drives no subject, --retest-runs 0) the run's word stands, and noRetest
+// says why.
+func (o *runOptions) gate(base, fresh []*harness.Profile, dirOf func(*harness.Profile) string, retest func(harness.Finding) harness.Finding, noRetest string) gateResult {
 	r := gateResult{Baseline: o.baseline, Confirmed: []harness.Finding{}, Samples: []harness.Finding{}, Unmeasured: []harness.Finding{}}
 	for _, f := range harness.Gate(base, fresh) {
+		if f.Kind == harness.FindingRetest {
+			if retest != nil {
+				f = retest(f)
+			} else {
+				f = harness.Unretested(f, noRetest)
+			}
+		}
 		switch f.Kind {
 		case harness.FindingConfirmed:
 			if p := baseline.Find(fresh, f.Profile); p != nil {
@@ -50,8 +60,8 @@ func (o *runOptions) gate(base, fresh []*harness.Profile, dirOf func(*harness.Pr
 
 // compare runs the gate, prints its findings and returns the confirmed
 // ones.
-func (o *runOptions) compare(w io.Writer, base, fresh []*harness.Profile, dirOf func(*harness.Profile) string) []harness.Finding {
-	r := o.gate(base, fresh, dirOf)
+func (o *runOptions) compare(w io.Writer, base, fresh []*harness.Profile, dirOf func(*harness.Profile) string, retest func(harness.Finding) harness.Finding) []harness.Finding {
+	r := o.gate(base, fresh, dirOf, retest, "--retest-runs 0")
 	r.write(w)
 	return r.Confirmed
 }
@@ -89,27 +99,31 @@ func recheckEvidence(f harness.Finding, p *harness.Profile, dir string) harness.
 	for _, rel := range f.Traces {
 		path := filepath.Join(dir, filepath.FromSlash(rel))
 		paths = append(paths, path)
-		rv, sc := findRun(p, f.Cell, rel)
-		if rv == nil {
-			continue
-		}
-		tr, err := trace.ReadFile(path)
-		if err != nil {
-			f.Why += fmt.Sprintf("; the trace %s cannot be read: %v", path, err)
-			continue
-		}
-		diff, err := harness.Recheck(tr, rv, sc.Workflow)
-		switch {
-		case err != nil:
-			f.Why += fmt.Sprintf("; tracecheck on %s: %v", path, err)
-		case diff != "":
-			f.Why += fmt.Sprintf("; the trace %s does not give the run's verdict: %s", path, diff)
-		default:
-			f.Why += fmt.Sprintf("; trace of run %s re-checked by tracecheck: %s", rv.Run, rv.Verdict)
+		if rv, sc := findRun(p, f.Cell, rel); rv != nil {
+			why, _ := recheckRun(rv, sc, path)
+			f.Why += why
 		}
 	}
 	f.Traces = paths
 	return f
+}
+
+// recheckRun checks the trace at path again with tracecheck against its
+// run's verdict, and says what it found as a clause of a finding's why;
+// ok is false when the trace does not give the run's verdict.
+func recheckRun(rv *harness.RunVerdict, sc harness.Scenario, path string) (why string, ok bool) {
+	tr, err := trace.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("; the trace %s cannot be read: %v", path, err), false
+	}
+	diff, err := harness.Recheck(tr, rv, sc.Workflow)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("; tracecheck on %s: %v", path, err), false
+	case diff != "":
+		return fmt.Sprintf("; the trace %s does not give the run's verdict: %s", path, diff), false
+	}
+	return fmt.Sprintf("; trace of run %s re-checked by tracecheck: %s", rv.Run, rv.Verdict), true
 }
 
 func findRun(p *harness.Profile, cell, traceRel string) (*harness.RunVerdict, harness.Scenario) {
@@ -164,7 +178,7 @@ is the same.`,
 			o := runOptions{baseline: baselineDir}
 			r := o.gate(baseline.Select(base, fresh), fresh, func(p *harness.Profile) string {
 				return filepath.Join(args[0], p.DirName())
-			})
+			}, nil, "conformance diff drives no subject; conformance run runs the point again")
 			if asJSON {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")

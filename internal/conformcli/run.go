@@ -36,6 +36,11 @@ type runOptions struct {
 	quiet     bool
 	onChange  string
 	hosts     int
+	// retestRuns is how many times a change at a crash point is run
+	// again before the gate confirms it (0: never; the run's word
+	// stands); retestSet says the flag was given.
+	retestRuns int
+	retestSet  bool
 }
 
 func newRun(stdout, stderr io.Writer) *cobra.Command {
@@ -48,7 +53,10 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
   conformance run --subject langgraph@1.2.9 --grid full --reps 3
   conformance run --update                         # rewrite the baselines (review the diff)`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), stdout, stderr) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.retestSet = cmd.Flags().Changed("retest-runs")
+			return o.run(cmd.Context(), stdout, stderr)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.registry, "registry", "adapters/subjects.json", "the subject registry")
@@ -66,6 +74,7 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&o.doc, "doc", "docs/conformance.md", "with --update, the document whose table is rewritten")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines")
 	f.IntVar(&o.hosts, "hosts", 0, "race across N network namespaces: each racer runs in one (ip netns exec) and reaches the PostgreSQL store over a veth pair (root, iproute2; postgres cells only)")
+	f.IntVar(&o.retestRuns, "retest-runs", 0, "re-runs of a crash point before the gate confirms a change there, tested against the baseline (default: $CONFORMANCE_RETEST_RUNS or 5; 0: none, one run's word stands)")
 	f.StringVar(&o.onChange, "on-change", "", "a confirmed change from the baseline (the regression gate): fail (exit 10) or report (print it, exit 0); default: $CONFORMANCE_ON_CHANGE or fail. The control's cells fail either way")
 	return cmd
 }
@@ -118,6 +127,12 @@ func positive(flag int, name, env string) (int, error) {
 	return n, nil
 }
 
+// planned is one profile a run measures: a subject on a store.
+type planned struct {
+	subj  harness.Subject
+	store string
+}
+
 // storeKinds are the stores a subject can run on.
 var storeKinds = []string{harness.StoreSQLite, harness.StorePostgres, harness.StoreMemory}
 
@@ -138,6 +153,10 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	crashRuns, err := positive(o.crashRuns, "--crash-runs", "CONFORMANCE_CRASH_RUNS")
+	if err != nil {
+		return err
+	}
+	retestRuns, err := o.retests()
 	if err != nil {
 		return err
 	}
@@ -195,10 +214,6 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		Timeout: o.timeout, Scenarios: o.scenarios, Progress: progress, SweepStride: stride, CrashRuns: crashRuns}
 	// What runs: each subject on each of its stores the run selects. The
 	// PostgreSQL warning is for a run that has PostgreSQL cells to skip.
-	type planned struct {
-		subj  harness.Subject
-		store string
-	}
 	var plan []planned
 	for _, s := range subjects {
 		for _, store := range s.Stores {
@@ -261,7 +276,15 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return clibase.Input(err)
 		}
 		o.printFresh(stdout, fresh)
-		changes = o.compare(stdout, baseline.Select(base, fresh), fresh, runDir)
+		var retest func(harness.Finding) harness.Finding
+		if retestRuns > 0 {
+			subjects := map[string]planned{}
+			for _, pl := range plan {
+				subjects[(&harness.Profile{Subject: pl.subj.Name, Version: pl.subj.Version, Store: pl.store}).ID()] = pl
+			}
+			retest = newRetester(ctx, opt, subjects, retestRuns, progress).retest
+		}
+		changes = o.compare(stdout, baseline.Select(base, fresh), fresh, runDir, retest)
 	default:
 		all, err := recordBaselines(stderr, o.baseline, o.doc, fresh, runDir)
 		if err != nil {
