@@ -550,13 +550,19 @@ func replay[S, L any](m Model[S, L], ords []uint32) ([]Step[S, L], error) {
 
 // worker explores chunks of the current level.
 type worker[S, L any] struct {
-	s    *search[S, L]
-	id   int
-	emit func(L, S)
+	s  *search[S, L]
+	id int
+	// step is the model in place (or Next by value through byValue); t
+	// holds each successor in turn (see InPlace); emit is successor.
+	step InPlace[S, L]
+	t    *S
+	emit func(L)
 
-	// The state being explored: its encoding, its id, and where it is
-	// (chunk k, whose first state has id base).
-	enc      []byte
+	// The state being explored: its encoding (at enc in the chunk's
+	// buffer buf: no pointer is written per state), its id, and where it
+	// is (chunk k, whose first state has id base).
+	buf      []byte
+	enc      int
 	parentID uint64
 	k, base  uint64
 	ord      uint64
@@ -591,9 +597,41 @@ func newWorker[S, L any](s *search[S, L]) *worker[S, L] {
 	if len(s.opt.Invariants) > 0 || s.layered {
 		w.bst = make([]S, batchSize)
 	}
+	if ip, ok := s.m.(InPlace[S, L]); ok {
+		w.step = ip
+	} else {
+		w.step = newByValue(s.m)
+	}
+	w.t = new(S)
 	w.emit = w.successor
 	return w
 }
+
+// byValue offers a Model without InPlace's methods through them: each
+// successor Next emits is copied to *t. A worker has its own, which holds
+// the emit it forwards to.
+type byValue[S, L any] struct {
+	m    Model[S, L]
+	t    *S
+	emit func(L)
+	fwd  func(L, S)
+}
+
+func newByValue[S, L any](m Model[S, L]) *byValue[S, L] {
+	b := &byValue[S, L]{m: m}
+	b.fwd = func(l L, x S) {
+		*b.t = x
+		b.emit(l)
+	}
+	return b
+}
+
+func (b *byValue[S, L]) NextInPlace(s S, t *S, emit func(L)) {
+	b.t, b.emit = t, emit
+	b.m.Next(s, b.fwd)
+}
+
+func (b *byValue[S, L]) EncodeFrom(dst []byte, s *S) { b.m.Encode(dst, *s) }
 
 func (w *worker[S, L]) loop(ctx context.Context) {
 	s := w.s
@@ -664,13 +702,14 @@ func (w *worker[S, L]) explore(k int) error {
 		return err
 	}
 	w.outs = nil
+	w.buf = buf
 	checkDeadlock := s.opt.CheckDeadlock && !s.done[len(s.done)-1]
 	if s.layered {
 		w.layer = s.layer0 + uint64(s.depth.Load()-1)
 	}
 	for i := range c.n {
 		enc := buf[i*s.width : (i+1)*s.width]
-		w.enc = enc
+		w.enc = i * s.width
 		w.parentID = c.base + uint64(i)
 		w.ord, w.moved = 0, false
 		st := s.m.Decode(enc)
@@ -683,7 +722,7 @@ func (w *worker[S, L]) explore(k int) error {
 				w.rank = s.live.Rank(st)
 			}
 		}
-		s.m.Next(st, w.emit)
+		w.step.NextInPlace(st, w.t, w.emit)
 		if w.err != nil {
 			return w.err
 		}
@@ -718,8 +757,9 @@ func (w *worker[S, L]) explore(k int) error {
 
 // successor handles one successor of the state being explored: it
 // counts it, checks the liveness conditions on the step, and queues it for
-// the fingerprint set. It is Next's emit function.
-func (w *worker[S, L]) successor(l L, t S) {
+// the fingerprint set. It is NextInPlace's emit function: the successor
+// is *w.t.
+func (w *worker[S, L]) successor(L) {
 	s := w.s
 	ord := w.ord
 	w.ord++
@@ -730,7 +770,7 @@ func (w *worker[S, L]) successor(l L, t S) {
 	}
 	n := len(w.batch)
 	dst := w.benc[n*s.width : (n+1)*s.width]
-	s.m.Encode(dst, t)
+	w.step.EncodeFrom(dst, w.t)
 	switch {
 	case s.live == nil:
 	case s.layered && s.rankIsLayer:
@@ -739,16 +779,16 @@ func (w *worker[S, L]) successor(l L, t S) {
 		// checks both): what is left is a step out of the goal, which
 		// only a step from a goal state can be.
 		w.moved = true
-		if w.goal && !s.live.Goal(t) {
+		if w.goal && !s.live.Goal(*w.t) {
 			w.unstable = true
 		}
-	case s.layered || !bytes.Equal(dst, w.enc):
+	case s.layered || !bytes.Equal(dst, w.buf[w.enc:w.enc+s.width]):
 		w.moved = true
-		g := s.live.Goal(t)
+		g := s.live.Goal(*w.t)
 		switch {
 		case w.goal && !g:
 			w.unstable = true
-		case !w.goal && !g && (s.live.Rank == nil || s.live.Rank(t) <= w.rank):
+		case !w.goal && !g && (s.live.Rank == nil || s.live.Rank(*w.t) <= w.rank):
 			w.rankFail = true
 		}
 	}
@@ -769,7 +809,7 @@ func (w *worker[S, L]) successor(l L, t S) {
 	if w.bst != nil {
 		// Kept as it is for the invariants, should it be new: a copy
 		// costs less than decoding it again.
-		w.bst[n] = t
+		w.bst[n] = *w.t
 	}
 	w.batch = append(w.batch, pending{fp: fp, link: link(w.parentID+1, uint32(ord))})
 	if len(w.batch) == batchSize {

@@ -688,13 +688,13 @@ func effectPacked(m *Model, s, t packedVars, l Label) {
 	}
 }
 
-// NextPacked calls emit for every enabled transition of st, in the order of
-// the spec's Next (contract.go's next).
-func (m *Model) NextPacked(st Packed, emit func(Label, Packed)) {
+// NextPackedInPlace calls emit for every enabled transition of st, in the order of
+// the spec's Next (contract.go's next), having built its target in *out.
+func (m *Model) NextPackedInPlace(st Packed, out *Packed, emit func(Label)) {
 	s := m.packed(&st)
 	if l := (Label{Action: ExecTask}); !((s.PC() == m.done) || (!m.isTask(s.PC())) || (s.Waiting()) || (s.PC() == m.ip && s.Consumed() == NoVal)) {
-		tt := st
-		t := m.packed(&tt)
+		*out = st
+		t := m.packed(out)
 		pc := s.PC()
 		if !(pc == m.ip && m.fault.prefixReplay) {
 			t.SetEffect(pc, s.Effect(pc)+1)
@@ -703,20 +703,20 @@ func (m *Model) NextPacked(st Packed, emit func(Label, Packed)) {
 		t.SetReentered(s.Reentered() || pc <= s.Frontier())
 		t.SetFrontier(max(s.Frontier(), pc))
 		t.SetPC(pc + 1)
-		emit(l, tt)
+		emit(l)
 	}
 	if l := (Label{Action: EmitInterrupt}); !((s.PC() != m.ip) || (s.Waiting()) || (s.Consumed() != NoVal) || (s.Lost())) {
-		tt := st
-		t := m.packed(&tt)
+		*out = st
+		t := m.packed(out)
 		t.SetWaiting(true)
-		emit(l, tt)
+		emit(l)
 	}
 	if !((!s.Waiting()) || (s.ResumesLen() >= m.P.MaxResumes)) {
 		for v := range m.nv {
 			{
 				l := Label{Action: Consume, Value: v}
-				tt := st
-				t := m.packed(&tt)
+				*out = st
+				t := m.packed(out)
 				t.SetWaiting(false)
 				t.SetConsumed(l.Value)
 				t.SetEffect(m.ip, s.Effect(m.ip)+1)
@@ -725,7 +725,7 @@ func (m *Model) NextPacked(st Packed, emit func(Label, Packed)) {
 				t.SetPC(m.ip + 1)
 				t.AppendResume(l.Value, Out(l.Value))
 				t.SetConsumes(s.Consumes() + 1)
-				emit(l, tt)
+				emit(l)
 			}
 		}
 	}
@@ -733,8 +733,8 @@ func (m *Model) NextPacked(st Packed, emit func(Label, Packed)) {
 		for v := range m.nv {
 			{
 				l := Label{Action: ForkResume, Value: v}
-				tt := st
-				t := m.packed(&tt)
+				*out = st
+				t := m.packed(out)
 				obs := Out(l.Value)
 				if m.fault.forkIgnore {
 					obs = Out(s.Consumed())
@@ -743,14 +743,14 @@ func (m *Model) NextPacked(st Packed, emit func(Label, Packed)) {
 				if m.fault.noIntent {
 					t.SetConsumes(s.Consumes() + 1)
 				}
-				emit(l, tt)
+				emit(l)
 			}
 		}
 	}
 	if s.Waiting() {
 		if l := (Label{Action: CrashRecover, Decision: Skip}); !((int64(s.Crashes()) >= int64(m.P.MaxCrashes)) || (s.PC() < 2 || int(s.PC()) > m.P.NTasks) || (s.Waiting() && !m.P.CrashWhileParked) || (s.Waiting() && l.Decision != Skip) || (!s.Waiting() && !m.isRecoveryChoice(s.Consumed(), l.Decision))) {
-			tt := st
-			t := m.packed(&tt)
+			*out = st
+			t := m.packed(out)
 			d := l.Decision
 			t.SetCrashes(s.Crashes() + 1)
 			t.AppendRecovery(s.Frontier(), d)
@@ -772,13 +772,13 @@ func (m *Model) NextPacked(st Packed, emit func(Label, Packed)) {
 				}
 				t.SetRebuilt(s.Rebuilt() || d == Rebuilt)
 			}
-			emit(l, tt)
+			emit(l)
 		}
 	} else {
 		for _, d := range m.recoveryChoices(s.Consumed()) {
 			if l := (Label{Action: CrashRecover, Decision: d}); !((int64(s.Crashes()) >= int64(m.P.MaxCrashes)) || (s.PC() < 2 || int(s.PC()) > m.P.NTasks) || (s.Waiting() && !m.P.CrashWhileParked) || (s.Waiting() && l.Decision != Skip) || (!s.Waiting() && !m.isRecoveryChoice(s.Consumed(), l.Decision))) {
-				tt := st
-				t := m.packed(&tt)
+				*out = st
+				t := m.packed(out)
 				d := l.Decision
 				t.SetCrashes(s.Crashes() + 1)
 				t.AppendRecovery(s.Frontier(), d)
@@ -800,26 +800,26 @@ func (m *Model) NextPacked(st Packed, emit func(Label, Packed)) {
 					}
 					t.SetRebuilt(s.Rebuilt() || d == Rebuilt)
 				}
-				emit(l, tt)
+				emit(l)
 			}
 		}
 	}
 	if l := (Label{Action: ExtraResume}); !((s.PC() != m.done) || (int64(s.Strays()) >= int64(m.P.MaxExtraResumes))) {
-		tt := st
-		t := m.packed(&tt)
+		*out = st
+		t := m.packed(out)
 		t.SetStrays(s.Strays() + 1)
 		if m.fault.doubleConsume {
 			t.SetEffect(m.ip, s.Effect(m.ip)+1)
 			t.SetConsumes(s.Consumes() + 1)
 		}
-		emit(l, tt)
+		emit(l)
 	}
 	if !((int64(s.Raced()) >= int64(m.P.Racers-1)) || (s.Consumed() == NoVal)) {
 		for v := range m.nv {
 			{
 				l := Label{Action: RaceResume, Value: v}
-				tt := st
-				t := m.packed(&tt)
+				*out = st
+				t := m.packed(out)
 				t.SetRaced(s.Raced() + 1)
 				if m.fault.raceConsume || m.fault.raceEffect {
 					t.SetConsumes(s.Consumes() + 1)
@@ -827,7 +827,7 @@ func (m *Model) NextPacked(st Packed, emit func(Label, Packed)) {
 				if m.fault.raceEffect {
 					t.SetEffect(m.ip, s.Effect(m.ip)+1)
 				}
-				emit(l, tt)
+				emit(l)
 			}
 		}
 	}

@@ -559,3 +559,10 @@ func (m *Model) CompletedPacked(p Packed) bool {
 // instructions a call at R8-small, the engine's call included, against
 // 132 (callgrind).
 func (m *Model) ProgressPacked(p Packed) uint64 { return m.lay.progress.sum(&p) }
+
+// NextPacked calls emit for every enabled transition of st, in the order
+// of the spec's Next: NextPackedInPlace with each target passed by value.
+func (m *Model) NextPacked(st Packed, emit func(Label, Packed)) {
+	var t Packed
+	m.NextPackedInPlace(st, &t, func(l Label) { emit(l, t) })
+}

@@ -11,6 +11,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/tlavalue"
@@ -103,6 +104,19 @@ func (sp *Spec) Next(s model.Packed, emit func(model.Label, model.Packed)) {
 	sp.M.NextPacked(s, emit)
 }
 
+// NextInPlace is Next building each successor in *t
+// (engine.InPlace): the engine's way, which spares it a copy of each.
+func (sp *Spec) NextInPlace(s model.Packed, t *model.Packed, emit func(model.Label)) {
+	if sp.next != nil {
+		sp.next(s, func(l model.Label, u model.Packed) {
+			*t = u
+			emit(l)
+		})
+		return
+	}
+	sp.M.NextPackedInPlace(s, t, emit)
+}
+
 // Layer is the progress measure (model.ProgressPacked): every action
 // raises it by exactly one (model's TestPackedMirrorsState checks it on
 // every transition of every fault), so the engine keeps one breadth-first
@@ -112,9 +126,12 @@ func (sp *Spec) Layer() func(model.Packed) uint64 { return sp.M.ProgressPacked }
 // Width is the length of a packed state's used words.
 func (sp *Spec) Width() int { return 8 * sp.words }
 
-// Encode writes the words s uses. One and two words (R0, R8) are written
-// without a loop: the engine encodes every successor.
-func (sp *Spec) Encode(dst []byte, s model.Packed) {
+// Encode writes the words s uses.
+func (sp *Spec) Encode(dst []byte, s model.Packed) { sp.EncodeFrom(dst, &s) }
+
+// EncodeFrom is Encode of *s (engine.InPlace). One and two words (R0, R8)
+// are written without a loop: the engine encodes every successor.
+func (sp *Spec) EncodeFrom(dst []byte, s *model.Packed) {
 	switch sp.words {
 	case 1:
 		binary.LittleEndian.PutUint64(dst[:8], s[0])
@@ -204,6 +221,7 @@ func (sp *Spec) Label(l model.Label) string { return sp.M.LabelString(l) }
 func (sp *Spec) Properties() []tlaspec.Property[model.Packed] { return sp.props }
 
 var (
-	_ tlaspec.Model[model.Packed, model.Label] = (*Spec)(nil)
-	_ tlaspec.Layered[model.Packed]            = (*Spec)(nil)
+	_ tlaspec.Model[model.Packed, model.Label]  = (*Spec)(nil)
+	_ tlaspec.Layered[model.Packed]             = (*Spec)(nil)
+	_ engine.InPlace[model.Packed, model.Label] = (*Spec)(nil)
 )

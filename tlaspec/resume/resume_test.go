@@ -1,7 +1,9 @@
 package resume
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/resumecontract/resumecheck/model"
@@ -32,5 +34,57 @@ func TestEncodeDecode(t *testing.T) {
 	}
 	if !littleEndian {
 		t.Log("a big-endian machine: Decode reads word by word")
+	}
+}
+
+// TestNextInPlaceIsNext explores R0 and R8 breadth-first to a few
+// thousand states and checks that NextInPlace (what the engine explores)
+// emits what Next emits (what it replays counterexamples with): the same
+// labelled successors in the same order, for the model's step and for a
+// step replaced with WithNext (here: every other successor of Next, last
+// first), which NextInPlace must follow too.
+func TestNextInPlaceIsNext(t *testing.T) {
+	for _, p := range []model.Params{model.R0(), model.R8()} {
+		m, err := model.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := New(m, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replaced := plain.WithNext(func(s model.Packed, emit func(model.Label, model.Packed)) {
+			type step struct {
+				l model.Label
+				t model.Packed
+			}
+			var all []step
+			m.NextPacked(s, func(l model.Label, t model.Packed) { all = append(all, step{l, t}) })
+			for i := len(all) - 1; i >= 0; i -= 2 {
+				emit(all[i].l, all[i].t)
+			}
+		})
+		for _, sp := range []*Spec{plain, replaced} {
+			seen := map[model.Packed]bool{}
+			queue := sp.Init()
+			var slot model.Packed
+			for len(queue) > 0 && len(seen) < 5000 {
+				s := queue[0]
+				queue = queue[1:]
+				var want []string
+				sp.Next(s, func(l model.Label, u model.Packed) {
+					want = append(want, sp.Label(l)+fmt.Sprint(u))
+					if !seen[u] {
+						seen[u] = true
+						queue = append(queue, u)
+					}
+				})
+				var got []string
+				sp.NextInPlace(s, &slot, func(l model.Label) { got = append(got, sp.Label(l)+fmt.Sprint(slot)) })
+				if !slices.Equal(got, want) {
+					t.Fatalf("%v (replaced %v): NextInPlace emits %q, Next %q", p, sp.next != nil, got, want)
+				}
+			}
+		}
 	}
 }

@@ -84,11 +84,14 @@ type form struct {
 	// wrap makes the accessor of a state variable; clone copies a state.
 	wrap, clone string
 	next        string // the name of the generated Next
+	// inPlace: Next builds each successor in *out and emits its label
+	// only (engine.InPlace).
+	inPlace bool
 }
 
 var forms = []form{
 	{suffix: "State", view: "stateVars", state: "State", wrap: "stateVars{&%s}", clone: "%s.Clone()", next: "Next"},
-	{suffix: "Packed", view: "packedVars", state: "Packed", wrap: "m.packed(&%s)", clone: "%s", next: "NextPacked"},
+	{suffix: "Packed", view: "packedVars", state: "Packed", wrap: "m.packed(&%s)", clone: "%s", next: "NextPackedInPlace", inPlace: true},
 }
 
 // generic is what gen knows about one generic function of the source.
@@ -253,13 +256,19 @@ func rewrite(n ast.Node, f form, guard bool, gens map[string]*generic) {
 	}, nil)
 }
 
-// writeNext writes Next (or NextPacked): next's body with each try(label)
+// writeNext writes Next (or NextPackedInPlace): next's body with each try(label)
 // made into the transition.
 func writeNext(b *bytes.Buffer, fd *ast.FuncDecl, f form, gens map[string]*generic) error {
 	var sb bytes.Buffer
-	fmt.Fprintf(&sb, "// %s calls emit for every enabled transition of st, in the order of\n", f.next)
-	fmt.Fprintf(&sb, "// the spec's Next (contract.go's next).\n")
-	fmt.Fprintf(&sb, "func (m *Model) %s(st %s, emit func(Label, %s)) {\n", f.next, f.state, f.state)
+	if f.inPlace {
+		fmt.Fprintf(&sb, "// %s calls emit for every enabled transition of st, in the order of\n", f.next)
+		fmt.Fprintf(&sb, "// the spec's Next (contract.go's next), having built its target in *out.\n")
+		fmt.Fprintf(&sb, "func (m *Model) %s(st %s, out *%s, emit func(Label)) {\n", f.next, f.state, f.state)
+	} else {
+		fmt.Fprintf(&sb, "// %s calls emit for every enabled transition of st, in the order of\n", f.next)
+		fmt.Fprintf(&sb, "// the spec's Next (contract.go's next).\n")
+		fmt.Fprintf(&sb, "func (m *Model) %s(st %s, emit func(Label, %s)) {\n", f.next, f.state, f.state)
+	}
 	fmt.Fprintf(&sb, "\ts := %s\n", fmt.Sprintf(f.wrap, "st"))
 	b.Write(sb.Bytes())
 	var err error
@@ -371,6 +380,10 @@ func transition(lit *ast.CompositeLit, f form, gens map[string]*generic, hoisted
 	label := b.String()
 	// The effect's body, inlined: t is the copy's accessors, tt the copy.
 	body := fmt.Sprintf("tt := %s\nt := %s\n%s\nemit(l, tt)", fmt.Sprintf(f.clone, "st"), fmt.Sprintf(f.wrap, "tt"), gens[lowerFirst(a)].inline)
+	if f.inPlace {
+		// The copy is *out.
+		body = fmt.Sprintf("*out = st\nt := m.packed(out)\n%s\nemit(l)", gens[lowerFirst(a)].inline)
+	}
 	var code string
 	if hoisted {
 		code = fmt.Sprintf("{\nl := %s\n%s\n}", label, body)

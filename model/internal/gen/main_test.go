@@ -64,7 +64,7 @@ func function(t *testing.T, code []byte, name string) string {
 
 // TestMutationChangesBothSteps changes one guard in the source and checks
 // that both generated steps change with it (the guards Apply calls, and
-// Next and NextPacked, which inline them), and nothing else does.
+// Next and NextPackedInPlace, which inline them), and nothing else does.
 func TestMutationChangesBothSteps(t *testing.T) {
 	orig, err := Generate(readModel(t, srcFile))
 	if err != nil {
@@ -74,7 +74,7 @@ func TestMutationChangesBothSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := []string{"emitInterruptGuardState", "emitInterruptGuardPacked", "(m *Model) Next", "(m *Model) NextPacked"}
+	changed := []string{"emitInterruptGuardState", "emitInterruptGuardPacked", "(m *Model) Next", "(m *Model) NextPackedInPlace"}
 	for _, fn := range changed {
 		before, after := function(t, orig, fn), function(t, mut, fn)
 		if !strings.Contains(before, "s.Lost()") || strings.Contains(after, "s.Lost()") {
