@@ -295,6 +295,18 @@ func gateNew(f *Finding, bc, fc *Cell) {
 			sampled = append(sampled, fmt.Sprintf("%s (the baseline's %s at %s)", r.Run, english.Count(len(base), "run"), pt))
 		}
 	}
+	if len(ev) == 0 {
+		// No run decided it: the cell is undetermined because its runs
+		// could not be driven or did not reach their kill point.
+		for i := range fc.Runs {
+			switch r := &fc.Runs[i]; {
+			case r.Verdict == "error":
+				unreached = append(unreached, r.Run+" (could not be driven)")
+			case r.Unreached:
+				unreached = append(unreached, r.Run+" (did not reach its kill point)")
+			}
+		}
+	}
 	switch {
 	case len(confirmed) > 0:
 		f.Kind, f.Why = FindingConfirmed, "undetermined: "+strings.Join(confirmed, "; ")

@@ -402,7 +402,7 @@ func (c *Cell) summarize() string {
 	var parts []string
 	viol := map[string]int{}
 	explained := map[string]int{}
-	direct := 0
+	direct, undriven, unreached, accepted := 0, 0, 0, 0
 	for _, r := range c.Runs {
 		for o, s := range r.Obligations {
 			if s == Violated {
@@ -414,6 +414,14 @@ func (c *Cell) summarize() string {
 		}
 		if r.Direct {
 			direct++
+		}
+		switch {
+		case r.Verdict == "error":
+			undriven++
+		case r.Unreached:
+			unreached++
+		case r.Verdict == "accepted":
+			accepted++
 		}
 	}
 	for _, o := range c.Measures {
@@ -435,8 +443,17 @@ func (c *Cell) summarize() string {
 	if direct > 0 {
 		parts = append(parts, fmt.Sprintf("%s outside every fault model (decided from the ledger)", english.Count(direct, "run")))
 	}
-	if len(parts) == 0 {
+	if undriven > 0 {
+		parts = append(parts, fmt.Sprintf("%s could not be driven (the adapter failed: see the run's problems)", english.Count(undriven, "run")))
+	}
+	if unreached > 0 {
+		parts = append(parts, fmt.Sprintf("%s did not reach the kill point", english.Count(unreached, "run")))
+	}
+	if len(parts) == 0 && accepted == len(c.Runs) {
 		return fmt.Sprintf("%s, every trace accepted", english.Count(len(c.Runs), "run"))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, fmt.Sprintf("%d of %s accepted", accepted, english.Count(len(c.Runs), "trace")))
 	}
 	return fmt.Sprintf("%s: %s", english.Count(len(c.Runs), "run"), strings.Join(parts, "; "))
 }
