@@ -152,7 +152,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
 	}
 	rep := &Report{Engine: "go", Spec: j.SpecPath, Config: j.CfgPath}
 	return explore(ctx, sp, rep, exploreOptions[model.Packed]{
-		deadlock: j.CheckDeadlock, fair: j.Fair, violated: sp.Violated,
+		deadlock: j.CheckDeadlock, fair: j.Fair, violated: sp.ViolatedFunc(),
 		canonical: canonical, symmetry: j.Symmetry,
 		fill: func(p model.Packed, ts *TraceState) { ts.State = m.Unpack(p) },
 	}, opt)

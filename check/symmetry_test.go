@@ -108,7 +108,7 @@ func reduced(t *testing.T, job *Job, canon func(*model.Model, model.Packed) mode
 	}
 	m := mm.Model
 	rep, err := explore(context.Background(), sp, &Report{Engine: "go"}, exploreOptions[model.Packed]{
-		deadlock: job.CheckDeadlock, fair: job.Fair, violated: sp.Violated, symmetry: job.Symmetry,
+		deadlock: job.CheckDeadlock, fair: job.Fair, violated: sp.ViolatedFunc(), symmetry: job.Symmetry,
 		canonical: func(dst, src []byte) { sp.Encode(dst, canon(m, sp.Decode(src))) },
 		fill:      func(p model.Packed, ts *TraceState) { ts.State = m.Unpack(p) },
 	}, RunOptions{Continue: true})

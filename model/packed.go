@@ -547,7 +547,9 @@ func (l *layout) appendRecovery(p *Packed, frontier int8, d Decision) {
 // on every successor, so it compares the pc field's bits with Done's in
 // place (layout.done) rather than through the generated completedPacked;
 // TestCompletedIsPCDone compares the two.
-func (m *Model) CompletedPacked(p Packed) bool {
+func (m *Model) CompletedPacked(p Packed) bool { return m.completed(&p) }
+
+func (m *Model) completed(p *Packed) bool {
 	d := &m.lay.done
 	return p[d.word&(MaxPackedWords-1)]&d.mask == d.bits
 }
@@ -559,6 +561,21 @@ func (m *Model) CompletedPacked(p Packed) bool {
 // instructions a call at R8-small, the engine's call included, against
 // 132 (callgrind).
 func (m *Model) ProgressPacked(p Packed) uint64 { return m.lay.progress.sum(&p) }
+
+// CompletedFunc and ProgressFunc are CompletedPacked and ProgressPacked as
+// the func values the engine calls (Liveness.Goal, Options.Layer), which
+// read the state where the call put it. A method value
+// (m.CompletedPacked) goes through a wrapper that copies the 64-byte
+// state before reading it: the wrapper inlines the method, and an
+// inlined parameter is a copy.
+func (m *Model) CompletedFunc() func(Packed) bool {
+	return func(p Packed) bool { return m.completed(&p) }
+}
+
+// ProgressFunc: see CompletedFunc.
+func (m *Model) ProgressFunc() func(Packed) uint64 {
+	return func(p Packed) uint64 { return m.lay.progress.sum(&p) }
+}
 
 // NextPacked calls emit for every enabled transition of st, in the order
 // of the spec's Next: NextPackedInPlace with each target passed by value.

@@ -352,9 +352,9 @@ func TestFDCheckIsFD(t *testing.T) {
 	}
 }
 
-// TestProgressFieldsAreProgress compares ProgressPacked (the layout's
-// list of fields, newProgress) with contract.go's progress, generated for
-// Packed, on random packed states of every faultParams model and of many
+// TestProgressFieldsAreProgress compares ProgressPacked and ProgressFunc
+// (the layout's list of fields, newProgress) with contract.go's progress,
+// generated for Packed, on random packed states of every faultParams model and of many
 // layouts (every field holding anything it can, so that a field left out
 // of the list or counted twice shows), and on every reachable state of
 // the faultParams models. A mutation of the list fails it (below).
@@ -372,7 +372,7 @@ func TestProgressFieldsAreProgress(t *testing.T) {
 		}
 	}
 	differs := func(m *Model, q Packed) bool {
-		return m.ProgressPacked(q) != progressPacked(m, m.packed(&q))
+		return m.ProgressPacked(q) != progressPacked(m, m.packed(&q)) || m.ProgressFunc()(q) != m.ProgressPacked(q)
 	}
 	tried := 0
 	for name, p := range models {
@@ -389,7 +389,7 @@ func TestProgressFieldsAreProgress(t *testing.T) {
 				q[w] = r.Uint64()
 			}
 			if differs(m, q) {
-				t.Fatalf("%s: ProgressPacked %d, progress %d on %x", name, m.ProgressPacked(q), progressPacked(m, m.packed(&q)), q[:m.PackedWords()])
+				t.Fatalf("%s: ProgressPacked %d (ProgressFunc %d), progress %d on %x", name, m.ProgressPacked(q), m.ProgressFunc()(q), progressPacked(m, m.packed(&q)), q[:m.PackedWords()])
 			}
 			tried++
 		}
@@ -496,8 +496,8 @@ func TestFlagsOffAreTheInvariants(t *testing.T) {
 	}
 }
 
-// TestCompletedIsPCDone compares CompletedPacked (the pc field's bits
-// against Done's, layout.done) with completedPacked, generated from
+// TestCompletedIsPCDone compares CompletedPacked and CompletedFunc (the pc
+// field's bits against Done's, layout.done) with completedPacked, generated from
 // contract.go's completed, on every reachable state of every faultParams
 // model with pc set to every value its field holds, and on random states;
 // a comparison with Done - 1 is caught.
@@ -528,8 +528,8 @@ func TestCompletedIsPCDone(t *testing.T) {
 		caught, done := false, 0
 		for _, q := range tries {
 			want := completedPacked(m, m.packed(&q))
-			if m.CompletedPacked(q) != want {
-				t.Fatalf("%s: CompletedPacked %v, completed %v on %x", name, !want, want, q[:m.PackedWords()])
+			if m.CompletedPacked(q) != want || m.CompletedFunc()(q) != want {
+				t.Fatalf("%s: CompletedPacked %v (CompletedFunc %v), completed %v on %x", name, m.CompletedPacked(q), m.CompletedFunc()(q), want, q[:m.PackedWords()])
 			}
 			if want {
 				done++

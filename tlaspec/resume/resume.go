@@ -53,7 +53,7 @@ func New(m *model.Model, invariants []string, liveness bool) (*Spec, error) {
 	if liveness {
 		sp.props = append(sp.props, tlaspec.Property[model.Packed]{
 			Name: "Liveness", Kind: tlaspec.Eventually, Text: "the run eventually completes (pc = NTasks+1)",
-			Goal: m.CompletedPacked, Rank: m.ProgressPacked,
+			Goal: m.CompletedFunc(), Rank: m.ProgressFunc(),
 		})
 	}
 	return sp, nil
@@ -73,7 +73,16 @@ func (sp *Spec) AllHold(p model.Packed) bool { return sp.M.HoldPacked(&p, sp.all
 // Violated returns the invariants among open (bit i for the i-th checked)
 // that p violates (engine.Options.Violated): all of them in one call when
 // they hold, the common case.
-func (sp *Spec) Violated(p model.Packed, open uint64) uint64 {
+func (sp *Spec) Violated(p model.Packed, open uint64) uint64 { return sp.violated(&p, open) }
+
+// ViolatedFunc is Violated as the func value the engine calls on every
+// new state, which passes the state on where the call put it (a method
+// value, sp.Violated, copies it first: see model.CompletedFunc).
+func (sp *Spec) ViolatedFunc() func(model.Packed, uint64) uint64 {
+	return func(p model.Packed, open uint64) uint64 { return sp.violated(&p, open) }
+}
+
+func (sp *Spec) violated(p *model.Packed, open uint64) uint64 {
 	set := sp.all
 	if open != 1<<len(sp.sets)-1 {
 		set = 0
@@ -81,13 +90,13 @@ func (sp *Spec) Violated(p model.Packed, open uint64) uint64 {
 			set |= sp.sets[bits.TrailingZeros64(rest)]
 		}
 	}
-	if sp.M.HoldPacked(&p, set) {
+	if sp.M.HoldPacked(p, set) {
 		return 0
 	}
 	var v uint64
 	for rest := open; rest != 0; rest &= rest - 1 {
 		i := bits.TrailingZeros64(rest)
-		if !sp.M.HoldPacked(&p, sp.sets[i]) {
+		if !sp.M.HoldPacked(p, sp.sets[i]) {
 			v |= 1 << i
 		}
 	}
@@ -121,7 +130,7 @@ func (sp *Spec) NextInPlace(s model.Packed, t *model.Packed, emit func(model.Lab
 // raises it by exactly one (model's TestPackedMirrorsState checks it on
 // every transition of every fault), so the engine keeps one breadth-first
 // level's fingerprints at a time (engine.Options.Layer).
-func (sp *Spec) Layer() func(model.Packed) uint64 { return sp.M.ProgressPacked }
+func (sp *Spec) Layer() func(model.Packed) uint64 { return sp.M.ProgressFunc() }
 
 // Width is the length of a packed state's used words.
 func (sp *Spec) Width() int { return 8 * sp.words }

@@ -88,3 +88,54 @@ func TestNextInPlaceIsNext(t *testing.T) {
 		}
 	}
 }
+
+// TestViolatedFunc checks ViolatedFunc (what the engine calls) against
+// Violated on the states of R8 and of R0 under faults that violate
+// invariants, breadth-first to a few thousand states, with every
+// invariant open and with random subsets open; some states must violate
+// something, so that the comparison is not of zeros only.
+func TestViolatedFunc(t *testing.T) {
+	names := []string{"TypeOK", "EO", "PC", "FD", "CV", "CO", "RD"}
+	r := rand.New(rand.NewPCG(23, 1))
+	r0 := func(fs ...model.Fault) model.Params {
+		p := model.R0()
+		p.Faults = p.Faults.With(fs...)
+		return p
+	}
+	violating := 0
+	for _, p := range []model.Params{model.R8(), r0(model.Replay), r0(model.ForkIgnore), r0(model.NondetRec)} {
+		m, err := model.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp, err := New(m, names, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := sp.ViolatedFunc()
+		seen := map[model.Packed]bool{}
+		queue := sp.Init()
+		for len(queue) > 0 && len(seen) < 5000 {
+			s := queue[0]
+			queue = queue[1:]
+			for _, open := range []uint64{1<<len(names) - 1, r.Uint64N(1 << len(names))} {
+				want := sp.Violated(s, open)
+				if got := f(s, open); got != want {
+					t.Fatalf("%v: ViolatedFunc %b, Violated %b, open %b", p, got, want, open)
+				}
+				if want != 0 {
+					violating++
+				}
+			}
+			sp.Next(s, func(_ model.Label, u model.Packed) {
+				if !seen[u] {
+					seen[u] = true
+					queue = append(queue, u)
+				}
+			})
+		}
+	}
+	if violating == 0 {
+		t.Fatal("no state violated an invariant")
+	}
+}
