@@ -553,7 +553,7 @@ type worker[S, L any] struct {
 	s  *search[S, L]
 	id int
 	// step is the model in place (or Next by value through byValue); t
-	// holds each successor in turn (see InPlace); emit is successor.
+	// holds each successor in turn (see InPlace); emit is successor's.
 	step InPlace[S, L]
 	t    *S
 	emit func(L)
@@ -603,7 +603,7 @@ func newWorker[S, L any](s *search[S, L]) *worker[S, L] {
 		w.step = newByValue(s.m)
 	}
 	w.t = new(S)
-	w.emit = w.successor
+	w.emit = w.successor()
 	return w
 }
 
@@ -755,65 +755,68 @@ func (w *worker[S, L]) explore(k int) error {
 	return nil
 }
 
-// successor handles one successor of the state being explored: it
-// counts it, checks the liveness conditions on the step, and queues it for
-// the fingerprint set. It is NextInPlace's emit function: the successor
-// is *w.t.
-func (w *worker[S, L]) successor(L) {
+// successor returns NextInPlace's emit function, which handles one
+// successor of the state being explored, *w.t: it counts it, checks the
+// liveness conditions on the step, and queues it for the fingerprint
+// set. A closure rather than the method value of a method: Go calls a
+// method value through a wrapper, a second call per successor.
+func (w *worker[S, L]) successor() func(L) {
 	s := w.s
-	ord := w.ord
-	w.ord++
-	w.generated++
-	if ord > maxOrd {
-		w.err = errTooMany
-		return
-	}
-	n := len(w.batch)
-	dst := w.benc[n*s.width : (n+1)*s.width]
-	w.step.EncodeFrom(dst, w.t)
-	switch {
-	case s.live == nil:
-	case s.layered && s.rankIsLayer:
-		// Under Options.Layer a step never stays put (it changes the
-		// layer), and with the layer as rank the rank grows (flush
-		// checks both): what is left is a step out of the goal, which
-		// only a step from a goal state can be.
-		w.moved = true
-		if w.goal && !s.live.Goal(*w.t) {
-			w.unstable = true
+	return func(L) {
+		ord := w.ord
+		w.ord++
+		w.generated++
+		if ord > maxOrd {
+			w.err = errTooMany
+			return
 		}
-	case s.layered || !bytes.Equal(dst, w.buf[w.enc:w.enc+s.width]):
-		w.moved = true
-		g := s.live.Goal(*w.t)
+		n := len(w.batch)
+		dst := w.benc[n*s.width : (n+1)*s.width]
+		w.step.EncodeFrom(dst, w.t)
 		switch {
-		case w.goal && !g:
-			w.unstable = true
-		case !w.goal && !g && (s.live.Rank == nil || s.live.Rank(*w.t) <= w.rank):
-			w.rankFail = true
+		case s.live == nil:
+		case s.layered && s.rankIsLayer:
+			// Under Options.Layer a step never stays put (it changes the
+			// layer), and with the layer as rank the rank grows (flush
+			// checks both): what is left is a step out of the goal, which
+			// only a step from a goal state can be.
+			w.moved = true
+			if w.goal && !s.live.Goal(*w.t) {
+				w.unstable = true
+			}
+		case s.layered || !bytes.Equal(dst, w.buf[w.enc:w.enc+s.width]):
+			w.moved = true
+			g := s.live.Goal(*w.t)
+			switch {
+			case w.goal && !g:
+				w.unstable = true
+			case !w.goal && !g && (s.live.Rank == nil || s.live.Rank(*w.t) <= w.rank):
+				w.rankFail = true
+			}
 		}
-	}
-	var fp uint64
-	if s.opt.Canonical == nil {
-		fp = fingerprint(dst)
-	} else {
-		fp = s.fingerprintOf(dst, w.canon)
-	}
-	if w.recent[(fp>>32)&(recentSize-1)] == fp {
-		// Met lately by this worker, so in the set: no need to look
-		// (nor to miss the cache on its bucket).
-		return
-	}
-	// Its bucket is fetched now, while the batch fills, so that the
-	// line is in the cache when flush inserts it.
-	s.seen.touch(fp)
-	if w.bst != nil {
-		// Kept as it is for the invariants, should it be new: a copy
-		// costs less than decoding it again.
-		w.bst[n] = *w.t
-	}
-	w.batch = append(w.batch, pending{fp: fp, link: link(w.parentID+1, uint32(ord))})
-	if len(w.batch) == batchSize {
-		w.flush()
+		var fp uint64
+		if s.opt.Canonical == nil {
+			fp = fingerprint(dst)
+		} else {
+			fp = s.fingerprintOf(dst, w.canon)
+		}
+		if w.recent[(fp>>32)&(recentSize-1)] == fp {
+			// Met lately by this worker, so in the set: no need to look
+			// (nor to miss the cache on its bucket).
+			return
+		}
+		// Its bucket is fetched now, while the batch fills, so that the
+		// line is in the cache when flush inserts it.
+		s.seen.touch(fp)
+		if w.bst != nil {
+			// Kept as it is for the invariants, should it be new: a copy
+			// costs less than decoding it again.
+			w.bst[n] = *w.t
+		}
+		w.batch = append(w.batch, pending{fp: fp, link: link(w.parentID+1, uint32(ord))})
+		if len(w.batch) == batchSize {
+			w.flush()
+		}
 	}
 }
 
