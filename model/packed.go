@@ -568,6 +568,11 @@ func (m *Model) ProgressPacked(p Packed) uint64 { return m.lay.progress.sum(&p) 
 // (m.CompletedPacked) goes through a wrapper that copies the 64-byte
 // state before reading it: the wrapper inlines the method, and an
 // inlined parameter is a copy.
+//
+// Not inlined: the closure of an inlined CompletedFunc is compiled in its
+// caller, where Go no longer inlines completed into it.
+//
+//go:noinline
 func (m *Model) CompletedFunc() func(Packed) bool {
 	return func(p Packed) bool { return m.completed(&p) }
 }
