@@ -887,7 +887,13 @@ func (w *worker[S, L]) flush() {
 			w.out = &chunk{buf: s.pool.get()}
 		}
 		enc := w.benc[i*s.width : (i+1)*s.width]
-		copy(w.out.buf[w.out.n*s.width:], enc)
+		if dst := w.out.buf[w.out.n*s.width:]; len(enc) == 16 {
+			// Two words, as R8's states (see fingerprint16): a copy
+			// of known length, with no call.
+			*(*[16]byte)(dst) = [16]byte(enc)
+		} else {
+			copy(dst, enc)
+		}
 		binary.LittleEndian.PutUint64(w.out.buf[chunkStates*s.width+8*w.out.n:], p.link)
 		w.out.n++
 		w.distinct++

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -76,6 +77,48 @@ func TestInPlaceSameResults(t *testing.T) {
 			// states), and those of a refuted layer's first attempt.
 			if b := m.built.Load(); b < want.Generated-uint64(len(c.m.init)) {
 				t.Errorf("%s: %d successors built in place, want at least %d", name, b, want.Generated-uint64(len(c.m.init)))
+			}
+		}
+	}
+}
+
+// twoWords is a toy whose encoding is two words, as R8's states are: the
+// engine's paths for 16-byte encodings (fingerprint16, flush's copy) run
+// on it. The second word is the first's complement, and Decode checks it.
+type twoWords struct{ toy }
+
+func (twoWords) Width() int { return 16 }
+
+func (twoWords) Encode(dst []byte, x uint64) {
+	binary.LittleEndian.PutUint64(dst, x)
+	binary.LittleEndian.PutUint64(dst[8:], ^x)
+}
+
+func (twoWords) Decode(src []byte) uint64 {
+	x := binary.LittleEndian.Uint64(src)
+	if binary.LittleEndian.Uint64(src[8:]) != ^x {
+		panic(fmt.Sprintf("twoWords: %x is not an encoding", src))
+	}
+	return x
+}
+
+// TestTwoWordStates checks that states of 16-byte encodings are explored as
+// those of 8 bytes are: the same counts, verdicts and counterexamples,
+// at one and two workers, with and without the layer and spilling.
+func TestTwoWordStates(t *testing.T) {
+	const n = 60
+	invs := []Invariant[uint64]{{Name: "NotCorner", Holds: func(x uint64) bool { return x != n*n-1 }}, {Name: "Small", Holds: less(n * n / 2)}}
+	for _, m := range []toy{grid(n), steps(n, false)} {
+		for _, workers := range []int{1, 2} {
+			for _, budget := range []int64{0, 1} {
+				opt := Options[uint64]{Workers: workers, Continue: true, Invariants: invs, Layer: rowCol(n), MemoryBudget: budget}
+				want := check(t, m, opt)
+				got := mustCheck(t, twoWords{m}, opt)
+				name := fmt.Sprintf("workers %d, budget %d, layered %v", workers, budget, want.Layered)
+				if got.Verdict != want.Verdict || got.Stats.Generated != want.Generated || got.Distinct != want.Distinct || got.Depth != want.Depth ||
+					got.Layered != want.Layered || fmt.Sprint(got.Violations) != fmt.Sprint(want.Violations) {
+					t.Errorf("%s: 16 bytes %v %+v %+v, 8 bytes %v %+v %+v", name, got.Verdict, got.Stats, got.Violations, want.Verdict, want.Stats, want.Violations)
+				}
 			}
 		}
 	}
