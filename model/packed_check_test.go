@@ -149,10 +149,7 @@ func TestTypeCheckIsTypeOK(t *testing.T) {
 			tabled++
 		}
 		for range 300 {
-			var q Packed
-			for w := range m.PackedWords() {
-				q[w] = r.Uint64()
-			}
+			q := randomPacked(r, m)
 			clamp(m, &q)
 			check(name, m, q, fmt.Sprintf("random %x", q[:m.PackedWords()]))
 			// Mostly typed, one field off: where a carry goes wrong.
@@ -384,10 +381,7 @@ func TestProgressFieldsAreProgress(t *testing.T) {
 			continue
 		}
 		for range 200 {
-			var q Packed
-			for w := range m.PackedWords() {
-				q[w] = r.Uint64()
-			}
+			q := randomPacked(r, m)
 			if differs(m, q) {
 				t.Fatalf("%s: ProgressPacked %d (ProgressFunc %d), progress %d on %x", name, m.ProgressPacked(q), m.ProgressFunc()(q), progressPacked(m, m.packed(&q)), q[:m.PackedWords()])
 			}
@@ -399,10 +393,7 @@ func TestProgressFieldsAreProgress(t *testing.T) {
 			mut.lay.progress.fields[drop] = field{}
 			seen := false
 			for range 200 {
-				var q Packed
-				for w := range m.PackedWords() {
-					q[w] = r.Uint64()
-				}
+				q := randomPacked(r, m)
 				if differs(&mut, q) {
 					seen = true
 					break
@@ -464,10 +455,7 @@ func TestFlagsOffAreTheInvariants(t *testing.T) {
 			}
 		}
 		for range 300 {
-			var q Packed
-			for w := range m.PackedWords() {
-				q[w] = r.Uint64()
-			}
+			q := randomPacked(r, m)
 			tries = append(tries, q)
 		}
 		for _, q := range tries {
@@ -517,10 +505,7 @@ func TestCompletedIsPCDone(t *testing.T) {
 			}
 		}
 		for range 200 {
-			var q Packed
-			for w := range m.PackedWords() {
-				q[w] = r.Uint64()
-			}
+			q := randomPacked(r, m)
 			tries = append(tries, q)
 		}
 		mut := *m
@@ -542,4 +527,15 @@ func TestCompletedIsPCDone(t *testing.T) {
 			t.Fatalf("%s: no completed state tried (%d), or Done - 1 went unnoticed", name, done)
 		}
 	}
+}
+
+// randomPacked is a packed word array of m's width with every word
+// random: mostly not a state of the model, and the fast paths must agree
+// with the generated definitions there too.
+func randomPacked(r *rand.Rand, m *Model) Packed {
+	var q Packed
+	for w := range m.PackedWords() {
+		q[w] = r.Uint64()
+	}
+	return q
 }
