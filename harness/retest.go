@@ -157,12 +157,12 @@ func Retested(f Finding, reruns []RunVerdict) Finding {
 		k = rt.Runs - rt.Reproduced // the re-runs that kept the lost outcome
 	}
 	rt.P = rt.tail(k, rt.Runs)
-	counts := fmt.Sprintf("%d of %d re-runs at the point %s %s, against %d of the baseline's %d (one-sided Fisher exact p = %.2g",
-		k, rt.Runs, english.Noun(k, "was", "were"), rt.Outcome, rt.K, rt.N, rt.P)
+	missed := ""
 	if undriven := len(reruns) - rt.Runs; undriven > 0 {
-		counts = fmt.Sprintf("%d of %d re-runs at the point %s %s (%d more did not reach it), against %d of the baseline's %d (one-sided Fisher exact p = %.2g",
-			k, rt.Runs, english.Noun(k, "was", "were"), rt.Outcome, undriven, rt.K, rt.N, rt.P)
+		missed = fmt.Sprintf(" (%d more did not reach it)", undriven)
 	}
+	counts := fmt.Sprintf("%d of %d re-runs at the point %s %s%s, against %d of the baseline's %d (one-sided Fisher exact p = %.2g",
+		k, rt.Runs, english.Noun(k, "was", "were"), rt.Outcome, missed, rt.K, rt.N, rt.P)
 	if rt.P < GateAlpha {
 		f.Kind = FindingConfirmed
 		addEvidence(&f, reproduced)

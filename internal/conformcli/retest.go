@@ -126,18 +126,18 @@ func (t *retester) run(f harness.Finding, m int) rerun {
 	if c == nil {
 		return rerun{err: fmt.Errorf("the re-run has no cell %s", f.Cell)}
 	}
-	rr := rerun{sc: sc, dir: runner.Dir(opt, p)}
-	first := runner.Dir(t.opt, p)
+	// The re-runs' traces are made relative to the first run's folder,
+	// as the finding's other evidence is.
+	again, first := runner.Dir(opt, p), runner.Dir(t.opt, p)
+	rr := rerun{sc: sc, dir: first}
 	for _, r := range c.Runs {
 		r.Run = "retest-" + r.Run
 		if r.Trace != "" {
-			if rel, err := filepath.Rel(first, filepath.Join(rr.dir, filepath.FromSlash(r.Trace))); err == nil {
+			if rel, err := filepath.Rel(first, filepath.Join(again, filepath.FromSlash(r.Trace))); err == nil {
 				r.Trace = filepath.ToSlash(rel)
 			}
 		}
 		rr.runs = append(rr.runs, r)
 	}
-	// The traces are now relative to the first run's folder.
-	rr.dir = first
 	return rr
 }
