@@ -21,6 +21,8 @@ type exploreOptions[S any] struct {
 	symmetry  string
 	// fill, when set, adds a spec's own data to each counterexample state.
 	fill func(S, *TraceState)
+	// constraint, when set, is the cfg's CONSTRAINT (engine.Options).
+	constraint func(S) bool
 }
 
 // explore runs the engine on any spec of the seam and reports in TLC's
@@ -38,6 +40,7 @@ func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report,
 		AllHold:       xo.allHold,
 		Violated:      xo.violated,
 		Canonical:     xo.canonical,
+		Constraint:    xo.constraint,
 	}
 	rep.Symmetry = xo.symmetry
 	var live *tlaspec.Property[S]

@@ -15,6 +15,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tla/interp"
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
@@ -70,6 +71,9 @@ type Job struct {
 	Module string
 	other  Bound
 	record []byte
+	// interp is the spec as the TLA+ interpreter compiled it, for a spec
+	// no Go mirror mirrors (LoadInterpreted).
+	interp *interp.Spec
 	// uninterpreted are the cfg's sections the Go engine does not
 	// interpret, as "file:line: SECTION name": Run refuses them rather
 	// than check another model than TLC would.

@@ -99,7 +99,7 @@ func (j *Job) VerifyMirror() error { return j.verified() }
 // verified is VerifySpec for the job's spec, unless the job is part of
 // the comparison that decides whether model/ mirrors it (Unverified).
 func (j *Job) verified() error {
-	if j.Unverified {
+	if j.Unverified || j.interp != nil {
 		return nil
 	}
 	if j.record != nil {

@@ -255,6 +255,9 @@ func verifyRecord(path string, record []byte) error {
 // VarStates calls fn with every state reachable in the job's model, as
 // TLA+ values, breadth-first, once each (see States).
 func (j *Job) VarStates(ctx context.Context, fn func(tlavalue.State) error) error {
+	if j.interp != nil {
+		return j.interpStates(ctx, fn)
+	}
 	if j.other == nil {
 		return fmt.Errorf("check: VarStates is for specs other than %s (use States)", Module)
 	}

@@ -127,6 +127,9 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*Report, error) {
 	if err := j.Interpretable(); err != nil {
 		return nil, err
 	}
+	if j.interp != nil {
+		return j.runInterpreted(ctx, opt)
+	}
 	if j.other != nil {
 		return j.other.run(ctx, j, opt)
 	}

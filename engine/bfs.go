@@ -103,6 +103,9 @@ func (a cand) before(b cand) bool {
 
 // Check explores m from its initial states.
 func Check[S, L any](ctx context.Context, m Model[S, L], opt Options[S]) (*Result[S, L], error) {
+	if opt.Constraint != nil && opt.Liveness != nil {
+		return nil, errors.New("engine: a liveness property under a state constraint is not supported")
+	}
 	start := time.Now()
 	res, err := checkOnce(ctx, m, opt, start)
 	if errors.Is(err, errNotLayered) {
@@ -274,6 +277,9 @@ func (s *search[S, L]) initial() error {
 	var counts fpCounts
 	for ord, st := range s.m.Init() {
 		s.generated.Add(1)
+		if s.opt.Constraint != nil && !s.opt.Constraint(st) {
+			continue
+		}
 		if s.layered {
 			// The initial states must share a layer; if they do not,
 			// the whole set is kept (nothing relied on the claim yet).
@@ -768,6 +774,9 @@ func (w *worker[S, L]) successor() func(L) {
 		w.generated++
 		if ord > maxOrd {
 			w.err = errTooMany
+			return
+		}
+		if s.opt.Constraint != nil && !s.opt.Constraint(*w.t) {
 			return
 		}
 		n := len(w.batch)

@@ -119,6 +119,10 @@ type Options[S any] struct {
 	// the same in every state of an orbit); the graph the engine builds
 	// when it cannot decide on the fly is built without the symmetry.
 	Canonical func(dst, src []byte)
+	// Constraint, when set, is TLC's CONSTRAINT: a state that violates it
+	// is counted as generated but neither stored nor explored (nor checked).
+	// Liveness is not defined under a constraint: set it without Liveness.
+	Constraint func(S) bool
 	// CheckDeadlock reports a state without successors as a violation.
 	CheckDeadlock bool
 	// Layer, when set, claims that every step raises it by exactly one and

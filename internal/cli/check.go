@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -129,7 +130,7 @@ small enough to draw (R0 bounds).`,
 				}
 				return checkTLC(cmd, args[0], spec, cont, asJSON, tf.options(progressTo))
 			}
-			job, err := loadJob(args[0], spec, props, bounds)
+			job, err := loadAnyJob(cmd, engineArg, args[0], spec, props, bounds)
 			if err != nil {
 				return err
 			}
@@ -207,6 +208,45 @@ small enough to draw (R0 bounds).`,
 	tf.add(f)
 	addReportFlags(cmd)
 	return cmd
+}
+
+// loadAnyJob loads the job for the Go engine: the compiled mirror when the
+// spec is the text a mirror mirrors, the TLA+ interpreter for any other
+// spec (or always, with --engine interp), saying on stderr which runs.
+func loadAnyJob(cmd *cobra.Command, engineArg, cfgPath, specPath string, props []string, bounds string) (*check.Job, error) {
+	path := check.SpecFor(cfgPath, specPath)
+	if engineArg != "interp" && check.MirrorChecks(path) {
+		return loadJob(cfgPath, specPath, props, bounds)
+	}
+	if bounds != "" {
+		return nil, clibase.Usage(errors.New("--bounds replaces the Resume contract's bounds: it needs the compiled mirror (the spec model/ mirrors)"))
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, clibase.Usage(fmt.Errorf("spec %s does not exist (give its path with --spec)", path))
+	}
+	cfg, err := tlacfg.ParseFile(cfgPath)
+	if err != nil {
+		return nil, clibase.Usage(err)
+	}
+	if len(props) > 0 {
+		var invs, temporal []string
+		for _, p := range props {
+			if slices.Contains(cfg.Properties, p) {
+				temporal = append(temporal, p)
+			} else {
+				invs = append(invs, p)
+			}
+		}
+		cfg.Invariants, cfg.Properties = invs, temporal
+	}
+	job, err := check.FromConfigInterpreted(cfg, path)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	if engineArg != "interp" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "[check] %s is not a text a Go mirror mirrors: the TLA+ interpreter checks it\n", path)
+	}
+	return job, nil
 }
 
 // loadJob reads the cfg, keeping only the properties props when given

@@ -68,18 +68,17 @@ func run(args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-// TestGoEngineRefusesOtherSpecs: every command that runs the Go engine on
-// a spec file refuses a Resume.tla that is not the text model/ mirrors,
-// with exit 4 (not a verdict, not 2) and a message saying what to do;
-// the default command first, in a scratch copy of spec/. TLC is not
-// needed: the refusal comes before anything runs.
+// TestGoEngineRefusesOtherSpecs: every command that runs the compiled
+// mirror on a spec file (and has no other way to check it) refuses a
+// Resume.tla that is not the text model/ mirrors, with exit 4 (not a
+// verdict, not 2) and a message saying what to do, in a scratch copy of
+// spec/. TLC is not needed: the refusal comes before anything runs.
+// tlcrun check is the exception: it hands such a spec to the TLA+
+// interpreter (TestCheckInterpretsOtherSpecs).
 func TestGoEngineRefusesOtherSpecs(t *testing.T) {
 	t.Setenv("TLA2TOOLS_JAR", "")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	commands := [][]string{
-		{"check", "spec/R0.cfg"},
-		{"check", "--progress", "0", "--json", "spec/fault-replay.cfg"},
-		{"check", "--engine", "both", "spec/R0.cfg"},
 		{"verify"},
 		{"verify", "--engine", "both"},
 		{"sweep", "--progress", "0", "--set", "NTasks=3..4"},
@@ -98,14 +97,7 @@ func TestGoEngineRefusesOtherSpecs(t *testing.T) {
 				t.Fatal("the edit changed nothing")
 			}
 			t.Chdir(scratchSpec(t, edit))
-			// The same text elsewhere, given with --spec.
-			elsewhere := filepath.Join(t.TempDir(), "X.tla")
-			b, err := os.ReadFile(filepath.Join("spec", "Resume.tla"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			os.WriteFile(elsewhere, b, 0o644)
-			for _, args := range append(commands, []string{"check", "--spec", elsewhere, "spec/R0.cfg"}) {
+			for _, args := range commands {
 				code, stdout, stderr := run(args...)
 				if code != ExitNotMirror {
 					t.Errorf("tlcrun %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, ExitNotMirror, stdout, stderr)
@@ -123,6 +115,59 @@ func TestGoEngineRefusesOtherSpecs(t *testing.T) {
 			// TLC checks any spec: no refusal, only the missing TLC (3).
 			if code, _, stderr := run("check", "--engine", "tlc", "spec/R0.cfg"); code != ExitNoTLC {
 				t.Errorf("check --engine tlc: exit %d, want %d (no TLC here)\n%s", code, ExitNoTLC, stderr)
+			}
+		})
+	}
+}
+
+// TestCheckInterpretsOtherSpecs: tlcrun check gives an edited Resume.tla
+// to the TLA+ interpreter, says so, and reports the edited spec's own
+// verdict (never the mirror's); a spec that does not parse is refused
+// with its position (exit 2).
+func TestCheckInterpretsOtherSpecs(t *testing.T) {
+	t.Setenv("TLA2TOOLS_JAR", "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	cases := map[string]struct {
+		code int
+		text string // in stdout for a verdict, in stderr otherwise
+	}{
+		"syntax error":    {ExitUsage, "spec/Resume.tla:73:"},
+		"cut to 50 lines": {ExitUsage, "spec/Resume.tla:51:1: module Resume has no ==== line"},
+		// The rename reaches the constant MaxExtraResumes, which R0.cfg
+		// still assigns under its old name.
+		"renamed action": {ExitUsage, "the cfg gives no value for the constant MaxStrayResumes"},
+		// The run can no longer complete: the mirror would say it holds.
+		"semantic edit": {ExitLiveness, "Temporal property Liveness was violated"},
+	}
+	for name, edit := range otherSpecs {
+		want, ok := cases[name]
+		if !ok {
+			t.Fatalf("no expected outcome for %q", name)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Chdir(scratchSpec(t, edit))
+			for _, args := range [][]string{
+				{"check", "--progress", "0", "spec/R0.cfg"},
+				{"check", "--progress", "0", "--engine", "interp", "spec/R0.cfg"},
+			} {
+				code, stdout, stderr := run(args...)
+				if code != want.code {
+					t.Errorf("tlcrun %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, want.code, stdout, stderr)
+					continue
+				}
+				out := stderr
+				if code == ExitOK || code == ExitLiveness {
+					out = stdout
+					if !strings.Contains(stdout, "with the interpreter engine") {
+						t.Errorf("tlcrun %s: the report does not say the interpreter ran:\n%s", strings.Join(args, " "), stdout)
+					}
+					if args[3] != "--engine" && !strings.Contains(stderr, "the TLA+ interpreter checks it") {
+						t.Errorf("tlcrun %s: stderr does not say why the interpreter runs:\n%s", strings.Join(args, " "), stderr)
+					}
+				}
+				if !strings.Contains(out, want.text) {
+					t.Errorf("tlcrun %s: lacks %q:\n%s%s", strings.Join(args, " "), want.text, stdout, stderr)
+				}
 			}
 		})
 	}

@@ -73,10 +73,10 @@ func mirrorPreflight(engine, specPath string) error {
 // validEngine checks --engine.
 func validEngine(e string) error {
 	switch e {
-	case "go", "tlc", "both":
+	case "go", "interp", "tlc", "both":
 		return nil
 	}
-	return clibase.Usage(fmt.Errorf("--engine %q: want go (the Go engine), tlc (TLC) or both (and compare them)", e))
+	return clibase.Usage(fmt.Errorf("--engine %q: want go (the Go engine: the compiled mirror, or the TLA+ interpreter for any other spec), interp (the interpreter always), tlc (TLC) or both (and compare them)", e))
 }
 
 // runError maps an error of a run to its exit code: TLC missing (3), the

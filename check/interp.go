@@ -1,0 +1,205 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/tla/eval"
+	"github.com/resumecontract/resumecheck/tla/interp"
+	"github.com/resumecontract/resumecheck/tla/syntax"
+	"github.com/resumecontract/resumecheck/tlaspec"
+	"github.com/resumecontract/resumecheck/tlavalue"
+)
+
+// EngineInterpreter names the TLA+ interpreter in reports: the spec's
+// text read by tla/syntax, compiled by tla/eval and explored by the same
+// engine as the Go mirrors.
+const EngineInterpreter = "interpreter"
+
+// MirrorChecks reports whether the Go engine's compiled mirror checks the
+// spec at specPath: a module this build mirrors, with the text it
+// mirrors. Any other spec is the interpreter's (LoadInterpreted).
+func MirrorChecks(specPath string) bool {
+	src, err := os.ReadFile(specPath)
+	if err != nil {
+		return false
+	}
+	mod := moduleRE.FindSubmatch(src)
+	if mod == nil {
+		return false
+	}
+	if _, ok := mirrors[string(mod[1])]; !ok && string(mod[1]) != Module {
+		return false
+	}
+	return VerifySpec(specPath) == nil
+}
+
+// LoadInterpreted reads the cfg and the spec (with the modules it extends
+// or instantiates, from the spec's folder) and compiles the spec at the
+// cfg's constants for the interpreter. A parse error, a construct outside
+// the fragment (refused with its name and position, never evaluated
+// approximately), a cfg naming what the spec does not define and a false
+// ASSUME are all input errors (ErrInput).
+func LoadInterpreted(cfgPath, specPath string) (*Job, error) {
+	if err := CfgArg(cfgPath); err != nil {
+		return nil, err
+	}
+	specPath = SpecFor(cfgPath, specPath)
+	if _, err := os.Stat(specPath); err != nil {
+		return nil, inputf("spec %s does not exist (give its path with --spec)", specPath)
+	}
+	cfg, err := tlacfg.ParseFile(cfgPath)
+	if err != nil {
+		return nil, inputf("%v", err)
+	}
+	return FromConfigInterpreted(cfg, specPath)
+}
+
+// FromConfigInterpreted is LoadInterpreted for a parsed cfg.
+func FromConfigInterpreted(cfg *tlacfg.Config, specPath string) (*Job, error) {
+	for _, section := range []string{"VIEW", "POSTCONDITION"} {
+		if names := cfg.Other[section]; len(names) > 0 {
+			return nil, inputf("%s:%d: not supported: %s %s (the interpreter would check another model than TLC does)",
+				cfg.Path, cfg.Line(section, names[0]), section, names[0])
+		}
+	}
+	if names := cfg.Other["ACTION_CONSTRAINTS"]; len(names) > 0 {
+		return nil, inputf("%s:%d: not supported: ACTION_CONSTRAINT %s", cfg.Path, cfg.Line("ACTION_CONSTRAINTS", names[0]), names[0])
+	}
+	sp, err := interp.Load(specPath, []string{filepath.Dir(cfg.Path)}, interp.Config(cfg))
+	if err != nil {
+		return nil, interpError(err)
+	}
+	if sp.M.Liveness != nil && len(sp.M.Constraints) > 0 {
+		return nil, inputf("%s:%d: not supported: a liveness property (%s) under a CONSTRAINT", cfg.Path, cfg.Line("CONSTRAINTS", cfg.Constraints[0]), sp.M.Liveness.Name)
+	}
+	job := &Job{
+		CfgPath: cfg.Path, SpecPath: specPath, Cfg: cfg, CheckDeadlock: cfg.DeadlockChecked(),
+		Module: sp.Module(), Fair: sp.M.Fair, Liveness: sp.M.Liveness != nil, interp: sp,
+		other: interpBound{sp},
+	}
+	if sym := cfg.Other["SYMMETRY"]; len(sym) > 0 {
+		job.Symmetry = sym[0]
+	}
+	return job, nil
+}
+
+// interpError classifies a front-end error: everything about the user's
+// files (syntax, unsupported constructs, the cfg) is input.
+func interpError(err error) error {
+	var se *syntax.Error
+	var ue *eval.UnsupportedError
+	var ee *eval.Error
+	switch {
+	case errors.As(err, &se), errors.As(err, &ue), errors.As(err, &ee):
+		return &inputError{msg: err.Error()}
+	}
+	return err
+}
+
+// Interpreted reports whether the job runs on the TLA+ interpreter.
+func (j *Job) Interpreted() bool { return j.interp != nil }
+
+// Interp is the interpreted spec (nil for a mirrored one).
+func (j *Job) Interp() *interp.Spec { return j.interp }
+
+// runInterpreted explores the interpreted spec with the engine. An
+// evaluation error (TLC's "Error: ... while evaluating") ends the search
+// and is the run's error.
+func (j *Job) runInterpreted(ctx context.Context, opt RunOptions) (*Report, error) {
+	sp := j.interp
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sp.OnError(cancel)
+	rep := &Report{Engine: EngineInterpreter, Spec: j.SpecPath, Config: j.CfgPath}
+	xo := exploreOptions[interp.State]{
+		deadlock: j.CheckDeadlock, fair: j.Fair,
+		canonical: sp.Canonical(), symmetry: j.Symmetry,
+		constraint: sp.Constraint(),
+	}
+	rep, err := explore(ctx, sp, rep, xo, opt)
+	if serr := sp.Err(); serr != nil {
+		return nil, fmt.Errorf("evaluating %s: %w", j.SpecPath, serr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// InterpretedAny is the job's interpreted spec with its types hidden, for
+// trace replay and the report's drawings.
+func (j *Job) InterpretedAny() tlaspec.Any {
+	return tlaspec.Erase[interp.State, interp.Label](j.interp)
+}
+
+// interpStates calls fn with every reachable state of the interpreted
+// spec, as TLA+ values (constraints applied), breadth-first.
+func (j *Job) interpStates(ctx context.Context, fn func(tlavalue.State) error) error {
+	sp := j.interp
+	keep := sp.Constraint()
+	err := walk(ctx, constrained{sp, keep}, func(s interp.State) error { return fn(sp.Vars(s)) })
+	if serr := sp.Err(); serr != nil {
+		return serr
+	}
+	return err
+}
+
+// constrained is an interpreted spec whose Init and Next leave out the
+// states outside the cfg's constraint (for walk).
+type constrained struct {
+	*interp.Spec
+	keep func(interp.State) bool
+}
+
+func (c constrained) Init() []interp.State {
+	var out []interp.State
+	for _, s := range c.Spec.Init() {
+		if c.keep == nil || c.keep(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (c constrained) Next(s interp.State, emit func(interp.Label, interp.State)) {
+	c.Spec.Next(s, func(l interp.Label, t interp.State) {
+		if c.keep == nil || c.keep(t) {
+			emit(l, t)
+		}
+	})
+}
+
+// interpBound offers an interpreted spec as a Bound, so that every tool
+// that takes a mirrored spec other than Resume (the state-set comparison
+// with TLC, the HTML report, the DOT graph) takes it too.
+type interpBound struct{ sp *interp.Spec }
+
+func (b interpBound) run(ctx context.Context, j *Job, opt RunOptions) (*Report, error) {
+	return j.runInterpreted(ctx, opt)
+}
+
+func (b interpBound) varStates(ctx context.Context, fn func(tlavalue.State) error) error {
+	j := &Job{interp: b.sp}
+	return j.interpStates(ctx, fn)
+}
+
+// Key is the state's canonical encoding (value by value, not the
+// interning numbers, which depend on the order states were met).
+func (b interpBound) Key(vs tlavalue.State) (string, error) {
+	s, err := b.sp.FromVars(vs)
+	if err != nil {
+		return "", err
+	}
+	var buf []byte
+	for _, v := range s {
+		buf = eval.AppendKey(buf, v)
+	}
+	return string(buf), nil
+}
+
+func (b interpBound) Any() tlaspec.Any { return tlaspec.Erase[interp.State, interp.Label](b.sp) }

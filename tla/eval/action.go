@@ -1,0 +1,317 @@
+package eval
+
+import (
+	"github.com/resumecontract/resumecheck/tla/syntax"
+)
+
+// actFn runs a compiled action from the state in ctx: for each way the
+// action can be taken it fills ctx.next and calls its continuation, the
+// way TLC finds successors (a disjunction or an existential quantifier
+// branches; "x' = e" and "x' \in S" give x' its values; UNCHANGED keeps
+// them; every other conjunct is a guard).
+type actFn func(k *ctx)
+
+// act compiles e as an action whose successors go to next.
+func (cc *compiler) act(e syntax.Expr, c cs, next actFn) actFn {
+	switch x := e.(type) {
+	case *syntax.Junction:
+		if !x.Or {
+			k := next
+			for i := len(x.Items) - 1; i >= 0; i-- {
+				k = cc.act(x.Items[i], c, k)
+			}
+			return k
+		}
+		branches := make([]actFn, len(x.Items))
+		for i, it := range x.Items {
+			branches[i] = cc.act(it, c, next)
+		}
+		return func(k *ctx) {
+			for _, b := range branches {
+				b(k)
+			}
+		}
+	case *syntax.Quant:
+		if !x.Forall {
+			return cc.exists(x.Bounds, x.Body, c, next)
+		}
+	case *syntax.If:
+		cond := cc.expr(x.Cond, c)
+		if b, ok := cond.k.(Bool); ok {
+			if b {
+				return cc.act(x.Then, c, next)
+			}
+			return cc.act(x.Else, c, next)
+		}
+		test := cc.boolOf(x.Cond, c)
+		th, el := cc.act(x.Then, c, next), cc.act(x.Else, c, next)
+		return func(k *ctx) {
+			if test(k) {
+				th(k)
+			} else {
+				el(k)
+			}
+		}
+	case *syntax.Case:
+		conds := make([]func(*ctx) bool, len(x.Arms))
+		arms := make([]actFn, len(x.Arms))
+		for i, a := range x.Arms {
+			conds[i] = cc.boolOf(a.Cond, c)
+			arms[i] = cc.act(a.Val, c, next)
+		}
+		var other actFn
+		if x.Other != nil {
+			other = cc.act(x.Other, c, next)
+		}
+		file, pos := c.sc.file, x.Pos
+		return func(k *ctx) {
+			for i, cond := range conds {
+				if cond(k) {
+					arms[i](k)
+					return
+				}
+			}
+			if other == nil {
+				failAt(file, pos, "no arm of the CASE applies")
+			}
+			other(k)
+		}
+	case *syntax.Let:
+		return cc.act(x.Body, c.with(cc.let(x, c)), next)
+	case *syntax.Label:
+		return cc.act(x.X, c, next)
+	case *syntax.Unchanged:
+		return cc.unchanged(x, c, next)
+	case *syntax.Ident:
+		if f := cc.actCall(x.Pos, nil, x.Name, nil, c, next); f != nil {
+			return f
+		}
+	case *syntax.OpApp:
+		if len(x.Prefix) == 0 && len(x.Args) == 2 && (x.Op == "=" || x.Op == "\\in") {
+			if v, ok := cc.assigned(x.Args[0], c); ok {
+				return cc.assign(x, v, c, next)
+			}
+		}
+		if f := cc.actCall(x.Pos, x.Prefix, x.Op, x.Args, c, next); f != nil {
+			return f
+		}
+	}
+	test := cc.boolOf(e, c)
+	return func(k *ctx) {
+		if test(k) {
+			next(k)
+		}
+	}
+}
+
+// actCall inlines a definition used as an action (nil when the name is
+// not a non-recursive definition: the caller then treats it as a guard).
+func (cc *compiler) actCall(pos syntax.Pos, prefix []string, name string, args []syntax.Expr, c cs, next actFn) actFn {
+	sc := c.sc
+	if len(prefix) > 0 {
+		sc = cc.instanceScope(pos, prefix, c)
+	}
+	b := sc.lookup(name)
+	if b == nil {
+		return nil
+	}
+	switch b.kind {
+	case bDef:
+		d := b.def
+		if d.recursive || d.fbound != nil || len(args) != len(d.params) {
+			return nil
+		}
+		inner, resets := cc.bindParams(pos, d, args, c)
+		body := cc.act(d.body, cs{sc: inner, fr: c.fr, primed: c.primed}, next)
+		return withActResets(body, resets)
+	case bSubst:
+		if len(args) == 0 {
+			return cc.act(b.sub, cs{sc: b.scope, fr: c.fr, primed: c.primed}, next)
+		}
+	}
+	return nil
+}
+
+func withActResets(body actFn, resets []int) actFn {
+	if len(resets) == 0 {
+		return body
+	}
+	return func(k *ctx) {
+		for _, s := range resets {
+			k.slots[s] = nil
+		}
+		body(k)
+	}
+}
+
+// exists compiles \E bounds : body as an action.
+func (cc *compiler) exists(bs []syntax.Bound, body syntax.Expr, c cs, next actFn) actFn {
+	bs = expand(bs)
+	inner, bv := cc.bounds(bs, c)
+	run := cc.act(body, c.with(inner), next)
+	if len(bs) == 1 && !bs[0].Tuple {
+		set, slot := bv.sets[0].fn, bv.slots[0][0]
+		file, pos := bv.file, bv.pos[0]
+		return func(k *ctx) {
+			for _, e := range enumerateAt(set(k), file, pos) {
+				k.slots[slot] = e
+				run(k)
+			}
+		}
+	}
+	return func(k *ctx) {
+		bv.each(k, func() bool { run(k); return true })
+	}
+}
+
+// assigned reports which variable e assigns: x' in an action, x in Init.
+func (cc *compiler) assigned(e syntax.Expr, c cs) (int, bool) {
+	if cc.initMode {
+		return cc.varOf(e, c.sc)
+	}
+	if p, ok := e.(*syntax.Prime); ok && !c.primed {
+		return cc.varOf(p.X, c.sc)
+	}
+	return 0, false
+}
+
+// varOf resolves e to a state variable, through INSTANCE substitutions.
+func (cc *compiler) varOf(e syntax.Expr, sc *scope) (int, bool) {
+	var name string
+	switch x := e.(type) {
+	case *syntax.Ident:
+		name = x.Name
+	case *syntax.OpApp:
+		if len(x.Args) > 0 || len(x.Prefix) > 0 {
+			return 0, false
+		}
+		name = x.Op
+	default:
+		return 0, false
+	}
+	b := sc.lookup(name)
+	if b == nil {
+		return 0, false
+	}
+	switch b.kind {
+	case bVar:
+		return b.v, true
+	case bSubst:
+		return cc.varOf(b.sub, b.scope)
+	}
+	return 0, false
+}
+
+// assign compiles "x' = e" or "x' \in S" (x in Init): when x' has no
+// value yet it is given e, or each element of S in turn; otherwise the
+// formula is a test of the value it has.
+func (cc *compiler) assign(x *syntax.OpApp, v int, c cs, next actFn) actFn {
+	rhs := cc.expr(x.Args[1], c).fn
+	file, pos := c.sc.file, x.Pos
+	if x.Op == "=" {
+		return func(k *ctx) {
+			val := rhs(k)
+			if old := k.next[v]; old != nil {
+				if Equal(old, val) {
+					next(k)
+				}
+				return
+			}
+			k.next[v] = stored(val, file, pos)
+			next(k)
+			k.next[v] = nil
+		}
+	}
+	return func(k *ctx) {
+		set := rhs(k)
+		if old := k.next[v]; old != nil {
+			if Member(old, set) {
+				next(k)
+			}
+			return
+		}
+		for _, e := range enumerateAt(set, file, pos) {
+			k.next[v] = stored(e, file, pos)
+			next(k)
+		}
+		k.next[v] = nil
+	}
+}
+
+// stored is v as a state holds it: lazy sets and functions made concrete.
+func stored(v Value, file string, pos syntax.Pos) Value {
+	switch v.(type) {
+	case lazySet, *LazyFcn:
+		defer locate(file, pos)
+		return normal(v)
+	}
+	return v
+}
+
+// unchanged compiles UNCHANGED e as an action: each variable in e keeps
+// its value.
+func (cc *compiler) unchanged(x *syntax.Unchanged, c cs, next actFn) actFn {
+	var vs []int
+	if !cc.unchangedVars(x.X, c.sc, &vs) {
+		// Not a tuple of variables: a test that e' = e.
+		test := cc.boolOf(x, c)
+		return func(k *ctx) {
+			if test(k) {
+				next(k)
+			}
+		}
+	}
+	return func(k *ctx) {
+		var set []int
+		for _, v := range vs {
+			if old := k.next[v]; old != nil {
+				if !Equal(old, k.cur[v]) {
+					for _, s := range set {
+						k.next[s] = nil
+					}
+					return
+				}
+				continue
+			}
+			k.next[v] = k.cur[v]
+			set = append(set, v)
+		}
+		next(k)
+		for _, s := range set {
+			k.next[s] = nil
+		}
+	}
+}
+
+// unchangedVars collects the variables of e, a variable or a tuple of
+// them (through definitions such as vars == <<x, y>>).
+func (cc *compiler) unchangedVars(e syntax.Expr, sc *scope, out *[]int) bool {
+	if v, ok := cc.varOf(e, sc); ok {
+		*out = append(*out, v)
+		return true
+	}
+	switch x := e.(type) {
+	case *syntax.Tuple:
+		for _, el := range x.Elems {
+			if !cc.unchangedVars(el, sc, out) {
+				return false
+			}
+		}
+		return true
+	case *syntax.Ident:
+		if b := sc.lookup(x.Name); b != nil && b.kind == bDef && len(b.def.params) == 0 && b.def.fbound == nil {
+			return cc.unchangedVars(b.def.body, b.def.scope, out)
+		}
+	case *syntax.OpApp:
+		if len(x.Args) == 0 {
+			s := sc
+			if len(x.Prefix) > 0 {
+				s = cc.instanceScope(x.Pos, x.Prefix, cs{sc: sc})
+			}
+			if b := s.lookup(x.Op); b != nil && b.kind == bDef && len(b.def.params) == 0 && b.def.fbound == nil {
+				return cc.unchangedVars(b.def.body, b.def.scope, out)
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,1029 @@
+package eval
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/tla/syntax"
+)
+
+// compiler turns syntax into closures. A definition is inlined at each
+// use (its parameters bound to the arguments' compiled closures, evaluated
+// at most once per call), so that bound names live in slots of one frame
+// and a state is never evaluated through the tree; a recursive one is
+// compiled once into a procedure with a frame of its own.
+type compiler struct {
+	// vars are the state variables, in VARIABLES order.
+	vars []string
+	// initMode compiles Init: "x = e" assigns x, and x reads the state
+	// being built.
+	initMode bool
+	// zero caches the compiled body of each zero-arity definition per
+	// frame and priming (a definition cannot be live twice in one frame
+	// without recursion).
+	zero map[zeroKey]cexpr
+}
+
+type zeroKey struct {
+	d      *def
+	fr     *frame
+	primed bool
+	init   bool
+}
+
+// cs is the compile-time context of one expression: its scope, frame,
+// and whether variables are read primed.
+type cs struct {
+	sc     *scope
+	fr     *frame
+	primed bool
+}
+
+func (c cs) with(sc *scope) cs { c.sc = sc; return c }
+
+func (cc *compiler) unsupported(sc *scope, pos syntax.Pos, format string, args ...any) {
+	panic(&UnsupportedError{File: sc.file, Pos: pos, Construct: fmt.Sprintf(format, args...)})
+}
+
+func (cc *compiler) errorf(sc *scope, pos syntax.Pos, format string, args ...any) {
+	panic(&Error{File: sc.file, Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// fold evaluates fn at compile time when every argument is known, unless
+// that fails (the failure is then the evaluation's, at run time).
+func fold(fn evalFn, args ...cexpr) cexpr {
+	for _, a := range args {
+		if a.k == nil {
+			return cexpr{fn: fn}
+		}
+	}
+	var v Value
+	if err := Catch(func() { v = fn(&ctx{}) }); err != nil {
+		return cexpr{fn: fn}
+	}
+	return konst(v)
+}
+
+// expr compiles a value-level expression.
+func (cc *compiler) expr(e syntax.Expr, c cs) cexpr {
+	switch x := e.(type) {
+	case *syntax.Num:
+		if x.Big {
+			cc.unsupported(c.sc, x.Pos, "the integer %s (beyond 64 bits)", x.Text)
+		}
+		return konst(Int(x.Val))
+	case *syntax.Str:
+		return konst(Str(x.Val))
+	case *syntax.Bool:
+		return konst(Bool(x.Val))
+	case *syntax.Ident:
+		return cc.apply(x.Pos, nil, x.Name, nil, c)
+	case *syntax.OpApp:
+		return cc.apply(x.Pos, x.Prefix, x.Op, x.Args, c)
+	case *syntax.Junction:
+		return cc.junction(x, c)
+	case *syntax.Prime:
+		if c.primed {
+			cc.errorf(c.sc, x.Pos, "a primed expression is primed again")
+		}
+		c.primed = true
+		return cc.expr(x.X, c)
+	case *syntax.If:
+		return cc.ifExpr(x, c)
+	case *syntax.Case:
+		return cc.caseExpr(x, c)
+	case *syntax.Let:
+		return cc.expr(x.Body, c.with(cc.let(x, c)))
+	case *syntax.Quant:
+		return cc.quant(x, c)
+	case *syntax.Choose:
+		return cc.choose(x, c)
+	case *syntax.SetEnum:
+		return cc.setEnum(x, c)
+	case *syntax.SetFilter:
+		return cc.setFilter(x, c)
+	case *syntax.SetMap:
+		return cc.setMap(x, c)
+	case *syntax.Tuple:
+		return cc.tuple(x, c)
+	case *syntax.FuncDef:
+		return cc.funcDef(x.Pos, x.Bounds, x.Body, c)
+	case *syntax.FuncApp:
+		return cc.funcApp(x, c)
+	case *syntax.FuncSet:
+		dom, rng := cc.expr(x.Dom, c), cc.expr(x.Rng, c)
+		return fold(func(k *ctx) Value { return &FcnSet{Dom: dom.fn(k), Rng: rng.fn(k)} }, dom, rng)
+	case *syntax.Record:
+		return cc.record(x, c)
+	case *syntax.RecordSet:
+		return cc.recordSet(x, c)
+	case *syntax.Dot:
+		return cc.dot(x, c)
+	case *syntax.Except:
+		return cc.except(x, c)
+	case *syntax.At:
+		b := c.sc.lookup("@")
+		if b == nil {
+			cc.errorf(c.sc, x.Pos, "@ outside an EXCEPT")
+		}
+		return cc.read(b, x.Pos, c)
+	case *syntax.Unchanged:
+		return cc.unchangedExpr(x, c)
+	case *syntax.Label:
+		return cc.expr(x.X, c)
+	case *syntax.Lambda:
+		cc.errorf(c.sc, x.Pos, "LAMBDA outside an operator argument")
+	case *syntax.Enabled:
+		cc.unsupported(c.sc, x.Pos, "ENABLED")
+	case *syntax.BoxAction, *syntax.AngleAction, *syntax.Fairness, *syntax.Always, *syntax.Eventually, *syntax.TemporalQuant:
+		cc.unsupported(c.sc, e.At(), "a temporal formula evaluated as a value (%T)", e)
+	case *syntax.Unsupported:
+		cc.unsupported(c.sc, x.Pos, "%s", x.Name)
+	}
+	cc.unsupported(c.sc, e.At(), "the expression %T", e)
+	return cexpr{}
+}
+
+// apply compiles a name applied to arguments (none for an identifier).
+func (cc *compiler) apply(pos syntax.Pos, prefix []string, name string, args []syntax.Expr, c cs) cexpr {
+	sc := c.sc
+	if len(prefix) > 0 {
+		sc = cc.instanceScope(pos, prefix, c)
+	}
+	b := sc.lookup(name)
+	if b == nil {
+		if len(prefix) == 0 {
+			if bi, ok := builtins[name]; ok {
+				return cc.builtin(pos, name, bi, args, c)
+			}
+		}
+		cc.errorf(c.sc, pos, "%s is not defined", qualified(prefix, name))
+	}
+	switch b.kind {
+	case bDef:
+		return cc.call(pos, b.def, args, c)
+	case bLambda:
+		if len(args) != len(b.lam.Params) {
+			cc.errorf(c.sc, pos, "%s takes %d arguments, given %d", name, len(b.lam.Params), len(args))
+		}
+		inner := newScope(b.scope)
+		for i, p := range b.lam.Params {
+			inner.names[p.Name] = cc.bindArg(cc.expr(args[i], c), c)
+		}
+		return cc.expr(b.lam.Body, cs{sc: inner, fr: c.fr, primed: c.primed})
+	case bBuiltin:
+		return cc.builtin(pos, b.name, builtins[b.name], args, c)
+	}
+	if len(args) > 0 {
+		cc.errorf(c.sc, pos, "%s is not an operator; it is applied to arguments", name)
+	}
+	return cc.read(b, pos, c)
+}
+
+func qualified(prefix []string, name string) string {
+	if len(prefix) == 0 {
+		return name
+	}
+	return strings.Join(prefix, "!") + "!" + name
+}
+
+// read compiles a reference to a bound name.
+func (cc *compiler) read(b *binding, pos syntax.Pos, c cs) cexpr {
+	switch b.kind {
+	case bVar:
+		i := b.v
+		name := cc.vars[i]
+		file := c.sc.file
+		if c.primed || cc.initMode {
+			primed := c.primed
+			return cexpr{fn: func(k *ctx) Value {
+				if v := k.next[i]; v != nil {
+					return v
+				}
+				if primed {
+					failAt(file, pos, "%s' is read before it is given a value", name)
+				}
+				failAt(file, pos, "%s is read before Init gives it a value", name)
+				return nil
+			}}
+		}
+		return cexpr{fn: func(k *ctx) Value { return k.cur[i] }}
+	case bConst:
+		return konst(b.k)
+	case bSlot:
+		if b.frame != c.fr {
+			cc.unsupported(c.sc, pos, "a recursive operator that refers to a bound name of an enclosing definition")
+		}
+		s := b.slot
+		return cexpr{fn: func(k *ctx) Value { return k.slots[s] }}
+	case bParam:
+		if b.frame != c.fr {
+			cc.unsupported(c.sc, pos, "a recursive operator that refers to a parameter of an enclosing definition")
+		}
+		s, arg := b.slot, b.arg.fn
+		return cexpr{fn: func(k *ctx) Value {
+			if v := k.slots[s]; v != nil {
+				return v
+			}
+			v := arg(k)
+			k.slots[s] = v
+			return v
+		}}
+	case bSubst:
+		return cc.expr(b.sub, cs{sc: b.scope, fr: c.fr, primed: c.primed})
+	case bDef:
+		return cc.call(pos, b.def, nil, c)
+	}
+	cc.errorf(c.sc, pos, "this name is an operator and needs arguments")
+	return cexpr{}
+}
+
+// bindArg binds an operator's value argument: a known value as such, a
+// bound variable as the same slot, anything else as a slot filled on first
+// use (lazily: TLC evaluates an argument only where the body uses it).
+func (cc *compiler) bindArg(a cexpr, c cs) *binding {
+	if a.k != nil {
+		return &binding{kind: bConst, k: a.k}
+	}
+	return &binding{kind: bParam, slot: c.fr.alloc(), frame: c.fr, arg: a}
+}
+
+// call compiles an application of a definition.
+func (cc *compiler) call(pos syntax.Pos, d *def, args []syntax.Expr, c cs) cexpr {
+	if len(args) != len(d.params) {
+		if len(args) == 0 && len(d.params) > 0 {
+			cc.errorf(c.sc, pos, "%s takes %d arguments and is used without", d.name, len(d.params))
+		}
+		cc.errorf(c.sc, pos, "%s takes %d arguments, given %d", d.name, len(d.params), len(args))
+	}
+	if d.fbound != nil {
+		return cc.funcDefinition(pos, d, c)
+	}
+	if d.recursive {
+		return cc.callProc(pos, d, args, c)
+	}
+	if len(d.params) == 0 {
+		key := zeroKey{d, c.fr, c.primed, cc.initMode}
+		if ce, ok := cc.zero[key]; ok {
+			return ce
+		}
+		ce := cc.expr(d.body, cs{sc: d.scope, fr: c.fr, primed: c.primed})
+		cc.zero[key] = ce
+		return ce
+	}
+	inner, resets := cc.bindParams(pos, d, args, c)
+	body := cc.expr(d.body, cs{sc: inner, fr: c.fr, primed: c.primed})
+	return withResets(body, resets)
+}
+
+// bindParams binds d's parameters to args in a scope under d's, and
+// returns the slots that must be emptied at each call (the lazy ones).
+func (cc *compiler) bindParams(pos syntax.Pos, d *def, args []syntax.Expr, c cs) (*scope, []int) {
+	inner := newScope(d.scope)
+	var resets []int
+	for i, p := range d.params {
+		if p.Arity > 0 {
+			inner.names[p.Name] = cc.opArg(args[i], p.Arity, c)
+			continue
+		}
+		b := cc.bindArg(cc.expr(args[i], c), c)
+		if b.kind == bParam {
+			resets = append(resets, b.slot)
+		}
+		inner.names[p.Name] = b
+	}
+	return inner, resets
+}
+
+// withResets empties the lazy argument slots before the body runs.
+func withResets(body cexpr, resets []int) cexpr {
+	if len(resets) == 0 || body.k != nil {
+		return body
+	}
+	fn := body.fn
+	if len(resets) == 1 {
+		s := resets[0]
+		return cexpr{fn: func(k *ctx) Value { k.slots[s] = nil; return fn(k) }}
+	}
+	return cexpr{fn: func(k *ctx) Value {
+		for _, s := range resets {
+			k.slots[s] = nil
+		}
+		return fn(k)
+	}}
+}
+
+// opArg binds an operator parameter (arity > 0) to its argument: an
+// operator's name or a LAMBDA.
+func (cc *compiler) opArg(a syntax.Expr, arity int, c cs) *binding {
+	switch x := a.(type) {
+	case *syntax.Lambda:
+		if len(x.Params) != arity {
+			cc.errorf(c.sc, x.Pos, "LAMBDA of %d parameters where an operator of %d is expected", len(x.Params), arity)
+		}
+		return &binding{kind: bLambda, lam: x, scope: c.sc}
+	case *syntax.Ident:
+		if b := c.sc.lookup(x.Name); b != nil {
+			switch b.kind {
+			case bDef, bLambda, bBuiltin:
+				return b
+			}
+			cc.errorf(c.sc, x.Pos, "%s is not an operator", x.Name)
+		}
+		if _, ok := builtins[x.Name]; ok {
+			return &binding{kind: bBuiltin, name: x.Name}
+		}
+		cc.errorf(c.sc, x.Pos, "%s is not defined", x.Name)
+	case *syntax.OpApp:
+		if len(x.Args) == 0 {
+			return cc.opArg(&syntax.Ident{Pos: x.Pos, Name: x.Op}, arity, c)
+		}
+	}
+	cc.unsupported(c.sc, a.At(), "this operator argument (an operator name or LAMBDA is expected)")
+	return nil
+}
+
+// callProc compiles a call of a recursive operator: its arguments are
+// evaluated, then its procedure runs in a frame of its own.
+func (cc *compiler) callProc(pos syntax.Pos, d *def, args []syntax.Expr, c cs) cexpr {
+	for _, p := range d.params {
+		if p.Arity > 0 {
+			cc.unsupported(c.sc, pos, "a recursive operator with an operator parameter (%s)", d.name)
+		}
+	}
+	if c.primed {
+		cc.unsupported(c.sc, pos, "a recursive operator applied to primed variables (%s)", d.name)
+	}
+	p := cc.procOf(d)
+	argFns := make([]evalFn, len(args))
+	for i, a := range args {
+		argFns[i] = cc.expr(a, c).fn
+	}
+	file := c.sc.file
+	return cexpr{fn: func(k *ctx) Value {
+		slots := make([]Value, p.fr.n)
+		for i, a := range argFns {
+			slots[i] = a(k)
+		}
+		saved := k.slots
+		k.slots = slots
+		defer func() { k.slots = saved }()
+		if p.body == nil {
+			failAt(file, pos, "%s is used before its definition is compiled", d.name)
+		}
+		return p.body(k)
+	}}
+}
+
+func (cc *compiler) procOf(d *def) *proc {
+	if d.proc != nil {
+		return d.proc
+	}
+	p := &proc{fr: &frame{}, nparams: len(d.params)}
+	d.proc = p
+	inner := newScope(d.scope)
+	for _, prm := range d.params {
+		inner.names[prm.Name] = &binding{kind: bSlot, slot: p.fr.alloc(), frame: p.fr}
+	}
+	saved := cc.initMode
+	cc.initMode = false
+	p.body = cc.expr(d.body, cs{sc: inner, fr: p.fr}).fn
+	cc.initMode = saved
+	return p
+}
+
+// instanceScope resolves the instance path of a qualified name.
+func (cc *compiler) instanceScope(pos syntax.Pos, prefix []string, c cs) *scope {
+	sc := c.sc
+	for _, p := range prefix {
+		b := sc.lookup(p)
+		if b == nil || b.kind != bInstance {
+			cc.errorf(c.sc, pos, "%s is not an instance", p)
+		}
+		if len(b.scope.instParams) > 0 {
+			cc.unsupported(c.sc, pos, "a parametrised instance (%s)", p)
+		}
+		sc = b.scope
+	}
+	return sc
+}
+
+func (cc *compiler) junction(x *syntax.Junction, c cs) cexpr {
+	items := make([]cexpr, len(x.Items))
+	for i, it := range x.Items {
+		items[i] = cc.expr(it, c)
+	}
+	file := c.sc.file
+	pos := make([]syntax.Pos, len(x.Items))
+	for i, it := range x.Items {
+		pos[i] = it.At()
+	}
+	or := x.Or
+	fns := make([]evalFn, len(items))
+	for i, it := range items {
+		fns[i] = it.fn
+	}
+	fn := func(k *ctx) Value {
+		for i, f := range fns {
+			b, ok := f(k).(Bool)
+			if !ok {
+				failAt(file, pos[i], "a conjunct or disjunct is not a Boolean")
+			}
+			if bool(b) == or {
+				return Bool(or)
+			}
+		}
+		return Bool(!or)
+	}
+	return fold(fn, items...)
+}
+
+func (cc *compiler) boolOf(e syntax.Expr, c cs) func(k *ctx) bool {
+	ce := cc.expr(e, c)
+	file, pos := c.sc.file, e.At()
+	if b, ok := ce.k.(Bool); ok {
+		return func(*ctx) bool { return bool(b) }
+	}
+	fn := ce.fn
+	return func(k *ctx) bool {
+		b, ok := fn(k).(Bool)
+		if !ok {
+			failAt(file, pos, "not a Boolean")
+		}
+		return bool(b)
+	}
+}
+
+func (cc *compiler) ifExpr(x *syntax.If, c cs) cexpr {
+	cond := cc.expr(x.Cond, c)
+	if b, ok := cond.k.(Bool); ok {
+		if b {
+			return cc.expr(x.Then, c)
+		}
+		return cc.expr(x.Else, c)
+	}
+	test := cc.boolOf(x.Cond, c)
+	th, el := cc.expr(x.Then, c).fn, cc.expr(x.Else, c).fn
+	return cexpr{fn: func(k *ctx) Value {
+		if test(k) {
+			return th(k)
+		}
+		return el(k)
+	}}
+}
+
+func (cc *compiler) caseExpr(x *syntax.Case, c cs) cexpr {
+	conds := make([]func(*ctx) bool, len(x.Arms))
+	vals := make([]evalFn, len(x.Arms))
+	for i, a := range x.Arms {
+		conds[i] = cc.boolOf(a.Cond, c)
+		vals[i] = cc.expr(a.Val, c).fn
+	}
+	var other evalFn
+	if x.Other != nil {
+		other = cc.expr(x.Other, c).fn
+	}
+	file, pos := c.sc.file, x.Pos
+	return cexpr{fn: func(k *ctx) Value {
+		for i, cond := range conds {
+			if cond(k) {
+				return vals[i](k)
+			}
+		}
+		if other == nil {
+			failAt(file, pos, "no arm of the CASE applies")
+		}
+		return other(k)
+	}}
+}
+
+// let adds a LET's definitions to a scope.
+func (cc *compiler) let(x *syntax.Let, c cs) *scope {
+	sc := newScope(c.sc)
+	recursive := map[string]bool{}
+	for _, u := range x.Defs {
+		switch d := u.(type) {
+		case *syntax.Recursive:
+			for _, r := range d.Decls {
+				recursive[r.Name] = true
+			}
+		case *syntax.OpDef:
+			sc.names[d.Name] = &binding{kind: bDef, def: cc.newDef(d, sc, recursive[d.Name])}
+		case *syntax.Instance:
+			cc.unsupported(c.sc, d.Pos, "INSTANCE inside LET")
+		}
+	}
+	return sc
+}
+
+func (cc *compiler) newDef(d *syntax.OpDef, sc *scope, recursive bool) *def {
+	df := &def{name: d.Name, params: d.Params, fbound: d.FuncBounds, body: d.Body, scope: sc, pos: d.Pos, local: d.Local, recursive: recursive}
+	return df
+}
+
+// bounds compiles quantifier bounds into a scope with a slot per name
+// and an enumeration that runs fn once per combination.
+type boundVars struct {
+	sets  []cexpr
+	slots [][]int // per bound: its names' slots
+	tuple []bool
+	pos   []syntax.Pos
+	file  string
+}
+
+func (cc *compiler) bounds(bs []syntax.Bound, c cs) (*scope, *boundVars) {
+	inner := newScope(c.sc)
+	bv := &boundVars{file: c.sc.file}
+	for _, b := range bs {
+		if b.Set == nil {
+			cc.unsupported(c.sc, b.Pos, "an unbounded quantifier (\\A x : P or \\E x : P) outside a temporal formula")
+		}
+		bv.sets = append(bv.sets, cc.expr(b.Set, c))
+		var slots []int
+		for _, n := range b.Names {
+			s := c.fr.alloc()
+			slots = append(slots, s)
+			inner.names[n.Name] = &binding{kind: bSlot, slot: s, frame: c.fr}
+		}
+		bv.slots = append(bv.slots, slots)
+		bv.tuple = append(bv.tuple, b.Tuple)
+		bv.pos = append(bv.pos, b.Pos)
+	}
+	return inner, bv
+}
+
+// each runs fn for every assignment of the bound names; fn returns false
+// to stop. Each reports whether it ran to the end.
+func (bv *boundVars) each(k *ctx, fn func() bool) bool {
+	return bv.from(0, k, fn)
+}
+
+func (bv *boundVars) from(i int, k *ctx, fn func() bool) bool {
+	if i == len(bv.sets) {
+		return fn()
+	}
+	elems := enumerateAt(bv.sets[i].fn(k), bv.file, bv.pos[i])
+	slots := bv.slots[i]
+	for _, e := range elems {
+		if !bv.bind(i, k, slots, e) {
+			continue
+		}
+		if !bv.from(i+1, k, fn) {
+			return false
+		}
+	}
+	return true
+}
+
+// bind puts e into the slots of bound i: one name, a tuple pattern, or
+// several names each ranging over the set (x, y \in S).
+func (bv *boundVars) bind(i int, k *ctx, slots []int, e Value) bool {
+	if bv.tuple[i] {
+		t, ok := e.(*Seq)
+		if !ok || len(t.Elems) != len(slots) {
+			failAt(bv.file, bv.pos[i], "%s does not match the tuple pattern", String(e))
+		}
+		for j, s := range slots {
+			k.slots[s] = t.Elems[j]
+		}
+		return true
+	}
+	k.slots[slots[0]] = e
+	return true
+}
+
+// expand turns "x, y \in S" into two bounds so that each names one slot.
+func expand(bs []syntax.Bound) []syntax.Bound {
+	var out []syntax.Bound
+	for _, b := range bs {
+		if b.Tuple || len(b.Names) <= 1 {
+			out = append(out, b)
+			continue
+		}
+		for _, n := range b.Names {
+			out = append(out, syntax.Bound{Pos: b.Pos, Names: []syntax.Ident{n}, Set: b.Set})
+		}
+	}
+	return out
+}
+
+func enumerateAt(s Value, file string, pos syntax.Pos) []Value {
+	defer locate(file, pos)
+	return Enumerate(s)
+}
+
+func (cc *compiler) quant(x *syntax.Quant, c cs) cexpr {
+	inner, bv := cc.bounds(expand(x.Bounds), c)
+	body := cc.boolOf(x.Body, c.with(inner))
+	forall := x.Forall
+	return cexpr{fn: func(k *ctx) Value {
+		result := forall
+		bv.each(k, func() bool {
+			if body(k) != forall {
+				result = !forall
+				return false
+			}
+			return true
+		})
+		return Bool(result)
+	}}
+}
+
+func (cc *compiler) choose(x *syntax.Choose, c cs) cexpr {
+	if x.Bound.Set == nil {
+		cc.unsupported(c.sc, x.Pos, "CHOOSE x : P without a set")
+	}
+	inner, bv := cc.bounds([]syntax.Bound{x.Bound}, c)
+	body := cc.boolOf(x.Body, c.with(inner))
+	file, pos := c.sc.file, x.Pos
+	slot := bv.slots[0]
+	tuple := x.Bound.Tuple
+	return cexpr{fn: func(k *ctx) Value {
+		var found Value
+		bv.each(k, func() bool {
+			if body(k) {
+				if tuple {
+					es := make([]Value, len(slot))
+					for i, s := range slot {
+						es[i] = k.slots[s]
+					}
+					found = &Seq{Elems: es}
+				} else {
+					found = k.slots[slot[0]]
+				}
+				return false
+			}
+			return true
+		})
+		if found == nil {
+			failAt(file, pos, "CHOOSE found no element satisfying its predicate")
+		}
+		return found
+	}}
+}
+
+func (cc *compiler) setEnum(x *syntax.SetEnum, c cs) cexpr {
+	elems := make([]cexpr, len(x.Elems))
+	for i, e := range x.Elems {
+		elems[i] = cc.expr(e, c)
+	}
+	return fold(func(k *ctx) Value {
+		vs := make([]Value, len(elems))
+		for i, e := range elems {
+			vs[i] = e.fn(k)
+		}
+		return NewSet(vs)
+	}, elems...)
+}
+
+func (cc *compiler) setFilter(x *syntax.SetFilter, c cs) cexpr {
+	inner, bv := cc.bounds([]syntax.Bound{x.Bound}, c)
+	pred := cc.boolOf(x.Pred, c.with(inner))
+	slot := bv.slots[0]
+	tuple := x.Bound.Tuple
+	return cexpr{fn: func(k *ctx) Value {
+		var out []Value
+		bv.each(k, func() bool {
+			if pred(k) {
+				if tuple {
+					es := make([]Value, len(slot))
+					for i, s := range slot {
+						es[i] = k.slots[s]
+					}
+					out = append(out, &Seq{Elems: es})
+				} else {
+					out = append(out, k.slots[slot[0]])
+				}
+			}
+			return true
+		})
+		return setOf(out)
+	}}
+}
+
+func (cc *compiler) setMap(x *syntax.SetMap, c cs) cexpr {
+	inner, bv := cc.bounds(expand(x.Bounds), c)
+	elem := cc.expr(x.Elem, c.with(inner)).fn
+	return cexpr{fn: func(k *ctx) Value {
+		var out []Value
+		bv.each(k, func() bool {
+			out = append(out, elem(k))
+			return true
+		})
+		return NewSet(out)
+	}}
+}
+
+func (cc *compiler) tuple(x *syntax.Tuple, c cs) cexpr {
+	elems := make([]cexpr, len(x.Elems))
+	for i, e := range x.Elems {
+		elems[i] = cc.expr(e, c)
+	}
+	return fold(func(k *ctx) Value {
+		if len(elems) == 0 {
+			return emptySeq
+		}
+		vs := make([]Value, len(elems))
+		for i, e := range elems {
+			vs[i] = e.fn(k)
+		}
+		return &Seq{Elems: vs}
+	}, elems...)
+}
+
+// funcDef compiles [x \in S, y \in T |-> e]. Over several bounds the
+// domain is the product and the arguments are tuples.
+func (cc *compiler) funcDef(pos syntax.Pos, bs []syntax.Bound, body syntax.Expr, c cs) cexpr {
+	bs = expand(bs)
+	inner, bv := cc.bounds(bs, c)
+	b := cc.expr(body, c.with(inner)).fn
+	multi := len(bs) > 1
+	return cexpr{fn: func(k *ctx) Value {
+		if !multi {
+			dom := bv.sets[0].fn(k)
+			if _, ok := dom.(*InfSet); ok {
+				cc.unsupported(c.sc, pos, "a function over an infinite domain")
+			}
+		}
+		var keys, vals []Value
+		bv.each(k, func() bool {
+			if multi {
+				es := make([]Value, 0, len(bv.slots))
+				for i, slots := range bv.slots {
+					if bv.tuple[i] {
+						t := make([]Value, len(slots))
+						for j, s := range slots {
+							t[j] = k.slots[s]
+						}
+						es = append(es, &Seq{Elems: t})
+					} else {
+						es = append(es, k.slots[slots[0]])
+					}
+				}
+				keys = append(keys, &Seq{Elems: es})
+			} else if bv.tuple[0] {
+				t := make([]Value, len(bv.slots[0]))
+				for j, s := range bv.slots[0] {
+					t[j] = k.slots[s]
+				}
+				keys = append(keys, &Seq{Elems: t})
+			} else {
+				keys = append(keys, k.slots[bv.slots[0][0]])
+			}
+			vals = append(vals, b(k))
+			return true
+		})
+		if len(keys) == 0 {
+			return emptySeq
+		}
+		if multi {
+			return NewFcn(keys, vals)
+		}
+		// The enumeration is sorted, so the keys are.
+		return normFcn(keys, vals)
+	}}
+}
+
+// funcDefinition compiles a reference to "f[x \in S] == e": a
+// non-recursive one is [x \in S |-> e]; a recursive one a LazyFcn whose
+// applications run its body as a procedure.
+func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
+	if !d.recursive {
+		if d.cache == nil {
+			d.cache = map[*frame]cexpr{}
+		}
+		if ce, ok := d.cache[c.fr]; ok && !c.primed {
+			return ce
+		}
+		ce := cc.funcDef(pos, d.fbound, d.body, cs{sc: d.scope, fr: c.fr, primed: c.primed})
+		if !c.primed {
+			d.cache[c.fr] = ce
+		}
+		return ce
+	}
+	bs := expand(d.fbound)
+	if len(bs) != 1 || bs[0].Tuple {
+		cc.unsupported(c.sc, pos, "a recursive function of several arguments (%s)", d.name)
+	}
+	if d.proc == nil {
+		p := &proc{fr: &frame{}, nparams: 1}
+		d.proc = p
+		inner := newScope(d.scope)
+		inner.names[bs[0].Names[0].Name] = &binding{kind: bSlot, slot: p.fr.alloc(), frame: p.fr}
+		p.body = cc.expr(d.body, cs{sc: inner, fr: p.fr}).fn
+	}
+	p := d.proc
+	domFn := cc.expr(bs[0].Set, cs{sc: d.scope, fr: c.fr}).fn
+	file := c.sc.file
+	return cexpr{fn: func(k *ctx) Value {
+		dom := domFn(k)
+		f := &LazyFcn{Dom: dom}
+		f.apply = func(x Value) Value {
+			if !Member(x, dom) {
+				failAt(file, pos, "%s[%s]: the argument is outside the function's domain", d.name, String(x))
+			}
+			slots := make([]Value, p.fr.n)
+			slots[0] = x
+			saved := k.slots
+			k.slots = slots
+			defer func() { k.slots = saved }()
+			return p.body(k)
+		}
+		return f
+	}}
+}
+
+func (cc *compiler) funcApp(x *syntax.FuncApp, c cs) cexpr {
+	fn := cc.expr(x.Fn, c)
+	args := make([]cexpr, len(x.Args))
+	for i, a := range x.Args {
+		args[i] = cc.expr(a, c)
+	}
+	file, pos := c.sc.file, x.Pos
+	if len(args) == 1 {
+		f, a := fn.fn, args[0].fn
+		return fold(func(k *ctx) Value { return applyFcn(f(k), a(k), file, pos) }, fn, args[0])
+	}
+	return fold(func(k *ctx) Value {
+		es := make([]Value, len(args))
+		for i, a := range args {
+			es[i] = a.fn(k)
+		}
+		return applyFcn(fn.fn(k), &Seq{Elems: es}, file, pos)
+	}, append(args, fn)...)
+}
+
+// applyFcn is f[x].
+func applyFcn(f, x Value, file string, pos syntax.Pos) Value {
+	switch g := f.(type) {
+	case *Seq:
+		if n, ok := x.(Int); ok && n >= 1 && int(n) <= len(g.Elems) {
+			return g.Elems[n-1]
+		}
+	case *Rcd:
+		if s, ok := x.(Str); ok {
+			if i, found := slices.BinarySearch(g.Names, string(s)); found {
+				return g.Vals[i]
+			}
+		}
+	case *Fcn:
+		if i, found := slices.BinarySearchFunc(g.Keys, x, Compare); found {
+			return g.Vals[i]
+		}
+	case *LazyFcn:
+		return g.apply(x)
+	default:
+		failAt(file, pos, "%s is applied as a function but is not one", String(f))
+	}
+	failAt(file, pos, "%s is applied outside its domain: %s", String(x), String(f))
+	return nil
+}
+
+func (cc *compiler) record(x *syntax.Record, c cs) cexpr {
+	names := make([]string, len(x.Fields))
+	vals := make([]cexpr, len(x.Fields))
+	for i, f := range x.Fields {
+		names[i] = f.Name
+		vals[i] = cc.expr(f.Expr, c)
+	}
+	// Sort the fields once, at compile time.
+	idx := make([]int, len(names))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	sorted := make([]string, len(names))
+	fns := make([]evalFn, len(names))
+	for i, j := range idx {
+		sorted[i], fns[i] = names[j], vals[j].fn
+	}
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			cc.errorf(c.sc, x.Pos, "the record names the field %s twice", sorted[i])
+		}
+	}
+	return fold(func(k *ctx) Value {
+		vs := make([]Value, len(fns))
+		for i, f := range fns {
+			vs[i] = f(k)
+		}
+		return &Rcd{Names: sorted, Vals: vs}
+	}, vals...)
+}
+
+func (cc *compiler) recordSet(x *syntax.RecordSet, c cs) cexpr {
+	names := make([]string, len(x.Fields))
+	sets := make([]cexpr, len(x.Fields))
+	for i, f := range x.Fields {
+		names[i] = f.Name
+		sets[i] = cc.expr(f.Expr, c)
+	}
+	return fold(func(k *ctx) Value {
+		vs := make([]Value, len(sets))
+		for i, s := range sets {
+			vs[i] = s.fn(k)
+		}
+		r := NewRcd(slices.Clone(names), vs)
+		rr, ok := r.(*Rcd)
+		if !ok {
+			return &Set{Elems: []Value{emptySeq}}
+		}
+		return &RcdSet{Names: rr.Names, Sets: rr.Vals}
+	}, sets...)
+}
+
+func (cc *compiler) dot(x *syntax.Dot, c cs) cexpr {
+	r := cc.expr(x.Rec, c)
+	name := Str(x.Field)
+	file, pos := c.sc.file, x.Pos
+	return fold(func(k *ctx) Value { return applyFcn(r.fn(k), name, file, pos) }, r)
+}
+
+// except compiles [f EXCEPT !p1 = e1, !p2 = e2]: each update applied in
+// turn, @ bound to the old value at its path.
+func (cc *compiler) except(x *syntax.Except, c cs) cexpr {
+	base := cc.expr(x.Fn, c).fn
+	type update struct {
+		keys []evalFn // each step's key (a field name as a Str)
+		at   int
+		val  evalFn
+	}
+	ups := make([]update, len(x.Updates))
+	for i, u := range x.Updates {
+		inner := newScope(c.sc)
+		at := c.fr.alloc()
+		inner.names["@"] = &binding{kind: bSlot, slot: at, frame: c.fr}
+		var keys []evalFn
+		for _, p := range u.Path {
+			if p.Index == nil {
+				keys = append(keys, konst(Str(p.Field)).fn)
+				continue
+			}
+			if len(p.Index) == 1 {
+				keys = append(keys, cc.expr(p.Index[0], c).fn)
+				continue
+			}
+			tup := cc.tuple(&syntax.Tuple{Pos: u.Pos, Elems: p.Index}, c).fn
+			keys = append(keys, tup)
+		}
+		ups[i] = update{keys: keys, at: at, val: cc.expr(u.Value, c.with(inner)).fn}
+	}
+	file, pos := c.sc.file, x.Pos
+	return cexpr{fn: func(k *ctx) Value {
+		f := base(k)
+		for _, u := range ups {
+			keys := make([]Value, len(u.keys))
+			for i, kf := range u.keys {
+				keys[i] = kf(k)
+			}
+			f = exceptAt(f, keys, func(old Value) Value {
+				k.slots[u.at] = old
+				return u.val(k)
+			}, file, pos)
+		}
+		return f
+	}}
+}
+
+// exceptAt returns f with the value at path keys replaced by upd(old).
+func exceptAt(f Value, keys []Value, upd func(Value) Value, file string, pos syntax.Pos) Value {
+	old := applyFcn(f, keys[0], file, pos)
+	var nv Value
+	if len(keys) == 1 {
+		nv = upd(old)
+	} else {
+		nv = exceptAt(old, keys[1:], upd, file, pos)
+	}
+	switch g := f.(type) {
+	case *Seq:
+		es := slices.Clone(g.Elems)
+		es[keys[0].(Int)-1] = nv
+		return &Seq{Elems: es}
+	case *Rcd:
+		i, _ := slices.BinarySearch(g.Names, string(keys[0].(Str)))
+		vs := slices.Clone(g.Vals)
+		vs[i] = nv
+		return &Rcd{Names: g.Names, Vals: vs}
+	case *Fcn:
+		i, _ := slices.BinarySearchFunc(g.Keys, keys[0], Compare)
+		vs := slices.Clone(g.Vals)
+		vs[i] = nv
+		return &Fcn{Keys: g.Keys, Vals: vs}
+	case *LazyFcn:
+		return exceptAt(g.force(), keys, upd, file, pos)
+	}
+	failAt(file, pos, "EXCEPT on %s, which is not a function", String(f))
+	return nil
+}
+
+// unchangedExpr is UNCHANGED e as a value: e' = e.
+func (cc *compiler) unchangedExpr(x *syntax.Unchanged, c cs) cexpr {
+	if c.primed {
+		cc.errorf(c.sc, x.Pos, "UNCHANGED inside a primed expression")
+	}
+	now := cc.expr(x.X, c).fn
+	c.primed = true
+	then := cc.expr(x.X, c).fn
+	return cexpr{fn: func(k *ctx) Value { return Bool(Equal(now(k), then(k))) }}
+}

@@ -1,0 +1,901 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/resumecontract/resumecheck/tla/syntax"
+)
+
+// Config is what a TLC model file (.cfg) says about a spec, in the
+// evaluator's terms.
+type Config struct {
+	// Constants assigns values to CONSTANTS (or overrides definitions);
+	// Substs replaces a constant or definition by another definition
+	// (N <- Op), by name.
+	Constants map[string]Value
+	Substs    map[string]string
+	// ConstantOrder is the order of the cfg's assignments (for errors).
+	ConstantOrder []string
+	// Specification names the behaviour spec; otherwise Init and Next.
+	Specification, Init, Next string
+	Invariants, Properties    []string
+	Constraints               []string
+	ActionConstraints         []string
+	// Symmetry names a definition whose value is a set of permutations.
+	Symmetry string
+	// Where, when set, says where a name appeared in the cfg (for
+	// errors): "file:line".
+	Where func(section, name string) string
+}
+
+// Action is one action of Next as TLC splits it: a disjunct, under the
+// existential quantifiers around it, named by the innermost definition
+// it was reached through (Consume for \E v \in Values : Consume(v)).
+type Action struct {
+	Name string
+	// Params are the names shown in a label (the definition's
+	// parameters, or the quantified names); the label's values are read
+	// when a successor is emitted.
+	Params []string
+	Pos    syntax.Pos
+	File   string
+	args   []evalFn
+	run    actFn
+}
+
+// Pred is a compiled state predicate (an invariant, a constraint, a
+// liveness goal).
+type Pred struct {
+	Name string
+	fn   func(k *ctx) bool
+}
+
+// ActionPred is a compiled predicate of two states (an action constraint).
+type ActionPred struct {
+	Name string
+	fn   func(k *ctx) bool
+}
+
+// Model is a spec compiled at one model's constants: what a checker
+// explores.
+type Model struct {
+	Module    string
+	File      string
+	Variables []string
+	Actions   []*Action
+	// Invariants are the cfg's INVARIANTS, then the properties []P of
+	// PROPERTIES (TLC checks those as invariants).
+	Invariants []Pred
+	// Liveness is the goal of the one property <>P, if any; Fair says the
+	// spec has weak fairness of all of Next (WF_vars(Next)).
+	Liveness          *Pred
+	Fair              bool
+	Constraints       []Pred
+	ActionConstraints []ActionPred
+	// Symmetry are the permutations of the cfg's SYMMETRY, each a map of
+	// model values; nil for none.
+	Symmetry []map[ModelVal]ModelVal
+	init     actFn
+	nslots   int
+	pool     sync.Pool
+	assumes  []assumption
+}
+
+type assumption struct {
+	pos  syntax.Pos
+	file string
+	fn   func(k *ctx) bool
+}
+
+// Compile compiles a loaded spec at a cfg's constants. A construct outside
+// the fragment is an *UnsupportedError; a wrong cfg or a spec error an
+// *Error naming where.
+func Compile(sp *syntax.Spec, cfg *Config) (m *Model, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch e := r.(type) {
+			case *Error:
+				err = e
+			case *UnsupportedError:
+				err = e
+			default:
+				panic(r)
+			}
+		}
+	}()
+	return compileModel(sp, cfg)
+}
+
+func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
+	root := sp.Root
+	cc := &compiler{zero: map[zeroKey]cexpr{}}
+	b := &builder{cc: cc, sp: sp, cfg: cfg, scopes: map[string]*scope{}}
+	// The declared constants and variables of the root and every module it
+	// extends, transitively.
+	params := map[string]*binding{}
+	var consts []string
+	b.declared(root, map[string]bool{}, func(u syntax.Unit, file string) {
+		switch d := u.(type) {
+		case *syntax.Constants:
+			for _, c := range d.Decls {
+				consts = append(consts, c.Name)
+				params[c.Name] = nil
+			}
+		case *syntax.Variables:
+			for _, v := range d.Names {
+				params[v.Name] = &binding{kind: bVar, v: len(cc.vars)}
+				cc.vars = append(cc.vars, v.Name)
+			}
+		}
+	})
+	m := &Model{Module: root.Name, File: root.File, Variables: cc.vars}
+	for _, name := range consts {
+		if v, ok := cfg.Constants[name]; ok {
+			params[name] = &binding{kind: bConst, k: v}
+		} else if _, ok := cfg.Substs[name]; !ok {
+			return nil, &Error{File: root.File, Msg: fmt.Sprintf("the cfg gives no value for the constant %s", name)}
+		}
+	}
+	sc := b.moduleScope(root, params, root.File)
+	// Substitutions and overrides of definitions.
+	for _, name := range cfg.ConstantOrder {
+		_, declared := params[name]
+		bnd := sc.lookup(name)
+		if !declared && (bnd == nil || bnd.kind != bDef) {
+			return nil, &Error{File: cfg.where("CONSTANTS", name), Msg: fmt.Sprintf("%s is neither a constant nor a definition of %s", name, root.Name)}
+		}
+		if v, ok := cfg.Constants[name]; ok {
+			sc.names[name] = &binding{kind: bConst, k: v}
+			continue
+		}
+		op := cfg.Substs[name]
+		target := sc.lookup(op)
+		if target == nil || target.kind != bDef {
+			return nil, &Error{File: cfg.where("CONSTANTS", name), Msg: fmt.Sprintf("%s <- %s: %s is not defined", name, op, op)}
+		}
+		sc.names[name] = target
+		params[name] = target
+	}
+	top := &frame{}
+	c := cs{sc: sc, fr: top}
+	m.assumes = b.assumes
+
+	// The behaviour spec.
+	var initE, nextE syntax.Expr
+	var fair []*syntax.Fairness
+	var initSc, nextSc *scope = sc, sc
+	switch {
+	case cfg.Specification != "":
+		d := b.def(sc, cfg.Specification, "SPECIFICATION")
+		parts := &specParts{}
+		b.decompose(d.body, d.scope, parts)
+		if parts.next == nil {
+			return nil, &Error{File: cfg.where("SPECIFICATION", cfg.Specification), Msg: fmt.Sprintf("SPECIFICATION %s has no [][Next]_vars conjunct", cfg.Specification)}
+		}
+		initE, nextE, fair = parts.init, parts.next, parts.fair
+		initSc, nextSc = parts.initSc, parts.nextSc
+		m.Fair = parts.fairNext(nextE)
+		if len(parts.otherFair) > 0 {
+			b.unsupportedFair = parts.otherFair[0]
+		}
+	case cfg.Init != "" && cfg.Next != "":
+		initE = &syntax.Ident{Name: cfg.Init, Pos: b.def(sc, cfg.Init, "INIT").pos}
+		nextE = &syntax.Ident{Name: cfg.Next, Pos: b.def(sc, cfg.Next, "NEXT").pos}
+	default:
+		return nil, &Error{File: cfg.where("", ""), Msg: "the cfg names neither SPECIFICATION nor INIT and NEXT"}
+	}
+	_ = fair
+	// Init.
+	cc.initMode = true
+	emitInit := func(k *ctx) {
+		for i, v := range k.next {
+			if v == nil {
+				failAt(root.File, initE.At(), "Init gives no value to %s", cc.vars[i])
+			}
+		}
+		k.emit(k)
+	}
+	m.init = cc.act(initE, c.with(initSc), emitInit)
+	cc.initMode = false
+	clear(cc.zero)
+	// Next, split into actions.
+	b.split(nextE, c.with(nextSc), "Next", nil, nil, nil, m)
+	// Properties.
+	for _, name := range cfg.Invariants {
+		d := b.def(sc, name, "INVARIANTS")
+		m.Invariants = append(m.Invariants, Pred{Name: name, fn: cc.boolOf(&syntax.Ident{Pos: d.pos, Name: name}, c)})
+	}
+	for _, name := range cfg.Properties {
+		d := b.def(sc, name, "PROPERTIES")
+		body := b.unfold(d.body, d.scope)
+		switch x := body.e.(type) {
+		case *syntax.Always:
+			if !temporal(x.X) {
+				m.Invariants = append(m.Invariants, Pred{Name: name, fn: cc.boolOf(x.X, cs{sc: body.sc, fr: top})})
+				continue
+			}
+		case *syntax.Eventually:
+			if !temporal(x.X) {
+				if m.Liveness != nil {
+					cc.unsupported(d.scope, d.pos, "a second liveness property (%s besides %s)", name, m.Liveness.Name)
+				}
+				if b.unsupportedFair != nil && !m.Fair {
+					cc.unsupported(d.scope, b.unsupportedFair.Pos, "fairness other than WF_vars(Next) under a liveness property")
+				}
+				m.Liveness = &Pred{Name: name, fn: cc.boolOf(x.X, cs{sc: body.sc, fr: top})}
+				continue
+			}
+		}
+		cc.unsupported(d.scope, d.pos, "the temporal property %s (supported: []P and <>P for a state predicate P)", name)
+	}
+	for _, name := range cfg.Constraints {
+		d := b.def(sc, name, "CONSTRAINT")
+		m.Constraints = append(m.Constraints, Pred{Name: name, fn: cc.boolOf(&syntax.Ident{Pos: d.pos, Name: name}, c)})
+	}
+	for _, name := range cfg.ActionConstraints {
+		d := b.def(sc, name, "ACTION_CONSTRAINT")
+		m.ActionConstraints = append(m.ActionConstraints, ActionPred{Name: name, fn: cc.boolOf(&syntax.Ident{Pos: d.pos, Name: name}, c)})
+	}
+	if cfg.Symmetry != "" {
+		d := b.def(sc, cfg.Symmetry, "SYMMETRY")
+		var perms Value
+		if err := Catch(func() {
+			perms = cc.expr(&syntax.Ident{Pos: d.pos, Name: cfg.Symmetry}, c).fn(&ctx{slots: make([]Value, top.n)})
+		}); err != nil {
+			return nil, err
+		}
+		for _, p := range Enumerate(perms) {
+			dom, vals, ok := fcnParts(p)
+			if !ok {
+				return nil, &Error{File: cfg.where("SYMMETRY", cfg.Symmetry), Msg: "SYMMETRY is not a set of permutations"}
+			}
+			mp := map[ModelVal]ModelVal{}
+			for i, x := range dom {
+				mx, ok1 := x.(ModelVal)
+				my, ok2 := vals[i].(ModelVal)
+				if !ok1 || !ok2 {
+					return nil, &Error{File: cfg.where("SYMMETRY", cfg.Symmetry), Msg: "SYMMETRY permutes values other than model values"}
+				}
+				mp[mx] = my
+			}
+			m.Symmetry = append(m.Symmetry, mp)
+		}
+	}
+	m.nslots = top.n
+	m.pool.New = func() any {
+		return &ctx{slots: make([]Value, m.nslots), next: make([]Value, len(m.Variables))}
+	}
+	return m, nil
+}
+
+// builder holds what compiling a model needs besides the compiler.
+type builder struct {
+	cc      *compiler
+	sp      *syntax.Spec
+	cfg     *Config
+	scopes  map[string]*scope
+	assumes []assumption
+	// unsupportedFair is a fairness conjunct other than WF_vars(Next):
+	// refused only when a liveness property needs it.
+	unsupportedFair *syntax.Fairness
+}
+
+func (c *Config) where(section, name string) string {
+	if c.Where == nil {
+		return ""
+	}
+	return c.Where(section, name)
+}
+
+// declared calls fn with every unit of m and of the modules it extends,
+// extended modules first, each module once.
+func (b *builder) declared(m *syntax.Module, seen map[string]bool, fn func(syntax.Unit, string)) {
+	if seen[m.Name] {
+		return
+	}
+	seen[m.Name] = true
+	for _, e := range m.Extends {
+		if em, ok := b.sp.Modules[e.Name]; ok {
+			b.declared(em, seen, fn)
+		}
+	}
+	for _, u := range m.Units {
+		fn(u, m.File)
+	}
+}
+
+// moduleScope is the scope of module m's definitions, its constants and
+// variables bound by params (the root's cfg values, or an instance's
+// substitutions).
+func (b *builder) moduleScope(m *syntax.Module, params map[string]*binding, file string) *scope {
+	sc := newScope(nil)
+	sc.file = m.File
+	for _, e := range m.Extends {
+		em, ok := b.sp.Modules[e.Name]
+		if !ok {
+			continue // a standard module: its operators are builtins
+		}
+		esc := b.moduleScope(em, params, em.File)
+		for name, bnd := range esc.names {
+			if bnd.kind == bDef && bnd.def.local {
+				continue
+			}
+			sc.names[name] = bnd
+		}
+	}
+	recursive := map[string]bool{}
+	for _, u := range m.Units {
+		switch d := u.(type) {
+		case *syntax.Constants:
+			for _, c := range d.Decls {
+				if p := params[c.Name]; p != nil {
+					sc.names[c.Name] = p
+				}
+			}
+		case *syntax.Variables:
+			for _, v := range d.Names {
+				if p := params[v.Name]; p != nil {
+					sc.names[v.Name] = p
+				}
+			}
+		case *syntax.Recursive:
+			for _, r := range d.Decls {
+				recursive[r.Name] = true
+			}
+		case *syntax.OpDef:
+			df := b.cc.newDef(d, sc, recursive[d.Name])
+			if d.FuncBounds != nil && refersTo(d.Body, d.Name) {
+				df.recursive = true
+			}
+			sc.names[d.Name] = &binding{kind: bDef, def: df}
+		case *syntax.Instance:
+			b.instance(d, sc)
+		case *syntax.Assume:
+			expr := d.Expr
+			s := sc
+			b.assumes = append(b.assumes, assumption{pos: d.Pos, file: m.File, fn: func(k *ctx) bool {
+				return b.cc.boolOf(expr, cs{sc: s, fr: &frame{}})(k)
+			}})
+		}
+	}
+	return sc
+}
+
+// instance binds an INSTANCE: named, as a scope reached by I!Op; unnamed,
+// its definitions added to sc.
+func (b *builder) instance(d *syntax.Instance, sc *scope) {
+	im, ok := b.sp.Modules[d.Module]
+	if !ok {
+		b.cc.unsupported(sc, d.Pos, "INSTANCE of the standard module %s", d.Module)
+	}
+	params := map[string]*binding{}
+	b.declared(im, map[string]bool{}, func(u syntax.Unit, _ string) {
+		var names []string
+		switch x := u.(type) {
+		case *syntax.Constants:
+			for _, c := range x.Decls {
+				names = append(names, c.Name)
+			}
+		case *syntax.Variables:
+			for _, v := range x.Names {
+				names = append(names, v.Name)
+			}
+		}
+		for _, n := range names {
+			var sub syntax.Expr = &syntax.Ident{Pos: d.Pos, Name: n}
+			for _, s := range d.Subst {
+				if s.Name == n {
+					sub = s.Expr
+				}
+			}
+			params[n] = &binding{kind: bSubst, sub: sub, scope: sc}
+		}
+	})
+	isc := b.moduleScope(im, params, im.File)
+	if d.Name == "" {
+		for name, bnd := range isc.names {
+			if bnd.kind == bDef && !bnd.def.local {
+				sc.names[name] = bnd
+			}
+		}
+		return
+	}
+	isc.instParams = d.Params
+	sc.names[d.Name] = &binding{kind: bInstance, scope: isc}
+}
+
+// refersTo reports whether e mentions name (a function definition that
+// does is recursive).
+func refersTo(e syntax.Expr, name string) bool {
+	found := false
+	walk(e, func(x syntax.Expr) {
+		switch y := x.(type) {
+		case *syntax.Ident:
+			found = found || y.Name == name
+		case *syntax.OpApp:
+			found = found || (y.Op == name && len(y.Prefix) == 0)
+		}
+	})
+	return found
+}
+
+// def looks up a definition the cfg names.
+func (b *builder) def(sc *scope, name, section string) *def {
+	bnd := sc.lookup(name)
+	if bnd == nil || bnd.kind != bDef {
+		msg := fmt.Sprintf("%s %s is not defined by the spec", section, name)
+		if bnd != nil && bnd.kind == bConst {
+			// An overridden definition, given a value by the cfg.
+			return &def{name: name, scope: sc, body: &syntax.Ident{Name: name}}
+		}
+		panic(&Error{File: b.cfg.where(section, name), Msg: msg})
+	}
+	return bnd.def
+}
+
+// specParts is a behaviour spec taken apart: Init /\ [][Next]_v /\
+// fairness.
+type specParts struct {
+	init           syntax.Expr
+	initSc, nextSc *scope
+	next           syntax.Expr
+	fair           []*syntax.Fairness
+	fairSc         []*scope
+	otherFair      []*syntax.Fairness
+}
+
+// fairNext reports whether the spec's fairness is exactly weak fairness
+// of all of Next.
+func (p *specParts) fairNext(next syntax.Expr) bool {
+	if len(p.fair) != 1 || len(p.otherFair) > 0 || p.fair[0].Strong {
+		return false
+	}
+	return sameAction(p.fair[0].Action, next)
+}
+
+func sameAction(a, b syntax.Expr) bool {
+	name := func(e syntax.Expr) string {
+		switch x := e.(type) {
+		case *syntax.Ident:
+			return x.Name
+		case *syntax.OpApp:
+			if len(x.Args) == 0 && len(x.Prefix) == 0 {
+				return x.Op
+			}
+		}
+		return ""
+	}
+	na, nb := name(a), name(b)
+	return na != "" && na == nb
+}
+
+// unfolded is an expression with the scope it is read in.
+type unfolded struct {
+	e  syntax.Expr
+	sc *scope
+}
+
+// unfold replaces a zero-arity definition's name by its body.
+func (b *builder) unfold(e syntax.Expr, sc *scope) unfolded {
+	for range 64 {
+		var name string
+		switch x := e.(type) {
+		case *syntax.Ident:
+			name = x.Name
+		case *syntax.OpApp:
+			if len(x.Args) == 0 && len(x.Prefix) == 0 {
+				name = x.Op
+			}
+		}
+		if name == "" {
+			break
+		}
+		bnd := sc.lookup(name)
+		if bnd == nil || bnd.kind != bDef || len(bnd.def.params) > 0 || bnd.def.fbound != nil {
+			break
+		}
+		e, sc = bnd.def.body, bnd.def.scope
+	}
+	return unfolded{e, sc}
+}
+
+func (b *builder) decompose(e syntax.Expr, sc *scope, p *specParts) {
+	u := b.unfold(e, sc)
+	switch x := u.e.(type) {
+	case *syntax.Junction:
+		if !x.Or {
+			for _, it := range x.Items {
+				b.decompose(it, u.sc, p)
+			}
+			return
+		}
+	case *syntax.Always:
+		if ba, ok := x.X.(*syntax.BoxAction); ok {
+			if p.next != nil {
+				b.cc.unsupported(u.sc, x.Pos, "a behaviour spec with two [][Next]_v conjuncts")
+			}
+			p.next, p.nextSc = ba.Action, u.sc
+			return
+		}
+	case *syntax.Fairness:
+		if sameAction(x.Action, p.next) || p.next == nil {
+			p.fair = append(p.fair, x)
+			p.fairSc = append(p.fairSc, u.sc)
+		} else {
+			p.otherFair = append(p.otherFair, x)
+		}
+		return
+	case *syntax.Quant:
+		if temporal(x.Body) {
+			p.otherFair = append(p.otherFair, &syntax.Fairness{Pos: x.Pos})
+			return
+		}
+	}
+	if temporal(u.e) {
+		b.cc.unsupported(u.sc, u.e.At(), "this conjunct of the behaviour spec")
+	}
+	if p.init != nil {
+		p.init = &syntax.Junction{Pos: u.e.At(), Items: []syntax.Expr{p.init, u.e}}
+		if p.initSc != u.sc {
+			b.cc.unsupported(u.sc, u.e.At(), "an initial predicate made of conjuncts from different modules")
+		}
+		return
+	}
+	p.init, p.initSc = u.e, u.sc
+}
+
+// temporal reports whether e contains a temporal operator.
+func temporal(e syntax.Expr) bool {
+	found := false
+	walk(e, func(x syntax.Expr) {
+		switch y := x.(type) {
+		case *syntax.Always, *syntax.Eventually, *syntax.Fairness, *syntax.BoxAction, *syntax.TemporalQuant:
+			found = true
+		case *syntax.OpApp:
+			if y.Op == "~>" || y.Op == "-+->" {
+				found = true
+			}
+		}
+	})
+	return found
+}
+
+// split finds Next's actions: it goes through disjunctions, existential
+// quantifiers, LET and definitions, and compiles what is left as one
+// action named by the innermost definition.
+func (b *builder) split(e syntax.Expr, c cs, name string, params []string, args []evalFn, wrap func(actFn) actFn, m *Model) {
+	cc := b.cc
+	if wrap == nil {
+		wrap = func(f actFn) actFn { return f }
+	}
+	switch x := e.(type) {
+	case *syntax.Junction:
+		if x.Or {
+			for _, it := range x.Items {
+				b.split(it, c, name, params, args, wrap, m)
+			}
+			return
+		}
+		if len(x.Items) == 1 {
+			b.split(x.Items[0], c, name, params, args, wrap, m)
+			return
+		}
+	case *syntax.Quant:
+		if !x.Forall {
+			bs := expand(x.Bounds)
+			inner, bv := cc.bounds(bs, c)
+			ps := slices.Clone(params)
+			as := slices.Clone(args)
+			for i, bd := range bs {
+				for j, n := range bd.Names {
+					ps = append(ps, n.Name)
+					s := bv.slots[i][j]
+					as = append(as, func(k *ctx) Value { return k.slots[s] })
+				}
+			}
+			outer := wrap
+			wrapped := func(f actFn) actFn {
+				return outer(func(k *ctx) {
+					bv.each(k, func() bool { f(k); return true })
+				})
+			}
+			b.split(x.Body, c.with(inner), name, ps, as, wrapped, m)
+			return
+		}
+	case *syntax.Let:
+		b.split(x.Body, c.with(cc.let(x, c)), name, params, args, wrap, m)
+		return
+	case *syntax.Label:
+		b.split(x.X, c, name, params, args, wrap, m)
+		return
+	case *syntax.Ident, *syntax.OpApp:
+		var opName string
+		var opArgs []syntax.Expr
+		var prefix []string
+		if id, ok := x.(*syntax.Ident); ok {
+			opName = id.Name
+		} else {
+			op := x.(*syntax.OpApp)
+			opName, opArgs, prefix = op.Op, op.Args, op.Prefix
+		}
+		sc := c.sc
+		if len(prefix) > 0 {
+			sc = cc.instanceScope(e.At(), prefix, c)
+		}
+		if bnd := sc.lookup(opName); bnd != nil && bnd.kind == bDef && !bnd.def.recursive && bnd.def.fbound == nil && len(bnd.def.params) == len(opArgs) {
+			d := bnd.def
+			inner, resets := cc.bindParams(e.At(), d, opArgs, c)
+			ps := make([]string, len(d.params))
+			as := make([]evalFn, len(d.params))
+			for i, p := range d.params {
+				ps[i] = p.Name
+				as[i] = cc.read(inner.names[p.Name], d.pos, c.with(inner)).fn
+			}
+			outer := wrap
+			wrapped := func(f actFn) actFn {
+				return outer(withActResets(f, resets))
+			}
+			b.split(d.body, cs{sc: inner, fr: c.fr}, d.name, ps, as, wrapped, m)
+			return
+		}
+	}
+	idx := len(m.Actions)
+	a := &Action{Name: name, Params: params, args: args, Pos: e.At(), File: c.sc.file}
+	emit := func(k *ctx) {
+		for i, v := range k.next {
+			if v == nil {
+				failAt(a.File, a.Pos, "the action %s gives no value to %s'", a.Name, cc.vars[i])
+			}
+		}
+		k.act = idx
+		k.emit(k)
+	}
+	a.run = wrap(cc.act(e, c, emit))
+	m.Actions = append(m.Actions, a)
+}
+
+// walk calls fn with e and every expression inside it.
+func walk(e syntax.Expr, fn func(syntax.Expr)) {
+	if e == nil {
+		return
+	}
+	fn(e)
+	switch x := e.(type) {
+	case *syntax.OpApp:
+		for _, a := range x.Args {
+			walk(a, fn)
+		}
+	case *syntax.Junction:
+		for _, a := range x.Items {
+			walk(a, fn)
+		}
+	case *syntax.Quant:
+		for _, bd := range x.Bounds {
+			walk(bd.Set, fn)
+		}
+		walk(x.Body, fn)
+	case *syntax.TemporalQuant:
+		walk(x.Body, fn)
+	case *syntax.Choose:
+		walk(x.Bound.Set, fn)
+		walk(x.Body, fn)
+	case *syntax.SetEnum:
+		for _, a := range x.Elems {
+			walk(a, fn)
+		}
+	case *syntax.SetFilter:
+		walk(x.Bound.Set, fn)
+		walk(x.Pred, fn)
+	case *syntax.SetMap:
+		walk(x.Elem, fn)
+		for _, bd := range x.Bounds {
+			walk(bd.Set, fn)
+		}
+	case *syntax.Tuple:
+		for _, a := range x.Elems {
+			walk(a, fn)
+		}
+	case *syntax.FuncDef:
+		for _, bd := range x.Bounds {
+			walk(bd.Set, fn)
+		}
+		walk(x.Body, fn)
+	case *syntax.FuncApp:
+		walk(x.Fn, fn)
+		for _, a := range x.Args {
+			walk(a, fn)
+		}
+	case *syntax.FuncSet:
+		walk(x.Dom, fn)
+		walk(x.Rng, fn)
+	case *syntax.Record:
+		for _, f := range x.Fields {
+			walk(f.Expr, fn)
+		}
+	case *syntax.RecordSet:
+		for _, f := range x.Fields {
+			walk(f.Expr, fn)
+		}
+	case *syntax.Dot:
+		walk(x.Rec, fn)
+	case *syntax.Except:
+		walk(x.Fn, fn)
+		for _, u := range x.Updates {
+			for _, p := range u.Path {
+				for _, i := range p.Index {
+					walk(i, fn)
+				}
+			}
+			walk(u.Value, fn)
+		}
+	case *syntax.If:
+		walk(x.Cond, fn)
+		walk(x.Then, fn)
+		walk(x.Else, fn)
+	case *syntax.Case:
+		for _, a := range x.Arms {
+			walk(a.Cond, fn)
+			walk(a.Val, fn)
+		}
+		walk(x.Other, fn)
+	case *syntax.Let:
+		for _, u := range x.Defs {
+			if d, ok := u.(*syntax.OpDef); ok {
+				walk(d.Body, fn)
+			}
+		}
+		walk(x.Body, fn)
+	case *syntax.Lambda:
+		walk(x.Body, fn)
+	case *syntax.Unchanged:
+		walk(x.X, fn)
+	case *syntax.Prime:
+		walk(x.X, fn)
+	case *syntax.Enabled:
+		walk(x.X, fn)
+	case *syntax.BoxAction:
+		walk(x.Action, fn)
+		walk(x.V, fn)
+	case *syntax.AngleAction:
+		walk(x.Action, fn)
+		walk(x.V, fn)
+	case *syntax.Fairness:
+		walk(x.V, fn)
+		walk(x.Action, fn)
+	case *syntax.Always:
+		walk(x.X, fn)
+	case *syntax.Eventually:
+		walk(x.X, fn)
+	case *syntax.Label:
+		walk(x.X, fn)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Running the model
+
+func (m *Model) ctx() *ctx { return m.pool.Get().(*ctx) }
+
+func (m *Model) release(k *ctx) {
+	clear(k.next)
+	k.cur, k.emit = nil, nil
+	m.pool.Put(k)
+}
+
+// CheckAssumptions evaluates the spec's ASSUMEs; the first false one is an
+// error naming it.
+func (m *Model) CheckAssumptions() error {
+	for _, a := range m.assumes {
+		var ok bool
+		k := &ctx{slots: make([]Value, 256)}
+		if err := Catch(func() { ok = a.fn(k) }); err != nil {
+			return err
+		}
+		if !ok {
+			return &Error{File: a.file, Pos: a.pos, Msg: "the assumption is false at these constants"}
+		}
+	}
+	return nil
+}
+
+// Init calls fn with every initial state (the slice is fn's to keep).
+func (m *Model) Init(fn func(state []Value)) error {
+	k := m.ctx()
+	defer m.release(k)
+	k.cur = nil
+	k.emit = func(k *ctx) { fn(slices.Clone(k.next)) }
+	return Catch(func() { m.init(k) })
+}
+
+// Next calls fn with every successor of state, with the action that
+// makes it (the successor's slice is fn's to keep; args are valid during
+// the call only).
+func (m *Model) Next(state []Value, fn func(act int, next []Value)) error {
+	k := m.ctx()
+	defer m.release(k)
+	k.cur = state
+	k.emit = func(k *ctx) { fn(k.act, slices.Clone(k.next)) }
+	return Catch(func() {
+		for _, a := range m.Actions {
+			a.run(k)
+		}
+	})
+}
+
+// NextLabelled is Next giving each successor's label values too.
+func (m *Model) NextLabelled(state []Value, fn func(act int, args []Value, next []Value)) error {
+	k := m.ctx()
+	defer m.release(k)
+	k.cur = state
+	k.emit = func(k *ctx) {
+		a := m.Actions[k.act]
+		var args []Value
+		if len(a.args) > 0 {
+			args = make([]Value, len(a.args))
+			for i, f := range a.args {
+				args[i] = f(k)
+			}
+		}
+		fn(k.act, args, slices.Clone(k.next))
+	}
+	return Catch(func() {
+		for _, a := range m.Actions {
+			a.run(k)
+		}
+	})
+}
+
+// ActionNext is Next restricted to one action.
+func (m *Model) ActionNext(act int, state []Value, fn func(args []Value, next []Value)) error {
+	k := m.ctx()
+	defer m.release(k)
+	k.cur = state
+	a := m.Actions[act]
+	k.emit = func(k *ctx) {
+		args := make([]Value, len(a.args))
+		for i, f := range a.args {
+			args[i] = f(k)
+		}
+		fn(args, slices.Clone(k.next))
+	}
+	return Catch(func() { a.run(k) })
+}
+
+// Holds evaluates a predicate in a state.
+func (m *Model) Holds(p *Pred, state []Value) (ok bool, err error) {
+	k := m.ctx()
+	defer m.release(k)
+	k.cur = state
+	err = Catch(func() { ok = p.fn(k) })
+	return ok, err
+}
+
+// HoldsStep evaluates an action predicate on a step.
+func (m *Model) HoldsStep(p *ActionPred, from, to []Value) (ok bool, err error) {
+	k := m.ctx()
+	defer m.release(k)
+	k.cur = from
+	copy(k.next, to)
+	err = Catch(func() { ok = p.fn(k) })
+	return ok, err
+}
+
+// Label prints an action with its values, as TLC names it: Consume(va).
+func (m *Model) Label(act int, args []Value) string {
+	a := m.Actions[act]
+	if len(args) == 0 {
+		return a.Name
+	}
+	parts := make([]string, len(args))
+	for i, v := range args {
+		parts[i] = String(v)
+	}
+	return a.Name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// IsUnsupported reports whether err is a construct outside the fragment.
+func IsUnsupported(err error) bool { return errors.Is(err, ErrUnsupported) }

@@ -1,0 +1,119 @@
+package eval
+
+import (
+	"github.com/resumecontract/resumecheck/tla/syntax"
+)
+
+// ctx is one evaluation in progress: the state it reads (cur, and next
+// for primed variables), the bound variables' slots of the compiled
+// definition running, and where an action sends a successor. Each
+// goroutine has its own.
+type ctx struct {
+	cur, next []Value
+	slots     []Value
+	// emit receives a complete successor (next) of the action act.
+	emit func(c *ctx)
+	act  int
+}
+
+// evalFn is a compiled expression.
+type evalFn func(c *ctx) Value
+
+// cexpr is a compiled expression and, when it is known at compile time
+// (it reads no variable and no bound name), its value.
+type cexpr struct {
+	fn evalFn
+	k  Value
+}
+
+func konst(v Value) cexpr { return cexpr{fn: func(*ctx) Value { return v }, k: v} }
+
+// frame numbers the slots of one compiled body: a root (Init, Next, an
+// invariant) or a recursive operator's procedure.
+type frame struct{ n int }
+
+func (f *frame) alloc() int { f.n++; return f.n - 1 }
+
+type bindKind uint8
+
+const (
+	bVar      bindKind = iota // a state variable
+	bConst                    // a value known at compile time (a cfg constant)
+	bSlot                     // a bound variable in a slot
+	bParam                    // an operator's argument, evaluated on first use into a slot
+	bDef                      // a definition
+	bLambda                   // an operator argument given as LAMBDA
+	bSubst                    // an INSTANCE substitution: an expression of the instantiating module
+	bInstance                 // a named INSTANCE: its module's scope
+	bBuiltin                  // an operator of a standard module passed as an argument
+)
+
+// binding is what a name means in a scope.
+type binding struct {
+	kind  bindKind
+	v     int   // bVar: the variable's index
+	k     Value // bConst
+	slot  int   // bSlot, bParam
+	frame *frame
+	arg   cexpr // bParam: the argument
+	def   *def
+	lam   *syntax.Lambda
+	sub   syntax.Expr
+	scope *scope // bLambda, bSubst: where it is evaluated; bInstance: the module's scope
+	name  string // bBuiltin
+}
+
+// scope maps names to bindings, falling back to its parent.
+type scope struct {
+	parent *scope
+	names  map[string]*binding
+	// file is the source file of the module the scope belongs to.
+	file string
+	// instParams are a parametrised instance's parameters (bInstance).
+	instParams []syntax.OpDecl
+}
+
+func newScope(parent *scope) *scope {
+	s := &scope{parent: parent, names: map[string]*binding{}}
+	if parent != nil {
+		s.file = parent.file
+	}
+	return s
+}
+
+func (s *scope) lookup(name string) *binding {
+	for ; s != nil; s = s.parent {
+		if b, ok := s.names[name]; ok {
+			return b
+		}
+	}
+	return nil
+}
+
+// def is an operator or function definition with the scope it was
+// defined in.
+type def struct {
+	name   string
+	params []syntax.OpDecl
+	fbound []syntax.Bound
+	body   syntax.Expr
+	scope  *scope
+	pos    syntax.Pos
+	local  bool
+	// recursive: declared RECURSIVE, or a function definition that
+	// refers to itself: compiled once as a procedure, not inlined.
+	recursive bool
+	proc      *proc
+	// value caches a function definition's value, once made (a
+	// recursive function of constants).
+	cache map[*frame]cexpr
+}
+
+// proc is a definition compiled once, with a frame of its own, for
+// recursion.
+type proc struct {
+	fr   *frame
+	body evalFn
+	// nparams is the number of leading slots that are its parameters.
+	nparams int
+}

@@ -1,0 +1,43 @@
+package interp
+
+import (
+	"fmt"
+
+	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/tla/eval"
+)
+
+// Config turns a parsed cfg into the evaluator's terms. Sections the
+// interpreter does not interpret (VIEW, POSTCONDITION) are refused by the
+// caller; ALIAS only changes how TLC prints, and is ignored.
+func Config(cfg *tlacfg.Config) *eval.Config {
+	out := &eval.Config{
+		Constants:         map[string]eval.Value{},
+		Substs:            map[string]string{},
+		Specification:     cfg.Specification,
+		Init:              cfg.Init,
+		Next:              cfg.Next,
+		Invariants:        cfg.Invariants,
+		Properties:        cfg.Properties,
+		Constraints:       cfg.Constraints,
+		ActionConstraints: cfg.Other["ACTION_CONSTRAINTS"],
+		Where: func(section, name string) string {
+			if section == "" {
+				return cfg.Path
+			}
+			return fmt.Sprintf("%s:%d", cfg.Path, cfg.Line(section, name))
+		},
+	}
+	if sym := cfg.Other["SYMMETRY"]; len(sym) > 0 {
+		out.Symmetry = sym[0]
+	}
+	for _, k := range cfg.Constants {
+		out.ConstantOrder = append(out.ConstantOrder, k.Name)
+		if k.Subst != "" {
+			out.Substs[k.Name] = k.Subst
+			continue
+		}
+		out.Constants[k.Name] = eval.FromTLA(k.Value)
+	}
+	return out
+}

@@ -1,0 +1,317 @@
+// Package interp offers any TLA+ spec the front end reads (tla/syntax,
+// compiled by tla/eval) through the seam of package tlaspec, so that the
+// engine explores it and the tools above it (reports, trace replay, the
+// explorer) read its states, with no Go mirror written by hand.
+//
+// A state is its variables' values; the engine stores it as one 32-bit
+// number per variable, the value's number in an interning table (see
+// intern.go): the encoding is lossless, so two different states never
+// share a stored form, whatever the fingerprint does after.
+package interp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/resumecontract/resumecheck/tla/eval"
+	"github.com/resumecontract/resumecheck/tla/syntax"
+	"github.com/resumecontract/resumecheck/tlaspec"
+	"github.com/resumecontract/resumecheck/tlavalue"
+)
+
+// State is a state: one value per variable, in VARIABLES order.
+type State []eval.Value
+
+// Label is a transition: an action of Next and its parameters' values.
+type Label struct {
+	Act  int
+	Args []eval.Value
+}
+
+// Spec is a compiled model offered through tlaspec.Spec.
+type Spec struct {
+	M     *eval.Model
+	in    *interner
+	props []tlaspec.Property[State]
+	bufs  sync.Pool
+	// err is the first evaluation error met while exploring; stop is
+	// called then, to end the search (the engine's Next cannot fail).
+	err  atomic.Pointer[error]
+	stop atomic.Pointer[func()]
+}
+
+// New wraps a compiled model.
+func New(m *eval.Model) *Spec {
+	sp := &Spec{M: m, in: newInterner()}
+	sp.bufs.New = func() any { b := make([]byte, 0, 256); return &b }
+	for i := range m.Invariants {
+		p := &m.Invariants[i]
+		sp.props = append(sp.props, tlaspec.Property[State]{
+			Name: p.Name, Kind: tlaspec.Invariant,
+			Text:  "the invariant " + p.Name + " of " + m.Module,
+			Holds: func(s State) bool { return sp.holds(p, s) },
+		})
+	}
+	if m.Liveness != nil {
+		p := m.Liveness
+		sp.props = append(sp.props, tlaspec.Property[State]{
+			Name: p.Name, Kind: tlaspec.Eventually,
+			Text: "every fair behaviour of " + m.Module + " reaches a state where " + p.Name + "'s predicate holds",
+			Goal: func(s State) bool { return sp.holds(p, s) },
+		})
+	}
+	return sp
+}
+
+// Load reads the spec at path (and the modules it extends or instantiates
+// from its folder and the folders of path), compiles it at the cfg's
+// constants and checks its assumptions.
+func Load(path string, lib []string, cfg *eval.Config) (*Spec, error) {
+	l := &syntax.Loader{Path: lib}
+	ast, err := l.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := eval.Compile(ast, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.CheckAssumptions(); err != nil {
+		return nil, err
+	}
+	return New(m), nil
+}
+
+// OnError sets what to call when an evaluation error ends the search.
+func (sp *Spec) OnError(stop func()) { sp.stop.Store(&stop) }
+
+// Err is the first evaluation error met while exploring, if any.
+func (sp *Spec) Err() error {
+	if e := sp.err.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+func (sp *Spec) fail(err error) {
+	if sp.err.CompareAndSwap(nil, &err) {
+		if stop := sp.stop.Load(); stop != nil {
+			(*stop)()
+		}
+	}
+}
+
+func (sp *Spec) holds(p *eval.Pred, s State) bool {
+	ok, err := sp.M.Holds(p, s)
+	if err != nil {
+		sp.fail(err)
+		return true
+	}
+	return ok
+}
+
+// Init is the initial states (those the cfg's constraints allow are
+// explored; see Constraint).
+func (sp *Spec) Init() []State {
+	var out []State
+	if err := sp.M.Init(func(s []eval.Value) { out = append(out, s) }); err != nil {
+		sp.fail(err)
+	}
+	return out
+}
+
+// Next emits every successor of s.
+func (sp *Spec) Next(s State, emit func(Label, State)) {
+	if sp.err.Load() != nil {
+		return
+	}
+	err := sp.M.NextLabelled(s, func(act int, args []eval.Value, next []eval.Value) {
+		emit(Label{Act: act, Args: args}, next)
+	})
+	if err != nil {
+		sp.fail(err)
+	}
+}
+
+// Constraint is the conjunction of the cfg's CONSTRAINTs (nil for none):
+// a state violating it is counted but not explored, as TLC does.
+func (sp *Spec) Constraint() func(State) bool {
+	if len(sp.M.Constraints) == 0 {
+		return nil
+	}
+	return func(s State) bool {
+		for i := range sp.M.Constraints {
+			if !sp.holds(&sp.M.Constraints[i], s) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// Width is 4 bytes per variable.
+func (sp *Spec) Width() int { return 4 * len(sp.M.Variables) }
+
+// Encode writes each variable's value number.
+func (sp *Spec) Encode(dst []byte, s State) {
+	bp := sp.bufs.Get().(*[]byte)
+	buf := *bp
+	for i, v := range s {
+		var id uint32
+		id, buf = sp.in.id(v, buf)
+		binary.LittleEndian.PutUint32(dst[4*i:], id)
+	}
+	*bp = buf
+	sp.bufs.Put(bp)
+}
+
+// Decode reads the values back.
+func (sp *Spec) Decode(src []byte) State {
+	s := make(State, len(sp.M.Variables))
+	for i := range s {
+		s[i] = sp.in.value(binary.LittleEndian.Uint32(src[4*i:]))
+	}
+	return s
+}
+
+// Values is the number of distinct values interned so far.
+func (sp *Spec) Values() int { return sp.in.size() }
+
+// Module is the spec's module name.
+func (sp *Spec) Module() string { return sp.M.Module }
+
+// Variables are the spec's variables, in VARIABLES order.
+func (sp *Spec) Variables() []string { return sp.M.Variables }
+
+// Vars is s as tlavalue values.
+func (sp *Spec) Vars(s State) tlavalue.State {
+	out := make(tlavalue.State, len(s))
+	for i, v := range s {
+		out[i] = tlavalue.Var{Name: sp.M.Variables[i], Value: eval.ToTLA(v)}
+	}
+	return out
+}
+
+// FromVars is the state with these values.
+func (sp *Spec) FromVars(vs tlavalue.State) (State, error) {
+	s := make(State, len(sp.M.Variables))
+	for _, x := range vs {
+		i := slices.Index(sp.M.Variables, x.Name)
+		if i < 0 {
+			return nil, fmt.Errorf("%s has no variable %s", sp.M.Module, x.Name)
+		}
+		s[i] = eval.FromTLA(x.Value)
+	}
+	for i, v := range s {
+		if v == nil {
+			return nil, fmt.Errorf("no value for the variable %s", sp.M.Variables[i])
+		}
+	}
+	return s, nil
+}
+
+// Action is l's action name.
+func (sp *Spec) Action(l Label) string { return sp.M.Actions[l.Act].Name }
+
+// Label is l as TLC would name it, with its values.
+func (sp *Spec) Label(l Label) string { return sp.M.Label(l.Act, l.Args) }
+
+// Properties are the cfg's properties.
+func (sp *Spec) Properties() []tlaspec.Property[State] { return sp.props }
+
+// Labels are the transitions taken from s (an interpreted spec cannot
+// list the disabled ones without enumerating every parameter's domain,
+// which may not be finite).
+func (sp *Spec) Labels(s State) []Label {
+	var out []Label
+	sp.Next(s, func(l Label, _ State) {
+		for _, o := range out {
+			if o.Act == l.Act && argsEqual(o.Args, l.Args) {
+				return
+			}
+		}
+		out = append(out, l)
+	})
+	return out
+}
+
+func argsEqual(a, b []eval.Value) bool {
+	return slices.EqualFunc(a, b, eval.Equal)
+}
+
+// Disabled says why l cannot be taken from s ("" when it can).
+func (sp *Spec) Disabled(s State, l Label) string {
+	enabled := false
+	err := sp.M.ActionNext(l.Act, s, func(args []eval.Value, _ []eval.Value) {
+		if argsEqual(args, l.Args) {
+			enabled = true
+		}
+	})
+	if err != nil {
+		return "evaluating it fails: " + err.Error()
+	}
+	if enabled {
+		return ""
+	}
+	a := sp.M.Actions[l.Act]
+	return fmt.Sprintf("%s is not enabled (defined at %s:%d:%d)", sp.Label(l), a.File, a.Pos.Line, a.Pos.Col)
+}
+
+// Canonical is the cfg's symmetry as the engine takes it (nil for none):
+// the state with the smallest encoding among its permutations.
+func (sp *Spec) Canonical() func(dst, src []byte) {
+	if len(sp.M.Symmetry) == 0 {
+		return nil
+	}
+	w := sp.Width()
+	return func(dst, src []byte) {
+		copy(dst, src)
+		s := sp.Decode(src)
+		tmp := make([]byte, w)
+		for _, p := range sp.M.Symmetry {
+			t := make(State, len(s))
+			for i, v := range s {
+				t[i] = eval.Permute(v, p)
+			}
+			sp.Encode(tmp, t)
+			if string(tmp) < string(dst) {
+				copy(dst, tmp)
+			}
+		}
+	}
+}
+
+// ParseLabel reads a label as Label prints it ("Consume(va)").
+func (sp *Spec) ParseLabel(text string) (Label, error) {
+	name, rest, _ := strings.Cut(text, "(")
+	for i, a := range sp.M.Actions {
+		if a.Name != name {
+			continue
+		}
+		if rest == "" && len(a.Params) == 0 {
+			return Label{Act: i}, nil
+		}
+		if rest == "" {
+			continue
+		}
+		v, err := tlavalue.Parse("<<" + strings.TrimSuffix(rest, ")") + ">>")
+		if err != nil {
+			return Label{}, err
+		}
+		args := make([]eval.Value, 0, v.Len())
+		for _, e := range v.Elems() {
+			args = append(args, eval.FromTLA(e))
+		}
+		if len(args) == len(a.Params) {
+			return Label{Act: i, Args: args}, nil
+		}
+	}
+	return Label{}, errors.New("no action " + text)
+}
+
+var _ tlaspec.Spec[State, Label] = (*Spec)(nil)

@@ -1,0 +1,3 @@
+---- MODULE C1 ----
+EXTENDS C2
+====

@@ -1,0 +1,3 @@
+---- MODULE C2 ----
+INSTANCE C1
+====

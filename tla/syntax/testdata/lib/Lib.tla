@@ -1,0 +1,4 @@
+---- MODULE Lib ----
+CONSTANT k
+K == k
+====

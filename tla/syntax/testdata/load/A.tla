@@ -1,0 +1,4 @@
+---- MODULE A ----
+EXTENDS Sequences
+Twice(n) == LET B == INSTANCE B IN B!Double(n)
+====

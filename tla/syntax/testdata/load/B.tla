@@ -1,0 +1,3 @@
+---- MODULE B ----
+Double(n) == n + n
+====

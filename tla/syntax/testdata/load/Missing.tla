@@ -1,0 +1,3 @@
+---- MODULE Missing ----
+EXTENDS Nowhere
+====
