@@ -120,6 +120,7 @@ func (j *Job) runInterpreted(ctx context.Context, opt RunOptions) (*Report, erro
 		deadlock: j.CheckDeadlock, fair: j.Fair,
 		canonical: sp.Canonical(), symmetry: j.Symmetry,
 		constraint: sp.Constraint(),
+		violated:   sp.Violated(),
 	}
 	rep, err := explore(ctx, sp, rep, xo, opt)
 	if serr := sp.Err(); serr != nil {
@@ -196,7 +197,7 @@ func (b interpBound) Key(vs tlavalue.State) (string, error) {
 		return "", err
 	}
 	var buf []byte
-	for _, v := range s {
+	for _, v := range s.Vals {
 		buf = eval.AppendKey(buf, v)
 	}
 	return string(buf), nil

@@ -147,13 +147,24 @@ func withActResets(body actFn, resets []int) actFn {
 // exists compiles \E bounds : body as an action.
 func (cc *compiler) exists(bs []syntax.Bound, body syntax.Expr, c cs, next actFn) actFn {
 	bs = expand(bs)
+	if len(bs) > 1 && !bs[0].Tuple {
+		return cc.exists(bs[:1], &syntax.Quant{Pos: bs[1].Pos, Bounds: bs[1:], Body: body}, c, next)
+	}
 	inner, bv := cc.bounds(bs, c)
 	run := cc.act(body, c.with(inner), next)
 	if len(bs) == 1 && !bs[0].Tuple {
 		set, slot := bv.sets[0].fn, bv.slots[0][0]
 		file, pos := bv.file, bv.pos[0]
 		return func(k *ctx) {
-			for _, e := range enumerateAt(set(k), file, pos) {
+			s := set(k)
+			if iv, ok := s.(Interval); ok {
+				for i := iv.Lo; i <= iv.Hi; i++ {
+					k.slots[slot] = Int(i)
+					run(k)
+				}
+				return
+			}
+			for _, e := range enumerateAt(s, file, pos) {
 				k.slots[slot] = e
 				run(k)
 			}

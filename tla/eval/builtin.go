@@ -343,29 +343,32 @@ func (cc *compiler) builtin(pos syntax.Pos, name string, bi builtin, args []synt
 	for i, a := range args {
 		ces[i] = cc.expr(a, c)
 	}
+	at := newSite(file, pos)
 	switch want {
 	case 0:
 		return konst(bi.f0())
 	case 1:
 		f, a := bi.f1, ces[0].fn
 		return fold(func(k *ctx) Value {
-			defer locate(file, pos)
-			return f(a(k))
+			x := a(k)
+			k.at = at
+			return f(x)
 		}, ces...)
 	case 2:
 		f, a, b := bi.f2, ces[0].fn, ces[1].fn
 		return fold(func(k *ctx) Value {
-			defer locate(file, pos)
-			return f(a(k), b(k))
+			x, y := a(k), b(k)
+			k.at = at
+			return f(x, y)
 		}, ces...)
 	}
 	f := bi.fn
 	return fold(func(k *ctx) Value {
-		defer locate(file, pos)
 		vs := make([]Value, len(ces))
 		for i, a := range ces {
 			vs[i] = a.fn(k)
 		}
+		k.at = at
 		return f(vs)
 	}, ces...)
 }

@@ -22,7 +22,71 @@ type compiler struct {
 	// zero caches the compiled body of each zero-arity definition per
 	// frame and priming (a definition cannot be live twice in one frame
 	// without recursion).
-	zero map[zeroKey]cexpr
+	zero map[zeroKey]zeroEntry
+	// trackers are the expressions being compiled that may be evaluated
+	// at compile time if they turn out to read no state and no bound name
+	// from outside themselves (see track).
+	trackers []*tracker
+}
+
+type zeroEntry struct {
+	ce      cexpr
+	dynamic bool
+}
+
+// tracker records whether an expression reads anything that varies from
+// one evaluation to the next: a variable, or a slot allocated before the
+// expression started (a bound name or argument of an enclosing
+// definition). Slots are allocated in increasing order within a frame, so
+// a slot at or above base belongs to the expression itself.
+type tracker struct {
+	fr      *frame
+	base    int
+	dynamic bool
+}
+
+// track compiles an expression with a tracker and folds it to a constant
+// when it reads nothing from outside (and evaluates without error).
+func (cc *compiler) track(c cs, compile func() cexpr) cexpr {
+	t := &tracker{fr: c.fr, base: c.fr.n}
+	cc.trackers = append(cc.trackers, t)
+	ce := compile()
+	cc.trackers = cc.trackers[:len(cc.trackers)-1]
+	if t.dynamic {
+		cc.dynamic()
+		return ce
+	}
+	if ce.k != nil {
+		return ce
+	}
+	var v Value
+	k := &ctx{slots: make([]Value, c.fr.n+1)}
+	if err := Catch(func() { v = ce.fn(k) }); err != nil {
+		return ce
+	}
+	if v == nil {
+		return ce
+	}
+	if _, lazy := v.(*LazyFcn); lazy {
+		return ce
+	}
+	return konst(v)
+}
+
+// dynamic marks every expression being tracked as reading what varies.
+func (cc *compiler) dynamic() {
+	for _, t := range cc.trackers {
+		t.dynamic = true
+	}
+}
+
+// readSlot marks the trackers for which slot s of frame fr is outside.
+func (cc *compiler) readSlot(fr *frame, s int) {
+	for _, t := range cc.trackers {
+		if fr != t.fr || s < t.base {
+			t.dynamic = true
+		}
+	}
 }
 
 type zeroKey struct {
@@ -94,7 +158,7 @@ func (cc *compiler) expr(e syntax.Expr, c cs) cexpr {
 	case *syntax.Case:
 		return cc.caseExpr(x, c)
 	case *syntax.Let:
-		return cc.expr(x.Body, c.with(cc.let(x, c)))
+		return cc.track(c, func() cexpr { return cc.expr(x.Body, c.with(cc.let(x, c))) })
 	case *syntax.Quant:
 		return cc.quant(x, c)
 	case *syntax.Choose:
@@ -108,7 +172,7 @@ func (cc *compiler) expr(e syntax.Expr, c cs) cexpr {
 	case *syntax.Tuple:
 		return cc.tuple(x, c)
 	case *syntax.FuncDef:
-		return cc.funcDef(x.Pos, x.Bounds, x.Body, c)
+		return cc.track(c, func() cexpr { return cc.funcDef(x.Pos, x.Bounds, x.Body, c) })
 	case *syntax.FuncApp:
 		return cc.funcApp(x, c)
 	case *syntax.FuncSet:
@@ -192,6 +256,7 @@ func qualified(prefix []string, name string) string {
 func (cc *compiler) read(b *binding, pos syntax.Pos, c cs) cexpr {
 	switch b.kind {
 	case bVar:
+		cc.dynamic()
 		i := b.v
 		name := cc.vars[i]
 		file := c.sc.file
@@ -215,12 +280,14 @@ func (cc *compiler) read(b *binding, pos syntax.Pos, c cs) cexpr {
 		if b.frame != c.fr {
 			cc.unsupported(c.sc, pos, "a recursive operator that refers to a bound name of an enclosing definition")
 		}
+		cc.readSlot(b.frame, b.slot)
 		s := b.slot
 		return cexpr{fn: func(k *ctx) Value { return k.slots[s] }}
 	case bParam:
 		if b.frame != c.fr {
 			cc.unsupported(c.sc, pos, "a recursive operator that refers to a parameter of an enclosing definition")
 		}
+		cc.readSlot(b.frame, b.slot)
 		s, arg := b.slot, b.arg.fn
 		return cexpr{fn: func(k *ctx) Value {
 			if v := k.slots[s]; v != nil {
@@ -265,11 +332,20 @@ func (cc *compiler) call(pos syntax.Pos, d *def, args []syntax.Expr, c cs) cexpr
 	}
 	if len(d.params) == 0 {
 		key := zeroKey{d, c.fr, c.primed, cc.initMode}
-		if ce, ok := cc.zero[key]; ok {
-			return ce
+		if z, ok := cc.zero[key]; ok {
+			if z.dynamic {
+				cc.dynamic()
+			}
+			return z.ce
 		}
+		t := &tracker{fr: c.fr, base: c.fr.n}
+		cc.trackers = append(cc.trackers, t)
 		ce := cc.expr(d.body, cs{sc: d.scope, fr: c.fr, primed: c.primed})
-		cc.zero[key] = ce
+		cc.trackers = cc.trackers[:len(cc.trackers)-1]
+		if t.dynamic {
+			cc.dynamic()
+		}
+		cc.zero[key] = zeroEntry{ce, t.dynamic}
 		return ce
 	}
 	inner, resets := cc.bindParams(pos, d, args, c)
@@ -356,6 +432,8 @@ func (cc *compiler) callProc(pos syntax.Pos, d *def, args []syntax.Expr, c cs) c
 		cc.unsupported(c.sc, pos, "a recursive operator applied to primed variables (%s)", d.name)
 	}
 	p := cc.procOf(d)
+	// The procedure may read variables: never folded.
+	cc.dynamic()
 	argFns := make([]evalFn, len(args))
 	for i, a := range args {
 		argFns[i] = cc.expr(a, c).fn
@@ -608,15 +686,53 @@ func expand(bs []syntax.Bound) []syntax.Bound {
 	return out
 }
 
+// enumerateAt is Enumerate, its failure placed at pos.
 func enumerateAt(s Value, file string, pos syntax.Pos) []Value {
+	if x, ok := s.(*Set); ok {
+		return x.Elems
+	}
 	defer locate(file, pos)
 	return Enumerate(s)
 }
 
 func (cc *compiler) quant(x *syntax.Quant, c cs) cexpr {
-	inner, bv := cc.bounds(expand(x.Bounds), c)
+	return cc.track(c, func() cexpr { return cc.quantRaw(x, c) })
+}
+
+func (cc *compiler) quantRaw(x *syntax.Quant, c cs) cexpr {
+	bs := expand(x.Bounds)
+	if len(bs) > 1 && !bs[0].Tuple {
+		// \A x \in S, y \in T : P is \A x \in S : \A y \in T : P.
+		return cc.quantRaw(&syntax.Quant{Pos: x.Pos, Forall: x.Forall, Bounds: bs[:1],
+			Body: &syntax.Quant{Pos: x.Pos, Forall: x.Forall, Bounds: bs[1:], Body: x.Body}}, c)
+	}
+	inner, bv := cc.bounds(bs, c)
 	body := cc.boolOf(x.Body, c.with(inner))
 	forall := x.Forall
+	if len(bs) == 1 && !bs[0].Tuple {
+		// One name: a loop, with no closure made per evaluation and an
+		// interval walked without being enumerated.
+		set, slot, file, pos := bv.sets[0].fn, bv.slots[0][0], bv.file, bv.pos[0]
+		return cexpr{fn: func(k *ctx) Value {
+			s := set(k)
+			if iv, ok := s.(Interval); ok {
+				for i := iv.Lo; i <= iv.Hi; i++ {
+					k.slots[slot] = Int(i)
+					if body(k) != forall {
+						return Bool(!forall)
+					}
+				}
+				return Bool(forall)
+			}
+			for _, e := range enumerateAt(s, file, pos) {
+				k.slots[slot] = e
+				if body(k) != forall {
+					return Bool(!forall)
+				}
+			}
+			return Bool(forall)
+		}}
+	}
 	return cexpr{fn: func(k *ctx) Value {
 		result := forall
 		bv.each(k, func() bool {
@@ -631,6 +747,10 @@ func (cc *compiler) quant(x *syntax.Quant, c cs) cexpr {
 }
 
 func (cc *compiler) choose(x *syntax.Choose, c cs) cexpr {
+	return cc.track(c, func() cexpr { return cc.chooseRaw(x, c) })
+}
+
+func (cc *compiler) chooseRaw(x *syntax.Choose, c cs) cexpr {
 	if x.Bound.Set == nil {
 		cc.unsupported(c.sc, x.Pos, "CHOOSE x : P without a set")
 	}
@@ -678,6 +798,10 @@ func (cc *compiler) setEnum(x *syntax.SetEnum, c cs) cexpr {
 }
 
 func (cc *compiler) setFilter(x *syntax.SetFilter, c cs) cexpr {
+	return cc.track(c, func() cexpr { return cc.setFilterRaw(x, c) })
+}
+
+func (cc *compiler) setFilterRaw(x *syntax.SetFilter, c cs) cexpr {
 	inner, bv := cc.bounds([]syntax.Bound{x.Bound}, c)
 	pred := cc.boolOf(x.Pred, c.with(inner))
 	slot := bv.slots[0]
@@ -703,6 +827,10 @@ func (cc *compiler) setFilter(x *syntax.SetFilter, c cs) cexpr {
 }
 
 func (cc *compiler) setMap(x *syntax.SetMap, c cs) cexpr {
+	return cc.track(c, func() cexpr { return cc.setMapRaw(x, c) })
+}
+
+func (cc *compiler) setMapRaw(x *syntax.SetMap, c cs) cexpr {
 	inner, bv := cc.bounds(expand(x.Bounds), c)
 	elem := cc.expr(x.Elem, c.with(inner)).fn
 	return cexpr{fn: func(k *ctx) Value {
@@ -814,6 +942,7 @@ func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
 		p.body = cc.expr(d.body, cs{sc: inner, fr: p.fr}).fn
 	}
 	p := d.proc
+	cc.dynamic()
 	domFn := cc.expr(bs[0].Set, cs{sc: d.scope, fr: c.fr}).fn
 	file := c.sc.file
 	return cexpr{fn: func(k *ctx) Value {
@@ -935,9 +1064,21 @@ func (cc *compiler) recordSet(x *syntax.RecordSet, c cs) cexpr {
 
 func (cc *compiler) dot(x *syntax.Dot, c cs) cexpr {
 	r := cc.expr(x.Rec, c)
-	name := Str(x.Field)
+	field := x.Field
+	name := Str(field)
 	file, pos := c.sc.file, x.Pos
-	return fold(func(k *ctx) Value { return applyFcn(r.fn(k), name, file, pos) }, r)
+	return fold(func(k *ctx) Value {
+		v := r.fn(k)
+		if rc, ok := v.(*Rcd); ok {
+			// Records are small: a scan beats a binary search.
+			for i, n := range rc.Names {
+				if n == field {
+					return rc.Vals[i]
+				}
+			}
+		}
+		return applyFcn(v, name, file, pos)
+	}, r)
 }
 
 // except compiles [f EXCEPT !p1 = e1, !p2 = e2]: each update applied in

@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/resumecontract/resumecheck/tla/syntax"
 )
@@ -77,6 +78,40 @@ func Catch(fn func()) (err error) {
 	}()
 	fn()
 	return nil
+}
+
+// sites are the positions of the operators whose failures carry no
+// position of their own (the builtins): a compiled call stores its site's
+// number in ctx.at before calling, one store instead of a deferred
+// function, and catchIn reads it back when an error needs a place.
+var (
+	sitesMu sync.Mutex
+	sites   = []site{{}}
+)
+
+type site struct {
+	file string
+	pos  syntax.Pos
+}
+
+func newSite(file string, pos syntax.Pos) int32 {
+	sitesMu.Lock()
+	defer sitesMu.Unlock()
+	sites = append(sites, site{file, pos})
+	return int32(len(sites) - 1)
+}
+
+// catchIn is Catch for an evaluation in k: an *Error raised without a
+// position gets the position of the last builtin called.
+func catchIn(k *ctx, fn func()) error {
+	err := Catch(fn)
+	if e, ok := err.(*Error); ok && e.Pos.Line == 0 && k.at > 0 {
+		sitesMu.Lock()
+		st := sites[k.at]
+		sitesMu.Unlock()
+		e.File, e.Pos = st.file, st.pos
+	}
+	return err
 }
 
 // locate adds a position to an *Error raised without one (by a helper

@@ -112,7 +112,7 @@ func Compile(sp *syntax.Spec, cfg *Config) (m *Model, err error) {
 
 func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 	root := sp.Root
-	cc := &compiler{zero: map[zeroKey]cexpr{}}
+	cc := &compiler{zero: map[zeroKey]zeroEntry{}}
 	b := &builder{cc: cc, sp: sp, cfg: cfg, scopes: map[string]*scope{}}
 	// The declared constants and variables of the root and every module it
 	// extends, transitively.
@@ -808,7 +808,7 @@ func (m *Model) Init(fn func(state []Value)) error {
 	defer m.release(k)
 	k.cur = nil
 	k.emit = func(k *ctx) { fn(slices.Clone(k.next)) }
-	return Catch(func() { m.init(k) })
+	return catchIn(k, func() { m.init(k) })
 }
 
 // Next calls fn with every successor of state, with the action that
@@ -819,7 +819,7 @@ func (m *Model) Next(state []Value, fn func(act int, next []Value)) error {
 	defer m.release(k)
 	k.cur = state
 	k.emit = func(k *ctx) { fn(k.act, slices.Clone(k.next)) }
-	return Catch(func() {
+	return catchIn(k, func() {
 		for _, a := range m.Actions {
 			a.run(k)
 		}
@@ -842,7 +842,7 @@ func (m *Model) NextLabelled(state []Value, fn func(act int, args []Value, next 
 		}
 		fn(k.act, args, slices.Clone(k.next))
 	}
-	return Catch(func() {
+	return catchIn(k, func() {
 		for _, a := range m.Actions {
 			a.run(k)
 		}
@@ -862,7 +862,7 @@ func (m *Model) ActionNext(act int, state []Value, fn func(args []Value, next []
 		}
 		fn(args, slices.Clone(k.next))
 	}
-	return Catch(func() { a.run(k) })
+	return catchIn(k, func() { a.run(k) })
 }
 
 // Holds evaluates a predicate in a state.
@@ -870,8 +870,24 @@ func (m *Model) Holds(p *Pred, state []Value) (ok bool, err error) {
 	k := m.ctx()
 	defer m.release(k)
 	k.cur = state
-	err = Catch(func() { ok = p.fn(k) })
+	err = catchIn(k, func() { ok = p.fn(k) })
 	return ok, err
+}
+
+// Violated returns the invariants among open (bit i for Invariants[i])
+// that state violates, evaluating them in one context.
+func (m *Model) Violated(state []Value, open uint64) (bad uint64, err error) {
+	k := m.ctx()
+	defer m.release(k)
+	k.cur = state
+	err = catchIn(k, func() {
+		for i := range m.Invariants {
+			if open&(1<<i) != 0 && !m.Invariants[i].fn(k) {
+				bad |= 1 << i
+			}
+		}
+	})
+	return bad, err
 }
 
 // HoldsStep evaluates an action predicate on a step.
@@ -880,7 +896,7 @@ func (m *Model) HoldsStep(p *ActionPred, from, to []Value) (ok bool, err error) 
 	defer m.release(k)
 	k.cur = from
 	copy(k.next, to)
-	err = Catch(func() { ok = p.fn(k) })
+	err = catchIn(k, func() { ok = p.fn(k) })
 	return ok, err
 }
 

@@ -14,6 +14,8 @@ type ctx struct {
 	// emit receives a complete successor (next) of the action act.
 	emit func(c *ctx)
 	act  int
+	// at is the site of the last builtin called (errors.go).
+	at int32
 }
 
 // evalFn is a compiled expression.

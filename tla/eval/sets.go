@@ -93,6 +93,18 @@ func (s *InfSet) enumerate() *Set {
 }
 
 func (s *FcnSet) member(v Value) bool {
+	if seq, ok := v.(*Seq); ok {
+		// The common case, [1..n -> S], without making the domain.
+		if !isInterval(s.Dom, len(seq.Elems)) {
+			return false
+		}
+		for _, x := range seq.Elems {
+			if !Member(x, s.Rng) {
+				return false
+			}
+		}
+		return true
+	}
 	dom, vals, ok := fcnParts(v)
 	if !ok {
 		return false
@@ -263,6 +275,28 @@ func (s *SeqSet) member(v Value) bool {
 func (s *SeqSet) enumerate() *Set {
 	failf("Seq(%s) is infinite and cannot be enumerated", String(s.Elem))
 	return nil
+}
+
+// isInterval reports whether the set s is 1..n.
+func isInterval(s Value, n int) bool {
+	switch x := s.(type) {
+	case Interval:
+		if n == 0 {
+			return x.Hi < x.Lo
+		}
+		return x.Lo == 1 && x.Hi == int64(n)
+	case *Set:
+		if len(x.Elems) != n {
+			return false
+		}
+		for i, e := range x.Elems {
+			if m, ok := e.(Int); !ok || int(m) != i+1 {
+				return false
+			}
+		}
+		return true
+	}
+	return Equal(s, Interval{1, int64(n)})
 }
 
 // isSet reports whether v is a set.

@@ -24,8 +24,20 @@ import (
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
-// State is a state: one value per variable, in VARIABLES order.
-type State []eval.Value
+// State is a state: one value per variable, in VARIABLES order. ids
+// caches each value's number in the interning table where it is known
+// (a decoded state's, or an unchanged variable's from its parent), so
+// that encoding a successor interns only the variables that changed.
+type State struct {
+	Vals []eval.Value
+	ids  []uint32
+}
+
+// noID marks a value whose number is not known yet.
+const noID = ^uint32(0)
+
+// StateOf is the state with these values, in VARIABLES order.
+func StateOf(vals []eval.Value) State { return State{Vals: vals} }
 
 // Label is a transition: an action of Next and its parameters' values.
 type Label struct {
@@ -107,7 +119,7 @@ func (sp *Spec) fail(err error) {
 }
 
 func (sp *Spec) holds(p *eval.Pred, s State) bool {
-	ok, err := sp.M.Holds(p, s)
+	ok, err := sp.M.Holds(p, s.Vals)
 	if err != nil {
 		sp.fail(err)
 		return true
@@ -115,11 +127,27 @@ func (sp *Spec) holds(p *eval.Pred, s State) bool {
 	return ok
 }
 
+// Violated is the invariants' check in one call (engine.Options.Violated),
+// nil when there are more than 64 invariants.
+func (sp *Spec) Violated() func(State, uint64) uint64 {
+	if len(sp.M.Invariants) > 64 {
+		return nil
+	}
+	return func(s State, open uint64) uint64 {
+		bad, err := sp.M.Violated(s.Vals, open)
+		if err != nil {
+			sp.fail(err)
+			return 0
+		}
+		return bad
+	}
+}
+
 // Init is the initial states (those the cfg's constraints allow are
 // explored; see Constraint).
 func (sp *Spec) Init() []State {
 	var out []State
-	if err := sp.M.Init(func(s []eval.Value) { out = append(out, s) }); err != nil {
+	if err := sp.M.Init(func(s []eval.Value) { out = append(out, State{Vals: s}) }); err != nil {
 		sp.fail(err)
 	}
 	return out
@@ -130,8 +158,21 @@ func (sp *Spec) Next(s State, emit func(Label, State)) {
 	if sp.err.Load() != nil {
 		return
 	}
-	err := sp.M.NextLabelled(s, func(act int, args []eval.Value, next []eval.Value) {
-		emit(Label{Act: act, Args: args}, next)
+	err := sp.M.NextLabelled(s.Vals, func(act int, args []eval.Value, next []eval.Value) {
+		t := State{Vals: next}
+		if s.ids != nil {
+			t.ids = make([]uint32, len(next))
+			for i, v := range next {
+				// The same value as the parent's (an UNCHANGED variable, or
+				// one its action left alone): the same number.
+				if v == s.Vals[i] {
+					t.ids[i] = s.ids[i]
+				} else {
+					t.ids[i] = noID
+				}
+			}
+		}
+		emit(Label{Act: act, Args: args}, t)
 	})
 	if err != nil {
 		sp.fail(err)
@@ -161,9 +202,13 @@ func (sp *Spec) Width() int { return 4 * len(sp.M.Variables) }
 func (sp *Spec) Encode(dst []byte, s State) {
 	bp := sp.bufs.Get().(*[]byte)
 	buf := *bp
-	for i, v := range s {
+	for i, v := range s.Vals {
 		var id uint32
-		id, buf = sp.in.id(v, buf)
+		if s.ids != nil && s.ids[i] != noID {
+			id = s.ids[i]
+		} else {
+			id, buf = sp.in.id(v, buf)
+		}
 		binary.LittleEndian.PutUint32(dst[4*i:], id)
 	}
 	*bp = buf
@@ -172,9 +217,12 @@ func (sp *Spec) Encode(dst []byte, s State) {
 
 // Decode reads the values back.
 func (sp *Spec) Decode(src []byte) State {
-	s := make(State, len(sp.M.Variables))
-	for i := range s {
-		s[i] = sp.in.value(binary.LittleEndian.Uint32(src[4*i:]))
+	n := len(sp.M.Variables)
+	s := State{Vals: make([]eval.Value, n), ids: make([]uint32, n)}
+	for i := range n {
+		id := binary.LittleEndian.Uint32(src[4*i:])
+		s.ids[i] = id
+		s.Vals[i] = sp.in.value(id)
 	}
 	return s
 }
@@ -190,8 +238,8 @@ func (sp *Spec) Variables() []string { return sp.M.Variables }
 
 // Vars is s as tlavalue values.
 func (sp *Spec) Vars(s State) tlavalue.State {
-	out := make(tlavalue.State, len(s))
-	for i, v := range s {
+	out := make(tlavalue.State, len(s.Vals))
+	for i, v := range s.Vals {
 		out[i] = tlavalue.Var{Name: sp.M.Variables[i], Value: eval.ToTLA(v)}
 	}
 	return out
@@ -199,17 +247,17 @@ func (sp *Spec) Vars(s State) tlavalue.State {
 
 // FromVars is the state with these values.
 func (sp *Spec) FromVars(vs tlavalue.State) (State, error) {
-	s := make(State, len(sp.M.Variables))
+	s := State{Vals: make([]eval.Value, len(sp.M.Variables))}
 	for _, x := range vs {
 		i := slices.Index(sp.M.Variables, x.Name)
 		if i < 0 {
-			return nil, fmt.Errorf("%s has no variable %s", sp.M.Module, x.Name)
+			return State{}, fmt.Errorf("%s has no variable %s", sp.M.Module, x.Name)
 		}
-		s[i] = eval.FromTLA(x.Value)
+		s.Vals[i] = eval.FromTLA(x.Value)
 	}
-	for i, v := range s {
+	for i, v := range s.Vals {
 		if v == nil {
-			return nil, fmt.Errorf("no value for the variable %s", sp.M.Variables[i])
+			return State{}, fmt.Errorf("no value for the variable %s", sp.M.Variables[i])
 		}
 	}
 	return s, nil
@@ -247,7 +295,7 @@ func argsEqual(a, b []eval.Value) bool {
 // Disabled says why l cannot be taken from s ("" when it can).
 func (sp *Spec) Disabled(s State, l Label) string {
 	enabled := false
-	err := sp.M.ActionNext(l.Act, s, func(args []eval.Value, _ []eval.Value) {
+	err := sp.M.ActionNext(l.Act, s.Vals, func(args []eval.Value, _ []eval.Value) {
 		if argsEqual(args, l.Args) {
 			enabled = true
 		}
@@ -274,9 +322,9 @@ func (sp *Spec) Canonical() func(dst, src []byte) {
 		s := sp.Decode(src)
 		tmp := make([]byte, w)
 		for _, p := range sp.M.Symmetry {
-			t := make(State, len(s))
-			for i, v := range s {
-				t[i] = eval.Permute(v, p)
+			t := State{Vals: make([]eval.Value, len(s.Vals))}
+			for i, v := range s.Vals {
+				t.Vals[i] = eval.Permute(v, p)
 			}
 			sp.Encode(tmp, t)
 			if string(tmp) < string(dst) {

@@ -8,7 +8,9 @@ import (
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 )
 
-func load(t *testing.T, spec, cfgPath string) *Spec {
+func load(t *testing.T, spec, cfgPath string) *Spec { return loadB(t, spec, cfgPath) }
+
+func loadB(t testing.TB, spec, cfgPath string) *Spec {
 	t.Helper()
 	cfg, err := tlacfg.ParseFile(cfgPath)
 	if err != nil {
