@@ -10,8 +10,27 @@ import (
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/clibase"
+	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/report"
 )
+
+// resumeBounds refuses (exit 2) a bounds cfg that is not one of the Resume
+// contract's: explore and matrix draw Resume's fault models, and another
+// spec's cfg would be silently read as Resume's bounds.
+func resumeBounds(path string) error {
+	if err := check.CfgArg(path); err != nil {
+		return clibase.Usage(err)
+	}
+	cfg, err := tlacfg.ParseFile(path)
+	if err != nil {
+		return clibase.Usage(err)
+	}
+	spec := check.SpecFor(path, "")
+	if _, err := check.FromConfig(cfg, spec); err != nil {
+		return clibase.Usage(fmt.Errorf("%s is not a cfg of the Resume contract, whose fault models this command draws (%v); check another spec with tlcrun check", path, err))
+	}
+	return nil
+}
 
 func newExploreCmd() *cobra.Command {
 	var (
@@ -51,8 +70,8 @@ docs/contract.md links each obligation's story to its walk.`,
 			}
 			opt := report.ExploreOptions{SpecDir: specDir, MaxStates: maxStates}
 			if len(args) == 1 {
-				if _, err := os.Stat(args[0]); err != nil {
-					return clibase.Usage(err)
+				if err := resumeBounds(args[0]); err != nil {
+					return err
 				}
 				opt.Bounds = args[0]
 			}

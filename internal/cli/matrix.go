@@ -89,6 +89,11 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 			if err := mirrorPreflight(engineArg, filepath.Join(specDir, check.Module+".tla")); err != nil {
 				return err
 			}
+			if bounds != "" {
+				if err := resumeBounds(bounds); err != nil {
+					return err
+				}
+			}
 			if err := tf.preflight(cmd.Context(), engineArg); err != nil {
 				return err
 			}

@@ -34,7 +34,7 @@ func addReportFlags(cmd *cobra.Command) {
 	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
 		html, _ := cmd.Flags().GetString("html")
 		dot, _ := cmd.Flags().GetString("dot")
-		if engine := cmd.Flags().Lookup("engine"); engine != nil && engine.Value.String() != "go" && (html != "" || dot != "") {
+		if engine := cmd.Flags().Lookup("engine"); engine != nil && engine.Value.String() != "go" && engine.Value.String() != "interp" && (html != "" || dot != "") {
 			return clibase.Usage(fmt.Errorf("--html and --dot draw the Go engine's report: use them with --engine go"))
 		}
 		return nil
