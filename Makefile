@@ -279,3 +279,19 @@ matrix-scaled: bin/tlcrun ## the fault matrix at the scaled bounds R8 into docs/
 
 matrix-both: bin/tlcrun ## the fault matrix with the Go engine and TLC, compared cell by cell (needs TLC; ~10-20 min)
 	$(TLCRUN) matrix --engine both
+
+# The interpreter on the models of tlaplus/Examples whose manifests record
+# TLC's counts (internal/cmd/examples): EXAMPLES is a checkout made
+# elsewhere, never part of this repository. EXAMPLES_FLAGS adds TLC for
+# its time (-jar tla2tools.jar -jars CommunityModules.jar -lib DIR), a
+# -filter REGEXP, -timeout, -out. Exit 1 when a model is WRONG, 2 for a
+# usage error (hence a built binary, not go run).
+EXAMPLES       ?=
+EXAMPLES_FLAGS ?=
+.PHONY: examples examples-env bin/examples
+examples-env:
+	@if [ -z "$(EXAMPLES)" ]; then echo "make examples: set EXAMPLES to a tlaplus/Examples checkout, e.g. make examples EXAMPLES=../Examples"; exit 2; fi
+bin/examples:
+	$(GO) build -o $@ ./internal/cmd/examples
+examples: examples-env bin/tlcrun bin/examples ## the interpreter on the tlaplus/Examples suite against the manifests: make examples EXAMPLES=/path/to/Examples [EXAMPLES_FLAGS=...]
+	bin/examples -examples $(EXAMPLES) -tlcrun $(TLCRUN) $(EXAMPLES_FLAGS)

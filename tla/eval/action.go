@@ -12,6 +12,13 @@ import (
 type actFn func(k *ctx)
 
 // act compiles e as an action whose successors go to next.
+//
+// TLC's counts of generated states depend on where it branches, so the
+// rules are TLC's: a disjunction, \E and \A (a conjunction of the body
+// for each element) are taken apart only while some primed variable has
+// no value yet; once every variable has one, what is left is a test
+// (allAssigned). A definition of no arguments whose value is a constant
+// is one (TLC evaluates such definitions once, at the start).
 func (cc *compiler) act(e syntax.Expr, c cs, next actFn) actFn {
 	switch x := e.(type) {
 	case *syntax.Junction:
@@ -26,15 +33,16 @@ func (cc *compiler) act(e syntax.Expr, c cs, next actFn) actFn {
 		for i, it := range x.Items {
 			branches[i] = cc.act(it, c, next)
 		}
-		return func(k *ctx) {
+		return cc.allAssigned(e, c, next, func(k *ctx) {
 			for _, b := range branches {
 				b(k)
 			}
-		}
+		})
 	case *syntax.Quant:
 		if !x.Forall {
-			return cc.exists(x.Bounds, x.Body, c, next)
+			return cc.allAssigned(e, c, next, cc.exists(x.Bounds, x.Body, c, next))
 		}
+		return cc.allAssigned(e, c, next, cc.forall(x.Bounds, x.Body, c, next))
 	case *syntax.If:
 		cond := cc.expr(x.Cond, c)
 		if b, ok := cond.k.(Bool); ok {
@@ -121,6 +129,9 @@ func (cc *compiler) actCall(pos syntax.Pos, prefix []string, name string, args [
 		if d.recursive || d.fbound != nil || len(args) != len(d.params) {
 			return nil
 		}
+		if len(d.params) == 0 && cc.expr(&syntax.Ident{Pos: pos, Name: name}, cs{sc: sc, fr: c.fr, primed: c.primed}).k != nil {
+			return nil // a constant: a test
+		}
 		inner, resets := cc.bindParams(pos, d, args, c)
 		body := cc.act(d.body, cs{sc: inner, fr: c.fr, primed: c.primed}, next)
 		return withActResets(body, resets)
@@ -141,6 +152,63 @@ func withActResets(body actFn, resets []int) actFn {
 			k.slots[s] = nil
 		}
 		body(k)
+	}
+}
+
+// allAssigned runs act while some variable has no value in the successor,
+// and e as a test once every one has.
+func (cc *compiler) allAssigned(e syntax.Expr, c cs, next actFn, act actFn) actFn {
+	if cc.initMode {
+		return act
+	}
+	n := int32(len(cc.vars))
+	test := cc.boolOf(e, c)
+	return func(k *ctx) {
+		if k.assigned < n {
+			act(k)
+			return
+		}
+		if test(k) {
+			next(k)
+		}
+	}
+}
+
+// forall compiles \A bounds : body as an action: the conjunction of the
+// body's instances, one per element, in the set's order (TLC's reading).
+func (cc *compiler) forall(bs []syntax.Bound, body syntax.Expr, c cs, next actFn) actFn {
+	bs = expand(bs)
+	if len(bs) > 1 || bs[0].Tuple {
+		if len(bs) > 1 {
+			return cc.forall(bs[:1], &syntax.Quant{Pos: bs[1].Pos, Forall: true, Bounds: bs[1:], Body: body}, c, next)
+		}
+		cc.unsupported(c.sc, bs[0].Pos, "\\A with a tuple pattern in an action")
+	}
+	inner, bv := cc.bounds(bs, c)
+	x := bv.slots[0][0]
+	list, idx := c.fr.alloc(), c.fr.alloc()
+	var run actFn
+	// step goes on with the element after the one the body just took.
+	step := func(k *ctx) {
+		i := int(k.slots[idx].(Int))
+		elems := k.slots[list].(*Seq).Elems
+		if i == len(elems) {
+			next(k)
+			return
+		}
+		saved := k.slots[x]
+		k.slots[x], k.slots[idx] = elems[i], Int(i+1)
+		run(k)
+		k.slots[x], k.slots[idx] = saved, Int(i)
+	}
+	run = cc.act(body, c.with(inner), step)
+	set, file, pos := bv.sets[0].fn, bv.file, bv.pos[0]
+	return func(k *ctx) {
+		elems := enumerateAt(set(k), file, pos)
+		savedList, savedIdx := k.slots[list], k.slots[idx]
+		k.slots[list], k.slots[idx] = &Seq{Elems: elems}, Int(0)
+		step(k)
+		k.slots[list], k.slots[idx] = savedList, savedIdx
 	}
 }
 
@@ -229,7 +297,9 @@ func (cc *compiler) assign(x *syntax.OpApp, v int, c cs, next actFn) actFn {
 				return
 			}
 			k.next[v] = stored(val, file, pos)
+			k.assigned++
 			next(k)
+			k.assigned--
 			k.next[v] = nil
 		}
 	}
@@ -241,10 +311,12 @@ func (cc *compiler) assign(x *syntax.OpApp, v int, c cs, next actFn) actFn {
 			}
 			return
 		}
+		k.assigned++
 		for _, e := range enumerateAt(set, file, pos) {
 			k.next[v] = stored(e, file, pos)
 			next(k)
 		}
+		k.assigned--
 		k.next[v] = nil
 	}
 }
@@ -287,7 +359,9 @@ func (cc *compiler) unchanged(x *syntax.Unchanged, c cs, next actFn) actFn {
 			k.next[v] = k.cur[v]
 			set = append(set, v)
 		}
+		k.assigned += int32(len(set))
 		next(k)
+		k.assigned -= int32(len(set))
 		for _, s := range set {
 			k.next[s] = nil
 		}

@@ -90,8 +90,8 @@ func init() {
 		"\\X": {fn: func(args []Value) Value { return &Product{Sets: slices.Clone(args)} }},
 
 		"+":  {f2: func(a, b Value) Value { return add(asInt(a), asInt(b)) }},
-		"-":  {f2: func(a, b Value) Value { return add(asInt(a), -asInt(b)) }},
-		"-.": {f1: func(a Value) Value { return Int(-asInt(a)) }},
+		"-":  {f2: func(a, b Value) Value { return add(asInt(a), neg(asInt(b))) }},
+		"-.": {f1: func(a Value) Value { return Int(neg(asInt(a))) }},
 		"*": {f2: func(a, b Value) Value {
 			x, y := asInt(a), asInt(b)
 			hi, lo := bits.Mul64(uint64(abs(x)), uint64(abs(y)))
@@ -104,6 +104,9 @@ func init() {
 			x, y := asInt(a), asInt(b)
 			if y == 0 {
 				failf("division by zero: %d \\div 0", x)
+			}
+			if x == math.MinInt64 && y == -1 {
+				failf("integer overflow: %d \\div %d", x, y)
 			}
 			q := x / y
 			if (x%y != 0) && ((x < 0) != (y < 0)) {
@@ -126,6 +129,15 @@ func init() {
 			x, y := asInt(a), asInt(b)
 			if y < 0 {
 				failf("%d^%d: a negative exponent", x, y)
+			}
+			switch {
+			case x == 1, y == 0:
+				return Int(1)
+			case x == 0:
+				return Int(0)
+			case x == -1:
+				// The loop below would run y times.
+				return Int(1 - 2*(y%2))
 			}
 			r := int64(1)
 			for range y {
@@ -189,14 +201,7 @@ func init() {
 		"SelectSeq": {opArgs: true},
 		"SortSeq":   {opArgs: true},
 
-		"IsFiniteSet": {f1: func(a Value) Value {
-			switch a.(type) {
-			case *InfSet, *SeqSet:
-				return Bool(false)
-			}
-			checkSet(a)
-			return Bool(true)
-		}},
+		"IsFiniteSet": {f1: func(a Value) Value { return Bool(finite(a)) }},
 		"Cardinality": {f1: func(a Value) Value { return Int(Cardinality(a)) }},
 
 		":>": {f2: func(a, b Value) Value { return NewFcn([]Value{a}, []Value{b}) }},
@@ -259,6 +264,35 @@ func abs(x int64) int64 {
 		return -x
 	}
 	return x
+}
+
+// neg is -x, which overflows for the least int64.
+func neg(x int64) int64 {
+	if x == math.MinInt64 {
+		failf("integer overflow: -(%d)", x)
+	}
+	return -x
+}
+
+// finite reports whether the set s is finite: SUBSET Nat and [S -> Nat]
+// are not, though they are not InfSets themselves.
+func finite(s Value) bool {
+	switch x := s.(type) {
+	case *InfSet:
+		return false
+	case *SeqSet:
+		return finite(x.Elem) && Cardinality(x.Elem) == 0
+	case *Powerset:
+		return finite(x.Base)
+	case *FcnSet:
+		return finite(x.Dom) && finite(x.Rng)
+	case *Product:
+		return !slices.ContainsFunc(x.Sets, func(e Value) bool { return !finite(e) })
+	case *RcdSet:
+		return !slices.ContainsFunc(x.Sets, func(e Value) bool { return !finite(e) })
+	}
+	checkSet(s)
+	return true
 }
 
 func add(x, y int64) Value {

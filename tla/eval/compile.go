@@ -216,6 +216,10 @@ func (cc *compiler) apply(pos syntax.Pos, prefix []string, name string, args []s
 		sc = cc.instanceScope(pos, prefix, c)
 	}
 	b := sc.lookup(name)
+	if b != nil && len(prefix) > 0 && b.kind == bDef && b.def.local {
+		// A LOCAL definition is visible inside its module only.
+		b = nil
+	}
 	if b == nil {
 		if len(prefix) == 0 {
 			if bi, ok := builtins[name]; ok {
@@ -232,10 +236,17 @@ func (cc *compiler) apply(pos syntax.Pos, prefix []string, name string, args []s
 			cc.errorf(c.sc, pos, "%s takes %d arguments, given %d", name, len(b.lam.Params), len(args))
 		}
 		inner := newScope(b.scope)
+		var resets []int
 		for i, p := range b.lam.Params {
-			inner.names[p.Name] = cc.bindArg(cc.expr(args[i], c), c)
+			a := cc.bindArg(cc.expr(args[i], c), c)
+			if a.kind == bParam {
+				// Emptied at each application, or the first argument's
+				// value would be read at every later one.
+				resets = append(resets, a.slot)
+			}
+			inner.names[p.Name] = a
 		}
-		return cc.expr(b.lam.Body, cs{sc: inner, fr: c.fr, primed: c.primed})
+		return withResets(cc.expr(b.lam.Body, cs{sc: inner, fr: c.fr, primed: c.primed}), resets)
 	case bBuiltin:
 		return cc.builtin(pos, b.name, builtins[b.name], args, c)
 	}
@@ -361,6 +372,13 @@ func (cc *compiler) bindParams(pos syntax.Pos, d *def, args []syntax.Expr, c cs)
 	for i, p := range d.params {
 		if p.Arity > 0 {
 			inner.names[p.Name] = cc.opArg(args[i], p.Arity, c)
+			continue
+		}
+		if _, ok := cc.varOf(args[i], c.sc); ok {
+			// A state variable is bound by name, so that the body may
+			// prime it or assign it: Inc(v) == v' = v + 1 applied to x
+			// is x' = x + 1, not a test of x's value.
+			inner.names[p.Name] = &binding{kind: bSubst, sub: args[i], scope: c.sc}
 			continue
 		}
 		b := cc.bindArg(cc.expr(args[i], c), c)
@@ -587,7 +605,13 @@ func (cc *compiler) let(x *syntax.Let, c cs) *scope {
 				recursive[r.Name] = true
 			}
 		case *syntax.OpDef:
-			sc.names[d.Name] = &binding{kind: bDef, def: cc.newDef(d, sc, recursive[d.Name])}
+			df := cc.newDef(d, sc, recursive[d.Name])
+			if d.FuncBounds != nil && refersTo(d.Body, d.Name) {
+				// As at the top level (moduleScope): compiled once, not
+				// inlined into itself without end.
+				df.recursive = true
+			}
+			sc.names[d.Name] = &binding{kind: bDef, def: df}
 		case *syntax.Instance:
 			cc.unsupported(c.sc, d.Pos, "INSTANCE inside LET")
 		}

@@ -113,7 +113,7 @@ func Compile(sp *syntax.Spec, cfg *Config) (m *Model, err error) {
 func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 	root := sp.Root
 	cc := &compiler{zero: map[zeroKey]zeroEntry{}}
-	b := &builder{cc: cc, sp: sp, cfg: cfg, scopes: map[string]*scope{}}
+	b := &builder{cc: cc, sp: sp, cfg: cfg, scopes: map[string]*scope{}, overrides: map[string]*binding{}, defined: map[string]bool{}}
 	// The declared constants and variables of the root and every module it
 	// extends, transitively.
 	params := map[string]*binding{}
@@ -133,32 +133,47 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 		}
 	})
 	m := &Model{Module: root.Name, File: root.File, Variables: cc.vars}
-	for _, name := range consts {
+	// The cfg's assignments: a constant's value or substitution, or the
+	// override of a definition (of any module, a standard one's included:
+	// Nat <- MCNat). A substitution's target is a definition of the root
+	// module, known once its scope is built: its binding is a placeholder
+	// filled then, shared by every module's scope.
+	type pending struct {
+		name, op string
+		b        *binding
+	}
+	var subst []pending
+	for _, name := range cfg.ConstantOrder {
+		var bnd *binding
 		if v, ok := cfg.Constants[name]; ok {
-			params[name] = &binding{kind: bConst, k: v}
-		} else if _, ok := cfg.Substs[name]; !ok {
+			bnd = &binding{kind: bConst, k: v}
+		} else {
+			bnd = &binding{}
+			subst = append(subst, pending{name, cfg.Substs[name], bnd})
+		}
+		if _, declared := params[name]; declared {
+			params[name] = bnd
+		} else {
+			b.overrides[name] = bnd
+		}
+	}
+	for _, name := range consts {
+		if params[name] == nil {
 			return nil, &Error{File: root.File, Msg: fmt.Sprintf("the cfg gives no value for the constant %s", name)}
 		}
 	}
 	sc := b.moduleScope(root, params, root.File)
-	// Substitutions and overrides of definitions.
-	for _, name := range cfg.ConstantOrder {
-		_, declared := params[name]
-		bnd := sc.lookup(name)
-		if !declared && (bnd == nil || bnd.kind != bDef) {
+	for name := range b.overrides {
+		if !b.defined[name] && builtins[name].f0 == nil && builtins[name].f1 == nil && builtins[name].f2 == nil && builtins[name].fn == nil {
 			return nil, &Error{File: cfg.where("CONSTANTS", name), Msg: fmt.Sprintf("%s is neither a constant nor a definition of %s", name, root.Name)}
 		}
-		if v, ok := cfg.Constants[name]; ok {
-			sc.names[name] = &binding{kind: bConst, k: v}
-			continue
+	}
+	for _, p := range subst {
+		target := sc.lookup(p.op)
+		if _, isOverride := b.overrides[p.op]; isOverride || target == nil || target.kind != bDef {
+			return nil, &Error{File: cfg.where("CONSTANTS", p.name), Msg: fmt.Sprintf("%s <- %s: %s is not a definition of %s", p.name, p.op, p.op, root.Name)}
 		}
-		op := cfg.Substs[name]
-		target := sc.lookup(op)
-		if target == nil || target.kind != bDef {
-			return nil, &Error{File: cfg.where("CONSTANTS", name), Msg: fmt.Sprintf("%s <- %s: %s is not defined", name, op, op)}
-		}
-		sc.names[name] = target
-		params[name] = target
+		*p.b = *target
 	}
 	top := &frame{}
 	c := cs{sc: sc, fr: top}
@@ -181,6 +196,10 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 		m.Fair = parts.fairNext(nextE)
 		if len(parts.otherFair) > 0 {
 			b.unsupportedFair = parts.otherFair[0]
+		} else if !m.Fair && len(parts.fair) > 0 {
+			// SF_vars(Next), or WF_vars(Next) twice: not checked as no
+			// fairness, which would report violations TLC does not.
+			b.unsupportedFair = parts.fair[0]
 		}
 	case cfg.Init != "" && cfg.Next != "":
 		initE = &syntax.Ident{Name: cfg.Init, Pos: b.def(sc, cfg.Init, "INIT").pos}
@@ -282,6 +301,11 @@ type builder struct {
 	// unsupportedFair is a fairness conjunct other than WF_vars(Next):
 	// refused only when a liveness property needs it.
 	unsupportedFair *syntax.Fairness
+	// overrides are the cfg's assignments to definitions (not constants),
+	// put into every module's scope; defined records every definition's
+	// name met, to tell an override of a definition from a typo.
+	overrides map[string]*binding
+	defined   map[string]bool
 }
 
 func (c *Config) where(section, name string) string {
@@ -327,6 +351,13 @@ func (b *builder) moduleScope(m *syntax.Module, params map[string]*binding, file
 			sc.names[name] = bnd
 		}
 	}
+	// Overrides of standard-module operators (Nat <- MCNat) shadow the
+	// builtins in every module.
+	for name, o := range b.overrides {
+		if _, ok := builtins[name]; ok {
+			sc.names[name] = o
+		}
+	}
 	recursive := map[string]bool{}
 	for _, u := range m.Units {
 		switch d := u.(type) {
@@ -347,12 +378,22 @@ func (b *builder) moduleScope(m *syntax.Module, params map[string]*binding, file
 				recursive[r.Name] = true
 			}
 		case *syntax.OpDef:
+			b.defined[d.Name] = true
+			if o, ok := b.overrides[d.Name]; ok {
+				sc.names[d.Name] = o
+				continue
+			}
 			df := b.cc.newDef(d, sc, recursive[d.Name])
 			if d.FuncBounds != nil && refersTo(d.Body, d.Name) {
 				df.recursive = true
 			}
 			sc.names[d.Name] = &binding{kind: bDef, def: df}
 		case *syntax.Instance:
+			if syntax.StandardModules[d.Module] {
+				// A standard module's operators are builtins: nothing to
+				// instantiate (it has no constants or variables).
+				continue
+			}
 			b.instance(d, sc)
 		case *syntax.Assume:
 			expr := d.Expr
@@ -782,7 +823,7 @@ func (m *Model) ctx() *ctx { return m.pool.Get().(*ctx) }
 
 func (m *Model) release(k *ctx) {
 	clear(k.next)
-	k.cur, k.emit = nil, nil
+	k.cur, k.emit, k.assigned = nil, nil, 0
 	m.pool.Put(k)
 }
 

@@ -16,6 +16,8 @@ type ctx struct {
 	act  int
 	// at is the site of the last builtin called (errors.go).
 	at int32
+	// assigned counts the variables of next that have a value.
+	assigned int32
 }
 
 // evalFn is a compiled expression.

@@ -323,6 +323,11 @@ func Member(v, s Value) bool {
 		_, found := slices.BinarySearchFunc(x.Elems, v, Compare)
 		return found
 	case lazySet:
+		if l, ok := v.(*LazyFcn); ok {
+			// The members test the value's representation (a *Seq for
+			// Seq(S) and S \X T, a *Rcd for [a : S]).
+			v = l.force()
+		}
 		return x.member(v)
 	}
 	failf("\\in: %s is not a set", String(s))

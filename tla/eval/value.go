@@ -199,6 +199,9 @@ func Equal(a, b Value) bool {
 	case *Rcd:
 		y, ok := b.(*Rcd)
 		if !ok {
+			if l, lazy := b.(*LazyFcn); lazy {
+				return Compare(a, l.force()) == 0
+			}
 			return false
 		}
 		if !slices.Equal(x.Names, y.Names) {
