@@ -44,7 +44,10 @@ func MirrorChecks(specPath string) bool {
 // the fragment (refused with its name and position, never evaluated
 // approximately), a cfg naming what the spec does not define and a false
 // ASSUME are all input errors (ErrInput).
-func LoadInterpreted(cfgPath, specPath string) (*Job, error) {
+//
+// lib are folders searched for modules after the spec's own (TLC's
+// TLA-Library): community modules, for instance.
+func LoadInterpreted(cfgPath, specPath string, lib ...string) (*Job, error) {
 	if err := CfgArg(cfgPath); err != nil {
 		return nil, err
 	}
@@ -52,15 +55,15 @@ func LoadInterpreted(cfgPath, specPath string) (*Job, error) {
 	if _, err := os.Stat(specPath); err != nil {
 		return nil, inputf("spec %s does not exist (give its path with --spec)", specPath)
 	}
-	cfg, err := tlacfg.ParseFile(cfgPath)
+	cfg, err := tlacfg.ParseFileAny(cfgPath)
 	if err != nil {
 		return nil, inputf("%v", err)
 	}
-	return FromConfigInterpreted(cfg, specPath)
+	return FromConfigInterpreted(cfg, specPath, lib...)
 }
 
 // FromConfigInterpreted is LoadInterpreted for a parsed cfg.
-func FromConfigInterpreted(cfg *tlacfg.Config, specPath string) (*Job, error) {
+func FromConfigInterpreted(cfg *tlacfg.Config, specPath string, lib ...string) (*Job, error) {
 	for _, section := range []string{"VIEW", "POSTCONDITION"} {
 		if names := cfg.Other[section]; len(names) > 0 {
 			return nil, inputf("%s:%d: not supported: %s %s (the interpreter would check another model than TLC does)",
@@ -70,7 +73,7 @@ func FromConfigInterpreted(cfg *tlacfg.Config, specPath string) (*Job, error) {
 	if names := cfg.Other["ACTION_CONSTRAINTS"]; len(names) > 0 {
 		return nil, inputf("%s:%d: not supported: ACTION_CONSTRAINT %s", cfg.Path, cfg.Line("ACTION_CONSTRAINTS", names[0]), names[0])
 	}
-	sp, err := interp.Load(specPath, []string{filepath.Dir(cfg.Path)}, interp.Config(cfg))
+	sp, err := interp.Load(specPath, append([]string{filepath.Dir(cfg.Path)}, lib...), interp.Config(cfg))
 	if err != nil {
 		return nil, interpError(err)
 	}

@@ -40,6 +40,7 @@ func newCheckCmd() *cobra.Command {
 		compare   bool
 		props     []string
 		bounds    string
+		lib       []string
 		dist      string
 		distWait  time.Duration
 		tf        tlcFlags
@@ -130,7 +131,7 @@ small enough to draw (R0 bounds).`,
 				}
 				return checkTLC(cmd, args[0], spec, cont, asJSON, tf.options(progressTo))
 			}
-			job, err := loadAnyJob(cmd, engineArg, args[0], spec, props, bounds)
+			job, err := loadAnyJob(cmd, engineArg, args[0], spec, props, bounds, lib)
 			if err != nil {
 				return err
 			}
@@ -202,6 +203,7 @@ small enough to draw (R0 bounds).`,
 	f.StringVar(&mem, "mem", "auto", "memory budget before the frontier spills to disk, e.g. 300MiB, 4G (auto = half the RAM, 0 = none)")
 	f.StringVar(&spillDir, "spill-dir", "", "folder for spill files (default: the system's temporary folder)")
 	f.StringArrayVar(&props, "property", nil, "check only this property (an invariant, or the temporal property Liveness under FairSpec) instead of the cfg's; repeatable")
+	f.StringArrayVar(&lib, "lib", nil, "a folder searched for the modules the spec extends or instantiates, after the spec's own (TLC's TLA-Library); repeatable; the TLA+ interpreter only")
 	f.StringVar(&bounds, "bounds", "", "a cfg whose bounds replace the cfg's, as tlcrun matrix --bounds does (e.g. spec/R8.cfg)")
 	f.StringVar(&dist, "distributed", "", "run TLC's distributed server here, its workers reaching it at ADDR[:PORT] (tlcrun tlc-worker on each worker host)")
 	f.DurationVar(&distWait, "worker-wait", 10*time.Minute, "with --distributed: how long to wait for the first worker")
@@ -213,7 +215,7 @@ small enough to draw (R0 bounds).`,
 // loadAnyJob loads the job for the Go engine: the compiled mirror when the
 // spec is the text a mirror mirrors, the TLA+ interpreter for any other
 // spec (or always, with --engine interp), saying on stderr which runs.
-func loadAnyJob(cmd *cobra.Command, engineArg, cfgPath, specPath string, props []string, bounds string) (*check.Job, error) {
+func loadAnyJob(cmd *cobra.Command, engineArg, cfgPath, specPath string, props []string, bounds string, lib []string) (*check.Job, error) {
 	path := check.SpecFor(cfgPath, specPath)
 	if engineArg != "interp" && check.MirrorChecks(path) {
 		return loadJob(cfgPath, specPath, props, bounds)
@@ -224,7 +226,7 @@ func loadAnyJob(cmd *cobra.Command, engineArg, cfgPath, specPath string, props [
 	if _, err := os.Stat(path); err != nil {
 		return nil, clibase.Usage(fmt.Errorf("spec %s does not exist (give its path with --spec)", path))
 	}
-	cfg, err := tlacfg.ParseFile(cfgPath)
+	cfg, err := tlacfg.ParseFileAny(cfgPath)
 	if err != nil {
 		return nil, clibase.Usage(err)
 	}
@@ -239,7 +241,7 @@ func loadAnyJob(cmd *cobra.Command, engineArg, cfgPath, specPath string, props [
 		}
 		cfg.Invariants, cfg.Properties = invs, temporal
 	}
-	job, err := check.FromConfigInterpreted(cfg, path)
+	job, err := check.FromConfigInterpreted(cfg, path, lib...)
 	if err != nil {
 		return nil, inputError(err)
 	}

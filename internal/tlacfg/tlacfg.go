@@ -93,6 +93,17 @@ func ParseFile(path string) (*Config, error) {
 	return Parse(path, string(b))
 }
 
+// ParseFileAny is ParseFile for a cfg that may name no behaviour spec at
+// all: TLC then only evaluates the spec's ASSUMEs (a spec without
+// variables, such as a puzzle solved in an ASSUME). Every other rule holds.
+func ParseFileAny(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tlacfg: %w", err)
+	}
+	return parse(path, string(b), false)
+}
+
 // Decode parses a cfg read from r; name is used in error messages.
 func Decode(name string, r io.Reader) (*Config, error) {
 	b, err := io.ReadAll(r)
@@ -115,7 +126,9 @@ var sections = map[string]string{
 }
 
 // Parse parses cfg text; path names the file in errors.
-func Parse(path, src string) (*Config, error) {
+func Parse(path, src string) (*Config, error) { return parse(path, src, true) }
+
+func parse(path, src string, needSpec bool) (*Config, error) {
 	clean, err := stripComments(path, src)
 	if err != nil {
 		return nil, err
@@ -192,7 +205,7 @@ func Parse(path, src string) (*Config, error) {
 	if (cfg.Init == "") != (cfg.Next == "") {
 		return nil, &Error{Path: path, Line: 1, Msg: "INIT and NEXT must be given together"}
 	}
-	if cfg.Specification == "" && cfg.Init == "" {
+	if needSpec && cfg.Specification == "" && cfg.Init == "" {
 		return nil, &Error{Path: path, Line: 1, Msg: "no behaviour spec: give SPECIFICATION or INIT and NEXT"}
 	}
 	return cfg, nil

@@ -155,6 +155,36 @@ func withActResets(body actFn, resets []int) actFn {
 	}
 }
 
+// enabledFound stops the search of ENABLED at the first successor.
+type enabledFound struct{}
+
+// enabled compiles ENABLED A: whether A has a successor from the current
+// state. A runs on a successor array of its own, and the first successor
+// ends the search.
+func (cc *compiler) enabled(x *syntax.Enabled, c cs) cexpr {
+	if c.primed || cc.initMode {
+		cc.unsupported(c.sc, x.Pos, "ENABLED inside a primed expression or Init")
+	}
+	cc.dynamic()
+	run := cc.act(x.X, c, func(*ctx) { panic(enabledFound{}) })
+	n := len(cc.vars)
+	return cexpr{fn: func(k *ctx) (v Value) {
+		savedNext, savedAssigned := k.next, k.assigned
+		k.next, k.assigned = make([]Value, n), 0
+		defer func() {
+			k.next, k.assigned = savedNext, savedAssigned
+			if r := recover(); r != nil {
+				if _, ok := r.(enabledFound); !ok {
+					panic(r)
+				}
+				v = Bool(true)
+			}
+		}()
+		run(k)
+		return Bool(false)
+	}}
+}
+
 // allAssigned runs act while some variable has no value in the successor,
 // and e as a test once every one has.
 func (cc *compiler) allAssigned(e syntax.Expr, c cs, next actFn, act actFn) actFn {

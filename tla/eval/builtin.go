@@ -49,6 +49,12 @@ func init() {
 		"\\supset":   {f2: func(a, b Value) Value { return Bool(subseteq(b, a) && !Equal(a, b)) }},
 		"\\cup":      {f2: func(a, b Value) Value { return setOf(union(Enumerate(a), Enumerate(b))) }},
 		"\\cap": {f2: func(a, b Value) Value {
+			if infinite(a) {
+				a, b = b, a // enumerate the finite side
+			}
+			if infinite(a) {
+				return &Filtered{Base: a, Keep: func(x Value) bool { return Member(x, b) }, Text: String(a) + " \\cap " + String(b)}
+			}
 			var out []Value
 			for _, x := range Enumerate(a) {
 				if Member(x, b) {
@@ -58,6 +64,10 @@ func init() {
 			return setOf(out)
 		}},
 		"\\": {f2: func(a, b Value) Value {
+			if infinite(a) {
+				checkSet(b)
+				return &Filtered{Base: a, Keep: func(x Value) bool { return !Member(x, b) }, Text: String(a) + " \\ " + String(b)}
+			}
 			var out []Value
 			for _, x := range Enumerate(a) {
 				if !Member(x, b) {

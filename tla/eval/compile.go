@@ -199,7 +199,7 @@ func (cc *compiler) expr(e syntax.Expr, c cs) cexpr {
 	case *syntax.Lambda:
 		cc.errorf(c.sc, x.Pos, "LAMBDA outside an operator argument")
 	case *syntax.Enabled:
-		cc.unsupported(c.sc, x.Pos, "ENABLED")
+		return cc.enabled(x, c)
 	case *syntax.BoxAction, *syntax.AngleAction, *syntax.Fairness, *syntax.Always, *syntax.Eventually, *syntax.TemporalQuant:
 		cc.unsupported(c.sc, e.At(), "a temporal formula evaluated as a value (%T)", e)
 	case *syntax.Unsupported:
@@ -243,6 +243,7 @@ func (cc *compiler) apply(pos syntax.Pos, prefix []string, name string, args []s
 				// Emptied at each application, or the first argument's
 				// value would be read at every later one.
 				resets = append(resets, a.slot)
+				a.argE, a.argSc, a.argPrimed = args[i], c.sc, c.primed
 			}
 			inner.names[p.Name] = a
 		}
@@ -297,6 +298,10 @@ func (cc *compiler) read(b *binding, pos syntax.Pos, c cs) cexpr {
 	case bParam:
 		if b.frame != c.fr {
 			cc.unsupported(c.sc, pos, "a recursive operator that refers to a parameter of an enclosing definition")
+		}
+		if c.primed && !b.argPrimed && b.argE != nil {
+			// The parameter primed: the argument primed, evaluated here.
+			return cc.expr(b.argE, cs{sc: b.argSc, fr: c.fr, primed: true})
 		}
 		cc.readSlot(b.frame, b.slot)
 		s, arg := b.slot, b.arg.fn
@@ -384,6 +389,7 @@ func (cc *compiler) bindParams(pos syntax.Pos, d *def, args []syntax.Expr, c cs)
 		b := cc.bindArg(cc.expr(args[i], c), c)
 		if b.kind == bParam {
 			resets = append(resets, b.slot)
+			b.argE, b.argSc, b.argPrimed = args[i], c.sc, c.primed
 		}
 		inner.names[p.Name] = b
 	}

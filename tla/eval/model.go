@@ -163,7 +163,10 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 		}
 	}
 	sc := b.moduleScope(root, params, root.File)
-	for name := range b.overrides {
+	for _, name := range cfg.ConstantOrder {
+		if _, ok := b.overrides[name]; !ok {
+			continue
+		}
 		if !b.defined[name] && builtins[name].f0 == nil && builtins[name].f1 == nil && builtins[name].f2 == nil && builtins[name].fn == nil {
 			return nil, &Error{File: cfg.where("CONSTANTS", name), Msg: fmt.Sprintf("%s is neither a constant nor a definition of %s", name, root.Name)}
 		}
@@ -204,8 +207,12 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 	case cfg.Init != "" && cfg.Next != "":
 		initE = &syntax.Ident{Name: cfg.Init, Pos: b.def(sc, cfg.Init, "INIT").pos}
 		nextE = &syntax.Ident{Name: cfg.Next, Pos: b.def(sc, cfg.Next, "NEXT").pos}
+	case len(cc.vars) == 0:
+		// No behaviour: TLC evaluates the ASSUMEs and explores nothing.
+		initE = &syntax.Bool{Val: false}
+		nextE = &syntax.Bool{Val: false}
 	default:
-		return nil, &Error{File: cfg.where("", ""), Msg: "the cfg names neither SPECIFICATION nor INIT and NEXT"}
+		return nil, &Error{File: cfg.where("", ""), Msg: "no behaviour spec: give SPECIFICATION or INIT and NEXT"}
 	}
 	_ = fair
 	// Init.

@@ -60,11 +60,17 @@ type binding struct {
 	slot  int   // bSlot, bParam
 	frame *frame
 	arg   cexpr // bParam: the argument
-	def   *def
-	lam   *syntax.Lambda
-	sub   syntax.Expr
-	scope *scope // bLambda, bSubst: where it is evaluated; bInstance: the module's scope
-	name  string // bBuiltin
+	// argE and argSc are a bParam's argument as written, and argPrimed
+	// whether it was compiled primed: a body that primes the parameter
+	// reads the argument compiled again, primed ((e)' is not e).
+	argE      syntax.Expr
+	argSc     *scope
+	argPrimed bool
+	def       *def
+	lam       *syntax.Lambda
+	sub       syntax.Expr
+	scope     *scope // bLambda, bSubst: where it is evaluated; bInstance: the module's scope
+	name      string // bBuiltin
 }
 
 // scope maps names to bindings, falling back to its parent.

@@ -299,6 +299,49 @@ func isInterval(s Value, n int) bool {
 	return Equal(s, Interval{1, int64(n)})
 }
 
+// Filtered is the part of an infinite set Base that Keep keeps (Nat \ {0},
+// Int \cap S): membership without enumeration.
+type Filtered struct {
+	Base Value
+	Keep func(Value) bool
+	Text string
+}
+
+func (*Filtered) rank() int { return rankSet }
+
+func (s *Filtered) member(v Value) bool { return Member(v, s.Base) && s.Keep(v) }
+
+func (s *Filtered) enumerate() *Set {
+	failf("%s is infinite and cannot be enumerated", s.Text)
+	return nil
+}
+
+// infinite reports whether v is a set this package cannot enumerate
+// because it has infinitely many elements.
+func infinite(v Value) bool {
+	switch x := v.(type) {
+	case *InfSet, *SeqSet, *Filtered:
+		return true
+	case *Powerset:
+		return infinite(x.Base)
+	case *FcnSet:
+		return infinite(x.Dom) || infinite(x.Rng)
+	case *Product:
+		for _, s := range x.Sets {
+			if infinite(s) {
+				return true
+			}
+		}
+	case *RcdSet:
+		for _, s := range x.Sets {
+			if infinite(s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // isSet reports whether v is a set.
 func isSet(v Value) bool {
 	switch v.(type) {

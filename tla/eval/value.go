@@ -433,6 +433,18 @@ func String(v Value) string {
 		return x.name
 	case Interval:
 		return Int(x.Lo).String() + ".." + Int(x.Hi).String()
+	case *SeqSet:
+		return "Seq(" + String(x.Elem) + ")"
+	case *Filtered:
+		return x.Text
+	case *FcnSet:
+		if infinite(x) {
+			return "[" + String(x.Dom) + " -> " + String(x.Rng) + "]"
+		}
+	case *Powerset:
+		if infinite(x) {
+			return "SUBSET " + String(x.Base)
+		}
 	}
 	return ToTLA(v).String()
 }

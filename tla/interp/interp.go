@@ -195,11 +195,16 @@ func (sp *Spec) Constraint() func(State) bool {
 	}
 }
 
-// Width is 4 bytes per variable.
-func (sp *Spec) Width() int { return 4 * len(sp.M.Variables) }
+// Width is 4 bytes per variable (one byte for a spec without variables,
+// whose only state is the empty one: the engine needs a width).
+func (sp *Spec) Width() int { return max(1, 4*len(sp.M.Variables)) }
 
 // Encode writes each variable's value number.
 func (sp *Spec) Encode(dst []byte, s State) {
+	if len(s.Vals) == 0 {
+		dst[0] = 0
+		return
+	}
 	bp := sp.bufs.Get().(*[]byte)
 	buf := *bp
 	for i, v := range s.Vals {

@@ -58,7 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.jar, "jar", "", "tla2tools.jar: also run TLC on each model (for its time)")
 	fs.StringVar(&o.java, "java", "java", "the java that runs TLC")
 	fs.StringVar(&o.jars, "jars", "", "more jars on TLC's classpath, "+string(os.PathListSeparator)+"-separated (CommunityModules.jar)")
-	fs.StringVar(&o.lib, "lib", "", "folders of more modules for TLC (TLAPS.tla, ...), "+string(os.PathListSeparator)+"-separated: its -DTLA-Library")
+	fs.StringVar(&o.lib, "lib", "", "folders of more modules for TLC and the interpreter (TLAPS.tla, community modules, ...), "+string(os.PathListSeparator)+"-separated: its -DTLA-Library")
 	fs.BoolVar(&o.tlc, "tlc", true, "with -jar, run TLC (=false: the interpreter alone)")
 	fs.DurationVar(&o.timeout, "timeout", 300*time.Second, "limit for each run of each checker")
 	fs.StringVar(&o.out, "out", "docs/examples.md", `the markdown table ("" for none)`)

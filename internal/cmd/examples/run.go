@@ -63,7 +63,11 @@ func (r Runner) Interp(ctx context.Context, m Model) Observed {
 	if err != nil {
 		return Observed{Ran: true, StartErr: err.Error()}
 	}
-	args := []string{"check", "--engine", "interp", "--spec", spec, "--json", "--continue", "--progress", "0", "--workers", "1", cfg}
+	args := []string{"check", "--engine", "interp", "--spec", spec, "--json", "--continue", "--progress", "0", "--workers", "1"}
+	for _, l := range r.Lib {
+		args = append(args, "--lib", l)
+	}
+	args = append(args, cfg)
 	o, stdout, stderr := r.run(ctx, dir, r.Tlcrun, args)
 	o.Message = stderr
 	if o.StartErr == "" && !o.TimedOut {
