@@ -41,6 +41,9 @@ type Config struct {
 	Pairs int
 	// Mem is the Go engine's --mem budget ("" = its default).
 	Mem string
+	// Interp runs the Go side with the TLA+ interpreter (check --engine
+	// interp), which reads the spec's text, instead of the compiled mirror.
+	Interp bool
 	// Log receives a line as each run starts and ends.
 	Log io.Writer
 }
@@ -194,6 +197,9 @@ func LoadAverage() float64 {
 func (c Config) goRun(ctx context.Context, cfg string, workers int) Run {
 	r := Run{Cfg: cfg, Engine: "go", Workers: workers}
 	args := []string{"check", "--json", "--progress", "0", "--workers", fmt.Sprint(workers), "--spec", c.Spec}
+	if c.Interp {
+		args = append(args, "--engine", "interp")
+	}
 	if c.Mem != "" {
 		args = append(args, "--mem", c.Mem)
 	}

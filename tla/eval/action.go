@@ -123,6 +123,9 @@ func (cc *compiler) actCall(pos syntax.Pos, prefix []string, name string, args [
 	if b == nil {
 		return nil
 	}
+	if len(args) > 0 {
+		b = cc.operator(b, pos, name, c)
+	}
 	switch b.kind {
 	case bDef:
 		d := b.def
@@ -280,6 +283,15 @@ func (cc *compiler) assigned(e syntax.Expr, c cs) (int, bool) {
 	}
 	if p, ok := e.(*syntax.Prime); ok && !c.primed {
 		return cc.varOf(p.X, c.sc)
+	}
+	// A parameter given x' (Send(p, d, mem, mem') with Send's body
+	// assigning its last parameter) assigns x.
+	if id, ok := e.(*syntax.Ident); ok && !c.primed {
+		if b := c.sc.lookup(id.Name); b != nil && b.kind == bSubst {
+			if p, ok := b.sub.(*syntax.Prime); ok {
+				return cc.varOf(p.X, b.scope)
+			}
+		}
 	}
 	return 0, false
 }

@@ -47,7 +47,14 @@ func init() {
 		"\\subset":   {f2: func(a, b Value) Value { return Bool(subseteq(a, b) && !Equal(a, b)) }},
 		"\\supseteq": {f2: func(a, b Value) Value { return Bool(subseteq(b, a)) }},
 		"\\supset":   {f2: func(a, b Value) Value { return Bool(subseteq(b, a) && !Equal(a, b)) }},
-		"\\cup":      {f2: func(a, b Value) Value { return setOf(union(Enumerate(a), Enumerate(b))) }},
+		"\\cup": {f2: func(a, b Value) Value {
+			if infinite(a) || infinite(b) {
+				checkSet(a)
+				checkSet(b)
+				return &Filtered{Base: &Union{Sets: []Value{a, b}}, Keep: func(Value) bool { return true }, Text: String(a) + " \\cup " + String(b)}
+			}
+			return setOf(union(Enumerate(a), Enumerate(b)))
+		}},
 		"\\cap": {f2: func(a, b Value) Value {
 			if infinite(a) {
 				a, b = b, a // enumerate the finite side
@@ -78,8 +85,14 @@ func init() {
 		}},
 		"SUBSET": {f1: func(a Value) Value { checkSet(a); return &Powerset{Base: a} }},
 		"UNION": {f1: func(a Value) Value {
+			sets := Enumerate(a)
+			for _, s := range sets {
+				if infinite(s) {
+					return &Filtered{Base: &Union{Sets: sets}, Keep: func(Value) bool { return true }, Text: "UNION " + String(a)}
+				}
+			}
 			var out []Value
-			for _, s := range Enumerate(a) {
+			for _, s := range sets {
 				out = union(out, Enumerate(s))
 			}
 			return setOf(out)

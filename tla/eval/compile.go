@@ -228,6 +228,9 @@ func (cc *compiler) apply(pos syntax.Pos, prefix []string, name string, args []s
 		}
 		cc.errorf(c.sc, pos, "%s is not defined", qualified(prefix, name))
 	}
+	if len(args) > 0 {
+		b = cc.operator(b, pos, name, c)
+	}
 	switch b.kind {
 	case bDef:
 		return cc.call(pos, b.def, args, c)
@@ -255,6 +258,30 @@ func (cc *compiler) apply(pos syntax.Pos, prefix []string, name string, args []s
 		cc.errorf(c.sc, pos, "%s is not an operator; it is applied to arguments", name)
 	}
 	return cc.read(b, pos, c)
+}
+
+// operator resolves an operator constant of an instantiated module
+// (CONSTANT F(_)) applied to arguments to the operator the instance
+// substitutes for it (a definition, a LAMBDA or a builtin).
+func (cc *compiler) operator(b *binding, pos syntax.Pos, name string, c cs) *binding {
+	for b.kind == bSubst {
+		switch x := b.sub.(type) {
+		case *syntax.Ident:
+			nb := b.scope.lookup(x.Name)
+			if nb == nil {
+				if _, ok := builtins[x.Name]; ok {
+					return &binding{kind: bBuiltin, name: x.Name}
+				}
+				cc.errorf(c.sc, pos, "%s is not defined", x.Name)
+			}
+			b = nb
+		case *syntax.Lambda:
+			return &binding{kind: bLambda, lam: x, scope: b.scope}
+		default:
+			cc.errorf(c.sc, pos, "%s is not an operator; it is applied to arguments", name)
+		}
+	}
+	return b
 }
 
 func qualified(prefix []string, name string) string {
@@ -378,6 +405,13 @@ func (cc *compiler) bindParams(pos syntax.Pos, d *def, args []syntax.Expr, c cs)
 		if p.Arity > 0 {
 			inner.names[p.Name] = cc.opArg(args[i], p.Arity, c)
 			continue
+		}
+		if pr, ok := args[i].(*syntax.Prime); ok && !c.primed {
+			if _, ok := cc.varOf(pr.X, c.sc); ok {
+				// x' bound by name too, so that the body may assign it.
+				inner.names[p.Name] = &binding{kind: bSubst, sub: args[i], scope: c.sc}
+				continue
+			}
 		}
 		if _, ok := cc.varOf(args[i], c.sc); ok {
 			// A state variable is bound by name, so that the body may

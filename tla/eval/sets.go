@@ -316,6 +316,26 @@ func (s *Filtered) enumerate() *Set {
 	return nil
 }
 
+// Union is the union of sets some of which are infinite: a Filtered's
+// base, never enumerated.
+type Union struct{ Sets []Value }
+
+func (*Union) rank() int { return rankSet }
+
+func (s *Union) member(v Value) bool {
+	for _, x := range s.Sets {
+		if Member(v, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Union) enumerate() *Set {
+	failf("a union of infinite sets cannot be enumerated")
+	return nil
+}
+
 // infinite reports whether v is a set this package cannot enumerate
 // because it has infinitely many elements.
 func infinite(v Value) bool {

@@ -437,6 +437,16 @@ func String(v Value) string {
 		return "Seq(" + String(x.Elem) + ")"
 	case *Filtered:
 		return x.Text
+	case *Set:
+		for _, e := range x.Elems {
+			if infinite(e) {
+				parts := make([]string, len(x.Elems))
+				for i, e := range x.Elems {
+					parts[i] = String(e)
+				}
+				return "{" + strings.Join(parts, ", ") + "}"
+			}
+		}
 	case *FcnSet:
 		if infinite(x) {
 			return "[" + String(x.Dom) + " -> " + String(x.Rng) + "]"

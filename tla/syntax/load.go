@@ -10,10 +10,18 @@ import (
 )
 
 // StandardModules are the modules the evaluator provides itself; the
-// loader never reads them from disk.
+// loader never reads them from disk. The last group are the TLA+ proof
+// system's libraries: theorems and the operators proofs use, nothing a
+// model checker evaluates (their proofs are skipped anyway), so they are
+// read as empty; a spec that does use one of their operators in what is
+// checked gets "not defined" with its position.
 var StandardModules = map[string]bool{
 	"Naturals": true, "Integers": true, "Sequences": true, "FiniteSets": true,
-	"TLC": true, "Bags": true, "Reals": true, "TLCExt": true, "TLAPS": true,
+	"TLC": true, "Bags": true, "Reals": true, "TLCExt": true,
+
+	"TLAPS": true, "NaturalsInduction": true, "WellFoundedInduction": true,
+	"FiniteSetTheorems": true, "SequenceTheorems": true, "FunctionTheorems": true,
+	"BagsTheorems": true, "SequencesExtTheorems": true, "FiniteSetsExt_theorems": true,
 }
 
 // Loader reads a root module and every module it reaches by EXTENDS and
