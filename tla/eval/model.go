@@ -183,9 +183,10 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 	m.assumes = b.assumes
 
 	// The behaviour spec.
-	var initE, nextE syntax.Expr
+	var inits []unfolded
+	var nextE syntax.Expr
 	var fair []*syntax.Fairness
-	var initSc, nextSc *scope = sc, sc
+	var nextSc *scope = sc
 	switch {
 	case cfg.Specification != "":
 		d := b.def(sc, cfg.Specification, "SPECIFICATION")
@@ -194,8 +195,8 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 		if parts.next == nil {
 			return nil, &Error{File: cfg.where("SPECIFICATION", cfg.Specification), Msg: fmt.Sprintf("SPECIFICATION %s has no [][Next]_vars conjunct", cfg.Specification)}
 		}
-		initE, nextE, fair = parts.init, parts.next, parts.fair
-		initSc, nextSc = parts.initSc, parts.nextSc
+		inits, nextE, fair = parts.inits, parts.next, parts.fair
+		nextSc = parts.nextSc
 		m.Fair = parts.fairNext(nextE)
 		if len(parts.otherFair) > 0 {
 			b.unsupportedFair = parts.otherFair[0]
@@ -205,27 +206,34 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 			b.unsupportedFair = parts.fair[0]
 		}
 	case cfg.Init != "" && cfg.Next != "":
-		initE = &syntax.Ident{Name: cfg.Init, Pos: b.def(sc, cfg.Init, "INIT").pos}
+		inits = []unfolded{{&syntax.Ident{Name: cfg.Init, Pos: b.def(sc, cfg.Init, "INIT").pos}, sc}}
 		nextE = &syntax.Ident{Name: cfg.Next, Pos: b.def(sc, cfg.Next, "NEXT").pos}
 	case len(cc.vars) == 0:
 		// No behaviour: TLC evaluates the ASSUMEs and explores nothing.
-		initE = &syntax.Bool{Val: false}
+		inits = []unfolded{{&syntax.Bool{Val: false}, sc}}
 		nextE = &syntax.Bool{Val: false}
 	default:
 		return nil, &Error{File: cfg.where("", ""), Msg: "no behaviour spec: give SPECIFICATION or INIT and NEXT"}
 	}
 	_ = fair
 	// Init.
+	if len(inits) == 0 {
+		inits = []unfolded{{&syntax.Bool{Val: true}, sc}}
+	}
 	cc.initMode = true
+	initAt := inits[0].e.At()
 	emitInit := func(k *ctx) {
 		for i, v := range k.next {
 			if v == nil {
-				failAt(root.File, initE.At(), "Init gives no value to %s", cc.vars[i])
+				failAt(root.File, initAt, "the initial predicate gives no value to %s", cc.vars[i])
 			}
 		}
 		k.emit(k)
 	}
-	m.init = cc.act(initE, c.with(initSc), emitInit)
+	m.init = emitInit
+	for i := len(inits) - 1; i >= 0; i-- {
+		m.init = cc.act(inits[i].e, c.with(inits[i].sc), m.init)
+	}
 	cc.initMode = false
 	clear(cc.zero)
 	// Next, split into actions.
@@ -488,8 +496,10 @@ func (b *builder) def(sc *scope, name, section string) *def {
 // specParts is a behaviour spec taken apart: Init /\ [][Next]_v /\
 // fairness.
 type specParts struct {
-	init           syntax.Expr
-	initSc, nextSc *scope
+	// inits are the conjuncts of the initial predicate, each with the
+	// scope of the module it comes from.
+	inits          []unfolded
+	nextSc         *scope
 	next           syntax.Expr
 	fair           []*syntax.Fairness
 	fairSc         []*scope
@@ -586,14 +596,7 @@ func (b *builder) decompose(e syntax.Expr, sc *scope, p *specParts) {
 	if temporal(u.e) {
 		b.cc.unsupported(u.sc, u.e.At(), "this conjunct of the behaviour spec")
 	}
-	if p.init != nil {
-		p.init = &syntax.Junction{Pos: u.e.At(), Items: []syntax.Expr{p.init, u.e}}
-		if p.initSc != u.sc {
-			b.cc.unsupported(u.sc, u.e.At(), "an initial predicate made of conjuncts from different modules")
-		}
-		return
-	}
-	p.init, p.initSc = u.e, u.sc
+	p.inits = append(p.inits, u)
 }
 
 // temporal reports whether e contains a temporal operator.
