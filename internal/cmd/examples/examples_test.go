@@ -413,7 +413,7 @@ The suite: 2 of 3 models.
 
 3 models: identical 1 (33.3%), refused 0, errors 0, timeouts 1, WRONG 1.
 
-Counts are distinct / generated / depth; the recorded ones are TLC's, from the manifest.
+Counts are distinct / generated / depth; the recorded ones are TLC's, from the manifest. A TLC time marked * is from the -tlc-cache table of an earlier run of TLC here.
 
 | model | recorded | interpreter | interpreter time | TLC time | outcome |
 |---|---:|---:|---:|---:|---|
@@ -423,5 +423,34 @@ Counts are distinct / generated / depth; the recorded ones are TLC's, from the m
 `
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("markdown (-want +got):\n%s", diff)
+	}
+}
+
+// TestCache: TLC's figures written to the cache are read back as they
+// were; a malformed cache names its line.
+func TestCache(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tlc.tsv")
+	c, err := readCache(path)
+	if err != nil || len(c.rows) != 0 {
+		t.Fatalf("a missing cache: %v, %d rows", err, len(c.rows))
+	}
+	want := Observed{Ran: true, Seconds: 1.5, Counts: &Counts{Verdict: "ok", Distinct: 7, Generated: 9, Depth: 3}}
+	if err := c.add("specifications/A/A.cfg", want); err != nil {
+		t.Fatal(err)
+	}
+	back, err := readCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := back.lookup("specifications/A/A.cfg")
+	if !ok || !cmp.Equal(got, want) {
+		t.Fatalf("read back %+v, want %+v", got, want)
+	}
+	if _, ok := (*tlcCache)(nil).lookup("x"); ok {
+		t.Fatal("a nil cache found a model")
+	}
+	os.WriteFile(path, []byte("model\ttlc_distinct\ttlc_generated\ttlc_depth\ttlc_exit\tseconds\nm\tseven\t9\t3\t0\t1.5\n"), 0o644)
+	if _, err := readCache(path); err == nil || !strings.Contains(err.Error(), "tlc.tsv:2:") {
+		t.Fatalf("a malformed cache: %v, want an error at line 2", err)
 	}
 }

@@ -44,6 +44,7 @@ type usageError struct{ error }
 
 type options struct {
 	examples, tlcrun, jar, java, jars, lib, out, filter string
+	cache                                               string
 	interp, tlc                                         bool
 	timeout                                             time.Duration
 }
@@ -60,6 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.jars, "jars", "", "more jars on TLC's classpath, "+string(os.PathListSeparator)+"-separated (CommunityModules.jar)")
 	fs.StringVar(&o.lib, "lib", "", "folders of more modules for TLC and the interpreter (TLAPS.tla, community modules, ...), "+string(os.PathListSeparator)+"-separated: its -DTLA-Library")
 	fs.BoolVar(&o.tlc, "tlc", true, "with -jar, run TLC (=false: the interpreter alone)")
+	fs.StringVar(&o.cache, "tlc-cache", "", "a table of TLC's figures from earlier runs (tab-separated; see cache.go): models in it are not run on TLC again, the others are run and appended")
 	fs.DurationVar(&o.timeout, "timeout", 300*time.Second, "limit for each run of each checker")
 	fs.StringVar(&o.out, "out", "docs/examples.md", `the markdown table ("" for none)`)
 	fs.StringVar(&o.filter, "filter", "", "only the suite's models whose path (specifications/...cfg) matches this regexp")
@@ -155,12 +157,31 @@ func suite(o options, args []string, stdout, stderr io.Writer) error {
 	meta := Meta{When: time.Now(), Arch: machine(), Cores: runtime.NumCPU(),
 		Command: "go run ./internal/cmd/examples " + quoteArgs(args), Selection: selection}
 	ctx := context.Background()
+	cache := &tlcCache{rows: map[string]Observed{}}
+	if o.cache != "" {
+		if cache, err = readCache(o.cache); err != nil {
+			return err
+		}
+		meta.Command += fmt.Sprintf(" (TLC's figures of the models in %s read from it, measured by an earlier run)", filepath.Base(o.cache))
+	} else {
+		cache = nil
+	}
 	var rows []Row
 	var t Tally
 	for i, m := range todo {
 		row := Row{Model: m}
 		row.Interp = r.Interp(ctx, m)
-		row.TLC = r.TLC(ctx, m)
+		if cached, ok := cache.lookup(m.Name); ok {
+			row.TLC = cached
+			row.TLCCached = true
+		} else {
+			row.TLC = r.TLC(ctx, m)
+			if cache != nil && row.TLC.Ran {
+				if err := cache.add(m.Name, row.TLC); err != nil {
+					return err
+				}
+			}
+		}
 		row.InterpOutcome, row.TLCOutcome = Judge(m, row.Interp, row.TLC)
 		rows = append(rows, row)
 		t.Add(row.Outcome())

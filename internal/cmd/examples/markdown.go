@@ -16,6 +16,8 @@ type Row struct {
 	Interp, TLC   Observed
 	InterpOutcome Outcome
 	TLCOutcome    Outcome
+	// TLCCached: TLC's figures are from the -tlc-cache table.
+	TLCCached bool
 }
 
 // Outcome is the row's verdict: the interpreter's, or TLC's when the
@@ -53,7 +55,7 @@ func WriteMarkdown(w io.Writer, meta Meta, rows []Row) error {
 		fmt.Fprintf(bw, "%s\n\n", meta.Selection)
 	}
 	fmt.Fprintf(bw, "%s.\n\n", t)
-	fmt.Fprintf(bw, "Counts are distinct / generated / depth; the recorded ones are TLC's, from the manifest.\n\n")
+	fmt.Fprintf(bw, "Counts are distinct / generated / depth; the recorded ones are TLC's, from the manifest. A TLC time marked * is from the -tlc-cache table of an earlier run of TLC here.\n\n")
 	fmt.Fprintf(bw, "| model | recorded | interpreter | interpreter time | TLC time | outcome |\n")
 	fmt.Fprintf(bw, "|---|---:|---:|---:|---:|---|\n")
 	for _, r := range rows {
@@ -126,6 +128,9 @@ func seconds(o Observed) string {
 // manifest either (then the model says nothing about the interpreter).
 func tlcCell(r Row) string {
 	s := seconds(r.TLC)
+	if r.TLCCached {
+		s += "*"
+	}
 	if r.TLC.Ran && r.TLCOutcome.Kind != Identical {
 		s += " (" + tlcNote(r.TLCOutcome) + ")"
 	}
