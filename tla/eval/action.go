@@ -387,7 +387,8 @@ func (cc *compiler) unchanged(x *syntax.Unchanged, c cs, next actFn) actFn {
 		}
 	}
 	return func(k *ctx) {
-		var set []int
+		var buf [16]int
+		set := buf[:0]
 		for _, v := range vs {
 			if old := k.next[v]; old != nil {
 				if !Equal(old, k.cur[v]) {
