@@ -498,12 +498,12 @@ func (b *builder) def(sc *scope, name, section string) *def {
 type specParts struct {
 	// inits are the conjuncts of the initial predicate, each with the
 	// scope of the module it comes from.
-	inits          []unfolded
-	nextSc         *scope
-	next           syntax.Expr
-	fair           []*syntax.Fairness
-	fairSc         []*scope
-	otherFair      []*syntax.Fairness
+	inits     []unfolded
+	nextSc    *scope
+	next      syntax.Expr
+	fair      []*syntax.Fairness
+	fairSc    []*scope
+	otherFair []*syntax.Fairness
 }
 
 // fairNext reports whether the spec's fairness is exactly weak fairness
