@@ -1,10 +1,13 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/internal/english"
+	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
 // StateDiff compares TLC's distinct states with the Go engine's.
@@ -53,4 +56,142 @@ func (d *StateDiff) Write(sb *strings.Builder) {
 	for _, s := range d.OnlyGo {
 		fmt.Fprintf(sb, "Only Go (state %d of its breadth-first search):\n%s\n", s.Index, s.Text)
 	}
+}
+
+// SetDiff compares the states a compiled mirror reaches with those the
+// TLA+ interpreter reaches on the same spec and cfg, as TLA+ values.
+type SetDiff struct {
+	Mirror int `json:"mirror"` // states the compiled mirror reaches
+	Interp int `json:"interpreter"`
+	// OnlyMirror and OnlyInterp are the first states (breadth-first) the
+	// other side does not reach, up to the limit asked for; the counts
+	// are of all of them.
+	OnlyMirror      []DiffState `json:"only_mirror,omitempty"`
+	OnlyInterp      []DiffState `json:"only_interpreter,omitempty"`
+	OnlyMirrorCount int         `json:"only_mirror_count"`
+	OnlyInterpCount int         `json:"only_interpreter_count"`
+}
+
+// Equal reports whether the two sets are the same.
+func (d *SetDiff) Equal() bool { return d.OnlyMirrorCount == 0 && d.OnlyInterpCount == 0 }
+
+// Write prints the comparison for people.
+func (d *SetDiff) Write(sb *strings.Builder) {
+	if d.Equal() {
+		fmt.Fprintf(sb, "States: the same %s in the Go mirror's search and in the interpreter's.\n", english.Count(d.Mirror, "state"))
+		return
+	}
+	fmt.Fprintf(sb, "States differ: the Go mirror reaches %d, the interpreter %d; %d only the mirror's, %d only the interpreter's.\n",
+		d.Mirror, d.Interp, d.OnlyMirrorCount, d.OnlyInterpCount)
+	for _, s := range d.OnlyMirror {
+		fmt.Fprintf(sb, "Only the Go mirror (state %d of its breadth-first search):\n%s\n", s.Index, s.Text)
+	}
+	for _, s := range d.OnlyInterp {
+		fmt.Fprintf(sb, "Only the interpreter (state %d of its breadth-first search):\n", s.Index)
+		if s.Problem != "" {
+			fmt.Fprintf(sb, "(not a state of the Go mirror: %s)\n", s.Problem)
+		}
+		sb.WriteString(s.Text + "\n")
+	}
+}
+
+// CompareMirrorStates compares the states the job's compiled mirror
+// reaches (with its Mutate) with those ij, the same spec and cfg on the
+// interpreter, reaches, keeping up to max differing states on each side
+// (0 means 3).
+func CompareMirrorStates(ctx context.Context, job, ij *Job, max int) (*SetDiff, error) {
+	if max <= 0 {
+		max = 3
+	}
+	key := func(vs tlavalue.State) (string, error) { return strings.TrimRight(vs.Sorted().String(), "\n"), nil }
+	if job.Symmetry != "" && job.other == nil {
+		// One state per orbit on both sides: compare the orbits, by the
+		// mirror's representative.
+		mm, err := job.Machine()
+		if err != nil {
+			return nil, err
+		}
+		key = func(vs tlavalue.State) (string, error) {
+			s, err := mm.StateFromVars(vs.Map())
+			if err != nil {
+				return "", err
+			}
+			p, err := mm.Pack(s)
+			if err != nil {
+				return "", err
+			}
+			return strings.TrimRight(mm.Format(mm.Unpack(mm.CanonicalPacked(p))), "\n"), nil
+		}
+	}
+	mirror := map[string]int{}
+	var order []string
+	add := func(vs tlavalue.State) error {
+		k, err := key(vs)
+		if err != nil {
+			return err
+		}
+		if _, dup := mirror[k]; !dup {
+			mirror[k] = len(order) + 1
+			order = append(order, k)
+		}
+		return nil
+	}
+	var err error
+	if job.other == nil {
+		var mm Machine
+		if mm, err = job.Machine(); err != nil {
+			return nil, err
+		}
+		err = job.States(ctx, func(s model.State) error {
+			vars := mm.Vars(s)
+			vs := make(tlavalue.State, 0, len(model.VarNames))
+			for _, name := range model.VarNames {
+				vs = append(vs, tlavalue.Var{Name: name, Value: vars[name]})
+			}
+			return add(vs)
+		})
+	} else {
+		err = job.VarStates(ctx, add)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := &SetDiff{Mirror: len(order)}
+	matched := map[string]bool{}
+	err = ij.VarStates(ctx, func(vs tlavalue.State) error {
+		k, err := key(vs)
+		if err != nil {
+			d.Interp++
+			d.OnlyInterpCount++
+			if len(d.OnlyInterp) < max {
+				d.OnlyInterp = append(d.OnlyInterp, DiffState{Index: d.Interp, Text: strings.TrimRight(vs.Sorted().String(), "\n"), Problem: err.Error()})
+			}
+			return nil
+		}
+		if matched[k] {
+			return nil
+		}
+		matched[k] = true
+		d.Interp++
+		if _, ok := mirror[k]; ok {
+			return nil
+		}
+		d.OnlyInterpCount++
+		if len(d.OnlyInterp) < max {
+			d.OnlyInterp = append(d.OnlyInterp, DiffState{Index: d.Interp, Text: k})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range order {
+		if !matched[k] {
+			d.OnlyMirrorCount++
+			if len(d.OnlyMirror) < max {
+				d.OnlyMirror = append(d.OnlyMirror, DiffState{Index: mirror[k], Text: k})
+			}
+		}
+	}
+	return d, nil
 }

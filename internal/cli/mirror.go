@@ -17,6 +17,7 @@ import (
 func newMirrorCmd() *cobra.Command {
 	var (
 		update     bool
+		tier       string
 		checkers   []string
 		checkerDir string
 		verbose    bool
@@ -28,22 +29,33 @@ func newMirrorCmd() *cobra.Command {
 		Long: `The Go engine checks only the text of Resume.tla that model/ (its Go mirror)
 was last compared with: spec/mirror.json, beside the manifest, records the
 digest of that text (comments and whitespace aside) and every build of
-tlcrun carries it. Any other spec exits 4.
+tlcrun carries it. Any other spec is checked by the TLA+ interpreter, or
+refused (exit 4) by the commands only the compiled mirror runs.
 
-tlcrun mirror compares the Go model with the manifest's spec (default
-spec/manifest.json) and says whether they agree and whether the record
-names this text:
+tlcrun mirror compares the compiled mirror with the manifest's spec
+(default spec/manifest.json) and says whether they agree and whether the
+record names this text:
 
+  interpreter  always (no Java, no Node): every model of the tier, state by
+               state with the TLA+ interpreter (tla/interp), which reads the
+               spec's text: the same initial states and successors of every
+               reachable state, the same value of every state predicate the
+               spec defines (TypeOK, every invariant, a liveness goal, listed
+               by the cfg or not; one only one side defines is a difference),
+               and the same actions enabled. The first state where they
+               differ is printed with the path to it.
   tla-checker  every model the manifest marks tla_checker: the state graph
                of the spec as the npm package tla-checker reads it (under
                Node, no Java) against the Go model's, state by state
   tlc          every quick model with both engines: verdicts, first
                violations, violated properties, counts and state sets
 
---checkers picks them (default: every one that can run here; at least one
-must). With --update, and only when every comparison agrees, the record is
-rewritten for this text: when and how it was compared. Then rebuild tlcrun
-(go build, make build; go run rebuilds by itself): a build carries the
+tla-checker and TLC run where they are present; --checkers picks them
+(one asked for that cannot run exits 3). --tier picks the models the
+interpreter compares (quick by default; all includes R8, slow). With
+--update, and only when every comparison agrees, the record is rewritten
+for this text: when and how it was compared. Then rebuild tlcrun (go
+build, make build; go run rebuilds by itself): a build carries the
 record it was built with.
 
 After an edit of spec/Resume.tla: bring model/ in line with it, run
@@ -53,10 +65,11 @@ tlcrun verify --print to rewrite it after a deliberate change).
 Exit 0 when the model and the spec agree and the record names the spec
 (or --update wrote it), 15 when a comparison disagrees (nothing is
 recorded), 4 when they agree but the record names another text (run
---update), 3 when no checker can run.`,
+--update), 3 when a checker asked for cannot run.`,
 		Example: `  tlcrun mirror                         # compare, and say whether the record is current
   tlcrun mirror --update                # compare, and record the spec's digest if they agree
-  tlcrun mirror --checkers tla-checker  # no Java needed`,
+  tlcrun mirror --checkers interpreter  # the interpreter only: no Java, no Node
+  tlcrun mirror --tier all              # the interpreter on R8 too (slow)`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := "spec/manifest.json"
@@ -64,7 +77,7 @@ recorded), 4 when they agree but the record names another text (run
 				path = args[0]
 			}
 			out := cmd.OutOrStdout()
-			opt := mirror.Options{Manifest: path, Checkers: checkers, CheckerDir: checkerDir, TLC: tf.options(nil), Load: goLoad}
+			opt := mirror.Options{Manifest: path, Checkers: checkers, Tier: tier, CheckerDir: checkerDir, TLC: tf.options(nil), Load: goLoad, Extra: mirrorExtra}
 			if verbose {
 				opt.Log = cmd.ErrOrStderr()
 			}
@@ -85,14 +98,21 @@ recorded), 4 when they agree but the record names another text (run
 			default:
 				fmt.Fprintf(out, "Record %s: digest %s, compared %s by %s\n", recPath, rec.Digest, orUnknown(rec.Compared), orUnknown(rec.Command))
 			}
-			for _, c := range res.Checks {
+			for _, why := range res.Skipped {
+				fmt.Fprintf(out, "Not compared with: %s\n", why)
+			}
+			for i, c := range res.Checks {
+				models := ""
+				if i == 0 {
+					models = fmt.Sprintf(", the manifest's %s models", orQuick(tier))
+				}
 				agree := 0
 				for _, m := range c.Models {
 					if m.Agree {
 						agree++
 					}
 				}
-				fmt.Fprintf(out, "\n%s: %d of %d models agree (%s)\n", c.Checker, agree, len(c.Models), c.Compared)
+				fmt.Fprintf(out, "\n%s: %d of %d models agree%s (%s)\n", c.Checker, agree, len(c.Models), models, c.Compared)
 				for _, m := range c.Models {
 					status := "ok  "
 					if !m.Agree {
@@ -141,9 +161,22 @@ recorded), 4 when they agree but the record names another text (run
 	}
 	f := cmd.Flags()
 	f.BoolVar(&update, "update", false, "record the spec's digest in mirror.json beside the manifest, if every comparison agrees")
-	f.StringSliceVar(&checkers, "checkers", nil, "checkers to compare with: tla-checker, tlc (default: every one that can run here)")
+	f.StringSliceVar(&checkers, "checkers", nil, "checkers to compare with besides the interpreter, which always runs: tla-checker, tlc (default: every one that can run here)")
+	f.StringVar(&tier, "tier", "quick", "the models the interpreter compares: quick, long or all")
 	f.StringVar(&checkerDir, "tla-checker-dir", filepath.Join("internal", "tlachecker", "js"), "the folder whose node_modules holds the pinned tla-checker")
 	f.BoolVar(&verbose, "verbose", false, "a line on stderr as each model is compared")
 	tf.add(f)
 	return cmd
+}
+
+// mirrorExtra are state predicates added to the Resume mirror's for
+// tlcrun mirror: a seam for the tests that break a predicate on purpose;
+// nil in every command.
+var mirrorExtra []check.MirrorPredicate
+
+func orQuick(tier string) string {
+	if tier == "" {
+		return "quick"
+	}
+	return tier
 }

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/mirror"
 	"github.com/resumecontract/resumecheck/internal/tlachecker"
 	"github.com/resumecontract/resumecheck/internal/tlanorm"
+	"github.com/resumecontract/resumecheck/model"
 )
 
 // scratchSpec copies the repository's spec/ folder (Resume.tla, the cfgs,
@@ -296,11 +298,117 @@ func TestMirrorCommand(t *testing.T) {
 		if code, _, stderr := run("mirror", "--checkers", "tlc", manifest); code != ExitNoTLC || !strings.Contains(stderr, "tla2tools.jar") {
 			t.Errorf("--checkers tlc without TLC: exit %d\n%s", code, stderr)
 		}
-		if code, _, stderr := run("mirror", "--tla-checker-dir", t.TempDir(), manifest); code != ExitNoTLC || !strings.Contains(stderr, "npm ci") {
-			t.Errorf("no checker at all: exit %d\n%s", code, stderr)
+		if code, _, stderr := run("mirror", "--checkers", "tla-checker", "--tla-checker-dir", t.TempDir(), manifest); code != ExitNoTLC || !strings.Contains(stderr, "npm ci") {
+			t.Errorf("--checkers tla-checker without it: exit %d\n%s", code, stderr)
 		}
+
 		if code, _, stderr := run("mirror", "--checkers", "spin", manifest); code != ExitUsage {
 			t.Errorf("an unknown checker: exit %d\n%s", code, stderr)
+		}
+	})
+}
+
+// TestMirrorComparesWithInterpreter breaks the mirror or the spec on
+// purpose, one way at a time, in a scratch copy of spec/ (all sixteen
+// quick models), and expects tlcrun mirror --update to exit 15 with the
+// first differing state and to leave mirror.json as it was; the spec as
+// it is agrees, and --update records it. Only the interpreter compares
+// (no Java, no Node): these run everywhere.
+func TestMirrorComparesWithInterpreter(t *testing.T) {
+	t.Setenv("TLA2TOOLS_JAR", "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	// The issue's invariant: LF holds in every state (effects never go
+	// below zero).
+	addLF := func(s string) string {
+		return strings.Replace(s, "Safety ==", "LF == \\A t \\in Tasks : effects[t] >= 0\n\nSafety ==", 1)
+	}
+	read := func(t *testing.T, path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	disagree := func(t *testing.T, edit func(string) string, want ...string) {
+		t.Helper()
+		root := scratchSpec(t, edit)
+		manifest := filepath.Join(root, "spec", "manifest.json")
+		record := filepath.Join(root, "spec", "mirror.json")
+		before := read(t, record)
+		code, stdout, stderr := run("mirror", "--update", "--checkers", "interpreter", manifest)
+		if code != ExitDisagree {
+			t.Errorf("exit %d, want %d\n%s%s", code, ExitDisagree, stdout, stderr)
+		}
+		for _, w := range append(want, "nothing was recorded") {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("the output lacks %q:\n%s", w, stdout)
+			}
+		}
+		if read(t, record) != before {
+			t.Error("the record changed")
+		}
+	}
+
+	t.Run("LF computed wrongly by the mirror (> for >=)", func(t *testing.T) {
+		mirrorExtra = []check.MirrorPredicate{{Name: "LF", Holds: func(_ *model.Model, s model.State) bool {
+			for _, e := range s.Effects {
+				if !(e > 0) { // the spec says >= 0
+					return false
+				}
+			}
+			return true
+		}}}
+		t.Cleanup(func() { mirrorExtra = nil })
+		disagree(t, addLF,
+			"FAIL R0.cfg: they differ in a state at depth 1: LF: the mirror says FALSE, the interpreter (the spec) TRUE",
+			"State 1: <Initial predicate>", "effects = <<0, 0, 0>>")
+	})
+
+	t.Run("LF in the spec only", func(t *testing.T) {
+		disagree(t, addLF, "LF: a state predicate of", "that the mirror does not define")
+	})
+
+	t.Run("a mutated transition", func(t *testing.T) {
+		mutateMirror(t)
+		disagree(t, func(s string) string { return s },
+			"FAIL fault-rebuild.cfg", "the successors differ", "Only the mirror: CrashRecover", `decision |-> "skip"`, "State 1: <Initial predicate>")
+	})
+
+	t.Run("a guard changed", func(t *testing.T) {
+		// The spec no longer parks a run that has crashed; the mirror does.
+		disagree(t, func(s string) string {
+			return strings.Replace(s, "EmitInterrupt ==\n", "EmitInterrupt ==\n    /\\ crashes = 0\n", 1)
+		}, "EmitInterrupt: enabled in the mirror TRUE, in the interpreter (the spec) FALSE", "CrashRecover")
+	})
+
+	t.Run("the interpreter compares without TLC", func(t *testing.T) {
+		root := scratchSpec(t, func(s string) string { return s })
+		dir, err := filepath.Abs(filepath.Join("..", "tlachecker", "js"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := run("mirror", "--tla-checker-dir", dir, filepath.Join(root, "spec", "manifest.json"))
+		if code != ExitOK || !strings.Contains(stdout, "interpreter (tla/interp): 16 of 16 models agree") || !strings.Contains(stdout, "Not compared with: no tla2tools.jar") {
+			t.Errorf("exit %d, want 0 with the interpreter's comparison\n%s%s", code, stdout, stderr)
+		}
+	})
+
+	t.Run("the spec as it is agrees, and --update records it", func(t *testing.T) {
+		// Re-indented: a new digest, the same meaning.
+		root := scratchSpec(t, func(s string) string { return strings.ReplaceAll(s, "\n    NTasks,", "\n      NTasks,") })
+		manifest := filepath.Join(root, "spec", "manifest.json")
+		record := filepath.Join(root, "spec", "mirror.json")
+		code, stdout, stderr := run("mirror", "--update", "--checkers", "interpreter", manifest)
+		if code != ExitOK || !strings.Contains(stdout, "16 of 16 models agree, the manifest's quick models") || !strings.Contains(stdout, "recorded its digest") {
+			t.Fatalf("exit %d, want 0\n%s%s", code, stdout, stderr)
+		}
+		rec, err := mirror.ReadRecord(record)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, _ := os.ReadFile(filepath.Join(root, "spec", "Resume.tla"))
+		if want, _ := tlanorm.Digest(src); rec.Digest != want || len(rec.Checks) != 1 || rec.Checks[0].Checker != "interpreter (tla/interp)" || len(rec.Checks[0].Models) != 16 {
+			t.Errorf("record %+v, want digest %s and the interpreter's 16 models", rec, want)
 		}
 	})
 }

@@ -33,6 +33,11 @@ type Options struct {
 	// States is how many differing states a state comparison keeps on each
 	// side; 0 means 3.
 	States int
+	// Interpreter, for a job the compiled mirror runs, also measures the
+	// same spec and cfg with the TLA+ interpreter and compares its
+	// figures (and, with CompareStates, its state set) with the mirror's:
+	// the spec's text against the Go written from it.
+	Interpreter bool
 }
 
 // Measurement is one engine's account of a model, in the manifest's terms.
@@ -273,20 +278,26 @@ func workDir(dir string) (string, func(), error) {
 	return tmp, func() { os.RemoveAll(tmp) }, nil
 }
 
-// Comparison is what the two engines found for one model.
+// Comparison is what the two engines (three with the interpreter) found
+// for one model.
 type Comparison struct {
 	Cfg string       `json:"cfg"`
 	Go  *Measurement `json:"go"`
 	TLC *Measurement `json:"tlc"`
+	// Interp is the interpreter's measurement of a mirrored spec, when
+	// Options.Interpreter asked.
+	Interp *Measurement `json:"interpreter,omitempty"`
 	// Differences lists every figure the engines disagree on.
 	Differences []string `json:"differences"`
-	// States compares the state sets, when Options.CompareStates asked.
-	States *StateDiff `json:"states,omitempty"`
+	// States compares the state sets, when Options.CompareStates asked;
+	// InterpStates the mirror's with the interpreter's.
+	States       *StateDiff     `json:"states,omitempty"`
+	InterpStates *check.SetDiff `json:"interpreter_states,omitempty"`
 }
 
 // Agree reports whether the engines found the same.
 func (c *Comparison) Agree() bool {
-	return len(c.Differences) == 0 && (c.States == nil || c.States.Equal())
+	return len(c.Differences) == 0 && (c.States == nil || c.States.Equal()) && (c.InterpStates == nil || c.InterpStates.Equal())
 }
 
 // Both measures a job with the Go engine and then with TLC, and compares.
@@ -305,6 +316,9 @@ func Both(ctx context.Context, job *check.Job, opt Options) (*Comparison, error)
 	if c.Go, err = MeasureGo(ctx, job, opt); err != nil {
 		return nil, err
 	}
+	if opt.Interpreter && !job.Interpreted() {
+		c.Go.Engine = "go mirror"
+	}
 	dump := ""
 	if opt.CompareStates {
 		dump = filepath.Join(work, "states.dump")
@@ -316,6 +330,22 @@ func Both(ctx context.Context, job *check.Job, opt Options) (*Comparison, error)
 	if opt.CompareStates {
 		if c.States, err = CompareStates(ctx, job, dump, opt.States); err != nil {
 			return nil, err
+		}
+	}
+	if opt.Interpreter && !job.Interpreted() {
+		ij, err := check.FromConfigInterpreted(job.Cfg, job.SpecPath)
+		if err != nil {
+			return nil, fmt.Errorf("the interpreter: %w", err)
+		}
+		if c.Interp, err = MeasureGo(ctx, ij, opt); err != nil {
+			return nil, fmt.Errorf("the interpreter: %w", err)
+		}
+		c.Interp.Engine = check.EngineInterpreter
+		c.Differences = append(c.Differences, Differences(c.Go, c.Interp)...)
+		if opt.CompareStates {
+			if c.InterpStates, err = check.CompareMirrorStates(ctx, job, ij, opt.States); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return c, nil

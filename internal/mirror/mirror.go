@@ -1,9 +1,14 @@
 // Package mirror is the comparison behind tlcrun mirror: it decides
-// whether the Go model (model/) mirrors the spec of a manifest, with
-// tla-checker (the differential test of package tlachecker, under Node,
-// no Java) and with TLC (both engines, figures and state sets), and turns
-// a comparison that passed into the record the Go engine checks every spec
-// against (package spec, mirror.json beside the manifest).
+// whether the compiled Go mirror (model/, or another mirrored spec)
+// mirrors the spec of a manifest. It always compares it with the TLA+
+// interpreter (tla/interp, which reads the spec's text; no Java, no
+// Node), state by state: the state graph, the value of every state
+// predicate both define and the actions enabled
+// (check.CompareWithInterpreter). Where they are present, tla-checker
+// (the differential test of package tlachecker, under Node) and TLC (both
+// engines, figures and state sets) compare it too. A comparison that
+// passed becomes the record the Go engine checks every spec against
+// (package spec, mirror.json beside the manifest).
 package mirror
 
 import (
@@ -25,23 +30,36 @@ import (
 	"github.com/resumecontract/resumecheck/spec"
 )
 
-// The checkers a comparison can use.
+// The checkers a comparison can use. The interpreter always runs.
 const (
-	TLAChecker = "tla-checker"
-	TLC        = "tlc"
+	Interpreter = "interpreter"
+	TLAChecker  = "tla-checker"
+	TLC         = "tlc"
 )
+
+// InterpreterCompared says what the interpreter's comparison compares.
+const InterpreterCompared = "state by state with the TLA+ interpreter: initial states, successors, " +
+	"the value of every state predicate (one only one side defines is a difference) and the actions enabled, in every reachable state"
 
 // ErrNoChecker is wrapped when no checker asked for (or none at all) can
 // run here; the error says what is missing.
-var ErrNoChecker = errors.New("mirror: no checker to compare the Go model with")
+var ErrNoChecker = errors.New("mirror: a checker to compare the Go model with cannot run here")
 
 // Options say which checkers to use and how.
 type Options struct {
 	// Manifest is the manifest whose spec and models are compared.
 	Manifest string
-	// Checkers are the checkers to use; empty means every one that can
-	// run here (at least one must).
+	// Checkers are the checkers to use besides the interpreter, which
+	// always runs; empty means every one that can run here.
 	Checkers []string
+	// Tier is the manifest's tier whose models the interpreter compares:
+	// "" or "quick", "long", or "all" (R8's millions of states compared
+	// as TLA+ values take long). TLC compares the quick models and
+	// tla-checker those marked tla_checker, whatever the tier.
+	Tier string
+	// Extra are state predicates added to the Resume mirror's (a seam for
+	// the tests that break a predicate on purpose; no command sets it).
+	Extra []check.MirrorPredicate
 	// CheckerDir is tla-checker's folder (internal/tlachecker/js).
 	CheckerDir string
 	// TLC says how to run TLC (jar, java, workers, JVM options).
@@ -59,8 +77,11 @@ type Result struct {
 	// Spec is the spec compared and Digest the digest of its normal form.
 	Spec   string `json:"spec"`
 	Digest string `json:"digest"`
-	// Checks are the checkers' comparisons, in the order they ran.
+	// Checks are the checkers' comparisons, in the order they ran: the
+	// interpreter's first.
 	Checks []Check `json:"checks"`
+	// Skipped say why a checker besides the interpreter did not run.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Check is one checker's comparison.
@@ -99,9 +120,10 @@ func (r *Result) Agree() bool {
 
 // Run compares the Go model with the manifest's spec: with tla-checker on
 // every model the manifest marks tla_checker, with TLC on every quick
-// model. A checker that was asked for and cannot run is an error (as is no
-// checker at all); a checker that finds a difference is not: it is in the
-// Result.
+// model; and always, first, with the interpreter on every model of the
+// tier. A checker that was asked for and cannot run is an error; one that
+// was not asked for and cannot run is in Skipped; a checker that finds a
+// difference is not an error: it is in the Result.
 func Run(ctx context.Context, opt Options) (*Result, error) {
 	man, err := check.LoadManifest(opt.Manifest)
 	if err != nil {
@@ -115,7 +137,10 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s:%v", check.ErrInput, man.SpecPath(), err)
 	}
-	useChecker, useTLC, err := opt.checkers(ctx)
+	if opt.Tier != "" && opt.Tier != "quick" && opt.Tier != "long" && opt.Tier != "all" {
+		return nil, fmt.Errorf("%w: --tier %q: want quick, long or all", check.ErrInput, opt.Tier)
+	}
+	useChecker, useTLC, missing, err := opt.checkers(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +156,30 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		job.Unverified = true
 		return job, nil
 	}
-	res := &Result{Spec: man.SpecPath(), Digest: digest}
+	res := &Result{Spec: man.SpecPath(), Digest: digest, Skipped: missing}
+	c := Check{Checker: Interpreter + " (tla/interp)", Compared: InterpreterCompared}
+	for _, e := range man.Models {
+		if !inTier(e, opt.Tier) {
+			continue
+		}
+		job, err := loadJob(e)
+		if err != nil {
+			return nil, err
+		}
+		cmp, err := check.CompareWithInterpreter(ctx, job, check.MirrorCompareOptions{Extra: opt.Extra})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Cfg, err)
+		}
+		m := Model{Cfg: e.Cfg, Agree: cmp.Agree(), Summary: cmp.Summary()}
+		if !cmp.Agree() {
+			var sb strings.Builder
+			cmp.WritePath(&sb)
+			m.Detail = sb.String()
+		}
+		opt.logf("%s %s: %s", Interpreter, e.Cfg, m.Summary)
+		c.Models = append(c.Models, m)
+	}
+	res.Checks = append(res.Checks, c)
 	if useChecker != "" {
 		c := Check{Checker: useChecker, Compared: "state graphs equal: the same states, initial states, successors of every state, and actions"}
 		for _, e := range man.Models {
@@ -175,6 +223,15 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	return res, nil
 }
 
+// inTier reports whether the tier asked for ("" for quick, or all)
+// holds the model, as tlcrun verify's --tier.
+func inTier(e check.Entry, tier string) bool {
+	if tier == "" {
+		tier = "quick"
+	}
+	return tier == "all" || e.Tier == tier
+}
+
 func (o Options) logf(format string, args ...any) {
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, format+"\n", args...)
@@ -183,18 +240,18 @@ func (o Options) logf(format string, args ...any) {
 
 // checkers returns the names (with versions) of the checkers to use, ""
 // for one not used.
-func (o Options) checkers(ctx context.Context) (checker, tlcName string, err error) {
+func (o Options) checkers(ctx context.Context) (checker, tlcName string, missing []string, err error) {
 	want := map[string]bool{}
 	for _, c := range o.Checkers {
 		switch c {
 		case TLAChecker, TLC:
 			want[c] = true
+		case Interpreter:
 		default:
-			return "", "", fmt.Errorf("%w: unknown checker %q (want %s or %s)", check.ErrInput, c, TLAChecker, TLC)
+			return "", "", nil, fmt.Errorf("%w: unknown checker %q (want %s, %s or %s)", check.ErrInput, c, Interpreter, TLAChecker, TLC)
 		}
 	}
-	auto := len(want) == 0
-	var missing []string
+	auto := len(o.Checkers) == 0
 	if auto || want[TLAChecker] {
 		v, err := tlachecker.Version(tlachecker.Options{Dir: o.CheckerDir})
 		switch {
@@ -203,7 +260,7 @@ func (o Options) checkers(ctx context.Context) (checker, tlcName string, err err
 		case errors.Is(err, tlachecker.ErrNotInstalled) && auto:
 			missing = append(missing, err.Error()+" (install it with: npm ci --prefix internal/tlachecker/js)")
 		default:
-			return "", "", fmt.Errorf("%w: %v (install it with: npm ci --prefix internal/tlachecker/js)", ErrNoChecker, err)
+			return "", "", nil, fmt.Errorf("%w: %v (install it with: npm ci --prefix internal/tlachecker/js)", ErrNoChecker, err)
 		}
 	}
 	if auto || want[TLC] {
@@ -216,13 +273,10 @@ func (o Options) checkers(ctx context.Context) (checker, tlcName string, err err
 		case auto && errors.Is(err, tlc.ErrUnavailable):
 			missing = append(missing, err.Error())
 		default:
-			return "", "", err
+			return "", "", nil, err
 		}
 	}
-	if checker == "" && tlcName == "" {
-		return "", "", fmt.Errorf("%w: neither can run here:\n  %s", ErrNoChecker, strings.Join(missing, "\n  "))
-	}
-	return checker, tlcName, nil
+	return checker, tlcName, missing, nil
 }
 
 // compareChecker compares the Go model's state graph with tla-checker's.

@@ -14,6 +14,7 @@ import (
 	"github.com/resumecontract/resumecheck/internal/tlachecker"
 	"github.com/resumecontract/resumecheck/internal/tlanorm"
 	"github.com/resumecontract/resumecheck/internal/tlc"
+	"github.com/resumecontract/resumecheck/model"
 )
 
 const requireEnv = "RESUMECHECK_REQUIRE_TLA_CHECKER"
@@ -87,7 +88,8 @@ func TestRunAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Agree() || len(res.Checks) != 1 || len(res.Checks[0].Models) != 2 {
+	// The interpreter first, then tla-checker.
+	if !res.Agree() || len(res.Checks) != 2 || len(res.Checks[0].Models) != 2 || len(res.Checks[1].Models) != 2 {
 		t.Fatalf("the model as it is does not agree: %+v", res)
 	}
 	src, _ := os.ReadFile(filepath.Join(filepath.Dir(manifest), "Resume.tla"))
@@ -98,7 +100,8 @@ func TestRunAgrees(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rec.Digest != want || rec.Compared != "2026-12-03T12:00:00Z" || rec.Normalisation != tlanorm.Version ||
-		len(rec.Checks) != 1 || !strings.HasPrefix(rec.Checks[0].Checker, "tla-checker ") || len(rec.Checks[0].Models) != 2 {
+		len(rec.Checks) != 2 || rec.Checks[0].Compared != InterpreterCompared ||
+		!strings.HasPrefix(rec.Checks[1].Checker, "tla-checker ") || len(rec.Checks[1].Models) != 2 {
 		t.Errorf("record %+v", rec)
 	}
 	path := RecordPath(manifest)
@@ -130,9 +133,12 @@ func TestRunCatchesMutation(t *testing.T) {
 	if res.Agree() {
 		t.Fatal("the mutated model agrees with the spec")
 	}
-	models := res.Checks[0].Models
-	if !models[0].Agree || models[1].Agree || !strings.Contains(models[1].Detail, `decision |-> "skip"`) {
-		t.Errorf("R0 (no rebuild recovery) should agree and fault-rebuild disagree, naming the state: %+v", models)
+	// Both the interpreter and tla-checker catch it.
+	for _, c := range res.Checks {
+		models := c.Models
+		if !models[0].Agree || models[1].Agree || !strings.Contains(models[1].Detail, `decision |-> "skip"`) {
+			t.Errorf("%s: R0 (no rebuild recovery) should agree and fault-rebuild disagree, naming the state: %+v", c.Checker, models)
+		}
 	}
 	if _, err := res.Record("Resume.tla", time.Now(), "x"); err == nil {
 		t.Error("a comparison that disagreed was recorded")
@@ -155,8 +161,8 @@ func TestRunCatchesSpecEdit(t *testing.T) {
 	}
 }
 
-// TestNoChecker: a checker asked for that cannot run, or none at all, is
-// an error saying what is missing, never an empty comparison that agrees.
+// TestNoChecker: a checker asked for that cannot run is an error saying
+// what is missing, never an empty comparison that agrees.
 func TestNoChecker(t *testing.T) {
 	t.Setenv("TLA2TOOLS_JAR", filepath.Join(t.TempDir(), "no-such.jar"))
 	manifest := scratch(t, same)
@@ -165,9 +171,15 @@ func TestNoChecker(t *testing.T) {
 	if !errors.Is(err, tlc.ErrUnavailable) {
 		t.Errorf("--checkers tlc without TLC: %v", err)
 	}
+	// A folder that is not tla-checker's (no package.json) is an error
+	// too, not a checker silently left out.
 	_, err = Run(ctx, Options{Manifest: manifest, CheckerDir: t.TempDir()})
 	if !errors.Is(err, ErrNoChecker) || !strings.Contains(err.Error(), "npm ci") {
-		t.Errorf("no checker at all: %v", err)
+		t.Errorf("a wrong tla-checker folder: %v", err)
+	}
+	_, err = Run(ctx, Options{Manifest: manifest, Checkers: []string{Interpreter}, Tier: "nightly"})
+	if !errors.Is(err, check.ErrInput) {
+		t.Errorf("an unknown tier: %v", err)
 	}
 	_, err = Run(ctx, Options{Manifest: manifest, Checkers: []string{"spin"}})
 	if !errors.Is(err, check.ErrInput) {
@@ -175,5 +187,50 @@ func TestNoChecker(t *testing.T) {
 	}
 	if (&Result{}).Agree() {
 		t.Error("an empty comparison agrees")
+	}
+}
+
+// TestRunWithInterpreter: the interpreter compares without TLC or Node,
+// first; the model as it is agrees, and an LF the mirror computes wrongly
+// (> for >=) does not, naming LF, and cannot be recorded.
+func TestRunWithInterpreter(t *testing.T) {
+	t.Setenv("TLA2TOOLS_JAR", "")
+	ctx := context.Background()
+	res, err := Run(ctx, Options{Manifest: scratch(t, same), Checkers: []string{Interpreter}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Agree() || len(res.Checks) != 1 || res.Checks[0].Checker != "interpreter (tla/interp)" || len(res.Checks[0].Models) != 2 {
+		t.Fatalf("the model as it is: %+v", res)
+	}
+	rec, err := res.Record("Resume.tla", time.Now(), "tlcrun mirror --update")
+	if err != nil || rec.Checks[0].Compared != InterpreterCompared {
+		t.Errorf("record %+v, %v", rec, err)
+	}
+
+	lf := func(s string) string {
+		return strings.Replace(s, "Safety ==", "LF == \\A t \\in Tasks : effects[t] >= 0\n\nSafety ==", 1)
+	}
+	opt := Options{Manifest: scratch(t, lf), Checkers: []string{Interpreter}, Extra: []check.MirrorPredicate{{
+		Name: "LF",
+		Holds: func(_ *model.Model, s model.State) bool {
+			for _, e := range s.Effects {
+				if e <= 0 {
+					return false
+				}
+			}
+			return true
+		},
+	}}}
+	res, err = Run(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Checks[0].Models[0]
+	if res.Agree() || m.Agree || !strings.Contains(m.Summary, "LF: the mirror says FALSE") || !strings.Contains(m.Detail, "State 1: <Initial predicate>") {
+		t.Errorf("LF computed wrongly: %+v", m)
+	}
+	if _, err := res.Record("Resume.tla", time.Now(), "x"); err == nil {
+		t.Error("a comparison that disagreed was recorded")
 	}
 }
