@@ -777,6 +777,7 @@ func (w *worker[S, L]) successor() func(L) {
 			return
 		}
 		if s.opt.Constraint != nil && !s.opt.Constraint(*w.t) {
+			w.excluded(ord)
 			return
 		}
 		n := len(w.batch)
@@ -825,6 +826,33 @@ func (w *worker[S, L]) successor() func(L) {
 		w.batch = append(w.batch, pending{fp: fp, link: link(w.parentID+1, uint32(ord))})
 		if len(w.batch) == batchSize {
 			w.flush()
+		}
+	}
+}
+
+// excluded checks the invariants of the successor *w.t that the
+// constraint leaves out of the model, as TLC does (it checks every
+// successor it has not seen, in the model or not): a violation there is a
+// violation, its counterexample the path to the state explored and this
+// step. The state is neither stored nor explored.
+func (w *worker[S, L]) excluded(ord uint64) {
+	s := w.s
+	l := link(w.parentID+1, uint32(ord))
+	if s.opt.Violated != nil {
+		if s.open == 0 {
+			return
+		}
+		for v := s.opt.Violated(*w.t, s.open); v != 0; v &= v - 1 {
+			w.offer(cand{ok: true, prop: bits.TrailingZeros64(v), pos: w.at(l), link: l})
+		}
+		return
+	}
+	if s.opt.AllHold != nil && s.opt.AllHold(*w.t) {
+		return
+	}
+	for k, inv := range s.opt.Invariants {
+		if !s.done[k] && !inv.Holds(*w.t) {
+			w.offer(cand{ok: true, prop: k, pos: w.at(l), link: l})
 		}
 	}
 }

@@ -120,7 +120,8 @@ type Options[S any] struct {
 	// when it cannot decide on the fly is built without the symmetry.
 	Canonical func(dst, src []byte)
 	// Constraint, when set, is TLC's CONSTRAINT: a state that violates it
-	// is counted as generated but neither stored nor explored (nor checked).
+	// is counted as generated, its invariants checked (as TLC checks them),
+	// but neither stored nor explored.
 	// Liveness is not defined under a constraint: set it without Liveness.
 	Constraint func(S) bool
 	// CheckDeadlock reports a state without successors as a violation.
