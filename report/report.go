@@ -79,6 +79,7 @@ type pageView struct {
 	Trace       *traceView
 	Conformance *confView
 	Explore     *exploreView
+	SpecExplore *specExploreView
 	Graphs      []*graphDef
 	// Extra is a script of the page's own, after the common one.
 	Extra template.JS

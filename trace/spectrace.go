@@ -44,9 +44,11 @@ type SpecEvent struct {
 
 // SpecTrace is a decoded spec trace.
 type SpecTrace struct {
-	Header    SpecHeader
-	Constants map[string]tlavalue.Value
-	Events    []SpecEvent
+	Header SpecHeader
+	// HeaderLine is the header's line (the first line that is not blank).
+	HeaderLine int
+	Constants  map[string]tlavalue.Value
+	Events     []SpecEvent
 }
 
 // IsSpecTrace reports whether a trace's first line is a spec trace's
@@ -110,6 +112,7 @@ func DecodeSpec(r io.Reader, name string) (*SpecTrace, error) {
 				t.Constants[k] = v
 			}
 			header = true
+			t.HeaderLine = line
 			continue
 		}
 		var raw struct {

@@ -2,6 +2,7 @@ package tracecheck
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/tlaspec"
@@ -152,40 +153,74 @@ func observed(sp tlaspec.Any, obs tlavalue.State, t tlaspec.State) bool {
 	return true
 }
 
+// LabelReader is what a spec whose Labels lists only the transitions
+// enabled in a state (the TLA+ interpreter: it cannot enumerate a
+// parameter's domain in general) offers so that a rejection still says
+// why the event's transition is not enabled: its actions' names, and the
+// label an event names read back from its text.
+type LabelReader interface {
+	ActionNames() []string
+	ParseLabel(text string) (tlaspec.Label, error)
+}
+
 func specFailure(sp tlaspec.Any, ev trace.SpecEvent, cands []tlaspec.State, shown int) *SpecFailure {
 	f := &SpecFailure{Event: ev.String(), Line: ev.Line}
+	lr, _ := sp.(LabelReader)
 	for i, s := range cands {
 		if i == shown {
 			break
 		}
+		tried := 0
 		for _, l := range sp.Labels(s) {
 			if !names(sp, ev.Action, l) {
 				continue
 			}
-			try := SpecTry{Candidate: i + 1, Label: sp.Label(l)}
-			if why := sp.Disabled(s, l); why != "" {
-				try.Disabled = why
-			} else {
-				sp.Next(s, func(x tlaspec.Label, t tlaspec.State) {
-					if sp.Label(x) != try.Label {
-						return
-					}
-					vars := sp.Vars(t)
-					for _, o := range ev.Vars {
-						v, ok := vars.Get(o.Name)
-						switch {
-						case !ok:
-							try.Differs = append(try.Differs, fmt.Sprintf("%s: not a variable of %s", o.Name, sp.Module()))
-						case !tlavalue.Equal(v, o.Value):
-							try.Differs = append(try.Differs, fmt.Sprintf("%s: observed %s, spec %s", o.Name, o.Value, v))
-						}
-					}
-				})
-			}
-			f.Tried = append(f.Tried, try)
+			f.Tried = append(f.Tried, specTry(sp, ev, i+1, s, l))
+			tried++
 		}
+		if tried > 0 || lr == nil {
+			continue
+		}
+		action, _, _ := strings.Cut(strings.TrimSpace(ev.Action), "(")
+		if !slices.Contains(lr.ActionNames(), action) {
+			continue // not an action of the spec: Text says so
+		}
+		if l, err := lr.ParseLabel(strings.TrimSpace(ev.Action)); err == nil {
+			f.Tried = append(f.Tried, specTry(sp, ev, i+1, s, l))
+			continue
+		}
+		// The action is named without its parameters, and none of its
+		// transitions is enabled here.
+		f.Tried = append(f.Tried, SpecTry{Candidate: i + 1, Label: action,
+			Disabled: "no transition of " + action + " is enabled in this state"})
 	}
 	return f
+}
+
+// specTry says why transition l from s does not match event ev: disabled,
+// or a successor whose observed variables differ.
+func specTry(sp tlaspec.Any, ev trace.SpecEvent, cand int, s tlaspec.State, l tlaspec.Label) SpecTry {
+	try := SpecTry{Candidate: cand, Label: sp.Label(l)}
+	if why := sp.Disabled(s, l); why != "" {
+		try.Disabled = why
+		return try
+	}
+	sp.Next(s, func(x tlaspec.Label, t tlaspec.State) {
+		if sp.Label(x) != try.Label {
+			return
+		}
+		vars := sp.Vars(t)
+		for _, o := range ev.Vars {
+			v, ok := vars.Get(o.Name)
+			switch {
+			case !ok:
+				try.Differs = append(try.Differs, fmt.Sprintf("%s: not a variable of %s", o.Name, sp.Module()))
+			case !tlavalue.Equal(v, o.Value):
+				try.Differs = append(try.Differs, fmt.Sprintf("%s: observed %s, spec %s", o.Name, o.Value, v))
+			}
+		}
+	})
+	return try
 }
 
 // Text is the result for people.

@@ -24,6 +24,7 @@ type checkOptions struct {
 	faults        string
 	maxCandidates int
 	show          int
+	src           specSource
 }
 
 func newTracecheck(stdout, stderr io.Writer) *cobra.Command {
@@ -43,10 +44,17 @@ the candidate states there, why each action was disabled or how its
 successor differs from the observation) and which fault models accept it
 instead. "-" reads a trace from standard input.
 
-A trace whose header says "format":"tla-trace" is one of another spec the
-Go engine mirrors (examples/twophase; docs/trace.md, "Traces of other
-specs"): it is replayed through the same seam, with the invariants of that
-spec and the guards' words for a disabled action.
+A trace whose header says "format":"tla-trace" is one of another spec
+(docs/trace.md, "Traces of other specs"). Without --spec it is replayed
+against the module's compiled Go mirror (examples/twophase), with the
+invariants of that spec and the guards' words for a disabled action. With
+--spec FILE.tla it is replayed through the TLA+ interpreter reading that
+file: any spec in its fragment. The behaviour spec is then Spec when the
+module defines it (else Init and Next), the constants are the header's and
+no invariant is checked; --cfg FILE.cfg gives the behaviour spec, the
+invariants and the constants the header does not give (a constant the
+header gives is always the header's value). The header's module must be
+the spec's.
 
 Exit codes (docs/cli.md):
   0  every trace is accepted
@@ -60,7 +68,8 @@ With several traces the first of 1, 2, 4, 5 that applies is the exit code.`,
 		Example: `  tracecheck run.ndjson
   tracecheck --json testdata/traces/rejected/*.ndjson
   tracecheck --faults replay run.ndjson      # check against the replay model
-  sequencer run | tracecheck -`,
+  sequencer run | tracecheck -
+  tracecheck --spec My.tla --cfg My.cfg run.ndjson   # a trace of any spec, through the interpreter`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCheck(cmd, args, o)
@@ -75,6 +84,9 @@ With several traces the first of 1, 2, 4, 5 that applies is the exit code.`,
 	f.StringVar(&o.faults, "faults", "", `check against these faults (comma-separated, or "none") instead of the header's claim`)
 	f.IntVar(&o.maxCandidates, "max-candidates", 0, "give up when more states than this are candidates (0: 65536)")
 	f.IntVar(&o.show, "show", 0, "candidate states to describe in full on rejection (0: 3)")
+	f.StringVar(&o.src.spec, "spec", "", `replay "tla-trace" traces through the TLA+ interpreter, against this spec (any spec in its fragment)`)
+	f.StringVar(&o.src.cfg, "cfg", "", "with --spec: a cfg for the behaviour spec, the invariants and the constants the header does not give (without --spec: its spec is the cfg's)")
+	f.StringArrayVar(&o.src.lib, "lib", nil, "with --spec: a folder searched for the modules the spec extends or instantiates; repeatable")
 	cmd.AddCommand(newConvert(stdout, stderr), newBench(stdout, stderr))
 	return cmd
 }
@@ -124,6 +136,9 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		}
 		override = &fs
 	}
+	if err := specUsage(o.src); err != nil {
+		return err
+	}
 	opt := tracecheck.Options{MaxCandidates: o.maxCandidates, MaxShown: o.show}
 	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	var reports []Report
@@ -135,7 +150,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		}
 	}
 	for _, path := range args {
-		rep, code := checkOne(cmd, path, override, opt, !o.noExplain)
+		rep, code := checkOne(cmd, path, override, o.src, opt, !o.noExplain)
 		note(code)
 		if o.asJSON {
 			reports = append(reports, rep)
@@ -199,7 +214,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 // its end). Explaining a rejected trace reads it again from the start,
 // for each round of fault models; standard input is kept in a temporary
 // file for that (on disk, not in memory).
-func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, opt tracecheck.Options, explain bool) (Report, int) {
+func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src specSource, opt tracecheck.Options, explain bool) (Report, int) {
 	rep := Report{File: path, Faults: []string{}}
 	fail := func(err error) (Report, int) {
 		code := ExitFailure
@@ -238,7 +253,12 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, opt tra
 		if override != nil {
 			return fail(fmt.Errorf("%s: --faults names Resume's faults; this is a trace of another spec", name))
 		}
-		return checkSpecTrace(br, name, opt, rep)
+		return checkSpecTrace(br, name, src, opt, rep)
+	}
+	if src.set() {
+		rep.Verdict = "bad-input"
+		rep.Error = fmt.Sprintf("%s: --spec and --cfg are for traces in the %q format; this is a %q trace, replayed against the Go model of the resume contract (leave them out)", name, trace.SpecFormat, trace.FormatName)
+		return rep, ExitBadInput
 	}
 	d := trace.NewDecoder(br)
 	h, err := d.Header()

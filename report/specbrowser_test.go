@@ -1,0 +1,72 @@
+package report
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserSpecExplorer walks the explorer of a spec with no mirror
+// (testdata/hop, through the interpreter) in Chromium: the second initial
+// state chosen, the trap taken (Liveness lost), back, the top reached
+// (BelowTop violated), and a link opening the page at a walk.
+func TestBrowserSpecExplorer(t *testing.T) {
+	b := newBrowser(t)
+	sp, _ := specAny(t, "testdata/hop/Hop.cfg", false)
+	p, err := ExploreSpec(sp, SpecExploreOptions{Cfg: "testdata/hop/Hop.cfg", Engine: "the TLA+ interpreter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "hop.html")
+	if err := p.WritePath(file); err != nil {
+		t.Fatal(err)
+	}
+	text := func(sel string) string {
+		var s string
+		b.step("reading "+sel, chromedp.Evaluate(fmt.Sprintf(`(document.querySelector(%q)||{textContent:''}).textContent`, sel), &s))
+		return s
+	}
+	click := func(label string) {
+		sel := fmt.Sprintf(`#ex-enabled button.act[data-label=%q]`, label)
+		b.step("clicking "+label, scrollTo(sel), chromedp.Click(sel, chromedp.ByQuery, chromedp.NodeVisible))
+	}
+	for _, w := range widths {
+		b.load(file, w, "#ex-enabled button.act")
+		if got := text("#answer .headline"); !strings.Contains(got, "Every property holds") {
+			t.Errorf("at %d px the page starts with %q", w, got)
+		}
+		if got := text("#ex-disabled"); !strings.Contains(got, "Trap: Trap is not enabled") {
+			t.Errorf("at %d px, x = 0: the disabled actions are %q", w, got)
+		}
+		b.step("choosing the second initial state", chromedp.Evaluate(`(function(){var s=document.getElementById('ex-init'); s.value='2'; s.dispatchEvent(new Event('change')); return true})()`, nil))
+		click("Trap")
+		if got := text("#answer .headline"); !strings.Contains(got, "Liveness violated at step 1") {
+			t.Errorf("at %d px, after Trap: %q", w, got)
+		}
+		b.step("going back one step", scrollTo("#ex-back"), chromedp.Click("#ex-back", chromedp.ByQuery, chromedp.NodeVisible))
+		click("Up")
+		click("Up")
+		if got := text("#answer .headline"); !strings.Contains(got, "BelowTop violated at step 2") || strings.Contains(got, "Liveness") {
+			t.Errorf("at %d px, after Up, Up: %q", w, got)
+		}
+		if got := b.count("#ex-timeline tr.step"); got != 3 {
+			t.Errorf("at %d px: the walk has %d steps, want 3", w, got)
+		}
+		if got := text(`#ex-timeline tr.step[data-step="2"]`); !strings.Contains(got, "x = 3") {
+			t.Errorf("at %d px: step 2 shows %q", w, got)
+		}
+		if p := b.overflow(); len(p) > 0 {
+			t.Errorf("at %d px: %s", w, strings.Join(p, "; "))
+		}
+		b.clean(fmt.Sprintf("the explorer of Hop at %d px", w))
+	}
+	b.step("opening a link to a walk", chromedp.Navigate("file://"+file+"#init=2&steps=Trap"), chromedp.WaitReady("#ex-enabled", chromedp.ByQuery))
+	b.step("reloading at the link", chromedp.Reload(), chromedp.WaitReady("#ex-timeline tr.step", chromedp.ByQuery))
+	if got := text("#answer .headline"); !strings.Contains(got, "Liveness violated at step 1") {
+		t.Errorf("the link init=2&steps=Trap opens with %q", got)
+	}
+	b.clean("the explorer of Hop opened at a link")
+}
