@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/tla/eval"
 	"github.com/resumecontract/resumecheck/tla/interp"
@@ -77,9 +79,6 @@ func FromConfigInterpreted(cfg *tlacfg.Config, specPath string, lib ...string) (
 	if err != nil {
 		return nil, interpError(err)
 	}
-	if sp.M.Liveness != nil && len(sp.M.Constraints) > 0 {
-		return nil, inputf("%s:%d: not supported: a liveness property (%s) under a CONSTRAINT", cfg.Path, cfg.Line("CONSTRAINTS", cfg.Constraints[0]), sp.M.Liveness.Name)
-	}
 	job := &Job{
 		CfgPath: cfg.Path, SpecPath: specPath, Cfg: cfg, CheckDeadlock: cfg.DeadlockChecked(),
 		Module: sp.Module(), Fair: sp.M.Fair, Liveness: sp.M.Liveness != nil, interp: sp,
@@ -132,7 +131,88 @@ func (j *Job) runInterpreted(ctx context.Context, opt RunOptions) (*Report, erro
 	if err != nil {
 		return nil, err
 	}
+	if len(sp.M.Temporal) > 0 {
+		if err := j.checkTemporal(ctx, rep, opt); err != nil {
+			return nil, err
+		}
+	}
 	return rep, nil
+}
+
+// checkTemporal decides the temporal properties the engine does not
+// (tla/interp's CheckTemporal, on the reachable graph), once the engine's
+// search is complete and found nothing, or found violations and every
+// property is wanted (--continue); otherwise they stay undecided.
+func (j *Job) checkTemporal(ctx context.Context, rep *Report, opt RunOptions) error {
+	sp := j.interp
+	var names []string
+	for _, t := range sp.M.Temporal {
+		if !slices.Contains(names, t.Name) {
+			names = append(names, t.Name)
+		}
+	}
+	for _, n := range names {
+		if !slices.Contains(rep.Checked, n) {
+			rep.Checked = append(rep.Checked, n)
+		}
+	}
+	verdict := func(name string, status engine.PropertyStatus, v *Violation) {
+		for i := range rep.Properties {
+			if p := &rep.Properties[i]; p.Name == name {
+				// The property's []P part is one of the engine's
+				// invariants: the property holds when both parts do.
+				if p.Status == string(engine.Holds) || status == engine.Violated {
+					p.Status, p.Violation = string(status), v
+				}
+				return
+			}
+		}
+		rep.Properties = append(rep.Properties, PropertyVerdict{Name: name, Status: string(status), Violation: v})
+	}
+	if rep.Verdict == engine.Unknown.String() || (rep.Verdict == engine.Violation.String() && !opt.Continue) {
+		for _, n := range names {
+			verdict(n, engine.Undecided, nil)
+		}
+		return nil
+	}
+	results, err := sp.CheckTemporal(ctx, sp.Constraint(), opt.Continue)
+	if err != nil {
+		if ctx.Err() != nil {
+			rep.Verdict = engine.Unknown.String()
+			for _, n := range names {
+				verdict(n, engine.Undecided, nil)
+			}
+			return nil
+		}
+		return fmt.Errorf("checking the temporal properties of %s: %w", j.SpecPath, err)
+	}
+	rep.Perf.LivenessGraph = true
+	for _, r := range results {
+		if r.Violation == nil {
+			verdict(r.Name, engine.Holds, nil)
+			continue
+		}
+		tv := r.Violation
+		ev := engine.ViolationInfo[interp.State, interp.Label]{Kind: engine.KindLiveness, Name: r.Name, LoopTo: tv.LoopTo}
+		for i, s := range tv.States {
+			ev.Trace = append(ev.Trace, engine.Step[interp.State, interp.Label]{Label: tv.Labels[i], State: s, Initial: i == 0})
+		}
+		v := violationOf(sp, ev, nil)
+		if !tv.Kind.Liveness() {
+			// A property of the initial states or of every step: its
+			// counterexample ends at the bad state or step, with no loop.
+			v.Stutters = false
+		}
+		rep.Violated = append(rep.Violated, v)
+		verdict(r.Name, engine.Violated, &v)
+		rep.Verdict = engine.Violation.String()
+	}
+	for _, n := range names {
+		if _, ok := rep.Property(n); !ok {
+			verdict(n, engine.Undecided, nil)
+		}
+	}
+	return nil
 }
 
 // InterpretedAny is the job's interpreted spec with its types hidden, for

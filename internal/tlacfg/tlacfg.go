@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -24,7 +25,11 @@ type Constant struct {
 	// Subst is the operator name of a substitution "Name <- Op"; Value is
 	// then unset.
 	Subst string
-	Line  int
+	// Module qualifies a substitution "Name <-[M] Op": Name is replaced
+	// by Op (a definition of the model's root module) in module M, not
+	// in the root module. "" for an unqualified one.
+	Module string
+	Line   int
 }
 
 // Config is a parsed .cfg file. Every list keeps the file's order.
@@ -57,7 +62,7 @@ func (c *Config) Line(section, name string) int {
 
 // Constant returns the assignment of name.
 func (c *Config) Constant(name string) (Constant, bool) {
-	i := slices.IndexFunc(c.Constants, func(k Constant) bool { return k.Name == name })
+	i := slices.IndexFunc(c.Constants, func(k Constant) bool { return k.Name == name && k.Module == "" })
 	if i < 0 {
 		return Constant{}, false
 	}
@@ -176,7 +181,10 @@ func parse(path, src string, needSpec bool) (*Config, error) {
 			if err != nil {
 				return nil, err
 			}
-			if _, dup := cfg.Constant(k.Name); dup {
+			if slices.ContainsFunc(cfg.Constants, func(o Constant) bool { return o.Name == k.Name && o.Module == k.Module }) {
+				if k.Module != "" {
+					return nil, p.errAt(line, col, "constant %s replaced twice in module %s", k.Name, k.Module)
+				}
 				return nil, p.errAt(line, col, "constant %s assigned twice", k.Name)
 			}
 			cfg.Constants = append(cfg.Constants, k)
@@ -384,20 +392,54 @@ func (p *parser) errAt(line, col int, format string, args ...any) error {
 	return &Error{Path: p.path, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
 }
 
-// constant reads the rest of "Name = value" or "Name <- Op".
+// qualifiedValue is "[M]X" after "=": TLC's module-qualified assignment.
+var qualifiedValue = regexp.MustCompile(`^\[\s*([A-Za-z_][A-Za-z0-9_]*)\s*\]\s*([A-Za-z_][A-Za-z0-9_]*)`)
+
+// qualifier reads the "[M]" of "Name <-[M] Op", if there is one, and the
+// space after it.
+func (p *parser) qualifier(name, op string) (string, error) {
+	if !strings.HasPrefix(p.src[p.pos:], "[") {
+		return "", nil
+	}
+	p.advance(1)
+	p.skipSpace()
+	line, col := p.line, p.col
+	mod := p.word()
+	if mod == "" {
+		return "", p.errAt(line, col, "constant %s: expected a module name after %s [", name, op)
+	}
+	p.skipSpace()
+	if !strings.HasPrefix(p.src[p.pos:], "]") {
+		return "", p.errAt(p.line, p.col, "constant %s: expected ] after %s [%s, found %s", name, op, mod, p.peekRune())
+	}
+	p.advance(1)
+	p.skipSpace()
+	return mod, nil
+}
+
+// constant reads the rest of "Name = value", "Name <- Op" or
+// "Name <-[M] Op".
 func (p *parser) constant(name string, line, col int) (Constant, error) {
 	p.skipSpace()
 	switch {
 	case strings.HasPrefix(p.src[p.pos:], "<-"):
 		p.advance(2)
 		p.skipSpace()
+		mod, err := p.qualifier(name, "<-")
+		if err != nil {
+			return Constant{}, err
+		}
 		op := p.word()
 		if op == "" {
 			return Constant{}, p.errAt(p.line, p.col, "constant %s: expected an operator name after <-", name)
 		}
-		return Constant{Name: name, Subst: op, Line: line}, nil
+		return Constant{Name: name, Subst: op, Module: mod, Line: line}, nil
 	case strings.HasPrefix(p.src[p.pos:], "="):
 		p.advance(1)
+		p.skipSpace()
+		if m := qualifiedValue.FindStringSubmatch(p.src[p.pos:]); m != nil {
+			return Constant{}, p.errAt(p.line, p.col, "constant %s: a module-qualified assignment (= [%s]%s) is not supported; write %s <-[%s] %s to replace %s in module %s by a definition", name, m[1], m[2], name, m[1], m[2], name, m[1])
+		}
 	default:
 		return Constant{}, p.errAt(p.line, p.col, "constant %s: expected = or <- after the name, found %s", name, p.peekRune())
 	}
@@ -498,7 +540,9 @@ func (c *Config) Write(w io.Writer) error {
 	if len(c.Constants) > 0 {
 		sb.WriteString("CONSTANTS\n")
 		for _, k := range c.Constants {
-			if k.Subst != "" {
+			if k.Subst != "" && k.Module != "" {
+				fmt.Fprintf(&sb, "    %s <-[%s] %s\n", k.Name, k.Module, k.Subst)
+			} else if k.Subst != "" {
 				fmt.Fprintf(&sb, "    %s <- %s\n", k.Name, k.Subst)
 			} else {
 				fmt.Fprintf(&sb, "    %s = %s\n", k.Name, k.Value)

@@ -45,6 +45,8 @@ CONSTANTS
    T = <<1, [x |-> TRUE]>>
    M = M
    Op <- MCOp
+   Op <-[Inner] InnerOp
+   Nat <- [ Inner ]MCNat
 INIT Init
 NEXT Next
 INVARIANT Inv1
@@ -63,11 +65,19 @@ CHECK_DEADLOCK TRUE
 	}
 	op, _ := cfg.Constant("Op")
 	assert.Equal(t, "MCOp", op.Subst)
+	assert.Equal(t, "", op.Module, "Constant finds the unqualified substitution")
+	var qualified []string
+	for _, k := range cfg.Constants {
+		if k.Module != "" {
+			qualified = append(qualified, k.Name+"<-["+k.Module+"]"+k.Subst)
+		}
+	}
+	assert.Equal(t, []string{"Op<-[Inner]InnerOp", "Nat<-[Inner]MCNat"}, qualified)
 	n, _ := cfg.Constant("N")
 	assert.Equal(t, 2, n.Line)
 	assert.Equal(t, "Init", cfg.Init)
 	assert.Equal(t, []string{"Inv1", "Inv2", "Inv3"}, cfg.Invariants)
-	assert.Equal(t, 11, cfg.Line("INVARIANTS", "Inv3"))
+	assert.Equal(t, 13, cfg.Line("INVARIANTS", "Inv3"))
 	assert.Equal(t, []string{"P"}, cfg.Properties)
 	assert.Equal(t, []string{"Sym"}, cfg.Other["SYMMETRY"])
 	assert.True(t, cfg.DeadlockChecked())
@@ -81,6 +91,10 @@ func TestParseErrorsNamePositions(t *testing.T) {
 		{"SPECIFICATION Spec\nCONSTANTS\n  N 3\n", "x.cfg:3:5: constant N: expected = or <- after the name"},
 		{"SPECIFICATION Spec\nCONSTANTS\n  N = <<1, ]>>\n", "x.cfg:3:12: constant N:"},
 		{"SPECIFICATION Spec\nCONSTANTS\n  N = 1\n  N = 2\n", "x.cfg:4:3: constant N assigned twice"},
+		{"SPECIFICATION Spec\nCONSTANTS\n  N <-[M] A\n  N <-[M] B\n", "x.cfg:4:3: constant N replaced twice in module M"},
+		{"SPECIFICATION Spec\nCONSTANTS\n  N <-[ ] A\n", "x.cfg:3:9: constant N: expected a module name after <- ["},
+		{"SPECIFICATION Spec\nCONSTANTS\n  N <-[M A\n", "x.cfg:3:10: constant N: expected ] after <- [M, found A"},
+		{"SPECIFICATION Spec\nCONSTANTS\n  N = [M]X\n", "x.cfg:3:7: constant N: a module-qualified assignment (= [M]X) is not supported"},
 		{"Spec\n", `x.cfg:1:1: "Spec" outside any section`},
 		{"SPECIFICATION Spec\nCHECK_DEADLOCK maybe\n", "x.cfg:2:16: CHECK_DEADLOCK wants TRUE or FALSE"},
 		{"(* never closed\nSPECIFICATION Spec\n", "x.cfg:1: comment (* is never closed"},

@@ -30,8 +30,11 @@ type compiler struct {
 }
 
 type zeroEntry struct {
-	ce      cexpr
-	dynamic bool
+	ce cexpr
+	// global and low are what the body reads from outside itself (see
+	// tracker), replayed on the trackers of each later use.
+	global bool
+	low    int
 }
 
 // tracker records whether an expression reads anything that varies from
@@ -39,21 +42,50 @@ type zeroEntry struct {
 // expression started (a bound name or argument of an enclosing
 // definition). Slots are allocated in increasing order within a frame, so
 // a slot at or above base belongs to the expression itself.
+//
+// What it reads is kept too, so that a definition compiled once and used
+// again (zero) marks the trackers of the later use exactly as the first:
+// global when it reads a variable or another frame's slot, low the lowest
+// slot of fr below base it reads (noSlot for none).
 type tracker struct {
 	fr      *frame
 	base    int
 	dynamic bool
+	global  bool
+	low     int
+}
+
+const noSlot = int(^uint(0) >> 1)
+
+func (cc *compiler) newTracker(fr *frame) *tracker {
+	t := &tracker{fr: fr, base: fr.n, low: noSlot}
+	cc.trackers = append(cc.trackers, t)
+	return t
+}
+
+// replay marks the trackers being compiled as an expression whose own
+// tracker recorded global and low would have.
+func (cc *compiler) replay(fr *frame, global bool, low int) {
+	switch {
+	case global:
+		cc.dynamic()
+	case low != noSlot:
+		cc.readSlot(fr, low)
+	}
 }
 
 // track compiles an expression with a tracker and folds it to a constant
 // when it reads nothing from outside (and evaluates without error).
+//
+// The reads that make it dynamic have marked the enclosing trackers as
+// they were compiled (dynamic, readSlot), each by its own base: a slot
+// bound by an enclosing filter or quantifier is outside this expression
+// but inside that one, which may still fold.
 func (cc *compiler) track(c cs, compile func() cexpr) cexpr {
-	t := &tracker{fr: c.fr, base: c.fr.n}
-	cc.trackers = append(cc.trackers, t)
+	t := cc.newTracker(c.fr)
 	ce := compile()
 	cc.trackers = cc.trackers[:len(cc.trackers)-1]
 	if t.dynamic {
-		cc.dynamic()
 		return ce
 	}
 	if ce.k != nil {
@@ -76,15 +108,21 @@ func (cc *compiler) track(c cs, compile func() cexpr) cexpr {
 // dynamic marks every expression being tracked as reading what varies.
 func (cc *compiler) dynamic() {
 	for _, t := range cc.trackers {
-		t.dynamic = true
+		t.dynamic, t.global = true, true
 	}
 }
 
 // readSlot marks the trackers for which slot s of frame fr is outside.
 func (cc *compiler) readSlot(fr *frame, s int) {
 	for _, t := range cc.trackers {
-		if fr != t.fr || s < t.base {
+		switch {
+		case fr != t.fr:
+			t.dynamic, t.global = true, true
+		case s < t.base:
 			t.dynamic = true
+		}
+		if fr == t.fr && s < t.base && s < t.low {
+			t.low = s
 		}
 	}
 }
@@ -376,19 +414,13 @@ func (cc *compiler) call(pos syntax.Pos, d *def, args []syntax.Expr, c cs) cexpr
 	if len(d.params) == 0 {
 		key := zeroKey{d, c.fr, c.primed, cc.initMode}
 		if z, ok := cc.zero[key]; ok {
-			if z.dynamic {
-				cc.dynamic()
-			}
+			cc.replay(c.fr, z.global, z.low)
 			return z.ce
 		}
-		t := &tracker{fr: c.fr, base: c.fr.n}
-		cc.trackers = append(cc.trackers, t)
+		t := cc.newTracker(c.fr)
 		ce := cc.expr(d.body, cs{sc: d.scope, fr: c.fr, primed: c.primed})
 		cc.trackers = cc.trackers[:len(cc.trackers)-1]
-		if t.dynamic {
-			cc.dynamic()
-		}
-		cc.zero[key] = zeroEntry{ce, t.dynamic}
+		cc.zero[key] = zeroEntry{ce: ce, global: t.global, low: t.low}
 		return ce
 	}
 	inner, resets := cc.bindParams(pos, d, args, c)
@@ -983,14 +1015,19 @@ func (cc *compiler) funcDef(pos syntax.Pos, bs []syntax.Bound, body syntax.Expr,
 func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
 	if !d.recursive {
 		if d.cache == nil {
-			d.cache = map[*frame]cexpr{}
+			d.cache = map[*frame]zeroEntry{}
 		}
-		if ce, ok := d.cache[c.fr]; ok && !c.primed {
-			return ce
+		if z, ok := d.cache[c.fr]; ok && !c.primed {
+			// What it reads marks the enclosing trackers as at its first
+			// use (a function of the state is not a constant here either).
+			cc.replay(c.fr, z.global, z.low)
+			return z.ce
 		}
+		t := cc.newTracker(c.fr)
 		ce := cc.funcDef(pos, d.fbound, d.body, cs{sc: d.scope, fr: c.fr, primed: c.primed})
+		cc.trackers = cc.trackers[:len(cc.trackers)-1]
 		if !c.primed {
-			d.cache[c.fr] = ce
+			d.cache[c.fr] = zeroEntry{ce: ce, global: t.global, low: t.low}
 		}
 		return ce
 	}
@@ -1003,11 +1040,19 @@ func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
 		d.proc = p
 		inner := newScope(d.scope)
 		inner.names[bs[0].Names[0].Name] = &binding{kind: bSlot, slot: p.fr.alloc(), frame: p.fr}
+		t := cc.newTracker(p.fr)
 		p.body = cc.expr(d.body, cs{sc: inner, fr: p.fr}).fn
+		cc.trackers = cc.trackers[:len(cc.trackers)-1]
+		p.global = t.global
 	}
 	p := d.proc
+	if c.primed && p.global {
+		// Its procedure reads the variables unprimed: refused, not
+		// evaluated in the wrong state.
+		cc.unsupported(c.sc, pos, "a recursive function of the state applied to primed variables (%s)", d.name)
+	}
 	cc.dynamic()
-	domFn := cc.expr(bs[0].Set, cs{sc: d.scope, fr: c.fr}).fn
+	domFn := cc.expr(bs[0].Set, cs{sc: d.scope, fr: c.fr, primed: c.primed}).fn
 	file := c.sc.file
 	return cexpr{fn: func(k *ctx) Value {
 		dom := domFn(k)

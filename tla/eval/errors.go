@@ -40,6 +40,10 @@ type UnsupportedError struct {
 }
 
 func (e *UnsupportedError) Error() string {
+	if e.Pos.Line == 0 {
+		// A construct of the cfg: File says where ("MC.cfg:12").
+		return fmt.Sprintf("%s: not supported: %s", e.File, e.Construct)
+	}
 	return fmt.Sprintf("%s:%d:%d: not supported: %s", e.File, e.Pos.Line, e.Pos.Col, e.Construct)
 }
 

@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,10 @@ type Config struct {
 	// (N <- Op), by name.
 	Constants map[string]Value
 	Substs    map[string]string
+	// ModSubsts are the substitutions qualified by a module (N <-[M] Op):
+	// module M's N is replaced by the root module's Op. By module, then
+	// name.
+	ModSubsts map[string]map[string]string
 	// ConstantOrder is the order of the cfg's assignments (for errors).
 	ConstantOrder []string
 	// Specification names the behaviour spec; otherwise Init and Next.
@@ -70,10 +75,18 @@ type Model struct {
 	// Invariants are the cfg's INVARIANTS, then the properties []P of
 	// PROPERTIES (TLC checks those as invariants).
 	Invariants []Pred
-	// Liveness is the goal of the one property <>P, if any; Fair says the
-	// spec has weak fairness of all of Next (WF_vars(Next)).
-	Liveness          *Pred
-	Fair              bool
+	// Liveness is the goal of the one property <>P, if any, when the
+	// engine decides it on its own (its fast path: no other temporal
+	// property, no CONSTRAINT, and no fairness or exactly WF_vars(Next));
+	// Fair says the spec has that weak fairness of all of Next.
+	Liveness *Pred
+	Fair     bool
+	// Temporal are the conjuncts of PROPERTIES other than []P when the
+	// fast path does not apply, with Fairness, the behaviour spec's WF and
+	// SF conjuncts (compiled only when some conjunct needs them: see
+	// TemporalKind.Liveness). A quantified conjunct is expanded.
+	Temporal          []Temporal
+	Fairness          []Fairness
 	Constraints       []Pred
 	ActionConstraints []ActionPred
 	// Symmetry are the permutations of the cfg's SYMMETRY, each a map of
@@ -113,7 +126,7 @@ func Compile(sp *syntax.Spec, cfg *Config) (m *Model, err error) {
 func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 	root := sp.Root
 	cc := &compiler{zero: map[zeroKey]zeroEntry{}}
-	b := &builder{cc: cc, sp: sp, cfg: cfg, scopes: map[string]*scope{}, overrides: map[string]*binding{}, defined: map[string]bool{}}
+	b := &builder{cc: cc, sp: sp, cfg: cfg, scopes: map[string]*scope{}, overrides: map[string]*binding{}, modOverrides: map[string]map[string]*binding{}, modDefined: map[string]bool{}, defined: map[string]bool{}}
 	// The declared constants and variables of the root and every module it
 	// extends, transitively.
 	params := map[string]*binding{}
@@ -157,6 +170,28 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 			b.overrides[name] = bnd
 		}
 	}
+	// Qualified substitutions: placeholders too, filled from the root's
+	// scope; only module M's scope sees them.
+	for _, mod := range slices.Sorted(maps.Keys(cfg.ModSubsts)) {
+		for _, name := range slices.Sorted(maps.Keys(cfg.ModSubsts[mod])) {
+			where, op := cfg.where("CONSTANTS", name), cfg.ModSubsts[mod][name]
+			if syntax.StandardModules[mod] {
+				// Its operators are builtins, shared by every module:
+				// replaced in one module only, they would be replaced
+				// nowhere (or everywhere), not as TLC does.
+				return nil, &UnsupportedError{File: where, Construct: fmt.Sprintf("%s <-[%s] %s: a substitution in the standard module %s (write %s <- %s)", name, mod, op, mod, name, op)}
+			}
+			if _, ok := sp.Modules[mod]; !ok {
+				return nil, &Error{File: where, Msg: fmt.Sprintf("%s <-[%s] %s: the spec uses no module %s", name, mod, op, mod)}
+			}
+		}
+		b.modOverrides[mod] = map[string]*binding{}
+		for _, name := range slices.Sorted(maps.Keys(cfg.ModSubsts[mod])) {
+			bnd := &binding{}
+			subst = append(subst, pending{name, cfg.ModSubsts[mod][name], bnd})
+			b.modOverrides[mod][name] = bnd
+		}
+	}
 	for _, name := range consts {
 		if params[name] == nil {
 			return nil, &Error{File: root.File, Msg: fmt.Sprintf("the cfg gives no value for the constant %s", name)}
@@ -169,6 +204,13 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 		}
 		if !b.defined[name] && builtins[name].f0 == nil && builtins[name].f1 == nil && builtins[name].f2 == nil && builtins[name].fn == nil {
 			return nil, &Error{File: cfg.where("CONSTANTS", name), Msg: fmt.Sprintf("%s is neither a constant nor a definition of %s", name, root.Name)}
+		}
+	}
+	for _, mod := range slices.Sorted(maps.Keys(b.modOverrides)) {
+		for _, name := range slices.Sorted(maps.Keys(b.modOverrides[mod])) {
+			if !b.modDefined[mod+"!"+name] && builtins[name].f0 == nil && builtins[name].f1 == nil && builtins[name].f2 == nil && builtins[name].fn == nil {
+				return nil, &Error{File: cfg.where("CONSTANTS", name), Msg: fmt.Sprintf("%s <-[%s] %s: %s is not a definition of module %s", name, mod, cfg.ModSubsts[mod][name], name, mod)}
+			}
 		}
 	}
 	for _, p := range subst {
@@ -185,8 +227,12 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 	// The behaviour spec.
 	var inits []unfolded
 	var nextE syntax.Expr
-	var fair []*syntax.Fairness
 	var nextSc *scope = sc
+	// fairNext: the spec's fairness is exactly WF_vars(Next) (the engine's
+	// fast path); fairParts are its temporal conjuncts besides
+	// [][Next]_vars, compiled only if a property needs them.
+	var fairNext bool
+	var fairParts []unfolded
 	switch {
 	case cfg.Specification != "":
 		d := b.def(sc, cfg.Specification, "SPECIFICATION")
@@ -195,16 +241,10 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 		if parts.next == nil {
 			return nil, &Error{File: cfg.where("SPECIFICATION", cfg.Specification), Msg: fmt.Sprintf("SPECIFICATION %s has no [][Next]_vars conjunct", cfg.Specification)}
 		}
-		inits, nextE, fair = parts.inits, parts.next, parts.fair
+		inits, nextE = parts.inits, parts.next
 		nextSc = parts.nextSc
-		m.Fair = parts.fairNext(nextE)
-		if len(parts.otherFair) > 0 {
-			b.unsupportedFair = parts.otherFair[0]
-		} else if !m.Fair && len(parts.fair) > 0 {
-			// SF_vars(Next), or WF_vars(Next) twice: not checked as no
-			// fairness, which would report violations TLC does not.
-			b.unsupportedFair = parts.fair[0]
-		}
+		fairNext = parts.fairNext(nextE)
+		fairParts = parts.temporal
 	case cfg.Init != "" && cfg.Next != "":
 		inits = []unfolded{{&syntax.Ident{Name: cfg.Init, Pos: b.def(sc, cfg.Init, "INIT").pos}, sc}}
 		nextE = &syntax.Ident{Name: cfg.Next, Pos: b.def(sc, cfg.Next, "NEXT").pos}
@@ -215,7 +255,6 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 	default:
 		return nil, &Error{File: cfg.where("", ""), Msg: "no behaviour spec: give SPECIFICATION or INIT and NEXT"}
 	}
-	_ = fair
 	// Init.
 	if len(inits) == 0 {
 		inits = []unfolded{{&syntax.Bool{Val: true}, sc}}
@@ -244,28 +283,9 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 		m.Invariants = append(m.Invariants, Pred{Name: name, fn: cc.boolOf(&syntax.Ident{Pos: d.pos, Name: name}, c)})
 	}
 	for _, name := range cfg.Properties {
-		d := b.def(sc, name, "PROPERTIES")
-		body := b.unfold(d.body, d.scope)
-		switch x := body.e.(type) {
-		case *syntax.Always:
-			if !temporal(x.X) {
-				m.Invariants = append(m.Invariants, Pred{Name: name, fn: cc.boolOf(x.X, cs{sc: body.sc, fr: top})})
-				continue
-			}
-		case *syntax.Eventually:
-			if !temporal(x.X) {
-				if m.Liveness != nil {
-					cc.unsupported(d.scope, d.pos, "a second liveness property (%s besides %s)", name, m.Liveness.Name)
-				}
-				if b.unsupportedFair != nil && !m.Fair {
-					cc.unsupported(d.scope, b.unsupportedFair.Pos, "fairness other than WF_vars(Next) under a liveness property")
-				}
-				m.Liveness = &Pred{Name: name, fn: cc.boolOf(x.X, cs{sc: body.sc, fr: top})}
-				continue
-			}
-		}
-		cc.unsupported(d.scope, d.pos, "the temporal property %s (supported: []P and <>P for a state predicate P)", name)
+		b.property(name, b.def(sc, name, "PROPERTIES"), top, m)
 	}
+	b.chooseLiveness(m, cfg, fairNext, fairParts, top)
 	for _, name := range cfg.Constraints {
 		d := b.def(sc, name, "CONSTRAINT")
 		m.Constraints = append(m.Constraints, Pred{Name: name, fn: cc.boolOf(&syntax.Ident{Pos: d.pos, Name: name}, c)})
@@ -313,14 +333,18 @@ type builder struct {
 	cfg     *Config
 	scopes  map[string]*scope
 	assumes []assumption
-	// unsupportedFair is a fairness conjunct other than WF_vars(Next):
-	// refused only when a liveness property needs it.
-	unsupportedFair *syntax.Fairness
+	// temporalDefs memoizes isTemporal by definition.
+	temporalDefs map[*def]bool
 	// overrides are the cfg's assignments to definitions (not constants),
 	// put into every module's scope; defined records every definition's
 	// name met, to tell an override of a definition from a typo.
 	overrides map[string]*binding
 	defined   map[string]bool
+	// modOverrides are the qualified ones (N <-[M] Op), by module then
+	// name, put into module M's scope only; modDefined records "M!N" for
+	// each one that met its definition.
+	modOverrides map[string]map[string]*binding
+	modDefined   map[string]bool
 }
 
 func (c *Config) where(section, name string) string {
@@ -367,8 +391,13 @@ func (b *builder) moduleScope(m *syntax.Module, params map[string]*binding, file
 		}
 	}
 	// Overrides of standard-module operators (Nat <- MCNat) shadow the
-	// builtins in every module.
+	// builtins in every module; a qualified one (Nat <-[M] MCNat) in M.
 	for name, o := range b.overrides {
+		if _, ok := builtins[name]; ok {
+			sc.names[name] = o
+		}
+	}
+	for name, o := range b.modOverrides[m.Name] {
 		if _, ok := builtins[name]; ok {
 			sc.names[name] = o
 		}
@@ -394,6 +423,11 @@ func (b *builder) moduleScope(m *syntax.Module, params map[string]*binding, file
 			}
 		case *syntax.OpDef:
 			b.defined[d.Name] = true
+			if o, ok := b.modOverrides[m.Name][d.Name]; ok {
+				b.modDefined[m.Name+"!"+d.Name] = true
+				sc.names[d.Name] = o
+				continue
+			}
 			if o, ok := b.overrides[d.Name]; ok {
 				sc.names[d.Name] = o
 				continue
@@ -501,18 +535,21 @@ type specParts struct {
 	inits     []unfolded
 	nextSc    *scope
 	next      syntax.Expr
+	nextV     syntax.Expr
 	fair      []*syntax.Fairness
-	fairSc    []*scope
-	otherFair []*syntax.Fairness
+	otherFair []syntax.Expr
+	// temporal are every temporal conjunct but [][Next]_v, in order.
+	temporal []unfolded
 }
 
 // fairNext reports whether the spec's fairness is exactly weak fairness
-// of all of Next.
+// of all of Next, with Next's subscript (WF_vars(Next) beside
+// [][Next]_vars).
 func (p *specParts) fairNext(next syntax.Expr) bool {
 	if len(p.fair) != 1 || len(p.otherFair) > 0 || p.fair[0].Strong {
 		return false
 	}
-	return sameAction(p.fair[0].Action, next)
+	return sameAction(p.fair[0].Action, next) && sameAction(p.fair[0].V, p.nextV)
 }
 
 func sameAction(a, b syntax.Expr) bool {
@@ -576,43 +613,22 @@ func (b *builder) decompose(e syntax.Expr, sc *scope, p *specParts) {
 			if p.next != nil {
 				b.cc.unsupported(u.sc, x.Pos, "a behaviour spec with two [][Next]_v conjuncts")
 			}
-			p.next, p.nextSc = ba.Action, u.sc
+			p.next, p.nextSc, p.nextV = ba.Action, u.sc, ba.V
 			return
 		}
 	case *syntax.Fairness:
-		if sameAction(x.Action, p.next) || p.next == nil {
-			p.fair = append(p.fair, x)
-			p.fairSc = append(p.fairSc, u.sc)
-		} else {
-			p.otherFair = append(p.otherFair, x)
-		}
+		p.fair = append(p.fair, x)
+		p.temporal = append(p.temporal, u)
 		return
-	case *syntax.Quant:
-		if temporal(x.Body) {
-			p.otherFair = append(p.otherFair, &syntax.Fairness{Pos: x.Pos})
-			return
-		}
 	}
-	if temporal(u.e) {
-		b.cc.unsupported(u.sc, u.e.At(), "this conjunct of the behaviour spec")
+	if b.isTemporal(u.e, u.sc) {
+		// Quantified fairness, or another temporal formula: compiled (or
+		// refused) when a property needs the spec's fairness.
+		p.otherFair = append(p.otherFair, u.e)
+		p.temporal = append(p.temporal, u)
+		return
 	}
 	p.inits = append(p.inits, u)
-}
-
-// temporal reports whether e contains a temporal operator.
-func temporal(e syntax.Expr) bool {
-	found := false
-	walk(e, func(x syntax.Expr) {
-		switch y := x.(type) {
-		case *syntax.Always, *syntax.Eventually, *syntax.Fairness, *syntax.BoxAction, *syntax.TemporalQuant:
-			found = true
-		case *syntax.OpApp:
-			if y.Op == "~>" || y.Op == "-+->" {
-				found = true
-			}
-		}
-	})
-	return found
 }
 
 // split finds Next's actions: it goes through disjunctions, existential

@@ -30,7 +30,82 @@ type cexpr struct {
 	k  Value
 }
 
-func konst(v Value) cexpr { return cexpr{fn: func(*ctx) Value { return v }, k: v} }
+func konst(v Value) cexpr {
+	v = settle(v)
+	return cexpr{fn: func(*ctx) Value { return v }, k: v}
+}
+
+// settleLimit is the most elements a constant lazy set is enumerated
+// into at compile time.
+const settleLimit = 1 << 14
+
+// settle enumerates a constant, finite, small lazy set (a product, a set
+// of records or functions, a powerset) once, at compile time: evaluated
+// again in every state it would be enumerated again at each use
+// (GameOfLife's function over (0..N+1) \X (0..N+1)). Larger ones stay
+// lazy, for membership without enumeration.
+func settle(v Value) Value {
+	switch v.(type) {
+	case *Product, *RcdSet, *FcnSet, *Powerset:
+		if n, ok := smallSize(v, settleLimit); ok && n > 0 {
+			return v.(lazySet).enumerate()
+		}
+	}
+	return v
+}
+
+// smallSize is the number of elements of the set v when it is finite, at
+// most limit, and known without enumerating a lazy set.
+func smallSize(v Value, limit int) (int, bool) {
+	mul := func(sets []Value) (int, bool) {
+		n := 1
+		for _, s := range sets {
+			m, ok := smallSize(s, limit)
+			if !ok || m > 0 && n > limit/m {
+				return 0, false
+			}
+			n *= m
+		}
+		return n, true
+	}
+	switch x := v.(type) {
+	case *Set:
+		return len(x.Elems), len(x.Elems) <= limit
+	case Interval:
+		if x.Hi < x.Lo {
+			return 0, true
+		}
+		if x.Hi-x.Lo >= int64(limit) {
+			return 0, false
+		}
+		return int(x.Hi - x.Lo + 1), true
+	case *Product:
+		return mul(x.Sets)
+	case *RcdSet:
+		return mul(x.Sets)
+	case *FcnSet:
+		d, ok1 := smallSize(x.Dom, limit)
+		r, ok2 := smallSize(x.Rng, limit)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		n := 1
+		for range d {
+			if r > 0 && n > limit/r {
+				return 0, false
+			}
+			n *= r
+		}
+		return n, true
+	case *Powerset:
+		b, ok := smallSize(x.Base, limit)
+		if !ok || b >= 31 || 1<<b > limit {
+			return 0, false
+		}
+		return 1 << b, true
+	}
+	return 0, false
+}
 
 // frame numbers the slots of one compiled body: a root (Init, Next, an
 // invariant) or a recursive operator's procedure.
@@ -116,7 +191,7 @@ type def struct {
 	proc      *proc
 	// value caches a function definition's value, once made (a
 	// recursive function of constants).
-	cache map[*frame]cexpr
+	cache map[*frame]zeroEntry
 }
 
 // proc is a definition compiled once, with a frame of its own, for
@@ -126,4 +201,7 @@ type proc struct {
 	body evalFn
 	// nparams is the number of leading slots that are its parameters.
 	nparams int
+	// global: the body reads a variable or a slot of another frame (for
+	// a recursive function: it cannot be read primed).
+	global bool
 }

@@ -32,6 +32,16 @@ func Config(cfg *tlacfg.Config) *eval.Config {
 		out.Symmetry = sym[0]
 	}
 	for _, k := range cfg.Constants {
+		if k.Subst != "" && k.Module != "" {
+			if out.ModSubsts == nil {
+				out.ModSubsts = map[string]map[string]string{}
+			}
+			if out.ModSubsts[k.Module] == nil {
+				out.ModSubsts[k.Module] = map[string]string{}
+			}
+			out.ModSubsts[k.Module][k.Name] = k.Subst
+			continue
+		}
 		out.ConstantOrder = append(out.ConstantOrder, k.Name)
 		if k.Subst != "" {
 			out.Substs[k.Name] = k.Subst

@@ -24,6 +24,7 @@ import (
 //	verdict: ok | violated       the run's verdict
 //	property: Inv                the violated property ("deadlock")
 //	trace: 3                     the counterexample's number of states
+//	lasso: stutters | loop | none  how a liveness counterexample ends
 //	generated, distinct, depth   TLC's counts (worked out by hand)
 //	error: text                  the run fails with an error containing text
 //	unsupported: text            ... an *eval.UnsupportedError containing text
@@ -138,6 +139,17 @@ func (sc *scenario) verify(t *testing.T, rep *check.Report, err error) {
 			t.Errorf("%s: %s, want %s violated", sc.file, rep.Summary(), p)
 		} else if n := sc.want["trace"]; n != "" && strconv.Itoa(len(v.Trace)) != n {
 			t.Errorf("%s: counterexample of %d states, want %s:\n%s", sc.file, len(v.Trace), n, v.TraceText())
+		} else if l := sc.want["lasso"]; l != "" {
+			got := "none"
+			switch {
+			case v.Stutters:
+				got = "stutters"
+			case v.LoopTo != nil:
+				got = "loop"
+			}
+			if got != l {
+				t.Errorf("%s: counterexample ends with %s, want %s:\n%s", sc.file, got, l, v.TraceText())
+			}
 		}
 	}
 	for _, k := range []string{"generated", "distinct", "depth"} {
