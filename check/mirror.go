@@ -38,9 +38,10 @@ func (e *NotMirroredError) Error() string {
 		rec += fmt.Sprintf(", compared %s by %s", e.Record.Compared, e.Record.Command)
 	}
 	return fmt.Sprintf("%s is not the spec the Go engine mirrors (%s; %s).\n"+
-		"The Go engine would give the verdict of that text, not of this one. Check this spec with TLC (--engine tlc), "+
-		"or bring model/ in line with it and run 'tlcrun mirror --update' (it compares the Go model with the spec and "+
-		"records the new digest only if they agree; then rebuild tlcrun).",
+		"The compiled mirror would give the verdict of that text, not of this one. 'tlcrun check' checks this spec with "+
+		"the TLA+ interpreter (or TLC, --engine tlc); 'tlcrun mirror' names the first state where model/ and this spec "+
+		"differ: bring model/ in line with it and run 'tlcrun mirror --update' (it records the new digest only if they "+
+		"agree; then rebuild tlcrun).",
 		e.Spec, what, rec)
 }
 

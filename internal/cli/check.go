@@ -508,6 +508,11 @@ func writeSummary(w io.Writer, rep *check.Report, wall time.Duration) {
 // it; nothing else does.
 var goLoad = check.Load
 
+// interpLoad loads a model for the TLA+ interpreter, whatever the text.
+func interpLoad(cfgPath, specPath string) (*check.Job, error) {
+	return check.LoadInterpreted(cfgPath, specPath)
+}
+
 // inputError maps a load error to the usage exit code when it is about the
 // user's files, and to failure otherwise.
 func inputError(err error) error {

@@ -81,8 +81,6 @@ func TestGoEngineRefusesOtherSpecs(t *testing.T) {
 	t.Setenv("TLA2TOOLS_JAR", "")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	commands := [][]string{
-		{"verify"},
-		{"verify", "--engine", "both"},
 		{"sweep", "--progress", "0", "--set", "NTasks=3..4"},
 		{"matrix"},
 		{"explore", "--html", "explorer.html"},
@@ -113,6 +111,15 @@ func TestGoEngineRefusesOtherSpecs(t *testing.T) {
 				if strings.Contains(stdout, "No error has been found") {
 					t.Errorf("tlcrun %s: a verdict on a spec it does not mirror:\n%s", strings.Join(args, " "), stdout)
 				}
+			}
+			// verify, as check, gives the text to the interpreter and says
+			// so: its figures are the edited spec's, never the mirror's.
+			// A spec it cannot read is bad input (2), with the position.
+			code, stdout, stderr := run("verify")
+			ran := (code == 0 || code == ExitMismatch) && strings.Contains(stdout, "checked with the TLA+ interpreter")
+			refused := code == ExitUsage && strings.Contains(stderr, "spec/Resume.tla")
+			if !strings.Contains(stderr, "the TLA+ interpreter checks it") || !ran && !refused {
+				t.Errorf("verify: exit %d, want 0 or %d run by the interpreter, or %d naming the spec:\n%s%s", code, ExitMismatch, ExitUsage, stdout, stderr)
 			}
 			// TLC checks any spec: no refusal, only the missing TLC (3).
 			if code, _, stderr := run("check", "--engine", "tlc", "spec/R0.cfg"); code != ExitNoTLC {

@@ -49,7 +49,7 @@ func (f *tlcFlags) options(w io.Writer) tlc.Options {
 // preflight checks, before anything runs, that TLC can run when engine
 // needs it.
 func (f *tlcFlags) preflight(ctx context.Context, engine string) error {
-	if engine == "go" {
+	if engine == "go" || engine == "interp" {
 		return nil
 	}
 	if _, err := tlc.Find(ctx, f.jar, f.java); err != nil {

@@ -42,8 +42,13 @@ held in memory, too much for the long models). TLC reports only the first
 invariant a state violates, so finding every violated invariant takes it a
 few runs per model.
 
-The Go engine checks only the spec text model/ mirrors (exit 4 otherwise;
-see tlcrun check --help).
+The Go engine runs the compiled mirror (model/) for the spec text it
+mirrors and the TLA+ interpreter for any other text, an edited Resume.tla
+included, saying so on stderr; --engine interp runs the interpreter
+always. The interpreter enumerates a set of strings in sorted order where
+TLC uses the order it first met them in, so on a model whose shortest
+counterexamples are several, of one length, it may report another of them
+first (the verdict, the violated properties and every count agree).
 
 --print writes the manifest as found instead (to review and commit after a
 deliberate change to the spec).`,
@@ -64,14 +69,22 @@ deliberate change to the spec).`,
 				return err
 			}
 			if print && engineArg == "both" {
-				return clibase.Usage(fmt.Errorf("--print writes what one engine found: use it with --engine go or --engine tlc"))
+				return clibase.Usage(fmt.Errorf("--print writes what one engine found: use it with --engine go, interp or tlc"))
 			}
 			man, err := check.LoadManifest(path)
 			if err != nil {
 				return inputError(err)
 			}
-			if engineArg != "tlc" {
-				if err := check.VerifySpec(man.SpecPath()); err != nil {
+			// The compiled mirror for the text it mirrors, the interpreter
+			// for any other (as check does) or when asked.
+			load, goWords := goLoad, ""
+			if engineArg == "interp" {
+				load, goWords = interpLoad, " with the TLA+ interpreter"
+			} else if engineArg != "tlc" {
+				if err := check.VerifySpec(man.SpecPath()); errors.Is(err, check.ErrNotMirrored) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "[verify] %s is not a text a Go mirror mirrors: the TLA+ interpreter checks it\n", man.SpecPath())
+					load, goWords = interpLoad, " with the TLA+ interpreter"
+				} else if err != nil {
 					return runError(fmt.Errorf("%s: %w", path, err))
 				}
 			}
@@ -104,7 +117,7 @@ deliberate change to the spec).`,
 			for _, e := range man.Models {
 				width = max(width, len(e.Cfg))
 			}
-			vopt := crosscheck.VerifyOptions{Go: engineArg != "tlc", TLC: engineArg != "go", Load: goLoad,
+			vopt := crosscheck.VerifyOptions{Go: engineArg != "tlc", TLC: engineArg == "tlc" || engineArg == "both", Load: load,
 				Options: crosscheck.Options{TLC: tf.options(nil), CompareStates: compare, States: 1}}
 			vopt.Outcome = func(vo crosscheck.ModelOutcome) {
 				found := vo.First()
@@ -175,8 +188,8 @@ deliberate change to the spec).`,
 				}
 			default:
 				switch engineArg {
-				case "go":
-					fmt.Fprintf(out, "%s checked, %d agree with %s, %d differ\n", english.Count(len(outcomes), "model"), len(outcomes)-bad, path, bad)
+				case "go", "interp":
+					fmt.Fprintf(out, "%s checked%s, %d agree with %s, %d differ\n", english.Count(len(outcomes), "model"), goWords, len(outcomes)-bad, path, bad)
 				case "tlc":
 					fmt.Fprintf(out, "%s checked with TLC, %d agree with %s, %d differ\n", english.Count(len(outcomes), "model"), len(outcomes)-bad, path, bad)
 				default:
@@ -184,8 +197,12 @@ deliberate change to the spec).`,
 					if compare {
 						sets = "state sets compared"
 					}
-					fmt.Fprintf(out, "%s checked with the Go engine and TLC, %d agree with %s, %d differ; the engines differ on %d (%s)\n",
-						english.Count(len(outcomes), "model"), len(outcomes)-bad, path, bad, differ, sets)
+					goName := "the Go engine"
+					if goWords != "" {
+						goName = "the TLA+ interpreter"
+					}
+					fmt.Fprintf(out, "%s checked with %s and TLC, %d agree with %s, %d differ; the engines differ on %d (%s)\n",
+						english.Count(len(outcomes), "model"), goName, len(outcomes)-bad, path, bad, differ, sets)
 				}
 			}
 			if differ > 0 {
@@ -202,7 +219,7 @@ deliberate change to the spec).`,
 	f.StringSliceVar(&only, "only", nil, "check only these cfgs (as named in the manifest)")
 	f.BoolVar(&asJSON, "json", false, "print the outcomes as JSON")
 	f.BoolVar(&print, "print", false, "print the manifest as found (to update it)")
-	f.StringVar(&engineArg, "engine", "go", "checker to run: go, tlc, or both (and compare them)")
+	f.StringVar(&engineArg, "engine", "go", "checker to run: go (the compiled mirror, or the TLA+ interpreter for a text no mirror mirrors), interp (the interpreter always), tlc, or both (go and tlc, compared)")
 	f.BoolVar(&compare, "compare-states", true, "with --engine both: compare the state sets (TLC's -dump against the Go engine's); =false for models too large to hold in memory")
 	tf.add(f)
 	return cmd

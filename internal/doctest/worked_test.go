@@ -2,6 +2,7 @@ package doctest
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,12 +91,14 @@ func workedDiffs(t *testing.T, section string) []docDiff {
 	return out
 }
 
-// TestWorkedExample applies docs/spec.md's worked example (a guard added
-// to RaceResume) to a scratch copy of the repository, runs the commands
-// the page gives, checks that exactly the files its table lists changed,
-// and that the tests holding expected results pass there. The comparison
-// of model/ with the spec uses tla-checker (installed by make deps), as
-// CI has it.
+// TestWorkedExample runs docs/spec.md's worked example (a guard added to
+// RaceResume) on a scratch copy of the repository, as the page gives it:
+// the spec's edit alone is checked by the interpreter (201 states where
+// the mirror made 273) and tlcrun mirror exits 15 naming RaceResume; then
+// the Go edit and the commands of step 4, after which exactly the files
+// its table lists have changed and the tests holding expected results
+// pass there. The comparison is the interpreter's, and tla-checker's too
+// where it is installed (make deps), as CI has it.
 func TestWorkedExample(t *testing.T) {
 	// The page is read before anything runs: a malformed example fails
 	// even where the run is skipped.
@@ -106,15 +109,15 @@ func TestWorkedExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies a change to a copy of the repository and runs its tests (minutes): skipped with -short")
 	}
+	checkers := "interpreter"
 	checkerDir := filepath.Join(root, "internal", "tlachecker", "js")
-	if _, err := os.Stat(filepath.Join(checkerDir, "node_modules", "tla-checker")); err != nil {
-		if os.Getenv("RESUMECHECK_REQUIRE_TLA_CHECKER") == "1" {
-			t.Fatal("tla-checker is not installed (make deps) and RESUMECHECK_REQUIRE_TLA_CHECKER=1")
-		}
-		t.Skip("tla-checker not installed (make deps): the worked example's tlcrun mirror --update needs a checker")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node not found: tla-checker cannot run")
+	_, errChecker := os.Stat(filepath.Join(checkerDir, "node_modules", "tla-checker"))
+	_, errNode := exec.LookPath("node")
+	switch {
+	case errChecker == nil && errNode == nil:
+		checkers += ",tla-checker"
+	case os.Getenv("RESUMECHECK_REQUIRE_TLA_CHECKER") == "1":
+		t.Fatal("tla-checker or node is missing (make deps) and RESUMECHECK_REQUIRE_TLA_CHECKER=1")
 	}
 	dir := copyTree(t, root)
 	before := map[string][]byte{}
@@ -124,7 +127,8 @@ func TestWorkedExample(t *testing.T) {
 			before[f] = b
 		}
 	}
-	for _, d := range diffs {
+	apply := func(d docDiff) {
+		t.Helper()
 		path := filepath.Join(dir, d.file)
 		src, err := os.ReadFile(path)
 		if err != nil {
@@ -137,24 +141,63 @@ func TestWorkedExample(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := func(name string, args ...string) []byte {
+	// try runs a command in the copy and returns its stdout and exit code.
+	try := func(name string, args ...string) (string, int) {
 		t.Helper()
 		cmd := exec.Command(name, args...)
 		cmd.Dir = dir
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
+		err := cmd.Run()
+		var exit *exec.ExitError
+		switch {
+		case errors.As(err, &exit):
+			return stdout.String() + stderr.String(), exit.ExitCode()
+		case err != nil:
+			t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
 		}
-		return stdout.Bytes()
+		return stdout.String(), 0
+	}
+	run := func(name string, args ...string) string {
+		t.Helper()
+		out, code := try(name, args...)
+		if code != 0 {
+			t.Fatalf("%s %s: exit %d\n%s", name, strings.Join(args, " "), code, out)
+		}
+		return out
 	}
 	tlcrun := filepath.Join(dir, "bin", "tlcrun")
+	if diffs[0].file != "spec/Resume.tla" {
+		t.Fatalf("docs/spec.md's worked example edits %s first, want spec/Resume.tla", diffs[0].file)
+	}
+
+	// 1. The spec alone: the interpreter checks it.
+	apply(diffs[0])
+	run("go", "build", "-o", "bin/", "./cmd/tlcrun")
+	out := run(tlcrun, "check", "--progress", "0", "spec/R0-race.cfg")
+	if !strings.Contains(out, "with the interpreter engine") || !strings.Contains(out, "201 states generated, 113 distinct states found") {
+		t.Errorf("tlcrun check on the edited spec:\n%s", out)
+	}
+	// 2. The mirror is told what differs, and records nothing.
+	out, code := try(tlcrun, "mirror", "--checkers", "interpreter")
+	if code != 15 || !strings.Contains(out, "RaceResume: enabled in the mirror TRUE, in the interpreter (the spec) FALSE") ||
+		!strings.Contains(out, "Only the mirror: RaceResume(va)") {
+		t.Errorf("tlcrun mirror before the Go edit: exit %d, want 15 naming RaceResume:\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "spec", "mirror.json")); !bytes.Equal(b, before["spec/mirror.json"]) {
+		t.Error("tlcrun mirror rewrote spec/mirror.json for a spec model/ does not mirror")
+	}
+
+	// 3. The Go source, 4. regenerate, compare, record.
+	for _, d := range diffs[1:] {
+		apply(d)
+	}
 	run("go", "generate", "./model")
 	run("go", "build", "-o", "bin/", "./cmd/tlcrun")
-	run(tlcrun, "mirror", "--update", "--checkers", "tla-checker", "--tla-checker-dir", checkerDir)
+	run(tlcrun, "mirror", "--update", "--checkers", checkers, "--tla-checker-dir", checkerDir)
 	run("go", "build", "-o", "bin/", "./cmd/tlcrun")
 	manifest := run(tlcrun, "verify", "--print")
-	if err := os.WriteFile(filepath.Join(dir, "spec", "manifest.json"), manifest, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "spec", "manifest.json"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	run(tlcrun, "explore", "--html", "docs/explorer.html")
@@ -175,8 +218,12 @@ func TestWorkedExample(t *testing.T) {
 	}
 	// The page's figures: the three models with two racers generate 201
 	// states instead of 273, with the same 113 distinct.
-	if n := strings.Count(string(manifest), `"generated": 201`); n != 3 || strings.Contains(string(manifest), `"generated": 273`) {
+	if n := strings.Count(manifest, `"generated": 201`); n != 3 || strings.Contains(manifest, `"generated": 273`) {
 		t.Errorf("the new manifest has %d models generating 201 states (want 3, and none 273)", n)
+	}
+	// The compiled mirror runs the recorded text again.
+	if out := run(tlcrun, "check", "--progress", "0", "spec/R0-race.cfg"); !strings.Contains(out, "with the go engine") {
+		t.Errorf("after mirror --update and a rebuild, check does not run the compiled mirror:\n%s", out)
 	}
 	run("go", "test", "-short", "./model/...", "./check", "./spec", "./matrix", "./tracecheck")
 	run("go", "test", "./internal/cli", "-run", "TestCLI")
