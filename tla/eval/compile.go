@@ -27,6 +27,9 @@ type compiler struct {
 	// at compile time if they turn out to read no state and no bound name
 	// from outside themselves (see track).
 	trackers []*tracker
+	// procs are the recursive operators whose bodies are being compiled,
+	// innermost last (see captured).
+	procs []*proc
 }
 
 type zeroEntry struct {
@@ -355,6 +358,9 @@ func (cc *compiler) read(b *binding, pos syntax.Pos, c cs) cexpr {
 		return konst(b.k)
 	case bSlot:
 		if b.frame != c.fr {
+			if s, ok := cc.captured(b, c.fr); ok {
+				return cexpr{fn: func(k *ctx) Value { return k.slots[s] }}
+			}
 			cc.unsupported(c.sc, pos, "a recursive operator that refers to a bound name of an enclosing definition")
 		}
 		cc.readSlot(b.frame, b.slot)
@@ -362,6 +368,9 @@ func (cc *compiler) read(b *binding, pos syntax.Pos, c cs) cexpr {
 		return cexpr{fn: func(k *ctx) Value { return k.slots[s] }}
 	case bParam:
 		if b.frame != c.fr {
+			if s, ok := cc.captured(b, c.fr); ok {
+				return cexpr{fn: func(k *ctx) Value { return k.slots[s] }}
+			}
 			cc.unsupported(c.sc, pos, "a recursive operator that refers to a parameter of an enclosing definition")
 		}
 		if c.primed && !b.argPrimed && b.argE != nil {
@@ -510,6 +519,33 @@ func (cc *compiler) opArg(a syntax.Expr, arity int, c cs) *binding {
 	return nil
 }
 
+// captured returns the slot, in the frame fr of a procedure being
+// compiled, of the bound name b of the frame the procedure is called
+// from, allocating it on first use.
+func (cc *compiler) captured(b *binding, fr *frame) (int, bool) {
+	for i := len(cc.procs) - 1; i >= 0; i-- {
+		p := cc.procs[i]
+		if p.fr != fr {
+			continue
+		}
+		if p.outer != b.frame {
+			return 0, false
+		}
+		// Its value comes from outside every expression of the body,
+		// whatever the slot's number: nothing that reads it folds.
+		cc.dynamic()
+		for _, cp := range p.captures {
+			if cp.b == b {
+				return cp.slot, true
+			}
+		}
+		s := fr.alloc()
+		p.captures = append(p.captures, capture{b: b, slot: s})
+		return s, true
+	}
+	return 0, false
+}
+
 // callProc compiles a call of a recursive operator: its arguments are
 // evaluated, then its procedure runs in a frame of its own.
 func (cc *compiler) callProc(pos syntax.Pos, d *def, args []syntax.Expr, c cs) cexpr {
@@ -521,18 +557,41 @@ func (cc *compiler) callProc(pos syntax.Pos, d *def, args []syntax.Expr, c cs) c
 	if c.primed {
 		cc.unsupported(c.sc, pos, "a recursive operator applied to primed variables (%s)", d.name)
 	}
-	p := cc.procOf(d)
+	p := cc.procOf(d, c.fr)
 	// The procedure may read variables: never folded.
 	cc.dynamic()
 	argFns := make([]evalFn, len(args))
 	for i, a := range args {
 		argFns[i] = cc.expr(a, c).fn
 	}
+	// The bound names of the outer frame the body reads: evaluated here
+	// at a call from that frame, copied at a recursive call (whose
+	// captures are read at run time: the body may still be compiling).
+	var capFns []evalFn
+	switch {
+	case c.fr == p.fr:
+	case c.fr == p.outer:
+		for _, cp := range p.captures {
+			capFns = append(capFns, cc.read(cp.b, pos, c).fn)
+		}
+	case len(p.captures) > 0:
+		cc.unsupported(c.sc, pos, "a recursive operator that reads a bound name of a definition around it, called from another definition (%s)", d.name)
+	}
+	recursive := c.fr == p.fr
 	file := c.sc.file
 	return cexpr{fn: func(k *ctx) Value {
 		slots := make([]Value, p.fr.n)
 		for i, a := range argFns {
 			slots[i] = a(k)
+		}
+		if recursive {
+			for _, cp := range p.captures {
+				slots[cp.slot] = k.slots[cp.slot]
+			}
+		} else {
+			for i, f := range capFns {
+				slots[p.captures[i].slot] = f(k)
+			}
 		}
 		saved := k.slots
 		k.slots = slots
@@ -544,12 +603,14 @@ func (cc *compiler) callProc(pos syntax.Pos, d *def, args []syntax.Expr, c cs) c
 	}}
 }
 
-func (cc *compiler) procOf(d *def) *proc {
+func (cc *compiler) procOf(d *def, outer *frame) *proc {
 	if d.proc != nil {
 		return d.proc
 	}
-	p := &proc{fr: &frame{}, nparams: len(d.params)}
+	p := &proc{fr: &frame{}, nparams: len(d.params), outer: outer}
 	d.proc = p
+	cc.procs = append(cc.procs, p)
+	defer func() { cc.procs = cc.procs[:len(cc.procs)-1] }()
 	inner := newScope(d.scope)
 	for _, prm := range d.params {
 		inner.names[prm.Name] = &binding{kind: bSlot, slot: p.fr.alloc(), frame: p.fr}
@@ -1036,16 +1097,31 @@ func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
 		cc.unsupported(c.sc, pos, "a recursive function of several arguments (%s)", d.name)
 	}
 	if d.proc == nil {
-		p := &proc{fr: &frame{}, nparams: 1}
+		p := &proc{fr: &frame{}, nparams: 1, outer: c.fr}
 		d.proc = p
 		inner := newScope(d.scope)
 		inner.names[bs[0].Names[0].Name] = &binding{kind: bSlot, slot: p.fr.alloc(), frame: p.fr}
 		t := cc.newTracker(p.fr)
+		cc.procs = append(cc.procs, p)
 		p.body = cc.expr(d.body, cs{sc: inner, fr: p.fr}).fn
+		cc.procs = cc.procs[:len(cc.procs)-1]
 		cc.trackers = cc.trackers[:len(cc.trackers)-1]
 		p.global = t.global
 	}
 	p := d.proc
+	// The bound names of the outer frame the body reads, taken when the
+	// function value is made (as callProc does for an operator).
+	var capFns []evalFn
+	switch {
+	case c.fr == p.fr:
+	case c.fr == p.outer:
+		for _, cp := range p.captures {
+			capFns = append(capFns, cc.read(cp.b, pos, c).fn)
+		}
+	case len(p.captures) > 0:
+		cc.unsupported(c.sc, pos, "a recursive function that reads a bound name of a definition around it, used from another definition (%s)", d.name)
+	}
+	recursive := c.fr == p.fr
 	if c.primed && p.global {
 		// Its procedure reads the variables unprimed: refused, not
 		// evaluated in the wrong state.
@@ -1056,6 +1132,16 @@ func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
 	file := c.sc.file
 	return cexpr{fn: func(k *ctx) Value {
 		dom := domFn(k)
+		var caps []Value
+		if recursive {
+			for _, cp := range p.captures {
+				caps = append(caps, k.slots[cp.slot])
+			}
+		} else {
+			for _, f := range capFns {
+				caps = append(caps, f(k))
+			}
+		}
 		f := &LazyFcn{Dom: dom}
 		f.apply = func(x Value) Value {
 			if !Member(x, dom) {
@@ -1063,6 +1149,9 @@ func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
 			}
 			slots := make([]Value, p.fr.n)
 			slots[0] = x
+			for i, v := range caps {
+				slots[p.captures[i].slot] = v
+			}
 			saved := k.slots
 			k.slots = slots
 			defer func() { k.slots = saved }()

@@ -118,3 +118,48 @@ Next__ == UNCHANGED v__
 		}
 	}
 }
+
+// TestRecursiveCaptures: a recursive operator defined in a LET reads the
+// parameters and bound names of the definition around it (ZSequences'
+// \preceq, TransitiveClosure): each call from outside copies them in,
+// each recursive call passes them on, and nothing that reads them folds.
+func TestRecursiveCaptures(t *testing.T) {
+	defs := `
+LexLeq(a, b) ==
+  LET la == Len(a)
+      RECURSIVE Go(_)
+      Go(i) == IF i > la THEN TRUE ELSE IF a[i] > b[i] THEN FALSE ELSE Go(i + 1)
+  IN Go(1)
+`
+	for _, c := range []struct{ expr, want string }{
+		{`<<LexLeq(<<1, 2>>, <<2, 3>>), LexLeq(<<3, 1>>, <<2, 3>>), LexLeq(<<>>, <<>>)>>`, "<<TRUE, FALSE, TRUE>>"},
+		{`\E x \in 1..3 : LET RECURSIVE F(_) F(n) == IF n = 0 THEN x ELSE F(n - 1) IN F(2) = 3`, "TRUE"},
+		{`{x \in 1..3 : LET RECURSIVE F(_) F(n) == IF n = 0 THEN x ELSE F(n - 1) IN F(1) > 1}`, "{2, 3}"},
+		{`[x \in 1..3 |-> LET RECURSIVE S(_) S(n) == IF n = 0 THEN 0 ELSE x + S(n - 1) IN S(x)]`, "<<1, 4, 9>>"},
+	} {
+		v, err := evalIn(defs, c.expr, nil)
+		if err != nil || String(v) != c.want {
+			t.Errorf("%s = %v (%v), want %s", c.expr, v, err, c.want)
+		}
+	}
+}
+
+// TestRecursiveFunctionCaptures: a recursive function defined in a LET
+// reads the parameter of the definition around it (TransitiveClosure's
+// TC2): the value is taken when the function is made.
+func TestRecursiveFunctionCaptures(t *testing.T) {
+	defs := `
+Pow(b) == LET P[n \in Nat] == IF n = 0 THEN 1 ELSE b * P[n - 1] IN P
+Sums(S) == LET C[n \in 0..3] == IF n = 0 THEN S ELSE C[n - 1] \cup {x + n : x \in C[n - 1]} IN C[2]
+`
+	for _, c := range []struct{ expr, want string }{
+		{`<<Pow(2)[5], Pow(3)[3], Pow(10)[0]>>`, "<<32, 27, 1>>"},
+		{`Sums({0})`, "{0, 1, 2, 3}"},
+		{`[x \in 1..3 |-> Pow(x)[2]]`, "<<1, 4, 9>>"},
+	} {
+		v, err := evalIn(defs, c.expr, nil)
+		if err != nil || String(v) != c.want {
+			t.Errorf("%s = %v (%v), want %s", c.expr, v, err, c.want)
+		}
+	}
+}

@@ -204,4 +204,18 @@ type proc struct {
 	// global: the body reads a variable or a slot of another frame (for
 	// a recursive function: it cannot be read primed).
 	global bool
+	// outer is the frame the operator is first called from; captures
+	// are the bound names of that frame its body reads (a parameter of
+	// the definition whose LET defines it), each copied into a slot of
+	// the procedure's frame at a call from outer and from slot to slot at
+	// a recursive call.
+	outer    *frame
+	captures []capture
+}
+
+// capture is a bound name of a procedure's outer frame and its slot in
+// the procedure's frame.
+type capture struct {
+	b    *binding
+	slot int
 }
