@@ -132,6 +132,15 @@ func Judge(m Model, interp, tlc Observed) (interpOutcome, tlcOutcome Outcome) {
 	if interpOutcome.Kind == Wrong && tlcOutcome.Kind == Wrong && *interp.Counts == *tlc.Counts {
 		interpOutcome = Outcome{Kind: Identical, Detail: "as TLC here, unlike the manifest: " + tlcOutcome.Detail}
 	}
+	// A figure the manifest does not record (often the states generated)
+	// is still TLC's to match: where both searches were complete, any
+	// departure from TLC run here is wrong too.
+	if interpOutcome.Kind == Identical && interp.Counts != nil && tlc.Counts != nil &&
+		interp.Counts.Verdict == "ok" && tlc.Counts.Verdict == "ok" && *interp.Counts != *tlc.Counts {
+		i, t := *interp.Counts, *tlc.Counts
+		interpOutcome = Outcome{Kind: Wrong, Detail: fmt.Sprintf("unlike TLC here: distinct %d / generated %d / depth %d, TLC %d / %d / %d",
+			i.Distinct, i.Generated, i.Depth, t.Distinct, t.Generated, t.Depth)}
+	}
 	return interpOutcome, tlcOutcome
 }
 

@@ -217,6 +217,25 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// TestJudgeAgainstTLCHere: a figure the manifest does not record (here
+// the states generated) must still be TLC's, run here, when both searches
+// were complete; a violation's counts are not compared (TLC stops at the
+// first, the interpreter runs on).
+func TestJudgeAgainstTLCHere(t *testing.T) {
+	m := Model{Name: "M.cfg", Result: "success", Distinct: i64(6), Depth: i64(3)}
+	interp := Observed{Ran: true, Counts: &Counts{Verdict: "ok", Distinct: 6, Generated: 14, Depth: 3}}
+	tlc := Observed{Ran: true, Counts: &Counts{Verdict: "ok", Distinct: 6, Generated: 15, Depth: 3}}
+	gi, gt := Judge(m, interp, tlc)
+	want := Outcome{Kind: Wrong, Detail: "unlike TLC here: distinct 6 / generated 14 / depth 3, TLC 6 / 15 / 3"}
+	if gi != want || gt.Kind != Identical {
+		t.Errorf("Judge: %+v, %+v; want %+v and TLC identical", gi, gt, want)
+	}
+	tlc.Counts.Generated = 14
+	if gi, _ := Judge(m, interp, tlc); gi.Kind != Identical {
+		t.Errorf("the same figures as TLC: %+v", gi)
+	}
+}
+
 func TestParseTLC(t *testing.T) {
 	const done = "Progress(2) at 2026-01-01: 10 states generated, 6 distinct states found, 0 states left on queue.\n" +
 		"Model checking completed. No error has been found.\n" +
