@@ -94,7 +94,30 @@ func (cc *compiler) act(e syntax.Expr, c cs, next actFn) actFn {
 		if f := cc.actCall(x.Pos, nil, x.Name, nil, c, next); f != nil {
 			return f
 		}
+	case *syntax.FuncApp:
+		// TLC reads f[e] in an action, for a function defined by
+		// f[x \in S] == body, as the action body (its \E and \/ branch);
+		// read as a value here it would give the same states but fewer
+		// generated: refused where the body could branch.
+		if id, ok := x.Fn.(*syntax.Ident); ok {
+			if b := c.sc.lookup(id.Name); b != nil && b.kind == bDef && b.def.fbound != nil && branches(b.def.body) {
+				cc.unsupported(c.sc, x.Pos, "the function %s applied as an action, whose definition has \\E or \\/ (TLC branches inside it: the states generated would be counted otherwise)", id.Name)
+			}
+		}
 	case *syntax.OpApp:
+		if len(x.Prefix) == 0 && len(x.Args) == 2 && x.Op == "=>" {
+			// TLC reads P => Q in an action (and in Init) as: when P,
+			// the action Q (its \E and \/ branch), else nothing to do.
+			cond := cc.boolOf(x.Args[0], c)
+			then := cc.act(x.Args[1], c, next)
+			return func(k *ctx) {
+				if cond(k) {
+					then(k)
+				} else {
+					next(k)
+				}
+			}
+		}
 		if len(x.Prefix) == 0 && len(x.Args) == 2 && (x.Op == "=" || x.Op == "\\in") {
 			if v, ok := cc.assigned(x.Args[0], c); ok {
 				return cc.assign(x, v, c, next)
@@ -442,4 +465,19 @@ func (cc *compiler) unchangedVars(e syntax.Expr, sc *scope, out *[]int) bool {
 		}
 	}
 	return false
+}
+
+// branches reports whether e has an existential quantifier or a
+// disjunction, where TLC, reading e as an action, would branch.
+func branches(e syntax.Expr) bool {
+	found := false
+	walk(e, func(x syntax.Expr) {
+		switch y := x.(type) {
+		case *syntax.Quant:
+			found = found || !y.Forall
+		case *syntax.Junction:
+			found = found || y.Or
+		}
+	})
+	return found
 }
