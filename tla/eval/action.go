@@ -105,9 +105,12 @@ func (cc *compiler) act(e syntax.Expr, c cs, next actFn) actFn {
 			}
 		}
 	case *syntax.OpApp:
-		if len(x.Prefix) == 0 && len(x.Args) == 2 && x.Op == "=>" {
-			// TLC reads P => Q in an action (and in Init) as: when P,
-			// the action Q (its \E and \/ branch), else nothing to do.
+		if len(x.Prefix) == 0 && len(x.Args) == 2 && x.Op == "=>" && !cc.initMode {
+			// TLC reads P => Q in an action as: when P, the action Q (its
+			// \E and \/ branch), else nothing to do. (In Init TLC does too,
+			// but stops branching once every variable has a value, at the
+			// next conjunct; the initial predicate keeps reading it as a
+			// Boolean, which matched TLC on the suite: MCBakery's Inv.)
 			cond := cc.boolOf(x.Args[0], c)
 			then := cc.act(x.Args[1], c, next)
 			return func(k *ctx) {
