@@ -546,6 +546,26 @@ func (cc *compiler) captured(b *binding, fr *frame) (int, bool) {
 	return 0, false
 }
 
+// captureFns compiles, for a use of the procedure p in context c, what
+// fills its captured slots: the reads of the outer frame's bound names
+// at a use from that frame; nothing at a recursive use (recursive), whose
+// slots are copied from the current frame (the list is read at run time:
+// the body may still be compiling). A use from a third frame of a
+// procedure that captures is refused.
+func (cc *compiler) captureFns(p *proc, pos syntax.Pos, c cs, kind, name string) (fns []evalFn, recursive bool) {
+	switch {
+	case c.fr == p.fr:
+		return nil, true
+	case c.fr == p.outer:
+		for _, cp := range p.captures {
+			fns = append(fns, cc.read(cp.b, pos, c).fn)
+		}
+	case len(p.captures) > 0:
+		cc.unsupported(c.sc, pos, "a recursive %s that reads a bound name of a definition around it, used from another definition (%s)", kind, name)
+	}
+	return fns, false
+}
+
 // callProc compiles a call of a recursive operator: its arguments are
 // evaluated, then its procedure runs in a frame of its own.
 func (cc *compiler) callProc(pos syntax.Pos, d *def, args []syntax.Expr, c cs) cexpr {
@@ -564,20 +584,7 @@ func (cc *compiler) callProc(pos syntax.Pos, d *def, args []syntax.Expr, c cs) c
 	for i, a := range args {
 		argFns[i] = cc.expr(a, c).fn
 	}
-	// The bound names of the outer frame the body reads: evaluated here
-	// at a call from that frame, copied at a recursive call (whose
-	// captures are read at run time: the body may still be compiling).
-	var capFns []evalFn
-	switch {
-	case c.fr == p.fr:
-	case c.fr == p.outer:
-		for _, cp := range p.captures {
-			capFns = append(capFns, cc.read(cp.b, pos, c).fn)
-		}
-	case len(p.captures) > 0:
-		cc.unsupported(c.sc, pos, "a recursive operator that reads a bound name of a definition around it, called from another definition (%s)", d.name)
-	}
-	recursive := c.fr == p.fr
+	capFns, recursive := cc.captureFns(p, pos, c, "operator", d.name)
 	file := c.sc.file
 	return cexpr{fn: func(k *ctx) Value {
 		slots := make([]Value, p.fr.n)
@@ -1109,19 +1116,8 @@ func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
 		p.global = t.global
 	}
 	p := d.proc
-	// The bound names of the outer frame the body reads, taken when the
-	// function value is made (as callProc does for an operator).
-	var capFns []evalFn
-	switch {
-	case c.fr == p.fr:
-	case c.fr == p.outer:
-		for _, cp := range p.captures {
-			capFns = append(capFns, cc.read(cp.b, pos, c).fn)
-		}
-	case len(p.captures) > 0:
-		cc.unsupported(c.sc, pos, "a recursive function that reads a bound name of a definition around it, used from another definition (%s)", d.name)
-	}
-	recursive := c.fr == p.fr
+	// Taken when the function value is made.
+	capFns, recursive := cc.captureFns(p, pos, c, "function", d.name)
 	if c.primed && p.global {
 		// Its procedure reads the variables unprimed: refused, not
 		// evaluated in the wrong state.
