@@ -195,9 +195,17 @@ func (cc *compiler) enabled(x *syntax.Enabled, c cs) cexpr {
 		cc.unsupported(c.sc, x.Pos, "ENABLED inside a primed expression or Init")
 	}
 	cc.dynamic()
-	run := cc.act(x.X, c, func(*ctx) { panic(enabledFound{}) })
+	has := cc.hasSuccessor(cc.act(x.X, c, func(*ctx) { panic(enabledFound{}) }))
+	return cexpr{fn: func(k *ctx) Value { return Bool(has(k)) }}
+}
+
+// hasSuccessor runs run (an action whose continuation panics with
+// enabledFound at a successor it accepts) on a successor array of its own
+// and reports whether it found one; the state being built is left as it
+// was.
+func (cc *compiler) hasSuccessor(run actFn) func(*ctx) bool {
 	n := len(cc.vars)
-	return cexpr{fn: func(k *ctx) (v Value) {
+	return func(k *ctx) (found bool) {
 		savedNext, savedAssigned := k.next, k.assigned
 		k.next, k.assigned = make([]Value, n), 0
 		defer func() {
@@ -206,12 +214,12 @@ func (cc *compiler) enabled(x *syntax.Enabled, c cs) cexpr {
 				if _, ok := r.(enabledFound); !ok {
 					panic(r)
 				}
-				v = Bool(true)
+				found = true
 			}
 		}()
 		run(k)
-		return Bool(false)
-	}}
+		return false
+	}
 }
 
 // allAssigned runs act while some variable has no value in the successor,

@@ -444,22 +444,7 @@ func (b *builder) enabledStep(a, v syntax.Expr, c cs, resets []int) func(*ctx) b
 			panic(enabledFound{})
 		}
 	})
-	n := len(cc.vars)
-	return predResets(func(k *ctx) (found bool) {
-		savedNext, savedAssigned := k.next, k.assigned
-		k.next, k.assigned = make([]Value, n), 0
-		defer func() {
-			k.next, k.assigned = savedNext, savedAssigned
-			if r := recover(); r != nil {
-				if _, ok := r.(enabledFound); !ok {
-					panic(r)
-				}
-				found = true
-			}
-		}()
-		run(k)
-		return false
-	}, resets)
+	return predResets(cc.hasSuccessor(run), resets)
 }
 
 // fairness compiles the behaviour spec's fairness conjuncts.
