@@ -414,14 +414,7 @@ func (j *Job) mirrorSide(opt MirrorCompareOptions) (*mirrorSide, error) {
 		if err != nil {
 			return nil, err
 		}
-		vars := func(s any) tlavalue.State {
-			m := mm.Vars(s.(model.State))
-			out := make(tlavalue.State, 0, len(model.VarNames))
-			for _, name := range model.VarNames {
-				out = append(out, tlavalue.Var{Name: name, Value: m[name]})
-			}
-			return out
-		}
+		vars := func(s any) tlavalue.State { return mm.VarState(s.(model.State)) }
 		side := &mirrorSide{
 			init: func() []any { return []any{mm.Init()} },
 			next: func(s any, emit func(string, string, any)) {

@@ -142,14 +142,7 @@ func CompareMirrorStates(ctx context.Context, job, ij *Job, max int) (*SetDiff, 
 		if mm, err = job.Machine(); err != nil {
 			return nil, err
 		}
-		err = job.States(ctx, func(s model.State) error {
-			vars := mm.Vars(s)
-			vs := make(tlavalue.State, 0, len(model.VarNames))
-			for _, name := range model.VarNames {
-				vs = append(vs, tlavalue.Var{Name: name, Value: vars[name]})
-			}
-			return add(vs)
-		})
+		err = job.States(ctx, func(s model.State) error { return add(mm.VarState(s)) })
 	} else {
 		err = job.VarStates(ctx, add)
 	}

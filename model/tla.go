@@ -14,6 +14,16 @@ var VarNames = []string{
 	"recoveries", "strays", "reentered", "rebuilt", "consumes", "raced", "lost",
 }
 
+// VarState returns s as TLA+ values in declaration order (VarNames).
+func (m *Model) VarState(s State) tlavalue.State {
+	vars := m.Vars(s)
+	out := make(tlavalue.State, 0, len(VarNames))
+	for _, name := range VarNames {
+		out = append(out, tlavalue.Var{Name: name, Value: vars[name]})
+	}
+	return out
+}
+
 // Vars returns s as TLA+ values, one per spec variable.
 func (m *Model) Vars(s State) map[string]tlavalue.Value {
 	effects := make([]tlavalue.Value, len(s.Effects))

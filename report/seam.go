@@ -24,12 +24,7 @@ func (r resumeAny) Next(s tlaspec.State, emit func(tlaspec.Label, tlaspec.State)
 }
 
 func (r resumeAny) Vars(s tlaspec.State) tlavalue.State {
-	vars := r.m.Vars(s.(model.State))
-	out := make(tlavalue.State, 0, len(model.VarNames))
-	for _, name := range model.VarNames {
-		out = append(out, tlavalue.Var{Name: name, Value: vars[name]})
-	}
-	return out
+	return r.m.VarState(s.(model.State))
 }
 
 func (r resumeAny) FromVars(vs tlavalue.State) (tlaspec.State, error) {

@@ -202,12 +202,7 @@ func (sp *Spec) Variables() []string { return model.VarNames }
 
 // Vars is s as TLA+ values, in declaration order.
 func (sp *Spec) Vars(s model.Packed) tlavalue.State {
-	vars := sp.M.Vars(sp.M.Unpack(s))
-	out := make(tlavalue.State, 0, len(model.VarNames))
-	for _, name := range model.VarNames {
-		out = append(out, tlavalue.Var{Name: name, Value: vars[name]})
-	}
-	return out
+	return sp.M.VarState(sp.M.Unpack(s))
 }
 
 // FromVars is the packed state with these values.
