@@ -43,6 +43,8 @@ type search[S, L any] struct {
 	parity    int
 	nextChunk atomic.Int64
 	nextID    uint64 // id of the first state of the level after cur
+	// failed: a worker met an error; the others take no more chunks.
+	failed atomic.Bool
 
 	// recent[i] is worker i's cache of fingerprints known to be in the
 	// set, kept across levels (see flush).
@@ -143,8 +145,13 @@ func checkOnce[S, L any](ctx context.Context, m Model[S, L], opt Options[S], sta
 	s.seen.alone = s.workers == 1
 	defer s.seen.close()
 	s.pool = &bufPool{size: chunkStates * (s.width + 8), mem: &s.mem}
-	s.sp = &spiller{dir: opt.SpillDir}
+	s.sp = &spiller{dir: opt.SpillDir, fault: opt.spillFault}
 	defer s.sp.close()
+	if opt.MemoryBudget > 0 {
+		if err := s.sp.check(); err != nil {
+			return nil, err
+		}
+	}
 	s.trace = &traceStore{sp: s.sp, mem: &s.mem}
 	s.done = make([]bool, len(opt.Invariants)+1)
 	if opt.Violated != nil && len(opt.Invariants) > 64 {
@@ -646,7 +653,7 @@ func (w *worker[S, L]) loop(ctx context.Context) {
 			break
 		}
 		k := int(s.nextChunk.Add(1) - 1)
-		if k >= len(s.cur) || ctx.Err() != nil {
+		if k >= len(s.cur) || ctx.Err() != nil || s.failed.Load() {
 			s.throttle.drain()
 			break
 		}
@@ -656,6 +663,12 @@ func (w *worker[S, L]) loop(ctx context.Context) {
 		if w.err == nil {
 			w.err = s.flushSeen()
 		}
+	}
+	if w.err != nil {
+		// The run ends with this error: release the workers the
+		// throttle holds, or they would wait for a chunk for ever.
+		s.failed.Store(true)
+		s.throttle.drain()
 	}
 	if w.unstable {
 		s.unstable.Store(true)

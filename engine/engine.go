@@ -164,6 +164,9 @@ type Options[S any] struct {
 	// how often (default: the machine, every adaptEvery; see adapt.go).
 	sample     func() cpuSample
 	adaptEvery time.Duration
+	// For the tests: an error a spill file's creation or write meets
+	// (nil: none), as a full or failing disk would give.
+	spillFault func() error
 }
 
 // Verdict is the outcome of a run.

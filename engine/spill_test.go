@@ -3,11 +3,16 @@ package engine
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // recorder wraps a model and records every state it is asked to expand:
@@ -213,5 +218,60 @@ func TestMemoryBudgetHolds(t *testing.T) {
 			t.Errorf("%d workers: peak %d bytes, budget %d (+%d), %d flushes", w, res.PeakMemory, budget, slack, res.FingerprintFlushes)
 		}
 		t.Logf("%d workers: peak %d of %d, fingerprints %d, %d flushes", w, res.PeakMemory, budget, res.FingerprintMemory, res.FingerprintFlushes)
+	}
+}
+
+// TestSpillErrorEndsRun makes the spill fail in the middle of a search
+// (levels of many chunks, each spilled at once under a budget of one
+// byte) while the throttle holds every worker but the first (a sampler
+// that says the workers got no CPU), and checks that the run ends with that
+// error at every worker count. Before the workers released the throttle
+// on an error, the held ones waited for a chunk for ever.
+func TestSpillErrorEndsRun(t *testing.T) {
+	injected := errors.New("injected: no space left on device")
+	for _, w := range []int{1, 2, 4} {
+		var samples, writes atomic.Int64
+		opt := Options[uint64]{
+			Workers: w, MemoryBudget: 1, SpillDir: t.TempDir(),
+			// On a level of several chunks.
+			spillFault: func() error {
+				if writes.Add(1) > 40 {
+					return injected
+				}
+				return nil
+			},
+			sample: func() cpuSample {
+				n := samples.Add(1)
+				return cpuSample{at: time.Unix(0, n*int64(time.Millisecond)), idleKnown: true}
+			},
+			adaptEvery: 100 * time.Microsecond,
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := Check[uint64, string](context.Background(), wide(200003), opt)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, injected) {
+				t.Errorf("%d workers: err %v, want the injected spill error", w, err)
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("%d workers: the run did not end after the spill failed (a worker waits for ever)", w)
+		}
+	}
+}
+
+// TestSpillFolderChecked refuses a search that may spill into a folder
+// that takes no file, before it starts.
+func TestSpillFolderChecked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "no-such-dir")
+	_, err := Check[uint64, string](context.Background(), grid(10), Options[uint64]{MemoryBudget: 1 << 20, SpillDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "spill folder is not writable") || !strings.Contains(err.Error(), "no-such-dir") {
+		t.Fatalf("err %v, want the spill folder named as not writable", err)
+	}
+	// Without a budget nothing spills, and the folder is not needed.
+	if _, err := Check[uint64, string](context.Background(), grid(10), Options[uint64]{SpillDir: dir}); err != nil {
+		t.Fatalf("no budget: %v", err)
 	}
 }

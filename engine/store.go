@@ -109,6 +109,7 @@ type spillFile struct {
 // spiller owns the spill files of a run.
 type spiller struct {
 	dir     string
+	fault   func() error // Options.spillFault
 	mu      sync.Mutex
 	levels  [2]*spillFile
 	trace   *os.File
@@ -116,11 +117,10 @@ type spiller struct {
 }
 
 func (s *spiller) create(pattern string) (*os.File, error) {
-	dir := s.dir
-	if dir == "" {
-		dir = os.TempDir()
+	if err := s.injected(); err != nil {
+		return nil, err
 	}
-	f, err := os.CreateTemp(dir, pattern)
+	f, err := os.CreateTemp(s.folder(), pattern)
 	if err != nil {
 		return nil, fmt.Errorf("engine: spill: %w", err)
 	}
@@ -128,6 +128,42 @@ func (s *spiller) create(pattern string) (*os.File, error) {
 	// happens to it.
 	os.Remove(f.Name())
 	return f, nil
+}
+
+// folder is where the spill files go.
+func (s *spiller) folder() string {
+	if s.dir == "" {
+		return os.TempDir()
+	}
+	return s.dir
+}
+
+// check fails unless the spill folder takes a file: a run that may
+// spill learns before its search that it could not.
+func (s *spiller) check() error {
+	f, err := os.CreateTemp(s.folder(), "tlcrun-check-*")
+	if err != nil {
+		return fmt.Errorf("engine: the spill folder is not writable: %w", err)
+	}
+	name := f.Name()
+	err = f.Close()
+	if rerr := os.Remove(name); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return fmt.Errorf("engine: the spill folder: %w", err)
+	}
+	return nil
+}
+
+func (s *spiller) injected() error {
+	if s.fault == nil {
+		return nil
+	}
+	if err := s.fault(); err != nil {
+		return fmt.Errorf("engine: spill: %w", err)
+	}
+	return nil
 }
 
 func (s *spiller) level(parity int) (*spillFile, error) {
@@ -152,6 +188,9 @@ func (s *spiller) writeChunk(c *chunk, width, parity int, pool *bufPool) error {
 	}
 	data := chunkData(c.buf, c.n, width)
 	off := sf.next.Add(int64(len(data))) - int64(len(data))
+	if err := s.injected(); err != nil {
+		return err
+	}
 	if _, err := sf.f.WriteAt(data, off); err != nil {
 		return fmt.Errorf("engine: spill: %w", err)
 	}
