@@ -762,4 +762,22 @@ func TestBrowserExplorer(t *testing.T) {
 		t.Errorf("the link to redeliver's walk opens with %q, want EO violated at step 2", got)
 	}
 	b.clean("explorer opened at a link")
+	// The Liveness walk docs/contract.md links ends in a dead end: a
+	// state with no enabled action, where the page once threw and
+	// stopped the walk a step short.
+	b.step("opening the Liveness walk", chromedp.Navigate("file://"+abs+"#fault=volatilepark&steps=ExecTask,EmitInterrupt,CrashRecover%28skip%29"), chromedp.WaitReady("#ex-enabled", chromedp.ByQuery))
+	b.step("reloading at the Liveness walk", chromedp.Reload(), chromedp.WaitReady("#ex-enabled p.hint", chromedp.ByQuery))
+	if got := text("#answer .headline"); !strings.Contains(got, "Liveness violated at step 3") {
+		t.Errorf("the Liveness walk opens with %q, want Liveness violated at step 3", got)
+	}
+	if got := b.count("#ex-timeline tr.step"); got != 4 {
+		t.Errorf("the Liveness walk has %d steps, want 4 (steps 0 to 3)", got)
+	}
+	if got := text("#ex-obls tr.st-violated th"); got != "Liveness" {
+		t.Errorf("the Liveness walk's obligations table marks %q violated, want Liveness", got)
+	}
+	if got := text("#ex-enabled"); !strings.Contains(got, "the run is stuck") {
+		t.Errorf("the Liveness walk's last state offers %q, want none (stuck)", got)
+	}
+	b.clean("explorer at a dead end")
 }

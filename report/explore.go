@@ -242,7 +242,9 @@ func exploreModelOf(m *model.Model, row matrix.Row, bounds string, max int, in *
 	for _, n := range g.Nodes {
 		s := n.State
 		vars := m.Vars(s)
-		xs := exploreState{Fr: int(s.Frontier), PC: int(s.PC), Done: m.Completed(s), Stuck: !canComplete[n.ID]}
+		// T is never nil: a state with no enabled action is [] in the
+		// JSON, not null (the page reads t.length).
+		xs := exploreState{Fr: int(s.Frontier), PC: int(s.PC), Done: m.Completed(s), Stuck: !canComplete[n.ID], T: []exploreStep{}}
 		for _, name := range model.VarNames {
 			xs.V = append(xs.V, in.id(vars[name].String()))
 		}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"net/url"
 	"os"
@@ -157,5 +158,39 @@ func TestExplorerDocIsCurrent(t *testing.T) {
 	}
 	if !bytes.Equal(want, buf.Bytes()) {
 		t.Error("docs/explorer.html is stale; regenerate: go run ./cmd/tlcrun explore --html docs/explorer.html")
+	}
+}
+
+// TestExplorerDeadEnds checks that a state with no enabled action (every
+// completed run, every stuck one) reaches the page as an empty list of
+// transitions: null made the page's script throw there, and the walk
+// stopped a step short of the Liveness counterexample docs/contract.md
+// links.
+func TestExplorerDeadEnds(t *testing.T) {
+	ex := explorerData(t)
+	dead := 0
+	for _, m := range ex.Models {
+		for _, s := range m.States {
+			if len(s.T) == 0 {
+				dead++
+			}
+		}
+	}
+	if dead == 0 {
+		t.Fatal("no state without an enabled action: the test shows nothing")
+	}
+	b, err := json.Marshal(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte(`"t":null`)); n > 0 {
+		t.Errorf("%d of the %d dead ends are written \"t\":null", n, dead)
+	}
+	states, stuckAt := walkTo(ex, "volatilepark", []string{"ExecTask", "EmitInterrupt", "CrashRecover(skip)"})
+	if stuckAt >= 0 {
+		t.Fatalf("the Liveness walk of docs/contract.md stops at its step %d", stuckAt)
+	}
+	if last := states[len(states)-1]; !last.Stuck || len(last.T) != 0 {
+		t.Errorf("the Liveness walk ends in a state stuck=%v with %d transitions, want a dead end that can never complete", last.Stuck, len(last.T))
 	}
 }
