@@ -140,6 +140,11 @@ type Options struct {
 	// same verdicts and counterexample lengths, far fewer states
 	// (docs/spec.md, Symmetry).
 	Symmetry bool
+	// MemoryBudget and SpillDir are the Go engine's, for each row's run
+	// (check.RunOptions): past the budget, the row's frontier, trace
+	// links and fingerprints go to files in SpillDir.
+	MemoryBudget int64
+	SpillDir     string
 }
 
 // RowChecker builds one row's cells: cfg is the row's model with its
@@ -196,7 +201,7 @@ func Build(ctx context.Context, specDir string, opt Options) (*Result, error) {
 		if res.Engine != "go" {
 			rr, err = opt.Check(ctx, row, cfg, spec)
 		} else {
-			rr, err = checkRow(ctx, row, cfg, spec, opt.Workers)
+			rr, err = checkRow(ctx, row, cfg, spec, opt)
 		}
 		if err != nil {
 			return nil, err
@@ -234,13 +239,13 @@ func Rebound(cfg, bounds *tlacfg.Config) {
 // checkRow runs one model with every column's property, continuing past
 // violations so that each property gets its own verdict and its own
 // shortest counterexample.
-func checkRow(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, workers int) (RowResult, error) {
+func checkRow(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, opt Options) (RowResult, error) {
 	job, err := check.FromConfig(WithColumns(cfg), spec)
 	if err != nil {
 		return RowResult{}, fmt.Errorf("matrix: %s: %w", row.Name, err)
 	}
 	start := time.Now()
-	rep, err := job.Run(ctx, check.RunOptions{Continue: true, Workers: workers})
+	rep, err := job.Run(ctx, check.RunOptions{Continue: true, Workers: opt.Workers, MemoryBudget: opt.MemoryBudget, SpillDir: opt.SpillDir})
 	if err != nil {
 		return RowResult{}, fmt.Errorf("matrix: %s: %w", row.Name, err)
 	}

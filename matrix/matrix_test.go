@@ -221,3 +221,28 @@ func compareSymmetric(t *testing.T, full, sym *Result) {
 		assert.Equal(t, c.Witnesses, sym.Claims[i].Witnesses, c.ID)
 	}
 }
+
+// TestMatrixOnDisk builds the reference-bounds matrix with a memory budget
+// of one byte, so that every row's frontier, trace links and fingerprints
+// go to disk, and checks that every cell, and every counterexample, is
+// the one built in memory.
+func TestMatrixOnDisk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the whole matrix from disk (make test runs it)")
+	}
+	want := r0Matrix(t)
+	got, err := Build(context.Background(), "../spec", Options{MemoryBudget: 1, SpillDir: t.TempDir()})
+	require.NoError(t, err)
+	require.Len(t, got.Rows, len(want.Rows))
+	for i, r := range got.Rows {
+		for name, c := range r.Cells {
+			w := want.Rows[i].Cells[name]
+			if c.Violated != w.Violated || c.Length != w.Length || c.Distinct != w.Distinct {
+				t.Errorf("%s x %s from disk: %s, in memory %s", r.Name, name, c, w)
+			}
+			if c.Violated && cmp.Diff(c.Trace.Trace, w.Trace.Trace) != "" {
+				t.Errorf("%s x %s from disk: another counterexample", r.Name, name)
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,6 +31,8 @@ func newMatrixCmd() *cobra.Command {
 		engineArg  string
 		compare    bool
 		symmetry   bool
+		mem        string
+		spillDir   string
 		tf         tlcFlags
 	)
 	cmd := &cobra.Command{
@@ -100,6 +103,15 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 			if hint := symmetryHint(bounds, symmetry, engineArg); hint != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), hint)
 			}
+			budget, err := memBudget(mem)
+			if err != nil {
+				return clibase.Usage(err)
+			}
+			if budget > 0 {
+				// As check: Go's own memory gets what the engine's
+				// tables (mapped outside the heap) leave.
+				debug.SetMemoryLimit(budget - engineBudget(budget)/4*3)
+			}
 			start := time.Now()
 			// With --html the Go engine's matrix is built one model at a
 			// time and the page rewritten after each, so that a long run
@@ -108,6 +120,7 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 			build := func(engine string, only ...string) (*matrix.Result, error) {
 				return matrix.Build(cmd.Context(), specDir, matrix.Options{
 					Bounds: bounds, Workers: workers, Engine: engine, Only: only, Symmetry: symmetry,
+					MemoryBudget: engineBudget(budget), SpillDir: spillDir,
 					Check: matrixtlc.Checker(tf.options(nil), engine == "tlc" && engineArg == "both" && compare),
 					Progress: func(row matrix.Row, i, n int) {
 						if rowAt >= 0 {
@@ -122,7 +135,6 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 				first = "go"
 			}
 			var res *matrix.Result
-			var err error
 			if html != "" && first == "go" {
 				rows := matrix.Rows(specDir)
 				rowsOf = len(rows)
@@ -202,6 +214,8 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 	f.IntVar(&workers, "workers", 0, "Go engine workers (0 = all cores)")
 	f.StringVar(&engineArg, "engine", "go", "checker: go, tlc, or both (and compare them cell by cell)")
 	f.BoolVar(&symmetry, "symmetry", false, "check every model under the spec's symmetry (SYMMETRY Symmetry: the values are interchangeable): one state per orbit, the same verdicts and counterexample lengths")
+	f.StringVar(&mem, "mem", "0", "the Go engine's memory budget for each model before it spills to disk, e.g. 300MiB, 4G (auto = half the RAM, 0 = none)")
+	f.StringVar(&spillDir, "spill-dir", "", "folder for spill files (default: the system's temporary folder)")
 	f.BoolVar(&compare, "compare-states", true, "with --engine both: compare each model's state set (TLC's -dump against the Go engine's); =false for bounds too large to hold in memory")
 	tf.add(f)
 	return cmd
