@@ -255,7 +255,15 @@ func (cc *compiler) forall(bs []syntax.Bound, body syntax.Expr, c cs, next actFn
 	x := bv.slots[0][0]
 	list, idx := c.fr.alloc(), c.fr.alloc()
 	var run actFn
-	// step goes on with the element after the one the body just took.
+	// The body's instances are one compiled closure, and the next
+	// instance runs inside the one before (as its continuation): it
+	// reuses the body's slots (its operators' arguments, its \E's bound
+	// names), so step keeps the slots the body allocated, lo to hi, as
+	// the instance before left them, and gives them back when the next
+	// returns. Without this, the instance before would go on (to its
+	// next disjunct or element) with the values of the instance after:
+	// other successors than TLC's, and other states.
+	var lo, hi int
 	step := func(k *ctx) {
 		i := int(k.slots[idx].(Int))
 		elems := k.slots[list].(*Seq).Elems
@@ -263,12 +271,21 @@ func (cc *compiler) forall(bs []syntax.Bound, body syntax.Expr, c cs, next actFn
 			next(k)
 			return
 		}
+		var buf [8]Value
+		keep := buf[:0]
+		if hi-lo > len(buf) {
+			keep = make([]Value, 0, hi-lo)
+		}
+		keep = append(keep, k.slots[lo:hi]...)
 		saved := k.slots[x]
 		k.slots[x], k.slots[idx] = elems[i], Int(i+1)
 		run(k)
 		k.slots[x], k.slots[idx] = saved, Int(i)
+		copy(k.slots[lo:hi], keep)
 	}
+	lo = c.fr.n
 	run = cc.act(body, c.with(inner), step)
+	hi = c.fr.n
 	set, file, pos := bv.sets[0].fn, bv.file, bv.pos[0]
 	return func(k *ctx) {
 		elems := enumerateAt(set(k), file, pos)
