@@ -41,8 +41,9 @@ var (
 	// task that already has a durable record.
 	ErrDuplicateClaim = errors.New("sequencer: duplicate admission claim")
 	// ErrCorrupt: a stored row does not match its checksum or does not
-	// decode.
-	ErrCorrupt = errors.New("sequencer: corrupted store row")
+	// decode, or the database file itself is damaged (SQLite's
+	// SQLITE_CORRUPT, a damaged header, a truncated file).
+	ErrCorrupt = errors.New("sequencer: corrupted store")
 	// ErrDuplicate is returned by a Store when a fact's key is already
 	// taken; nothing of the update was written.
 	ErrDuplicate = errors.New("sequencer: duplicate fact key")
@@ -59,4 +60,12 @@ var (
 	// ErrStoreFull: the store's disk (or quota) is full; the transaction
 	// was rolled back.
 	ErrStoreFull = errors.New("sequencer: store is full")
+	// ErrTimeout: the store gave up waiting. Another connection held a
+	// lock the operation needed (a run's row, the lock of the schema
+	// check, SQLite's write lock) for longer than the store's bound, or a
+	// statement ran longer than its bound, or the server ended a
+	// connection that sat idle in a transaction. The transaction was
+	// rolled back: nothing of it is written. The message names what was
+	// held and the bound.
+	ErrTimeout = errors.New("sequencer: timed out waiting for the store")
 )

@@ -390,7 +390,7 @@ func testExitTable(t *testing.T, root, bin string) {
 	}{
 		{"a row removed (12)", mutateDoc(row12, "")},
 		{"a code renumbered in the page (16 as 17)", mutateDoc("\n| 16 |", "\n| 17 |")},
-		{"a code renumbered in the page (4 as 8)", mutateDoc("\n| 4 |", "\n| 8 |")},
+		{"a code renumbered in the page (4 as 9)", mutateDoc("\n| 4 |", "\n| 9 |")},
 		{"a cell emptied (tracecheck's 5)", mutateDoc("| the check gave up on a trace (too many candidate states) |", "| — |")},
 		{"a constant renumbered (seqctl's ledger 7 as 8)", withConst("internal/seqcli", "ExitLedger", 8)},
 		{"a shared constant renumbered (ExitNoTLC 3 as 9)", func() exitFacts {

@@ -126,7 +126,7 @@ data directory may be elsewhere: say so when you quote it).`,
 // path for d, and returns how many and in how many seconds; it stops
 // when ctx is done (Ctrl-C).
 func FsyncRate(ctx context.Context, path string, d time.Duration) (n, secs float64, err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return 0, 0, err
 	}

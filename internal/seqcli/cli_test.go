@@ -2,18 +2,24 @@ package seqcli_test
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/txtar"
 
 	"github.com/resumecontract/resumecheck/internal/clitest"
 	"github.com/resumecontract/resumecheck/internal/seqcli"
+	"github.com/resumecontract/resumecheck/sequencer/sqlitestore"
 )
 
 // TestCLI runs every testdata/*.txtar case (see package clitest for how
@@ -107,5 +113,75 @@ func TestJSONEverywhere(t *testing.T) {
 		if lines := strings.Split(strings.TrimSpace(stdout.String()), "\n"); len(lines) != 1 || !json.Valid([]byte(lines[0])) {
 			t.Errorf("seqctl %v printed %q, not one line of JSON", args, stdout.String())
 		}
+	}
+}
+
+// TestStoreFailures: the exit codes of a damaged store (5, the file
+// named), of a store whose write lock another process holds past
+// --busy-timeout (8, SQLITE_BUSY named), and the modes of the files seqctl
+// creates (0600: they hold the runs' inputs).
+func TestStoreFailures(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	store := filepath.Join(dir, "seq.db")
+	seqctl := func(args ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := seqcli.Program.Main(append([]string{"--store", store}, args...), &stdout, &stderr)
+		return code, stderr.String()
+	}
+	if code, stderr := seqctl("run", "--run", "r1"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"seq.db", "seq.ledger.db"} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v (%v), want -rw-------", name, fi.Mode().Perm(), err)
+		}
+	}
+
+	// Another process's transaction holds the write lock.
+	db, err := sql.Open("sqlite", sqlitestore.DSN(store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, stderr := seqctl("--busy-timeout", "200ms", "recover", "--run", "r1")
+	if took := time.Since(start); code != seqcli.ExitTimeout || took > 5*time.Second {
+		t.Errorf("recover while the write lock is held: exit %d after %v, want %d: %s", code, took, seqcli.ExitTimeout, stderr)
+	}
+	for _, w := range []string{store, "SQLITE_BUSY", "200ms"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("recover's message %q does not say %q", stderr, w)
+		}
+	}
+	if code, stderr := seqctl("runs"); code != 0 {
+		t.Errorf("runs while the write lock is held: exit %d: %s", code, stderr)
+	}
+	conn.ExecContext(context.Background(), "ROLLBACK")
+	conn.Close()
+
+	// A damaged copy: its second page overwritten.
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 4096; i < 8192 && i < len(data); i++ {
+		data[i] = 0xab
+	}
+	store = filepath.Join(dir, "damaged.db")
+	if err := os.WriteFile(store, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr = seqctl("history", "--run", "r1")
+	if code != seqcli.ExitCorrupt || !strings.Contains(stderr, store) || !strings.Contains(stderr, "SQLITE_CORRUPT") {
+		t.Errorf("history of a damaged store: exit %d, want %d naming the file and SQLITE_CORRUPT: %s", code, seqcli.ExitCorrupt, stderr)
 	}
 }

@@ -42,6 +42,7 @@ const (
 	ExitCorrupt  = 5                   // a store row does not match its checksum or does not decode
 	ExitRejected = 6                   // trace --check: the trace is rejected by the model
 	ExitLedger   = 7                   // ledger: an effect landed twice, or never
+	ExitTimeout  = 8                   // the store timed out waiting: another connection held a lock past the bound (sequencer.ErrTimeout)
 	// ExitInterrupted: Ctrl-C stopped the command (run --wait, which
 	// waits for it, exits 0).
 	ExitInterrupted = clibase.ExitInterrupted
@@ -60,9 +61,13 @@ const exitDoc = `Exit codes (docs/cli.md):
       the interrupt first, or the run had completed)
    4  refused: unknown run, value outside the schema, no such checkpoint,
       run not parked, interrupt not consumed yet, invalid state
-   5  a store row is corrupted
+   5  the store is corrupted: a row, or the SQLite file itself
    6  trace --check: the trace is rejected
    7  ledger: an effect landed twice, or never
+   8  timed out waiting for the store: another connection or process held
+      a lock (a run's row, the schema lock, SQLite's write lock) past the
+      bound (--busy-timeout; PostgreSQL: lock_timeout), or a statement ran
+      past statement_timeout
  130  interrupted (Ctrl-C)
  137  killed by --kill-after (SIGKILL)`
 
@@ -76,6 +81,8 @@ func code(err error) (int, bool) {
 		return ExitConflict, true
 	case errors.Is(err, sequencer.ErrCorrupt):
 		return ExitCorrupt, true
+	case errors.Is(err, sequencer.ErrTimeout):
+		return ExitTimeout, true
 	case errors.Is(err, sequencer.ErrSchema):
 		// The --store named is not a store this release can use (not a
 		// SQLite file, another application's, another schema version):
@@ -98,6 +105,7 @@ type globals struct {
 	tasks     int
 	killAfter int
 	faults    []string
+	busy      time.Duration
 	jsonOut   bool
 	opsLog    bool
 	// Test hooks: pause after an operation until a FIFO is closed; run
@@ -149,7 +157,7 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer st
 				return nil, err
 			}
 		}
-		st, err = sqlitestore.Open(ctx, g.store)
+		st, err = sqlitestore.OpenWith(ctx, g.store, sqlitestore.Options{BusyTimeout: g.busy})
 		if ledger == "" {
 			ledger = strings.TrimSuffix(g.store, ".db") + ".ledger.db"
 		}
@@ -157,7 +165,7 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer st
 	if err != nil {
 		return nil, err // it names the store
 	}
-	l, err := demo.OpenLedger(ctx, ledger)
+	l, err := demo.OpenLedgerWith(ctx, ledger, sqlitestore.Options{BusyTimeout: g.busy})
 	if err != nil {
 		st.Close()
 		return nil, err // it names the ledger
@@ -227,6 +235,7 @@ store and to the same database for PostgreSQL.
 	pf.StringVar(&g.ledger, "ledger", "", "the external effect ledger: a SQLite file or a postgres:// DSN (default: beside the store)")
 	pf.IntVar(&g.tasks, "tasks", 3, "number of tasks of the demo workflow (task 2 is gated)")
 	pf.IntVar(&g.killAfter, "kill-after", 0, "SIGKILL this process right after its N-th persistence operation (0: never)")
+	pf.DurationVar(&g.busy, "busy-timeout", sqlitestore.DefaultBusyTimeout, "SQLite: how long to wait for the database's write lock another process holds before giving up (exit 8); PostgreSQL's bounds are the DSN's (docs/sequencer.md)")
 	pf.StringArrayVar(&g.faults, "fault", nil, "turn a fault of the spec on in the sequencer (tests only; repeatable)")
 	pf.BoolVar(&g.jsonOut, "json", false, "print results as JSON")
 	pf.BoolVar(&g.opsLog, "ops", false, "print each persistence operation on stderr")

@@ -90,17 +90,25 @@ func (l *Ledger) fail(err error) error {
 // OpenLedger opens the ledger at target: a postgres:// URL, or the path
 // of a SQLite file.
 func OpenLedger(ctx context.Context, target string) (*Ledger, error) {
+	return OpenLedgerWith(ctx, target, sqlitestore.Options{})
+}
+
+// OpenLedgerWith is OpenLedger with the options of a SQLite file. Its
+// connections are bounded as the stores' are: a PostgreSQL ledger's
+// with pgstore.Defaults, a SQLite ledger's with opt's busy timeout; a new
+// SQLite file is created 0600.
+func OpenLedgerWith(ctx context.Context, target string, opt sqlitestore.Options) (*Ledger, error) {
 	var db *sql.DB
 	var err error
-	l := &Ledger{rebind: func(s string) string { return s }, name: target, classify: sqlitestore.Classify}
+	l := &Ledger{rebind: func(s string) string { return s }, name: target, classify: sqlitestore.Classifier(target, opt)}
 	if strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://") {
 		l.name, l.classify = pgstore.Name(target), pgstore.Classify
-		db, err = sql.Open("pgx", target)
+		db, err = pgstore.Connect(ctx, target)
 	} else {
 		if err := sqlitestore.CheckPath(target); err != nil {
 			return nil, fmt.Errorf("ledger: %w", err)
 		}
-		db, err = sql.Open("sqlite", sqlitestore.DSN(target))
+		db, err = sqlitestore.OpenDB(target, opt)
 		l.rebind = func(s string) string {
 			for i := 9; i >= 1; i-- {
 				s = strings.ReplaceAll(s, "$"+strconv.Itoa(i), "?"+strconv.Itoa(i))

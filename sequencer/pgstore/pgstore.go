@@ -10,10 +10,17 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/resumecontract/resumecheck/sequencer"
 	"github.com/resumecontract/resumecheck/sequencer/internal/sqlstore"
 )
@@ -41,19 +48,29 @@ var Dialect = sqlstore.Dialect{
 		}
 		return tx, nil
 	},
-	Tables: func(ctx context.Context, tx *sql.Tx) ([]string, error) {
-		return strings1(ctx, tx, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)
+	Tables: func(ctx context.Context, q sqlstore.Querier) ([]string, error) {
+		return strings1(ctx, q, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)
 	},
-	Columns: func(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
-		return strings1(ctx, tx, `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1`, table)
+	Columns: func(ctx context.Context, q sqlstore.Querier, table string) ([]string, error) {
+		return strings1(ctx, q, `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1`, table)
 	},
 	// A database may hold other applications' tables beside the store's.
 	OwnsDatabase: false,
-	Classify:     Classify,
+	Classify:     bounds{}.classify,
+	Held:         held,
 }
 
-func strings1(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, q, args...)
+// held names the lock a write transaction of run waits for: the run's row,
+// or (run "") the schema check's advisory lock.
+func held(run string) string {
+	if run == "" {
+		return fmt.Sprintf("the advisory lock that guards the creation of the store's tables (pg_advisory_xact_lock(%d), taken only while a new store is created or migrated)", migrateLock)
+	}
+	return fmt.Sprintf("the row of run %s in seq_runs (SELECT ... FOR UPDATE: every write transaction of the run takes it)", run)
+}
+
+func strings1(ctx context.Context, db sqlstore.Querier, q string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -71,17 +88,52 @@ func strings1(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]string,
 
 // Classify says what a PostgreSQL error means for a store: a read-only
 // transaction (a standby) or a role that may not write
-// (sequencer.ErrReadOnly), a full disk (sequencer.ErrStoreFull).
-func Classify(err error) error {
+// (sequencer.ErrReadOnly), a full disk (sequencer.ErrStoreFull), a wait or
+// a statement past its bound (sequencer.ErrTimeout).
+func Classify(err error) error { return bounds{}.classify(err, "") }
+
+// bounds are the settings of a store's connections that its messages
+// quote ("": not known).
+type bounds struct {
+	lock, statement, idle string
+}
+
+func (b bounds) classify(err error, held string) error {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return err
+	}
+	quote := func(name, v string) string {
+		if v == "" {
+			return name
+		}
+		return name + " (" + v + ")"
 	}
 	switch pe.Code {
 	case "25006", "42501": // read_only_sql_transaction, insufficient_privilege
 		return fmt.Errorf("%w: the server refuses writes (%w); the sequencer writes every step: give it a primary server and a role that may write its tables", sequencer.ErrReadOnly, err)
 	case "53100": // disk_full
 		return fmt.Errorf("%w: the server's disk is full (%w); the transaction was rolled back and nothing of it is written: free space, then recover the run", sequencer.ErrStoreFull, err)
+	case "55P03": // lock_not_available: lock_timeout
+		if held == "" {
+			held = "a lock this operation needs"
+		}
+		return fmt.Errorf("%w: another connection holds %s and kept it longer than %s (%w); nothing of this operation is written. "+
+			"If that client is gone, the server ends its session after %s, or when TCP keepalives find it dead, and the lock goes with it: retry then "+
+			"(pg_stat_activity and pg_locks show the holder, pg_terminate_backend(pid) ends it)",
+			sequencer.ErrTimeout, held, quote("lock_timeout", b.lock), err, quote("idle_in_transaction_session_timeout", b.idle))
+	case "57014": // query_canceled: statement_timeout, or a cancel request
+		if !strings.Contains(pe.Message, "statement timeout") {
+			return err
+		}
+		if held != "" {
+			held = ", waiting for " + held
+		}
+		return fmt.Errorf("%w: a statement ran longer than %s%s (%w); the transaction was rolled back and nothing of it is written: retry, or give the DSN a larger statement_timeout if the server is slow rather than blocked",
+			sequencer.ErrTimeout, quote("statement_timeout", b.statement), held, err)
+	case "25P03": // idle_in_transaction_session_timeout
+		return fmt.Errorf("%w: the server ended this connection, which sat idle in a transaction longer than %s (%w); nothing of the transaction is written: recover the run",
+			sequencer.ErrTimeout, quote("idle_in_transaction_session_timeout", b.idle), err)
 	}
 	return err
 }
@@ -96,14 +148,54 @@ func Name(dsn string) string {
 	return u.Redacted()
 }
 
+// Defaults are the settings that every connection of a store (and of the
+// demo ledger) starts with, unless the DSN gives its own: a parameter of
+// the same name (postgres://.../db?lock_timeout=5s) or an options
+// parameter that sets it (options=-c%20lock_timeout%3D5s, or PGOPTIONS).
+// They bound every wait of the sequencer's statements, so that a client
+// that stops (dies, hangs, loses the network) inside a transaction cannot
+// block the others for longer (issue 28):
+//
+//   - lock_timeout: how long a statement waits for a lock another
+//     connection holds (a run's row, the schema lock). Past it the
+//     operation fails with sequencer.ErrTimeout.
+//   - statement_timeout: how long one statement may run, waits included.
+//   - idle_in_transaction_session_timeout: the server ends a session that
+//     sits in an open transaction without a statement for longer, and
+//     its locks go with it: a client that stopped mid-transaction holds
+//     its locks this long at most.
+//   - tcp_keepalives_*: the server probes an idle connection after idle
+//     seconds, every interval seconds, and drops it after count
+//     unanswered probes (a client lost in a partition: about 25 s). The
+//     client's socket probes the server with the same values.
+//
+// The values are in PostgreSQL's units (a bare number is milliseconds
+// for the timeouts, seconds for the keepalives).
+var Defaults = []Setting{
+	{"lock_timeout", "10s"},
+	{"statement_timeout", "30s"},
+	{"idle_in_transaction_session_timeout", "30s"},
+	{"tcp_keepalives_idle", "10"},
+	{"tcp_keepalives_interval", "5"},
+	{"tcp_keepalives_count", "3"},
+}
+
+// Setting is a run-time parameter of the server and its value.
+type Setting struct{ Name, Value string }
+
+// DefaultConnectTimeout bounds a connection's start (the DSN's
+// connect_timeout, or PGCONNECT_TIMEOUT, wins).
+const DefaultConnectTimeout = 10 * time.Second
+
 // Open connects to the database at dsn (postgres://...), checks the
-// store's schema and creates it in a database that has none.
+// store's schema and creates it in a database that has none. Its
+// connections have the Defaults that dsn does not set.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	db, err := connect(ctx, dsn)
+	db, b, err := connect(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
-	s, err := sqlstore.New(ctx, db, Dialect, Name(dsn))
+	s, err := sqlstore.New(ctx, db, b.dialect(), Name(dsn))
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -114,23 +206,95 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 // Migrate upgrades the store in the database at dsn to the current
 // schema version and returns the version it had (see sqlstore.Migrate).
 func Migrate(ctx context.Context, dsn string) (int, error) {
-	db, err := connect(ctx, dsn)
+	db, b, err := connect(ctx, dsn)
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
-	return sqlstore.Migrate(ctx, db, Dialect, Name(dsn))
+	return sqlstore.Migrate(ctx, db, b.dialect(), Name(dsn))
 }
 
-func connect(ctx context.Context, dsn string) (*sql.DB, error) {
-	db, err := sql.Open("pgx", dsn)
+// Connect opens the database at dsn as Open does (its connections have
+// the Defaults that dsn does not set), for the demo ledger.
+func Connect(ctx context.Context, dsn string) (*sql.DB, error) {
+	db, _, err := connect(ctx, dsn)
+	return db, err
+}
+
+func (b bounds) dialect() sqlstore.Dialect {
+	d := Dialect
+	d.Classify = b.classify
+	return d
+}
+
+func connect(ctx context.Context, dsn string) (*sql.DB, bounds, error) {
+	fail := func(err error) (*sql.DB, bounds, error) {
+		return nil, bounds{}, fmt.Errorf("store %s: %w", Name(dsn), err)
+	}
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
+	for _, d := range Defaults {
+		if !given(cfg.RuntimeParams, d.Name) {
+			cfg.RuntimeParams[d.Name] = d.Value
+		}
+	}
+	if !strings.Contains(dsn, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	// The client's side of the keepalives: without them a client whose
+	// server (or route) vanished waits on its socket for hours.
+	ka := net.KeepAliveConfig{Enable: true, Idle: 10 * time.Second, Interval: 5 * time.Second, Count: 3}
+	if d, ok := pgSeconds(cfg.RuntimeParams["tcp_keepalives_idle"]); ok {
+		ka.Idle = d
+	}
+	if d, ok := pgSeconds(cfg.RuntimeParams["tcp_keepalives_interval"]); ok {
+		ka.Interval = d
+	}
+	if n, err := strconv.Atoi(cfg.RuntimeParams["tcp_keepalives_count"]); err == nil && n > 0 {
+		ka.Count = n
+	}
+	cfg.DialFunc = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAliveConfig: ka}).DialContext
+	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(4)
-	if err := db.PingContext(ctx); err != nil {
+	// The bounds in effect, for the messages (the server's units).
+	var b bounds
+	if err := db.QueryRowContext(ctx, `SELECT current_setting('lock_timeout'), current_setting('statement_timeout'),
+		current_setting('idle_in_transaction_session_timeout')`).Scan(&b.lock, &b.statement, &b.idle); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("store %s: %w", Name(dsn), err)
+		return fail(b.classify(err, ""))
 	}
-	return db, nil
+	return db, b, nil
+}
+
+// given: the DSN sets the parameter name, as a parameter of its own or
+// in its options (-c name=value, --name=value).
+func given(params map[string]string, name string) bool {
+	if _, ok := params[name]; ok {
+		return true
+	}
+	re := regexp.MustCompile(`(^|\s)(-c\s*|--)` + strings.ReplaceAll(name, "_", "[_-]") + `=`)
+	return re.MatchString(params["options"])
+}
+
+// pgSeconds reads a PostgreSQL setting whose unit is seconds: a bare
+// integer, or a number with a unit (ms, s, min, h, d).
+func pgSeconds(v string) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := v, "s"
+	if i >= 0 {
+		num, unit = v[:i], strings.TrimSpace(v[i:])
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f <= 0 {
+		return 0, false
+	}
+	units := map[string]time.Duration{"ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	u, ok := units[unit]
+	if !ok {
+		return 0, false
+	}
+	return time.Duration(f * float64(u)), true
 }

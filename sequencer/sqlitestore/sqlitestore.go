@@ -11,10 +11,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/resumecontract/resumecheck/sequencer"
 	"github.com/resumecontract/resumecheck/sequencer/internal/sqlstore"
@@ -27,7 +31,8 @@ type Store = sqlstore.Store
 // SchemaVersion is the schema version the store writes (and requires).
 const SchemaVersion = sqlstore.SchemaVersion
 
-// Dialect is SQLite's.
+// Dialect is SQLite's. Its Classify knows neither the file nor the busy
+// timeout; a store opened by Open or OpenWith classifies with both.
 var Dialect = sqlstore.Dialect{
 	Name:    "sqlite",
 	Rebind:  sqlstore.QuestionNumbered,
@@ -35,18 +40,41 @@ var Dialect = sqlstore.Dialect{
 	// BEGIN IMMEDIATE (the DSN's _txlock): the schema check holds the
 	// database's write lock.
 	Begin: func(ctx context.Context, db *sql.DB) (*sql.Tx, error) { return db.BeginTx(ctx, nil) },
-	Tables: func(ctx context.Context, tx *sql.Tx) ([]string, error) {
-		return strings1(ctx, tx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`)
+	Tables: func(ctx context.Context, q sqlstore.Querier) ([]string, error) {
+		return strings1(ctx, q, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`)
 	},
-	Columns: func(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
-		return strings1(ctx, tx, `SELECT name FROM pragma_table_info(?1)`, table)
+	Columns: func(ctx context.Context, q sqlstore.Querier, table string) ([]string, error) {
+		return strings1(ctx, q, `SELECT name FROM pragma_table_info(?1)`, table)
 	},
 	OwnsDatabase: true,
-	Classify:     Classify,
+	Classify:     func(err error, _ string) error { return Classify(err) },
+	// Every write transaction (BEGIN IMMEDIATE) takes the one write lock
+	// of the database.
+	Held: func(string) string { return "the database's write lock" },
 }
 
-func strings1(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, q, args...)
+// DefaultBusyTimeout is how long a transaction waits for the database's
+// write lock when another process holds it (Options.BusyTimeout).
+const DefaultBusyTimeout = 120 * time.Second
+
+// Options are how a store's file is opened; the zero value is the
+// default.
+type Options struct {
+	// BusyTimeout bounds the wait for the database's write lock, held by
+	// another process's transaction; past it the operation fails with
+	// sequencer.ErrTimeout (SQLITE_BUSY). 0: DefaultBusyTimeout.
+	BusyTimeout time.Duration
+}
+
+func (o Options) busy() time.Duration {
+	if o.BusyTimeout <= 0 {
+		return DefaultBusyTimeout
+	}
+	return o.BusyTimeout
+}
+
+func strings1(ctx context.Context, db sqlstore.Querier, q string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -65,8 +93,10 @@ func strings1(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]string,
 // SQLite's primary result codes that Classify names
 // (https://sqlite.org/rescode.html).
 const (
+	codeBusy      = 5
 	codeReadOnly  = 8
 	codeIOErr     = 10
+	codeCorrupt   = 11
 	codeFull      = 13
 	codeCantOpen  = 14
 	codeNotADB    = 26
@@ -74,20 +104,51 @@ const (
 )
 
 // Classify says what a SQLite error means for a store: read-only
-// (sequencer.ErrReadOnly), full (sequencer.ErrStoreFull), not a database
-// (sequencer.ErrSchema), cannot be opened; other errors are returned as
-// they are.
-func Classify(err error) error {
+// (sequencer.ErrReadOnly), full (sequencer.ErrStoreFull), damaged
+// (sequencer.ErrCorrupt), busy past the busy timeout
+// (sequencer.ErrTimeout), not a database (sequencer.ErrSchema), cannot be
+// opened; other errors are returned as they are. It does not know the
+// file: a file that SQLite finds is not a database is taken for one that
+// never was (ErrSchema); Classifier tells a damaged one from it.
+func Classify(err error) error { return classifier{}.classify(err) }
+
+// Classifier is Classify for the database file at path opened with opt:
+// a file that begins as a SQLite database but that SQLite cannot read as
+// one (a damaged header, a truncated file) is sequencer.ErrCorrupt, and a
+// busy database's message gives the busy timeout.
+func Classifier(path string, opt Options) func(error) error {
+	return classifier{path: path, busy: opt.busy()}.classify
+}
+
+type classifier struct {
+	path string        // "": unknown
+	busy time.Duration // 0: unknown
+}
+
+func (c classifier) classify(err error) error {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return err
 	}
 	switch se.Code() & codeSQLiteErr {
+	case codeBusy:
+		bound := "the busy timeout"
+		if c.busy > 0 {
+			bound += " (" + c.busy.String() + ")"
+		}
+		return fmt.Errorf("%w: SQLITE_BUSY: another process holds the database's write lock and kept it longer than %s (%w); nothing of this operation is written. "+
+			"Retry when that process is done (SQLite's locks go with the process that holds them: one that died holds nothing; fuser or lsof on the file shows who has it open)",
+			sequencer.ErrTimeout, bound, err)
 	case codeReadOnly:
 		return fmt.Errorf("%w: the file, its directory or its file system is read-only (%w); the sequencer writes every step: give it a writable store", sequencer.ErrReadOnly, err)
 	case codeFull:
 		return fmt.Errorf("%w: the disk is full (%w); the transaction was rolled back and nothing of it is written: free space, then recover the run", sequencer.ErrStoreFull, err)
+	case codeCorrupt:
+		return fmt.Errorf("%w: SQLITE_CORRUPT: the database file is damaged (%w); nothing of this operation is written: restore the store from a backup (sqlite3's .recover may save what is still readable into a new file)", sequencer.ErrCorrupt, err)
 	case codeNotADB:
+		if c.path != "" && looksLikeSQLite(c.path) {
+			return fmt.Errorf("%w: SQLITE_NOTADB: the file begins as a SQLite database but SQLite cannot read it as one: its header is damaged or the file is truncated (%w); nothing of this operation is written: restore the store from a backup", sequencer.ErrCorrupt, err)
+		}
 		return fmt.Errorf("%w: the file is not a SQLite database (%w)", sequencer.ErrSchema, err)
 	case codeCantOpen:
 		return fmt.Errorf("cannot open the database file (%w): its directory must exist, and this process must be allowed to create files there (the journal)", err)
@@ -97,17 +158,36 @@ func Classify(err error) error {
 	return err
 }
 
+// magic is how every SQLite database file begins
+// (https://sqlite.org/fileformat.html, "The Database Header").
+const magic = "SQLite format 3\x00"
+
+// looksLikeSQLite: the file at path begins with SQLite's header string,
+// or is a truncated beginning of it.
+func looksLikeSQLite(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, len(magic))
+	n, _ := io.ReadFull(f, b)
+	return n > 0 && string(b[:n]) == magic[:n]
+}
+
 // DSN is the driver's data source for the database file at path: a file:
 // URI of the file's absolute path, with the characters a URI gives a
 // meaning to (%, ?, #) escaped, so that every path names its own file (a
 // path "x#y.db" is the file x#y.db, not x).
-func DSN(path string) string {
+func DSN(path string) string { return dsn(path, Options{}) }
+
+func dsn(path string, opt Options) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
 	q := url.Values{}
 	q.Set("_txlock", "immediate")
-	q.Set("_busy_timeout", "120000")
+	q.Set("_busy_timeout", strconv.FormatInt(opt.busy().Milliseconds(), 10))
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", "FULL")
 	return "file:" + uriPath.Replace(filepath.ToSlash(path)) + "?" + q.Encode()
@@ -128,19 +208,47 @@ func CheckPath(path string) error {
 // store, or no SQLite database at all is refused (sequencer.ErrSchema)
 // and left as it is.
 func Open(ctx context.Context, path string) (*Store, error) {
-	if err := CheckPath(path); err != nil {
-		return nil, err
-	}
-	db, err := sql.Open("sqlite", DSN(path))
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, opt Options) (*Store, error) {
+	db, err := OpenDB(path, opt)
 	if err != nil {
 		return nil, err
 	}
-	s, err := sqlstore.New(ctx, db, Dialect, path)
+	d := Dialect
+	classify := Classifier(path, opt)
+	d.Classify = func(err error, _ string) error { return classify(err) }
+	s, err := sqlstore.New(ctx, db, d, path)
 	if err != nil {
 		db.Close()
 		return nil, explainOpen(path, err)
 	}
 	return s, nil
+}
+
+// OpenDB opens the database file at path (the store's, or the demo
+// ledger's), creating it readable and writable by its owner only (0600):
+// it holds the runs' inputs and states. SQLite gives the files it creates
+// beside it (-wal, -shm) the database file's mode. A file that is already
+// there keeps its mode.
+func OpenDB(path string, opt Options) (*sql.DB, error) {
+	if err := CheckPath(path); err != nil {
+		return nil, err
+	}
+	createPrivate(path)
+	return sql.Open("sqlite", dsn(path, opt))
+}
+
+// createPrivate creates the file at path, empty and 0600, if there is
+// none (an empty file is an empty SQLite database). Any error is left to
+// SQLite to report when it opens the file: it names the cause better.
+func createPrivate(path string) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		f.Close()
+	}
 }
 
 // explainOpen says why a store could not be opened when the reason is
@@ -162,13 +270,13 @@ func explainOpen(path string, err error) error {
 // Migrate upgrades the store in the file at path to the current schema
 // version and returns the version it had (see sqlstore.Migrate).
 func Migrate(ctx context.Context, path string) (int, error) {
-	if err := CheckPath(path); err != nil {
-		return 0, err
-	}
-	db, err := sql.Open("sqlite", DSN(path))
+	db, err := OpenDB(path, Options{})
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
-	return sqlstore.Migrate(ctx, db, Dialect, path)
+	d := Dialect
+	classify := Classifier(path, Options{})
+	d.Classify = func(err error, _ string) error { return classify(err) }
+	return sqlstore.Migrate(ctx, db, d, path)
 }

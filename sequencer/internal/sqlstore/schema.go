@@ -38,8 +38,9 @@ type found struct {
 	foreign string
 }
 
-// inspect reads what the database holds, in tx.
-func (s *Store) inspect(ctx context.Context, tx *sql.Tx) (found, error) {
+// inspect reads what the database holds, through tx (a transaction or
+// the database).
+func (s *Store) inspect(ctx context.Context, tx Querier) (found, error) {
 	tables, err := s.d.Tables(ctx, tx)
 	if err != nil {
 		return found{}, err
@@ -114,10 +115,24 @@ func (s *Store) create(ctx context.Context, tx *sql.Tx) error {
 
 // prepare checks the database's schema, creating the tables in an empty
 // database, and refuses any other than the current version's.
+//
+// A store of the current version is recognised without a lock and
+// without a transaction, by plain reads: the tables of a store are never
+// dropped or changed by the sequencer, so a read that finds them finds
+// them for good. Only a database that is not plainly one (empty, older,
+// foreign, or half-created by a concurrent opener) is checked again under
+// the schema lock, in a short transaction, which creates the tables if
+// the database is empty: a client that dies or stalls while opening a
+// store in use holds nothing, and nothing waits for it (issue 28).
 func (s *Store) prepare(ctx context.Context) error {
+	if f, err := s.inspect(ctx, s.db); err != nil {
+		return s.wrap(err)
+	} else if f.foreign == "" && f.version == SchemaVersion {
+		return nil
+	}
 	tx, err := s.d.Begin(ctx, s.db)
 	if err != nil {
-		return s.wrap(err)
+		return s.wrapHeld(err, s.held(""))
 	}
 	defer tx.Rollback()
 	f, err := s.inspect(ctx, tx)
@@ -153,7 +168,7 @@ func Migrate(ctx context.Context, db *sql.DB, d Dialect, name string) (int, erro
 	s := &Store{db: db, d: d, name: name}
 	tx, err := d.Begin(ctx, db)
 	if err != nil {
-		return 0, s.wrap(err)
+		return 0, s.wrapHeld(err, s.held(""))
 	}
 	defer tx.Rollback()
 	f, err := s.inspect(ctx, tx)
@@ -181,13 +196,26 @@ func Migrate(ctx context.Context, db *sql.DB, d Dialect, name string) (int, erro
 }
 
 // wrap names the store in a database error and classifies it (read-only,
-// full); nil stays nil.
-func (s *Store) wrap(err error) error {
+// full, corrupted, timed out); nil stays nil.
+func (s *Store) wrap(err error) error { return s.wrapHeld(err, "") }
+
+// wrapHeld is wrap for a statement that may have waited for the lock
+// held names.
+func (s *Store) wrapHeld(err error, held string) error {
 	if err == nil {
 		return nil
 	}
 	if s.d.Classify != nil {
-		err = s.d.Classify(err)
+		err = s.d.Classify(err, held)
 	}
 	return fmt.Errorf("store %s: %w", s.name, err)
+}
+
+// held names the lock a write transaction of run (or, run "", the schema
+// check) waits for.
+func (s *Store) held(run string) string {
+	if s.d.Held == nil {
+		return ""
+	}
+	return s.d.Held(run)
 }

@@ -30,15 +30,26 @@ type Dialect struct {
 	Begin func(ctx context.Context, db *sql.DB) (*sql.Tx, error)
 	// Tables lists the tables of the database (of its current schema),
 	// Columns the columns of one.
-	Tables  func(ctx context.Context, tx *sql.Tx) ([]string, error)
-	Columns func(ctx context.Context, tx *sql.Tx, table string) ([]string, error)
+	Tables  func(ctx context.Context, q Querier) ([]string, error)
+	Columns func(ctx context.Context, q Querier, table string) ([]string, error)
 	// OwnsDatabase: the database is the store's alone (a SQLite file),
 	// so other tables in it make it foreign. A PostgreSQL database may
 	// be shared with other applications.
 	OwnsDatabase bool
-	// Classify wraps a driver error in sequencer.ErrReadOnly or
-	// sequencer.ErrStoreFull where it is one (nil: none).
-	Classify func(err error) error
+	// Classify wraps a driver error in the sentinel it is
+	// (sequencer.ErrReadOnly, ErrStoreFull, ErrCorrupt, ErrTimeout) with
+	// what to do; held names the lock the statement may have waited for
+	// ("": none known). nil: errors are returned as they are.
+	Classify func(err error, held string) error
+	// Held names, for a message, the lock that a write transaction of run
+	// waits for, or (run "") the lock of the schema check.
+	Held func(run string) string
+}
+
+// Querier is what reads the schema: a database or a transaction.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // Schema is the store's tables. seq_meta records the schema version.
@@ -100,7 +111,7 @@ func (s *Store) q(stmt string) string { return s.d.Rebind(stmt) }
 func (s *Store) Create(ctx context.Context, run string, facts []sequencer.Fact) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return s.wrap(err)
+		return s.wrapHeld(err, s.held(run))
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO seq_runs (run) VALUES ($1) ON CONFLICT DO NOTHING`), run)
@@ -138,14 +149,14 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, run string, facts []sequ
 func (s *Store) Update(ctx context.Context, run string, decide func([]sequencer.Fact) ([]sequencer.Fact, error)) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return s.wrap(err)
+		return s.wrapHeld(err, s.held(run))
 	}
 	defer tx.Rollback()
 	var got string
 	if err := tx.QueryRowContext(ctx, s.q(s.d.LockRun), run).Scan(&got); errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: %s", sequencer.ErrUnknownRun, run)
 	} else if err != nil {
-		return s.wrap(err)
+		return s.wrapHeld(err, s.held(run))
 	}
 	facts, err := s.load(ctx, tx, run)
 	if err != nil {
