@@ -165,6 +165,9 @@ func TestStoreFailures(t *testing.T) {
 	if code, stderr := seqctl("runs"); code != 0 {
 		t.Errorf("runs while the write lock is held: exit %d: %s", code, stderr)
 	}
+	if code, stderr := seqctl("--busy-timeout", "200ms", "migrate"); code != seqcli.ExitTimeout || !strings.Contains(stderr, "SQLITE_BUSY") {
+		t.Errorf("migrate while the write lock is held: exit %d, want %d: %s", code, seqcli.ExitTimeout, stderr)
+	}
 	conn.ExecContext(context.Background(), "ROLLBACK")
 	conn.Close()
 

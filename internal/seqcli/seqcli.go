@@ -777,7 +777,7 @@ store (another application's tables), is refused and left as it is.`,
 				if err := notAFolder(g.store); err != nil {
 					return err
 				}
-				from, err = sqlitestore.Migrate(ctx, g.store)
+				from, err = sqlitestore.MigrateWith(ctx, g.store, sqlitestore.Options{BusyTimeout: g.busy})
 			}
 			if err != nil {
 				return err

@@ -270,13 +270,18 @@ func explainOpen(path string, err error) error {
 // Migrate upgrades the store in the file at path to the current schema
 // version and returns the version it had (see sqlstore.Migrate).
 func Migrate(ctx context.Context, path string) (int, error) {
-	db, err := OpenDB(path, Options{})
+	return MigrateWith(ctx, path, Options{})
+}
+
+// MigrateWith is Migrate with options.
+func MigrateWith(ctx context.Context, path string, opt Options) (int, error) {
+	db, err := OpenDB(path, opt)
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
 	d := Dialect
-	classify := Classifier(path, Options{})
+	classify := Classifier(path, opt)
 	d.Classify = func(err error, _ string) error { return classify(err) }
 	return sqlstore.Migrate(ctx, db, d, path)
 }
