@@ -238,6 +238,12 @@ func (b *browser) pathInView(sel string) []string {
 	return b.probe("looking for the path in "+sel, fmt.Sprintf(`window.__probe.pathInView(%q)`, sel))
 }
 
+// everyTab opens each tab of a page's panels in turn and returns why any
+// does not show its whole path.
+func (b *browser) everyTab() []string {
+	return b.probe("opening every tab", `window.__probe.everyTab()`)
+}
+
 // open selects what opens panel (a grid cell or a tab), waits for the
 // panel and scrolls its graph into the window, as a reader who scrolls
 // down to it does.
@@ -265,8 +271,9 @@ func scrollTo(sel string) chromedp.Action {
 // probeJS is the browser test's eye: it measures what a person would see.
 // pathInView(sel): the panel's graph and its path are displayed (no
 // display:none, visibility:hidden or opacity:0 on them or any ancestor),
-// and the path's first state lies inside both its scroll box and the
-// window. overflow(): the document is no wider than the window, and no
+// every state of the path lies wholly inside the visible part of every
+// scroll box around the drawing, and the first inside the window.
+// overflow(): the document is no wider than the window, and no
 // displayed element's content spills out of its own box (scroll boxes
 // excepted: their content is meant to scroll).
 const probeJS = `
@@ -289,6 +296,13 @@ window.__probe = (function () {
   }
   function inside(r, box) {
     return r.right > box.left && r.left < box.right && r.bottom > box.top && r.top < box.bottom && r.width >= 0;
+  }
+  // within: r lies wholly inside box (half a pixel of rounding allowed).
+  function within(r, box) {
+    return r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5;
+  }
+  function roundBox(b) {
+    return { left: Math.round(b.left), top: Math.round(b.top), right: Math.round(b.right), bottom: Math.round(b.bottom) };
   }
   function boxOf(el) {
     var r = el.getBoundingClientRect();
@@ -321,14 +335,25 @@ window.__probe = (function () {
       var first = path.querySelector('g.pn[data-step="0"] circle') || path.querySelector('g.pn circle');
       var fr = first.getBoundingClientRect();
       var view = { left: 0, top: 0, right: window.innerWidth, bottom: window.innerHeight };
+      // Every state of the path lies wholly inside the visible part of
+      // every scroll box around the drawing: a reader sees the whole path
+      // where the page opens it, not only its start.
+      var states = path.querySelectorAll('g.pn');
       for (var e = svg.parentElement; e && e !== document.body; e = e.parentElement) {
         var cs = getComputedStyle(e);
-        if (/(auto|scroll|hidden|clip)/.test(cs.overflowX + ' ' + cs.overflowY)) {
-          if (!inside(fr, boxOf(e))) {
-            out.push(name + ': the path\'s first state is outside the visible part of ' + describe(e) +
-              ' (state at ' + Math.round(fr.left) + ',' + Math.round(fr.top) + '; box ' + JSON.stringify(boxOf(e)) +
-              ', scrolled to ' + e.scrollLeft + ',' + e.scrollTop + ')');
+        if (!/(auto|scroll|hidden|clip)/.test(cs.overflowX + ' ' + cs.overflowY)) { continue; }
+        var box = boxOf(e);
+        var outside = [];
+        states.forEach(function (pn) {
+          var r = pn.querySelector('circle').getBoundingClientRect();
+          if (!within(r, box)) {
+            outside.push(pn.getAttribute('data-step') + ' at ' + Math.round(r.left) + ',' + Math.round(r.top));
           }
+        });
+        if (outside.length > 0) {
+          out.push(name + ': ' + outside.length + ' of the path\'s ' + states.length + ' states lie outside the visible part of ' +
+            describe(e) + ' (steps ' + outside.slice(0, 6).join('; ') + (outside.length > 6 ? '; ...' : '') +
+            '; box ' + JSON.stringify(roundBox(box)) + ', scrolled to ' + e.scrollLeft + ',' + e.scrollTop + ')');
         }
       }
       if (!inside(fr, view)) {
@@ -386,7 +411,21 @@ window.__probe = (function () {
     if (n === 0) { out.push(sel + ': no cell to open'); }
     return out;
   }
-  return { pathInView: pathInView, overflow: overflow, everyPanel: everyPanel };
+  // everyTab is everyPanel for a page's tabs (a check page's violations).
+  function everyTab() {
+    var out = [];
+    var tabs = document.querySelectorAll('nav.tabs button[data-open]');
+    tabs.forEach(function (b) {
+      b.click();
+      var id = '#' + b.getAttribute('data-open');
+      var fig = document.querySelector(id + ' figure.graph');
+      if (fig) { fig.scrollIntoView({ block: 'center' }); }
+      pathInView(id).forEach(function (p) { out.push(p); });
+    });
+    if (tabs.length === 0) { out.push('no tab to open'); }
+    return out;
+  }
+  return { pathInView: pathInView, overflow: overflow, everyPanel: everyPanel, everyTab: everyTab };
 })();
 true`
 
@@ -519,8 +558,7 @@ func TestBrowserCheckTraceConformance(t *testing.T) {
 		if got := b.count(".panel:not([hidden]) table.timeline tr.step"); got != 3 {
 			t.Errorf("check page at %d px: the open counterexample has %d steps, want 3", w, got)
 		}
-		b.step("scrolling to the graph", chromedp.Evaluate(`document.querySelector('.panel:not([hidden]) figure.graph').scrollIntoView({block:'center'})`, nil))
-		if p := b.pathInView("#violation-1"); len(p) > 0 {
+		if p := b.everyTab(); len(p) > 0 {
 			t.Errorf("check page at %d px: %s", w, strings.Join(p, "; "))
 		}
 		if p := b.overflow(); len(p) > 0 {
@@ -575,8 +613,9 @@ func TestBrowserCheckTraceConformance(t *testing.T) {
 // TestBrowserChecksCatch proves the browser test's eye sees what a person
 // would: each check is run on a page broken on purpose and must report
 // it. The graph hidden with CSS (three ways), a too-wide element, a line
-// of text spilling out of its box, and a graph box scrolled away from the
-// path.
+// of text spilling out of its box, the graph at its actual size (the
+// path's last states outside its box) and a graph box scrolled away from
+// the path.
 func TestBrowserChecksCatch(t *testing.T) {
 	dir := pagesDir(t)
 	b := newBrowser(t)
@@ -622,6 +661,18 @@ func TestBrowserChecksCatch(t *testing.T) {
 			t.Logf("with %s: %s", mut.what, p[0])
 		}
 		undo()
+	}
+	// The drawing at its actual size, as the page drew it before it fitted
+	// the path to the box: the first states show, the last do not.
+	b.step("showing the graph at its actual size", chromedp.Click(panel+" button.zoom", chromedp.ByQuery, chromedp.NodeVisible))
+	if p := b.pathInView(panel); len(p) == 0 {
+		t.Error("at its actual size the path is wider than a phone, but the check sees all of it")
+	} else {
+		t.Logf("actual size: %s", p[0])
+	}
+	b.step("fitting the path again", chromedp.Click(panel+" button.zoom", chromedp.ByQuery, chromedp.NodeVisible))
+	if p := b.pathInView(panel); len(p) > 0 {
+		t.Errorf("fitted again, the path is not in view: %s", strings.Join(p, "; "))
 	}
 	// The graph box scrolled to its far corner: the path's start is out of
 	// view.

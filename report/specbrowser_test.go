@@ -1,12 +1,14 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/resumecontract/resumecheck/check"
 )
 
 // TestBrowserSpecExplorer walks the explorer of a spec with no mirror
@@ -69,4 +71,40 @@ func TestBrowserSpecExplorer(t *testing.T) {
 		t.Errorf("the link init=2&steps=Trap opens with %q", got)
 	}
 	b.clean("the explorer of Hop opened at a link")
+}
+
+// TestBrowserSpecCheck opens the check page of the two-phase example
+// (TwoPhase-early.cfg: Consistent violated at step 5) at both widths: the
+// whole counterexample, its last state included, inside the graph box.
+func TestBrowserSpecCheck(t *testing.T) {
+	b := newBrowser(t)
+	job, err := check.Load("../examples/twophase/TwoPhase-early.cfg", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := job.Run(context.Background(), check.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := CheckSpec(job.Other().Any(), rep, "RM = {r1, r2, r3}, EarlyCommit = TRUE", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "twophase.html")
+	if err := page.WritePath(file); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range widths {
+		b.load(file, w, "nav.tabs")
+		if got := b.count(".panel:not([hidden]) g.path g.pn"); got != 6 {
+			t.Errorf("at %d px: the open counterexample draws %d states, want 6", w, got)
+		}
+		if p := b.everyTab(); len(p) > 0 {
+			t.Errorf("at %d px: %s", w, strings.Join(p, "; "))
+		}
+		if p := b.overflow(); len(p) > 0 {
+			t.Errorf("at %d px: %s", w, strings.Join(p, "; "))
+		}
+		b.clean(fmt.Sprintf("the two-phase check page at %d px", w))
+	}
 }

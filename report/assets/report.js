@@ -4,24 +4,76 @@
 (function () {
   'use strict';
 
-  // showPath scrolls each graph box inside root so that its path's first
-  // state is in view (a graph larger than its box would otherwise open on
-  // its top-left corner, away from the path).
+  // showPath fits each graph box inside root to its path: the drawing is
+  // shrunk until the whole path (every state, every transition and its
+  // label) fits the box, never enlarged, and the box is scrolled so that
+  // the path is in its middle. A graph larger than its box would otherwise
+  // open on its top-left corner, or on the path's first states alone (at
+  // 390 px a 7-step path is three phone widths long). "Actual size" undoes
+  // the shrinking; the box then scrolls to the path's first state.
   function showPath(root) {
     root.querySelectorAll('.graph-scroll').forEach(function (box) {
-      var first = box.querySelector('g.pn[data-step="0"] circle') || box.querySelector('g.pn circle');
-      if (!first || box.clientWidth === 0) {
+      if (box.clientWidth === 0) {
         return;
       }
-      var r = first.getBoundingClientRect();
-      var c = box.getBoundingClientRect();
-      if (r.left < c.left || r.right > c.left + box.clientWidth) {
-        box.scrollLeft += r.left - c.left - 16;
+      var svg = box.querySelector('svg');
+      var path = svg && svg.querySelector('g.path');
+      if (!path) {
+        return;
       }
-      if (r.top < c.top || r.bottom > c.top + box.clientHeight) {
-        box.scrollTop += r.top - c.top - box.clientHeight / 3;
+      var vb = svg.viewBox.baseVal;
+      var cs = getComputedStyle(box);
+      var maxH = parseFloat(cs.maxHeight);
+      var availW = box.clientWidth;
+      var availH = isNaN(maxH) ? Infinity : maxH - (box.offsetHeight - box.clientHeight);
+      var bb = path.getBBox();
+      var pad = 14;
+      var fit = Math.min(1, availW / (bb.width + 2 * pad), availH / (bb.height + 2 * pad));
+      var actual = box.getAttribute('data-zoom') === 'actual';
+      var scale = actual ? 1 : fit;
+      svg.setAttribute('width', String(vb.width * scale));
+      svg.setAttribute('height', String(vb.height * scale));
+      // The step numbers stay readable when the drawing shrinks.
+      svg.style.setProperty('--pn-font', (10.5 / Math.max(scale, 0.6)) + 'px');
+      zoomButton(box, fit < 1, actual);
+      if (actual) {
+        var first = path.querySelector('g.pn[data-step="0"] circle') || path.querySelector('g.pn circle');
+        var r = first.getBoundingClientRect();
+        var c = box.getBoundingClientRect();
+        box.scrollLeft += r.left - c.left - box.clientLeft - 16;
+        box.scrollTop += r.top - c.top - box.clientTop - box.clientHeight / 3;
+        return;
       }
+      var x = (bb.x - vb.x) * scale;
+      var y = (bb.y - vb.y) * scale;
+      box.scrollLeft = x - (box.clientWidth - bb.width * scale) / 2;
+      box.scrollTop = y - (box.clientHeight - bb.height * scale) / 2;
     });
+  }
+
+  // zoomButton offers, above a shrunk drawing, its actual size (and back).
+  function zoomButton(box, shrunk, actual) {
+    var fig = box.parentElement;
+    var b = fig.querySelector('button.zoom');
+    if (!shrunk) {
+      if (b) {
+        b.hidden = true;
+      }
+      return;
+    }
+    if (!b) {
+      b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'zoom';
+      fig.insertBefore(b, box);
+      b.addEventListener('click', function () {
+        box.setAttribute('data-zoom', box.getAttribute('data-zoom') === 'actual' ? 'fit' : 'actual');
+        showPath(fig);
+      });
+    }
+    b.hidden = false;
+    b.textContent = actual ? 'Fit the path in the box' : 'Actual size (the path is shrunk to fit)';
+    b.setAttribute('aria-pressed', actual ? 'true' : 'false');
   }
 
   function open(id, scroll) {
@@ -82,6 +134,13 @@
   document.addEventListener('mouseout', function (e) { hot(e.target, false); });
 
   window.addEventListener('hashchange', function () { open(location.hash.slice(1), true); });
+
+  // A turned phone or a resized window fits the open graphs anew.
+  var resizing = 0;
+  window.addEventListener('resize', function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(function () { showPath(document); }, 150);
+  });
 
   showPath(document);
   if (!open(location.hash.slice(1), true)) {
