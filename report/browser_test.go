@@ -238,6 +238,20 @@ func (b *browser) pathInView(sel string) []string {
 	return b.probe("looking for the path in "+sel, fmt.Sprintf(`window.__probe.pathInView(%q)`, sel))
 }
 
+// contrast returns the text the page shows below WCAG AA contrast.
+func (b *browser) contrast() []string {
+	return b.probe("measuring contrast", `window.__probe.contrast()`)
+}
+
+// readable fails the test for each piece of text shown below WCAG AA
+// contrast.
+func (b *browser) readable(what string) {
+	b.t.Helper()
+	for _, p := range b.contrast() {
+		b.t.Errorf("%s: contrast: %s", what, p)
+	}
+}
+
 // everyTab opens each tab of a page's panels in turn and returns why any
 // does not show its whole path.
 func (b *browser) everyTab() []string {
@@ -425,7 +439,98 @@ window.__probe = (function () {
     if (tabs.length === 0) { out.push('no tab to open'); }
     return out;
   }
-  return { pathInView: pathInView, overflow: overflow, everyPanel: everyPanel, everyTab: everyTab };
+  // contrast(): every piece of text a reader sees (HTML text and SVG
+  // <text>) against its effective background, at WCAG 2 AA: 4.5:1, or 3:1
+  // for large text (24 px, or 18.66 px bold), as axe-core's color-contrast
+  // rule asks. The colour is the computed one with the opacity of the
+  // element and its ancestors as alpha; the background is every
+  // ancestor's background colour composed over white. Disabled controls
+  // are exempt (WCAG 1.4.3), and text over a background image is left
+  // out (it has none here). One line per colour pair and element kind.
+  function rgba(c) {
+    var m = c.match(/rgba?\(([^)]+)\)/);
+    if (!m) { return null; }
+    var p = m[1].split(/[ ,\/]+/).filter(Boolean).map(parseFloat);
+    return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 };
+  }
+  function over(top, base) {
+    var a = top.a;
+    return { r: top.r * a + base.r * (1 - a), g: top.g * a + base.g * (1 - a), b: top.b * a + base.b * (1 - a), a: 1 };
+  }
+  function luminance(c) {
+    function ch(v) { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }
+    return 0.2126 * ch(c.r) + 0.7152 * ch(c.g) + 0.0722 * ch(c.b);
+  }
+  function hex(c) {
+    return '#' + [c.r, c.g, c.b].map(function (v) { return ('0' + Math.round(v).toString(16)).slice(-2); }).join('');
+  }
+  function background(el) {
+    var layers = [];
+    for (var e = el; e && e.nodeType === 1; e = e.parentElement) {
+      var cs = getComputedStyle(e);
+      if (cs.backgroundImage !== 'none') { return null; }
+      var bg = rgba(cs.backgroundColor);
+      if (bg && bg.a > 0) { layers.push(bg); }
+      if (bg && bg.a === 1) { break; }
+    }
+    var c = { r: 255, g: 255, b: 255, a: 1 };
+    for (var i = layers.length - 1; i >= 0; i--) { c = over(layers[i], c); }
+    return c;
+  }
+  function opacity(el) {
+    var o = 1;
+    for (var e = el; e && e.nodeType === 1; e = e.parentElement) { o *= parseFloat(getComputedStyle(e).opacity); }
+    return o;
+  }
+  function contrast() {
+    var out = [];
+    var seen = {};
+    var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+      acceptNode: function (n) {
+        if (n.nodeType === 3) { return /\S/.test(n.nodeValue) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_REJECT; }
+        var t = n.tagName;
+        if (n.hidden || t === 'SCRIPT' || t === 'STYLE' || t === 'NOSCRIPT' || t === 'TEMPLATE' || t === 'title' || t === 'defs') { return NodeFilter.FILTER_REJECT; }
+        if (getComputedStyle(n).display === 'none') { return NodeFilter.FILTER_REJECT; }
+        return NodeFilter.FILTER_SKIP;
+      }
+    });
+    for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+      var el = n.parentElement;
+      if (!el || el.getClientRects().length === 0) { continue; }
+      if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true, contentVisibilityAuto: true })) { continue; }
+      if (el.closest('button:disabled, select:disabled, input:disabled')) { continue; }
+      var cs = getComputedStyle(el);
+      var svg = el instanceof SVGElement;
+      var fg = rgba(svg ? cs.fill : cs.color);
+      var bg = background(svg ? el.ownerSVGElement.parentElement : el);
+      if (!fg || !bg) { continue; }
+      if (svg && cs.paintOrder.indexOf('stroke') === 0 && parseFloat(cs.strokeWidth) >= 2) {
+        // A halo (paint-order: stroke) is the text's own background.
+        var halo = rgba(cs.stroke);
+        if (halo && halo.a === 1) { bg = halo; }
+      }
+      fg.a *= opacity(el);
+      fg = over(fg, bg);
+      var l1 = luminance(fg), l2 = luminance(bg);
+      var ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+      // The size as drawn: an SVG's text shrinks with its drawing.
+      var size = parseFloat(cs.fontSize);
+      if (svg) {
+        var m = el.getScreenCTM();
+        if (m) { size *= Math.sqrt(Math.abs(m.a * m.d - m.b * m.c)); }
+      }
+      var bold = parseInt(cs.fontWeight, 10) >= 700;
+      var need = (size >= 24 || (bold && size >= 18.66)) ? 3 : 4.5;
+      if (ratio + 0.005 >= need) { continue; }
+      var key = hex(fg) + ' ' + hex(bg) + ' ' + describe(el);
+      if (seen[key]) { continue; }
+      seen[key] = true;
+      out.push(describe(el) + ' "' + n.nodeValue.trim().slice(0, 30) + '": ' + ratio.toFixed(2) + ':1 (' + hex(fg) + ' on ' + hex(bg) +
+        '), AA needs ' + need + ':1');
+    }
+    return out;
+  }
+  return { pathInView: pathInView, overflow: overflow, everyPanel: everyPanel, everyTab: everyTab, contrast: contrast };
 })();
 true`
 
@@ -484,6 +589,7 @@ func TestBrowserMatrix(t *testing.T) {
 		if p := b.overflow(); len(p) > 0 {
 			t.Errorf("matrix at %d px: %s", w, strings.Join(p, "; "))
 		}
+		b.readable(fmt.Sprintf("matrix at %d px", w))
 		if got := b.count("#matrix tbody td.cell"); got != 16*11 {
 			t.Errorf("matrix at %d px: %d cells, want 176", w, got)
 		}
@@ -518,6 +624,7 @@ func TestBrowserMatrix(t *testing.T) {
 			if p := b.overflow(); len(p) > 0 {
 				t.Errorf("%s: %s", what, strings.Join(p, "; "))
 			}
+			b.readable(what)
 		}
 		// Every violated cell's panel too (those draw a path), opened by
 		// its button from a script: a real click each would take minutes.
@@ -561,12 +668,14 @@ func TestBrowserCheckTraceConformance(t *testing.T) {
 		if p := b.everyTab(); len(p) > 0 {
 			t.Errorf("check page at %d px: %s", w, strings.Join(p, "; "))
 		}
+		b.readable(fmt.Sprintf("check page at %d px", w))
 		if p := b.overflow(); len(p) > 0 {
 			t.Errorf("check page at %d px: %s", w, strings.Join(p, "; "))
 		}
 		b.clean(fmt.Sprintf("check page at %d px", w))
 
 		b.load(filepath.Join(dir, "trace.html"), w, "#rejected")
+		b.readable(fmt.Sprintf("trace page at %d px", w))
 		if got := b.count("#answer .faults code"); got == 0 {
 			t.Errorf("trace page at %d px: the top names no fault that explains the trace", w)
 		}
@@ -598,6 +707,7 @@ func TestBrowserCheckTraceConformance(t *testing.T) {
 		if p := b.overflow(); len(p) > 0 {
 			t.Errorf("conformance page at %d px: %s", w, strings.Join(p, "; "))
 		}
+		b.readable(fmt.Sprintf("conformance page at %d px", w))
 		b.step("selecting a violated verdict", scrollTo("#conformance td.cell.violated button"), chromedp.Click("#conformance td.cell.violated button", chromedp.ByQuery, chromedp.NodeVisible))
 		b.step("waiting for the verdict's evidence", shown(".panel[data-group=conf]:not([hidden]) table.cells"))
 		if got := b.count(".panel[data-group=conf]:not([hidden]) .run a[href]"); got == 0 {
@@ -606,6 +716,7 @@ func TestBrowserCheckTraceConformance(t *testing.T) {
 		if p := b.overflow(); len(p) > 0 {
 			t.Errorf("conformance page at %d px, evidence open: %s", w, strings.Join(p, "; "))
 		}
+		b.readable(fmt.Sprintf("conformance page at %d px, evidence open", w))
 		b.clean(fmt.Sprintf("conformance page at %d px", w))
 	}
 }
@@ -613,7 +724,7 @@ func TestBrowserCheckTraceConformance(t *testing.T) {
 // TestBrowserChecksCatch proves the browser test's eye sees what a person
 // would: each check is run on a page broken on purpose and must report
 // it. The graph hidden with CSS (three ways), a too-wide element, a line
-// of text spilling out of its box, the graph at its actual size (the
+// of text spilling out of its box, text below AA contrast, the graph at its actual size (the
 // path's last states outside its box) and a graph box scrolled away from
 // the path.
 func TestBrowserChecksCatch(t *testing.T) {
@@ -659,6 +770,21 @@ func TestBrowserChecksCatch(t *testing.T) {
 			t.Errorf("with %s the page overflows, but the check sees nothing", mut.what)
 		} else {
 			t.Logf("with %s: %s", mut.what, p[0])
+		}
+		undo()
+	}
+	// Text too faint to read: the ledger digits' old grey on white, and
+	// the old green on its wash.
+	for _, css := range []string{
+		".fx .task { opacity: 0.75 } .fx.c0 { color: #a5adba }",
+		".answer.good .headline, .swatch.holds { color: #2e7d32 }",
+	} {
+		inject(css)
+		b.step("showing the legend's ledger digits", chromedp.Evaluate(`(function(){var p=document.createElement('p');p.id='mutation';p.innerHTML='<span class="fx c0">0</span> <span class="swatch holds">✓ holds</span>';document.querySelector('main').appendChild(p);return true})()`, nil))
+		if p := b.contrast(); len(p) == 0 {
+			t.Errorf("with %q the text is faint, but the contrast check sees nothing", css)
+		} else {
+			t.Logf("with %q: %s", css, p[0])
 		}
 		undo()
 	}
@@ -757,6 +883,7 @@ func TestBrowserExplorer(t *testing.T) {
 		if got := text("#answer .headline"); !strings.Contains(got, "Every obligation holds") {
 			t.Errorf("explorer at %d px starts with %q", w, got)
 		}
+		b.readable(fmt.Sprintf("explorer at %d px", w))
 		if got := b.count("#ex-disabled li"); got == 0 {
 			t.Errorf("explorer at %d px: no action is listed as not enabled in the initial state", w)
 		}
@@ -792,6 +919,7 @@ func TestBrowserExplorer(t *testing.T) {
 		if p := b.overflow(); len(p) > 0 {
 			t.Errorf("explorer at %d px: %s", w, strings.Join(p, "; "))
 		}
+		b.readable(fmt.Sprintf("explorer at %d px, EO violated", w))
 		b.step("mouse away, back to the top", chromedp.MouseEvent(input.MouseMoved, 1, 1), chromedp.Evaluate(`window.scrollTo(0, 0)`, nil))
 		b.screenshot(shotName("report-explorer", w), "")
 		b.step("going back one step", scrollTo("#ex-back"), chromedp.Click("#ex-back", chromedp.ByQuery, chromedp.NodeVisible))

@@ -63,6 +63,7 @@ func TestBrowserSpecExplorer(t *testing.T) {
 		if p := b.overflow(); len(p) > 0 {
 			t.Errorf("at %d px: %s", w, strings.Join(p, "; "))
 		}
+		b.readable(fmt.Sprintf("the explorer of Hop at %d px", w))
 		b.clean(fmt.Sprintf("the explorer of Hop at %d px", w))
 	}
 	b.step("opening a link to a walk", chromedp.Navigate("file://"+file+"#init=2&steps=Trap"), chromedp.WaitReady("#ex-enabled", chromedp.ByQuery))
@@ -105,6 +106,7 @@ func TestBrowserSpecCheck(t *testing.T) {
 		if p := b.overflow(); len(p) > 0 {
 			t.Errorf("at %d px: %s", w, strings.Join(p, "; "))
 		}
+		b.readable(fmt.Sprintf("the two-phase check page at %d px", w))
 		b.clean(fmt.Sprintf("the two-phase check page at %d px", w))
 	}
 }
