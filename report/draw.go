@@ -204,7 +204,7 @@ func graphMissing(err error, max int) string {
 		max = DefaultMaxStates
 	}
 	if strings.Contains(err.Error(), "too large") {
-		return fmt.Sprintf("The state graph is not drawn: this model has more than %d reachable states, too many to draw legibly. Drawings are for small bounds such as R0 (59 states); the timeline above tells the whole counterexample.", max)
+		return fmt.Sprintf("The state graph is not drawn: this model has more than %d reachable states, too many to draw legibly. Drawings are for small bounds such as R0 (59 states).", max)
 	}
 	msg := strings.TrimPrefix(err.Error(), "report: ")
 	return "The state graph is not drawn: " + msg + "."
@@ -221,6 +221,9 @@ type graphUse struct {
 	PathNodes []svgNode
 	PathEdges []svgEdge
 	Note      string
+	// Missing says why the graph is not drawn (its Def's reason), and
+	// what the page shows instead where it draws a path.
+	Missing string
 }
 
 // Crop margins around a path, in SVG units: half a layer each side and
@@ -245,6 +248,12 @@ func (d *graphDef) use(states []model.State, labels []string, loopTo int) *graph
 func (d *graphDef) useSpec(states []tlaspec.State, labels []string, loopTo int) *graphUse {
 	u := &graphUse{Def: d}
 	if d.g == nil {
+		u.Missing = d.Missing
+		if len(states) > 0 {
+			// A holding cell has no path: only a counterexample's
+			// timeline stands in for its drawing.
+			u.Missing += " The timeline above tells the whole counterexample."
+		}
 		return u
 	}
 	u.setView(0, 0, d.w, d.h)

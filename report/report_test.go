@@ -552,3 +552,35 @@ func TestMatrixPending(t *testing.T) {
 		t.Error("the page in progress judges the claims")
 	}
 }
+
+// TestMatrixSymmetryPage: a matrix built under --symmetry offers commands
+// that reproduce its cells (with --symmetry: a holding cell's count is of
+// orbits), and where the graphs are too large to draw a holding cell does
+// not point to a counterexample it has not got.
+func TestMatrixSymmetryPage(t *testing.T) {
+	res, err := matrix.Build(context.Background(), "../spec", matrix.Options{Symmetry: true, Only: []string{"reference", "redeliver"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Matrix(res, Options{MaxGraphStates: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := render(t, p)
+	for _, rr := range res.Rows {
+		for _, c := range matrix.Columns {
+			id := cellPanel(rr.Name, c.Name)
+			panel := panelHTML(t, html, id)
+			if want := "--symmetry " + rr.Cfg + "</code>"; !strings.Contains(panel, want) {
+				t.Errorf("%s: the command to reproduce it lacks --symmetry: %s", id, panel[strings.Index(panel, "Reproduce"):])
+			}
+			if !strings.Contains(panel, "The state graph is not drawn") {
+				t.Errorf("%s: the graph of more than 10 states is drawn", id)
+			}
+			tells := strings.Contains(panel, "the timeline above") || strings.Contains(panel, "The timeline above")
+			if cell := rr.Cells[c.Name]; cell.Violated != tells {
+				t.Errorf("%s (violated: %v): the page says the timeline above tells the counterexample: %v", id, cell.Violated, tells)
+			}
+		}
+	}
+}

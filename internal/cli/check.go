@@ -40,6 +40,7 @@ func newCheckCmd() *cobra.Command {
 		compare   bool
 		props     []string
 		bounds    string
+		symmetry  bool
 		lib       []string
 		dist      string
 		distWait  time.Duration
@@ -126,12 +127,12 @@ small enough to draw (R0 bounds).`,
 				return checkDistributed(cmd, args[0], spec, dist, distWait, progress, asJSON, tf)
 			}
 			if engineArg == "tlc" {
-				if len(props) > 0 || bounds != "" {
-					return clibase.Usage(errors.New("--property and --bounds edit the cfg for the Go engine: use them with --engine go"))
+				if len(props) > 0 || bounds != "" || symmetry {
+					return clibase.Usage(errors.New("--property, --bounds and --symmetry edit the cfg for the Go engine: use them with --engine go"))
 				}
 				return checkTLC(cmd, args[0], spec, cont, asJSON, tf.options(progressTo))
 			}
-			job, err := loadAnyJob(cmd, engineArg, args[0], spec, props, bounds, lib)
+			job, err := loadAnyJob(cmd, engineArg, args[0], spec, props, bounds, symmetry, lib)
 			if err != nil {
 				return err
 			}
@@ -212,6 +213,7 @@ small enough to draw (R0 bounds).`,
 	f.StringArrayVar(&props, "property", nil, "check only this property (an invariant, or the temporal property Liveness under FairSpec) instead of the cfg's; repeatable")
 	f.StringArrayVar(&lib, "lib", nil, "a folder searched for the modules the spec extends or instantiates, after the spec's own (TLC's TLA-Library); repeatable; the TLA+ interpreter only")
 	f.StringVar(&bounds, "bounds", "", "a cfg whose bounds replace the cfg's, as tlcrun matrix --bounds does (e.g. spec/R8.cfg)")
+	f.BoolVar(&symmetry, "symmetry", false, "reduce by the spec's symmetry (SYMMETRY Symmetry: the values are interchangeable), as tlcrun matrix --symmetry does: one state per orbit, the same verdicts and counterexample lengths")
 	f.StringVar(&dist, "distributed", "", "run TLC's distributed server here, its workers reaching it at ADDR[:PORT] (tlcrun tlc-worker on each worker host)")
 	f.DurationVar(&distWait, "worker-wait", 10*time.Minute, "with --distributed: how long to wait for the first worker")
 	tf.add(f)
@@ -222,13 +224,16 @@ small enough to draw (R0 bounds).`,
 // loadAnyJob loads the job for the Go engine: the compiled mirror when the
 // spec is the text a mirror mirrors, the TLA+ interpreter for any other
 // spec (or always, with --engine interp), saying on stderr which runs.
-func loadAnyJob(cmd *cobra.Command, engineArg, cfgPath, specPath string, props []string, bounds string, lib []string) (*check.Job, error) {
+func loadAnyJob(cmd *cobra.Command, engineArg, cfgPath, specPath string, props []string, bounds string, symmetry bool, lib []string) (*check.Job, error) {
 	path := check.SpecFor(cfgPath, specPath)
 	if engineArg != "interp" && check.MirrorChecks(path) {
-		return loadJob(cfgPath, specPath, props, bounds)
+		return loadJob(cfgPath, specPath, props, bounds, symmetry)
 	}
 	if bounds != "" {
 		return nil, clibase.Usage(errors.New("--bounds replaces the Resume contract's bounds: it needs the compiled mirror (the spec model/ mirrors)"))
+	}
+	if symmetry {
+		return nil, clibase.Usage(errors.New("--symmetry reduces by the Resume contract's Symmetry: it needs the compiled mirror (the spec model/ mirrors); another spec names its own in its cfg (SYMMETRY)"))
 	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, clibase.Usage(fmt.Errorf("spec %s does not exist (give its path with --spec)", path))
@@ -260,9 +265,11 @@ func loadAnyJob(cmd *cobra.Command, engineArg, cfgPath, specPath string, props [
 
 // loadJob reads the cfg, keeping only the properties props when given
 // (the way the fault matrix checks one cell: each property on its own,
-// under FairSpec) and with the bounds of the cfg bounds when given.
-func loadJob(cfgPath, specPath string, props []string, bounds string) (*check.Job, error) {
-	if len(props) == 0 && bounds == "" {
+// under FairSpec), with the bounds of the cfg bounds when given, and
+// reduced by the spec's symmetry when asked (as the matrix's --symmetry),
+// so that a cell of any matrix page has a command that reproduces it.
+func loadJob(cfgPath, specPath string, props []string, bounds string, symmetry bool) (*check.Job, error) {
+	if len(props) == 0 && bounds == "" && !symmetry {
 		job, err := goLoad(cfgPath, specPath)
 		if err != nil {
 			return nil, inputError(err)
@@ -295,6 +302,9 @@ func loadJob(cfgPath, specPath string, props []string, bounds string) (*check.Jo
 			return nil, clibase.Usage(fmt.Errorf("--bounds: %w", err))
 		}
 		matrix.Rebound(cfg, b)
+	}
+	if symmetry {
+		matrix.WithSymmetry(cfg)
 	}
 	job, err := check.FromConfig(cfg, check.SpecFor(cfgPath, specPath))
 	if err != nil {

@@ -90,21 +90,42 @@ func TestReportFiles(t *testing.T) {
 // under every cell and checks that it reproduces that cell: the same
 // verdict for the cell's property, a counterexample of the cell's length
 // for a violated cell, and the cell's count of distinct states for a
-// holding one. (The replay/CO cell's command once reproduced EO's
-// counterexample, 4 states, instead of CO's 7.)
+// holding one; for the matrix as built and under --symmetry (whose
+// holding cells count orbits: the command once lacked --symmetry and
+// counted every state, 7,435,360 for an R8 cell of 403,570 orbits).
+// (The replay/CO cell's command once reproduced EO's counterexample, 4
+// states, instead of CO's 7.)
 func TestReproduceCommands(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: one check per matrix cell, 176 of them (make test runs them)")
+		t.Skip("-short: one check per matrix cell, 176 of them twice (make test runs them)")
 	}
-	res, err := matrix.Build(context.Background(), "../../spec", matrix.Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
+	var orbits, states int
+	for _, symmetry := range []bool{false, true} {
+		res, err := matrix.Build(context.Background(), "../../spec", matrix.Options{Workers: 1, Symmetry: symmetry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reproduceCells(t, res)
+		n := int(res.Rows[0].Cells["EO"].Distinct)
+		if symmetry {
+			orbits = n
+		} else {
+			states = n
+		}
 	}
+	// Else the symmetric commands would pass without --symmetry too.
+	if orbits >= states {
+		t.Errorf("the reference at R0: %d states, and %d under symmetry: the bounds leave nothing to reduce", states, orbits)
+	}
+}
+
+func reproduceCells(t *testing.T, res *matrix.Result) {
+	t.Helper()
 	cells := 0
 	for _, rr := range res.Rows {
 		for _, col := range matrix.Columns {
 			cell := rr.Cells[col.Name]
-			command := report.ReproduceCommand(rr.Cfg, col.Name, res.BoundsCfg)
+			command := report.ReproduceCommand(rr.Cfg, col.Name, res.BoundsCfg, res.Symmetry != "")
 			args := strings.Fields(command)
 			if args[0] != "tlcrun" {
 				t.Fatalf("%s/%s: the command %q does not run tlcrun", rr.Name, col.Name, command)
@@ -117,6 +138,9 @@ func TestReproduceCommands(t *testing.T) {
 				t.Fatalf("%s/%s: %s: exit %d, no JSON report: %v\n%s", rr.Name, col.Name, command, code, err, stderr.String())
 			}
 			cells++
+			if rep.Symmetry != res.Symmetry {
+				t.Errorf("%s/%s: the matrix reduced by %q, %s by %q", rr.Name, col.Name, res.Symmetry, command, rep.Symmetry)
+			}
 			if !cell.Violated {
 				if code != ExitOK || rep.Verdict != "ok" || rep.Distinct != cell.Distinct {
 					t.Errorf("%s/%s holds over %d states, but %s gives exit %d, verdict %s over %d states",
