@@ -878,6 +878,12 @@ func TestBrowserExplorer(t *testing.T) {
 	choose := func(name string) {
 		b.step("choosing the model "+name, scrollTo("#ex-model"), chromedp.Evaluate(fmt.Sprintf(`(function(){var s=document.getElementById('ex-model'); s.value=%q; if(s.value!==%q){throw new Error('no model '+%q)} s.dispatchEvent(new Event('change')); return true})()`, name, name, name), nil))
 	}
+	// focused says where the keyboard's focus is.
+	focused := func() string {
+		var s string
+		b.step("reading the focus", chromedp.Evaluate(`(function(){var a=document.activeElement; if(!a){return 'nothing'} var s=a.tagName.toLowerCase()+(a.id?'#'+a.id:''); var l=a.closest('#ex-enabled'); return (l?'#ex-enabled ':'')+s})()`, &s))
+		return s
+	}
 	for _, w := range widths {
 		b.load(file, w, "#ex-enabled button.act")
 		if got := text("#answer .headline"); !strings.Contains(got, "Every obligation holds") {
@@ -892,6 +898,11 @@ func TestBrowserExplorer(t *testing.T) {
 		}
 		// The same clicks in the reference model break nothing.
 		click("ExecTask")
+		// The button pressed is gone; the focus stays with the actions
+		// (it once fell to <body>, and a keyboard's user started over).
+		if got := focused(); !strings.HasPrefix(got, "#ex-enabled ") {
+			t.Errorf("explorer at %d px: after an action the focus is on %s, not on the enabled actions", w, got)
+		}
 		click("CrashRecover(skip)")
 		if got := text("#answer .headline"); !strings.Contains(got, "Every obligation holds") {
 			t.Errorf("explorer at %d px: ExecTask, CrashRecover(skip) in the reference model: %q", w, got)
@@ -926,6 +937,9 @@ func TestBrowserExplorer(t *testing.T) {
 		if got := text("#answer .headline"); strings.Contains(got, "violated") {
 			t.Errorf("explorer at %d px: after Back the top still says %q", w, got)
 		}
+		if got := focused(); got != "button#ex-back" {
+			t.Errorf("explorer at %d px: after Back the focus is on %s, not on Back", w, got)
+		}
 		// Switching to another model keeps the walk where it can.
 		choose("replay")
 		if got := b.count("#ex-timeline tr.step"); got != 2 {
@@ -941,6 +955,20 @@ func TestBrowserExplorer(t *testing.T) {
 		t.Errorf("the link to redeliver's walk opens with %q, want EO violated at step 2", got)
 	}
 	b.clean("explorer opened at a link")
+	// A link to a model the page has not got says so (it once opened the
+	// reference without a word).
+	// (A fresh load: the page rewrites its address to the walk it shows,
+	// which a reload would then open.)
+	b.step("opening a link to no model", chromedp.Navigate("about:blank"), chromedp.Navigate("file://"+abs+"#fault=nosuch&steps=ExecTask"),
+		chromedp.WaitReady("#ex-enabled button.act", chromedp.ByQuery), chromedp.Evaluate(probeJS, nil))
+	if got := text("#answer .link-note"); !strings.Contains(got, "“nosuch”, which this page does not have") || !strings.Contains(got, "opens the reference model instead") {
+		t.Errorf("the link #fault=nosuch says %q", got)
+	}
+	if got := b.count("#ex-timeline tr.step"); got != 2 {
+		t.Errorf("the link #fault=nosuch&steps=ExecTask walks %d steps in the reference, want 2", got)
+	}
+	b.readable("explorer opened at a link to no model")
+	b.clean("explorer opened at a link to no model")
 	// The Liveness walk docs/contract.md links ends in a dead end: a
 	// state with no enabled action, where the page once threw and
 	// stopped the walk a step short.
@@ -957,6 +985,13 @@ func TestBrowserExplorer(t *testing.T) {
 	}
 	if got := text("#ex-enabled"); !strings.Contains(got, "the run is stuck") {
 		t.Errorf("the Liveness walk's last state offers %q, want none (stuck)", got)
+	}
+	// Its last step taken by a click: no action is left, and the focus
+	// stays on the (empty) list of enabled actions.
+	b.step("going back one step from the dead end", scrollTo("#ex-back"), chromedp.Click("#ex-back", chromedp.ByQuery, chromedp.NodeVisible))
+	click("CrashRecover(skip)")
+	if got := focused(); got != "#ex-enabled div#ex-enabled" {
+		t.Errorf("at the dead end the focus is on %s, not on the list of enabled actions", got)
 	}
 	b.clean("explorer at a dead end")
 }

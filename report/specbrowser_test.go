@@ -48,6 +48,11 @@ func TestBrowserSpecExplorer(t *testing.T) {
 		if got := text("#answer .headline"); !strings.Contains(got, "Liveness violated at step 1") {
 			t.Errorf("at %d px, after Trap: %q", w, got)
 		}
+		var focus string
+		b.step("reading the focus", chromedp.Evaluate(`(function(){var a=document.activeElement; return a && a.closest('#ex-enabled') ? 'list' : (a ? a.tagName : 'nothing')})()`, &focus))
+		if focus != "list" {
+			t.Errorf("at %d px, after Trap: the focus is on %s, not on the enabled actions", w, focus)
+		}
 		b.step("going back one step", scrollTo("#ex-back"), chromedp.Click("#ex-back", chromedp.ByQuery, chromedp.NodeVisible))
 		click("Up")
 		click("Up")
@@ -72,6 +77,12 @@ func TestBrowserSpecExplorer(t *testing.T) {
 		t.Errorf("the link init=2&steps=Trap opens with %q", got)
 	}
 	b.clean("the explorer of Hop opened at a link")
+	b.step("opening a link to no such initial state", chromedp.Navigate("about:blank"), chromedp.Navigate("file://"+file+"#init=9&steps=Up"),
+		chromedp.WaitReady("#ex-timeline tr.step", chromedp.ByQuery))
+	if got := text("#answer .link-note"); !strings.Contains(got, "initial state 9, and this spec has 2") || !strings.Contains(got, "opens initial state 1 instead") {
+		t.Errorf("the link init=9 says %q", got)
+	}
+	b.clean("the explorer of Hop opened at a link to no such initial state")
 }
 
 // TestBrowserSpecCheck opens the check page of the two-phase example

@@ -279,22 +279,41 @@
       if (at > 0) { params[kv.slice(0, at)] = kv.slice(at + 1); }
     });
     var labels = params.steps ? params.steps.split(',').map(decodeURIComponent) : [];
-    var left = start(decodeURIComponent(params.fault || 'reference'), labels);
+    var name = decodeURIComponent(params.fault || 'reference');
+    var left = start(name, labels);
     render();
+    if (!modelNamed(name)) {
+      // Say so: the walk below is not the one the link asked for.
+      $('answer').appendChild(el('p', 'reason link-note', '⚠ The link names the model “' + name + '”, which this page does not have: it opens the ' +
+        walk.model.name + ' model instead. The models: ' + data.models.map(function (m) { return m.name; }).join(', ') + '.'));
+    }
     if (left.length) {
       $('answer').appendChild(el('p', 'reason', 'The link\'s step ' + (labels.length - left.length + 1) + ', ' + left[0] + ', is not enabled here; the walk stops before it.'));
     }
   }
 
+  // keepFocus puts the keyboard's focus back on the enabled actions after
+  // the page redrew them (the button pressed is gone, and the focus would
+  // fall to the document's body): on the first action, or on the list
+  // itself when none is enabled.
+  function keepFocus() {
+    var first = $('ex-enabled').querySelector('button.act');
+    (first || $('ex-enabled')).focus();
+  }
+
   $('ex-enabled').addEventListener('click', function (e) {
     var b = e.target.closest('button.act');
-    if (b && take(Number(b.getAttribute('data-index')))) { render(); }
+    if (b && take(Number(b.getAttribute('data-index')))) {
+      render();
+      keepFocus();
+    }
   });
   $('ex-back').addEventListener('click', function () {
     if (walk.steps.length) {
       walk.steps.pop();
       walk.states.pop();
       render();
+      if ($('ex-back').disabled) { keepFocus(); }
     }
   });
   $('ex-restart').addEventListener('click', function () {

@@ -222,22 +222,41 @@
       if (at > 0) { params[kv.slice(0, at)] = kv.slice(at + 1); }
     });
     var labels = params.steps ? params.steps.split(',').map(decodeURIComponent) : [];
-    var left = start(Number(params.init || 1), labels);
+    var init = Number(params.init || 1);
+    var left = start(init, labels);
     render();
+    if (init !== walk.init) {
+      // Say so: the walk below is not the one the link asked for.
+      $('answer').appendChild(el('p', 'reason link-note', '⚠ The link asks for initial state ' + decodeURIComponent(params.init) + ', and this spec has ' +
+        data.init.length + ' (numbered from 1): it opens initial state ' + walk.init + ' instead.'));
+    }
     if (left.length) {
       $('answer').appendChild(el('p', 'reason', 'The link\'s step ' + (labels.length - left.length + 1) + ', ' + left[0] + ', is not enabled here; the walk stops before it.'));
     }
   }
 
+  // keepFocus puts the keyboard's focus back on the enabled actions after
+  // the page redrew them (the button pressed is gone, and the focus would
+  // fall to the document's body): on the first action, or on the list
+  // itself when none is enabled.
+  function keepFocus() {
+    var first = $('ex-enabled').querySelector('button.act');
+    (first || $('ex-enabled')).focus();
+  }
+
   $('ex-enabled').addEventListener('click', function (e) {
     var b = e.target.closest('button.act');
-    if (b && take(Number(b.getAttribute('data-index')))) { render(); }
+    if (b && take(Number(b.getAttribute('data-index')))) {
+      render();
+      keepFocus();
+    }
   });
   $('ex-back').addEventListener('click', function () {
     if (walk.labels.length) {
       walk.labels.pop();
       walk.states.pop();
       render();
+      if ($('ex-back').disabled) { keepFocus(); }
     }
   });
   $('ex-restart').addEventListener('click', function () {
