@@ -85,17 +85,49 @@ func Check(p model.Params, rep *check.Report, opt Options) (*Page, error) {
 		Title:    fmt.Sprintf("%s: %s", rep.Config, ans.Headline),
 		Subtitle: fmt.Sprintf("Model check of %s (spec %s) with the %s engine.", rep.Config, rep.Spec, rep.Engine),
 		Answer:   ans,
-		Facts: []fact{
-			{Name: "verdict", Value: rep.Verdict, Class: class},
-			{Name: "states generated", Value: fmt.Sprint(rep.Generated)},
-			{Name: "distinct states", Value: fmt.Sprint(rep.Distinct)},
-			{Name: "depth", Value: fmt.Sprint(rep.Depth)},
-			{Name: "left on queue", Value: fmt.Sprint(rep.Queue)},
-		},
-		Data:   map[string]any{"kind": "check", "report": rep},
-		Check:  v,
-		Graphs: gs.defs,
+		Facts:    checkFacts(rep, def, v, class),
+		Data:     map[string]any{"kind": "check", "report": rep},
+		Check:    v,
+		Graphs:   gs.defs,
 	}}, nil
+}
+
+// checkFacts are a check's counts. Beside a drawing of the whole model
+// they can seem to contradict it ("distinct states: 4" by a graph of 59
+// states): a run stops at its first violation (without --continue), and
+// under SYMMETRY counts one state per orbit. The count and the drawing's
+// caption then say why.
+func checkFacts(rep *check.Report, def *graphDef, v *checkView, class string) []fact {
+	distinct := fact{Name: "distinct states", Value: fmt.Sprint(rep.Distinct)}
+	if def.g != nil && int(rep.Distinct) != def.States {
+		var why []string
+		if rep.Symmetry != "" {
+			why = append(why, fmt.Sprintf("one per orbit under SYMMETRY %s, the states equal up to a renaming of the values", rep.Symmetry))
+		}
+		if rep.Verdict == "violation" && rep.Queue > 0 {
+			why = append(why, "reached before the check stopped at its first violation")
+		}
+		if len(why) > 0 {
+			distinct.Note = fmt.Sprintf("%s; the model has %d, all drawn below", strings.Join(why, "; "), def.States)
+			note := fmt.Sprintf("The check counted %d distinct states, %s; this drawing explores all %d of the model.", rep.Distinct, strings.Join(why, "; and "), def.States)
+			uses := []*graphUse{v.Graph}
+			for _, t := range v.Tabs {
+				uses = append(uses, t.Graph)
+			}
+			for _, u := range uses {
+				if u != nil {
+					u.Note = strings.TrimSpace(u.Note + " " + note)
+				}
+			}
+		}
+	}
+	return []fact{
+		{Name: "verdict", Value: rep.Verdict, Class: class},
+		{Name: "states generated", Value: fmt.Sprint(rep.Generated)},
+		distinct,
+		{Name: "depth", Value: fmt.Sprint(rep.Depth)},
+		{Name: "left on queue", Value: fmt.Sprint(rep.Queue)},
+	}
 }
 
 // GraphOf returns the state graph of the model at p, and the options that
@@ -210,16 +242,10 @@ func CheckSpec(sp tlaspec.Any, rep *check.Report, constants string, opt Options)
 		Title:    fmt.Sprintf("%s: %s", rep.Config, ans.Headline),
 		Subtitle: fmt.Sprintf("Model check of %s (spec %s, module %s) with the %s engine.", rep.Config, rep.Spec, sp.Module(), rep.Engine),
 		Answer:   ans,
-		Facts: []fact{
-			{Name: "verdict", Value: rep.Verdict, Class: class},
-			{Name: "states generated", Value: fmt.Sprint(rep.Generated)},
-			{Name: "distinct states", Value: fmt.Sprint(rep.Distinct)},
-			{Name: "depth", Value: fmt.Sprint(rep.Depth)},
-			{Name: "left on queue", Value: fmt.Sprint(rep.Queue)},
-		},
-		Data:   map[string]any{"kind": "check", "report": rep},
-		Check:  v,
-		Graphs: gs.defs,
+		Facts:    checkFacts(rep, def, v, class),
+		Data:     map[string]any{"kind": "check", "report": rep},
+		Check:    v,
+		Graphs:   gs.defs,
 	}}, nil
 }
 

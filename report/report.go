@@ -104,6 +104,8 @@ type answer struct {
 type fact struct {
 	Name, Value string
 	Class       string
+	// Note says, after the value, why it is what it is.
+	Note string
 }
 
 // Write writes the page.

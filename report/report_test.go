@@ -15,6 +15,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/trace"
@@ -581,6 +582,61 @@ func TestMatrixSymmetryPage(t *testing.T) {
 			if cell := rr.Cells[c.Name]; cell.Violated != tells {
 				t.Errorf("%s (violated: %v): the page says the timeline above tells the counterexample: %v", id, cell.Violated, tells)
 			}
+		}
+	}
+}
+
+// TestCheckPageCounts: a check that stops at its first violation counts
+// fewer states than the graph beside it draws, and one under SYMMETRY
+// counts orbits; the page says why next to the count and in the graph's
+// caption (it once showed "distinct states: 4" by "59 states" with no
+// word). A complete run without symmetry needs no such word.
+func TestCheckPageCounts(t *testing.T) {
+	for _, tc := range []struct {
+		cfg      string
+		cont     bool
+		symmetry bool
+		want     []string
+	}{
+		{"../spec/fault-redeliver.cfg", false, false, []string{
+			"<dd>4 <span class=\"fact-note\">(reached before the check stopped at its first violation; the model has 59, all drawn below)</span>",
+			"The check counted 4 distinct states, reached before the check stopped at its first violation; this drawing explores all 59 of the model.",
+		}},
+		{"../spec/R0.cfg", false, true, []string{
+			"<dd>32 <span class=\"fact-note\">(one per orbit under SYMMETRY Symmetry, the states equal up to a renaming of the values; the model has 59, all drawn below)</span>",
+			"The check counted 32 distinct states, one per orbit under SYMMETRY Symmetry",
+		}},
+		{"../spec/fault-redeliver.cfg", true, false, nil},
+		{"../spec/R0.cfg", false, false, nil},
+	} {
+		cfg, err := tlacfg.ParseFile(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.symmetry {
+			matrix.WithSymmetry(cfg)
+		}
+		job, err := check.FromConfig(cfg, "../spec/Resume.tla")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := job.Run(context.Background(), check.RunOptions{Continue: tc.cont, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Check(job.Params, rep, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		html := render(t, p)
+		what := fmt.Sprintf("%s (continue %v, symmetry %v)", tc.cfg, tc.cont, tc.symmetry)
+		for _, want := range tc.want {
+			if !strings.Contains(html, want) {
+				t.Errorf("%s: the page does not say %q", what, want)
+			}
+		}
+		if tc.want == nil && (strings.Contains(html, `<span class="fact-note">`) || strings.Contains(html, "The check counted")) {
+			t.Errorf("%s: the page explains a count that needs no explaining", what)
 		}
 	}
 }
