@@ -287,9 +287,10 @@ func scrollTo(sel string) chromedp.Action {
 // display:none, visibility:hidden or opacity:0 on them or any ancestor),
 // every state of the path lies wholly inside the visible part of every
 // scroll box around the drawing, and the first inside the window.
-// overflow(): the document is no wider than the window, and no
-// displayed element's content spills out of its own box (scroll boxes
-// excepted: their content is meant to scroll).
+// overflow(): the document is no wider than the window, no displayed
+// element's content spills out of its own box (scroll boxes excepted:
+// their content is meant to scroll), and none cuts its text off
+// (overflow: hidden, an ellipsis).
 const probeJS = `
 window.__probe = (function () {
   function describe(el) {
@@ -399,6 +400,14 @@ window.__probe = (function () {
       var cs = getComputedStyle(n);
       if (cs.display === 'none') { continue; }
       if (cs.display === 'inline' || cs.display === 'contents') { continue; }
+      // Text cut off by its own box (overflow: hidden, an ellipsis): a
+      // reader cannot scroll to the rest.
+      if (/(hidden|clip)/.test(cs.overflowX) && n.clientWidth > 0 && n.scrollWidth > n.clientWidth + 1 && /\S/.test(n.textContent)) {
+        out.push(describe(n) + ' cuts off its text: ' + n.scrollWidth + ' px of it in ' + n.clientWidth + ' px ("' +
+          n.textContent.trim().replace(/\s+/g, ' ').slice(0, 60) + '")');
+        if (out.length > 20) { break; }
+        continue;
+      }
       if (cs.overflowX !== 'visible') { continue; }
       if (n.clientWidth === 0) { continue; }
       if (n.scrollWidth > n.clientWidth + 1) {
@@ -724,7 +733,8 @@ func TestBrowserCheckTraceConformance(t *testing.T) {
 // TestBrowserChecksCatch proves the browser test's eye sees what a person
 // would: each check is run on a page broken on purpose and must report
 // it. The graph hidden with CSS (three ways), a too-wide element, a line
-// of text spilling out of its box, text below AA contrast, the graph at its actual size (the
+// of text spilling out of its box, a line cut off with an ellipsis, text
+// below AA contrast, the graph at its actual size (the
 // path's last states outside its box) and a graph box scrolled away from
 // the path.
 func TestBrowserChecksCatch(t *testing.T) {
@@ -764,6 +774,7 @@ func TestBrowserChecksCatch(t *testing.T) {
 	for _, mut := range []struct{ what, js string }{
 		{"a 1200 px wide element", `(function(){var d=document.createElement('div');d.id='mutation';d.style.width='1200px';d.textContent='wide';document.querySelector('main').appendChild(d);return true})()`},
 		{"a nowrap line in a 120 px box", `(function(){var d=document.createElement('p');d.id='mutation';d.style.cssText='width:120px;white-space:nowrap';d.textContent='a line of text far longer than its narrow box';document.querySelector('main').appendChild(d);return true})()`},
+		{"a line cut off with an ellipsis", `(function(){var d=document.createElement('p');d.id='mutation';d.style.cssText='width:120px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis';d.textContent='nondetrec/prefixreplay/replay, redeliver';document.querySelector('main').appendChild(d);return true})()`},
 	} {
 		b.step("adding "+mut.what, chromedp.Evaluate(mut.js, nil))
 		if p := b.overflow(); len(p) == 0 {
