@@ -262,7 +262,7 @@ REPORT_DIR ?= bin/report
 report: bin/tlcrun ## HTML pages in REPORT_DIR: the fault matrix, a check (and its DOT graph), a rejected trace, the conformance table
 	bin/tlcrun report site --dir $(REPORT_DIR)
 
-report-browser: report ## make report's pages in headless Chromium at 390 and 1440 px: what a person sees (the path in view, no overflow)
+report-browser: report ## make report's pages in headless Chromium at 390 and 1440 px: what a person sees (the whole path in view, no overflow, AA contrast)
 	RESUMECHECK_REQUIRE_BROWSER=1 REPORT_DIR=$(abspath $(REPORT_DIR)) $(GO) test ./report -count=1 -run Browser -v
 
 report-shots: ## rewrite docs/img/report-*.png from the browser test (quantized with pngquant when present); review them
