@@ -48,7 +48,8 @@ func settle(v Value) Value {
 	switch v.(type) {
 	case *Product, *RcdSet, *FcnSet, *Powerset:
 		if n, ok := smallSize(v, settleLimit); ok && n > 0 {
-			return v.(lazySet).enumerate()
+			l := v.(lazySet)
+			return &Set{Elems: l.enumerate().Elems, def: l}
 		}
 	}
 	return v

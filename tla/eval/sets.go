@@ -375,6 +375,9 @@ func isSet(v Value) bool {
 func Member(v, s Value) bool {
 	switch x := s.(type) {
 	case *Set:
+		if x.def != nil {
+			return Member(v, x.def)
+		}
 		if len(x.Elems) < 8 {
 			for _, e := range x.Elems {
 				if Equal(e, v) {

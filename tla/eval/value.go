@@ -56,7 +56,13 @@ type Fcn struct {
 }
 
 // Set is a finite set, its elements sorted by Compare and distinct.
-type Set struct{ Elems []Value }
+type Set struct {
+	Elems []Value
+	// def, when set, is the lazy set these are the elements of (a
+	// constant settled at compile time, scope.go): membership asks it,
+	// which is cheaper than a binary search comparing whole records.
+	def lazySet
+}
 
 // The ranks order values of different kinds (Compare) and tag the
 // canonical encoding (AppendKey).

@@ -1,0 +1,91 @@
+package eval
+
+import (
+	"slices"
+	"testing"
+)
+
+// settledSets are constant lazy sets of each kind settle enumerates, with
+// members and non-members of every shape among their neighbours.
+func settledSets() []Value {
+	vals := &Set{Elems: []Value{ModelVal("va"), ModelVal("vb"), ModelVal("vc")}}
+	return []Value{
+		&RcdSet{Names: []string{"task", "valid"}, Sets: []Value{Interval{1, 4}, boolSet}},
+		&RcdSet{Names: []string{"decision", "frontier"}, Sets: []Value{&Set{Elems: []Value{Str("reexec"), Str("skip")}}, Interval{0, 3}}},
+		&RcdSet{Names: []string{"observed", "value"}, Sets: []Value{&Product{Sets: []Value{vals}}, vals}},
+		&Product{Sets: []Value{Interval{0, 2}, boolSet, vals}},
+		&FcnSet{Dom: Interval{1, 3}, Rng: boolSet},
+		&FcnSet{Dom: vals, Rng: Interval{0, 2}},
+		&FcnSet{Dom: &Set{Elems: []Value{Str("a"), Str("b")}}, Rng: boolSet},
+		&Powerset{Base: vals},
+		&Powerset{Base: Interval{1, 3}},
+	}
+}
+
+// candidates are the elements of every settled set, and values near them
+// that belong to none (other lengths, other names, other kinds).
+func candidates(sets []*Set) []Value {
+	var out []Value
+	for _, s := range sets {
+		out = append(out, s.Elems...)
+	}
+	out = append(out,
+		Int(0), Int(1), Bool(true), Str("task"), ModelVal("va"), emptySeq, EmptySet,
+		&Rcd{Names: []string{"task"}, Vals: []Value{Int(1)}},
+		&Rcd{Names: []string{"task", "valid"}, Vals: []Value{Int(5), Bool(true)}},
+		&Rcd{Names: []string{"task", "valid"}, Vals: []Value{Int(1), Int(1)}},
+		&Rcd{Names: []string{"task", "valid", "x"}, Vals: []Value{Int(1), Bool(true), Int(0)}},
+		&Seq{Elems: []Value{Int(0), Bool(true)}},
+		&Seq{Elems: []Value{Bool(true), Bool(true), Bool(true), Bool(true)}},
+		&Seq{Elems: []Value{Int(3), Bool(true), ModelVal("va")}},
+		&Fcn{Keys: []Value{Int(0), Int(1)}, Vals: []Value{Bool(true), Bool(true)}},
+		&Set{Elems: []Value{Int(0)}},
+		&Set{Elems: []Value{Int(1), ModelVal("va")}},
+		&LazyFcn{Dom: Interval{1, 3}, apply: func(Value) Value { return Bool(false) }},
+	)
+	return out
+}
+
+// disagreements returns the values whose membership in s, answered by
+// Member (through s's definition when it has one), differs from a search
+// of its elements.
+func disagreements(s *Set, cands []Value) []Value {
+	var bad []Value
+	for _, v := range cands {
+		_, want := slices.BinarySearchFunc(s.Elems, normal(v), Compare)
+		if Member(v, s) != want {
+			bad = append(bad, v)
+		}
+	}
+	return bad
+}
+
+// TestSettledMembership: a constant lazy set enumerated at compile time
+// keeps its definition for membership; the answer is the enumeration's
+// for members and non-members of every shape.
+func TestSettledMembership(t *testing.T) {
+	var sets []*Set
+	for _, l := range settledSets() {
+		s, ok := settle(l).(*Set)
+		if !ok || s.def == nil {
+			t.Fatalf("%s was not settled with its definition", String(l))
+		}
+		sets = append(sets, s)
+	}
+	cands := candidates(sets)
+	for _, s := range sets {
+		if bad := disagreements(s, cands); len(bad) > 0 {
+			t.Errorf("%s: membership of %s differs from the enumeration's", String(s.def), String(bad[0]))
+		}
+	}
+}
+
+// TestSettledMembershipBroken: a definition that is not the elements'
+// (a field set wider than the enumerated one) is caught.
+func TestSettledMembershipBroken(t *testing.T) {
+	good := settle(settledSets()[0]).(*Set)
+	broken := &Set{Elems: good.Elems, def: &RcdSet{Names: []string{"task", "valid"}, Sets: []Value{Interval{1, 5}, boolSet}}}
+	if bad := disagreements(broken, candidates([]*Set{good})); len(bad) == 0 {
+		t.Fatal("a wrong definition went unnoticed")
+	}
+}
