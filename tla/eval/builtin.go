@@ -102,7 +102,7 @@ func init() {
 				return l.Dom
 			}
 			if s, ok := a.(*Seq); ok {
-				return Interval{1, int64(len(s.Elems))}
+				return interval(1, int64(len(s.Elems)))
 			}
 			dom, _, ok := fcnParts(a)
 			if !ok {
@@ -172,7 +172,7 @@ func init() {
 			}
 			return Int(r)
 		}},
-		"..": {f2: func(a, b Value) Value { return Interval{asInt(a), asInt(b)} }},
+		"..": {f2: func(a, b Value) Value { return interval(asInt(a), asInt(b)) }},
 		"<":  {f2: func(a, b Value) Value { return Bool(asInt(a) < asInt(b)) }},
 		">":  {f2: func(a, b Value) Value { return Bool(asInt(a) > asInt(b)) }},
 		"<=": {f2: func(a, b Value) Value { return Bool(asInt(a) <= asInt(b)) }},

@@ -89,3 +89,15 @@ func TestSettledMembershipBroken(t *testing.T) {
 		t.Fatal("a wrong definition went unnoticed")
 	}
 }
+
+// TestIntervalCache: the boxed small intervals are the intervals asked
+// for, at the edges of the cache and beyond.
+func TestIntervalCache(t *testing.T) {
+	for _, lo := range []int64{-1, 0, 1, 2} {
+		for _, hi := range []int64{-1, 0, 1, 62, 63, 64} {
+			if got := interval(lo, hi); got != Value(Interval{lo, hi}) {
+				t.Errorf("interval(%d, %d) = %s", lo, hi, String(got))
+			}
+		}
+	}
+}

@@ -55,6 +55,26 @@ func (*Product) rank() int  { return rankSet }
 func (*Powerset) rank() int { return rankSet }
 func (*SeqSet) rank() int   { return rankSet }
 
+// smallIntervals are 0..n and 1..n for small n, boxed once: an Interval
+// made in every state (DOMAIN of a sequence, 1..Len(s)) would otherwise
+// be allocated to become a Value.
+var smallIntervals = func() (t [2][64]Value) {
+	for lo := range t {
+		for hi := range t[lo] {
+			t[lo][hi] = Interval{int64(lo), int64(hi)}
+		}
+	}
+	return t
+}()
+
+// interval is lo..hi as a Value.
+func interval(lo, hi int64) Value {
+	if lo >= 0 && lo <= 1 && hi >= 0 && hi < 64 {
+		return smallIntervals[lo][hi]
+	}
+	return Interval{lo, hi}
+}
+
 func (s Interval) member(v Value) bool {
 	n, ok := v.(Int)
 	return ok && int64(n) >= s.Lo && int64(n) <= s.Hi
