@@ -413,6 +413,16 @@ func (cc *compiler) builtin(pos syntax.Pos, name string, bi builtin, args []synt
 		}, ces...)
 	case 2:
 		f, a, b := bi.f2, ces[0].fn, ces[1].fn
+		if s := ces[1].k; s != nil && ces[0].k == nil && (name == "\\in" || name == "\\notin") {
+			// Membership in a constant set, checked the way its shape
+			// allows (see memberFn).
+			in, want := memberFn(s), name == "\\in"
+			return cexpr{fn: func(k *ctx) Value {
+				x := a(k)
+				k.at = at
+				return Bool(in(x) == want)
+			}}
+		}
 		return fold(func(k *ctx) Value {
 			x, y := a(k), b(k)
 			k.at = at

@@ -101,3 +101,64 @@ func TestIntervalCache(t *testing.T) {
 		}
 	}
 }
+
+// memberSets are constant sets of every shape memberFn specialises, and
+// some it leaves to Member.
+func memberSets() []Value {
+	sets := []Value{
+		Interval{0, 3}, Interval{1, 0}, natSet, intSet, stringSet, boolSet,
+		&Set{Elems: []Value{Bool(false), Bool(true)}},
+		&Set{Elems: []Value{ModelVal("va"), ModelVal("vb")}},
+		&Set{Elems: []Value{Int(1), ModelVal("va")}},
+		&Set{Elems: []Value{Str("reexec"), Str("skip")}},
+		&FcnSet{Dom: Interval{1, 3}, Rng: natSet},
+		&FcnSet{Dom: Interval{1, 2}, Rng: boolSet},
+		&FcnSet{Dom: Interval{1, 0}, Rng: boolSet},
+	}
+	for _, l := range settledSets() {
+		sets = append(sets, l, settle(l))
+	}
+	return sets
+}
+
+// memberDisagreements returns the values for which in differs from
+// Member(v, s).
+func memberDisagreements(s Value, in func(Value) bool, cands []Value) []Value {
+	var bad []Value
+	for _, v := range cands {
+		if in(v) != Member(v, s) {
+			bad = append(bad, v)
+		}
+	}
+	return bad
+}
+
+// TestMemberFn: membership specialised to a constant set's shape answers
+// as Member does, for members and near misses of every shape.
+func TestMemberFn(t *testing.T) {
+	var settled []*Set
+	for _, l := range settledSets() {
+		settled = append(settled, settle(l).(*Set))
+	}
+	cands := append(candidates(settled),
+		Int(-1), Int(3), Int(4), Bool(false), Str("skip"), ModelVal("vb"), ModelVal("vz"),
+		&Seq{Elems: []Value{Int(0), Int(5), Int(1)}},
+		&Seq{Elems: []Value{Int(0), Int(-5), Int(1)}},
+		&Seq{Elems: []Value{Bool(true), Bool(false)}},
+		&LazyFcn{Dom: Interval{1, 2}, apply: func(Value) Value { return Bool(false) }},
+	)
+	for _, s := range memberSets() {
+		if bad := memberDisagreements(s, memberFn(s), cands); len(bad) > 0 {
+			t.Errorf("%s: memberFn and Member differ on %s", String(s), String(bad[0]))
+		}
+	}
+}
+
+// TestMemberFnBroken: a specialised test of the wrong set is caught.
+func TestMemberFnBroken(t *testing.T) {
+	s := settle(settledSets()[0]).(*Set)
+	wrong := memberFn(&RcdSet{Names: []string{"task", "valid"}, Sets: []Value{Interval{1, 3}, boolSet}})
+	if bad := memberDisagreements(s, wrong, candidates([]*Set{s})); len(bad) == 0 {
+		t.Fatal("a wrong membership test went unnoticed")
+	}
+}

@@ -420,6 +420,112 @@ func Member(v, s Value) bool {
 	return false
 }
 
+// memberFn returns v \in s for a constant set s, specialised to its
+// shape: an interval compares integers, a set of records checks the names
+// and then each field with its own specialised test. Each test handles
+// the representation it expects and leaves any other value (a *LazyFcn,
+// another kind) to Member, so that the answer is always Member's.
+func memberFn(s Value) func(Value) bool {
+	generic := func(v Value) bool { return Member(v, s) }
+	switch x := s.(type) {
+	case Interval:
+		lo, hi := x.Lo, x.Hi
+		return func(v Value) bool {
+			if n, ok := v.(Int); ok {
+				return int64(n) >= lo && int64(n) <= hi
+			}
+			return generic(v)
+		}
+	case *InfSet:
+		if x == natSet {
+			return func(v Value) bool {
+				if n, ok := v.(Int); ok {
+					return n >= 0
+				}
+				return generic(v)
+			}
+		}
+	case *Set:
+		if x.def != nil {
+			return memberFn(x.def)
+		}
+		if len(x.Elems) >= 8 {
+			break
+		}
+		if x == boolSet || slices.Equal(x.Elems, boolSet.Elems) {
+			return func(v Value) bool {
+				if _, ok := v.(Bool); ok {
+					return true
+				}
+				return generic(v)
+			}
+		}
+		var names []string
+		for _, e := range x.Elems {
+			m, ok := e.(ModelVal)
+			if !ok {
+				return generic
+			}
+			names = append(names, string(m))
+		}
+		return func(v Value) bool {
+			m, ok := v.(ModelVal)
+			if !ok {
+				return generic(v)
+			}
+			return slices.Contains(names, string(m))
+		}
+	case *RcdSet:
+		names := x.Names
+		fields := make([]func(Value) bool, len(x.Sets))
+		for i, f := range x.Sets {
+			fields[i] = memberFn(f)
+		}
+		return func(v Value) bool {
+			r, ok := v.(*Rcd)
+			if !ok {
+				return generic(v)
+			}
+			if len(r.Names) != len(names) {
+				return false
+			}
+			for i, n := range names {
+				if r.Names[i] != n {
+					return false
+				}
+			}
+			for i, f := range fields {
+				if !f(r.Vals[i]) {
+					return false
+				}
+			}
+			return true
+		}
+	case *FcnSet:
+		iv, ok := x.Dom.(Interval)
+		if !ok || iv.Lo != 1 || iv.Hi < 1 {
+			break
+		}
+		n, rng := int(iv.Hi), memberFn(x.Rng)
+		return func(v Value) bool {
+			seq, ok := v.(*Seq)
+			if !ok {
+				return generic(v)
+			}
+			if len(seq.Elems) != n {
+				return false
+			}
+			for _, e := range seq.Elems {
+				if !rng(e) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return generic
+}
+
 // Enumerate returns a set's elements, sorted (the slice must not be
 // modified).
 func Enumerate(s Value) []Value {
