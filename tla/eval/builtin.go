@@ -376,6 +376,9 @@ func subseteq(a, b Value) bool {
 // builtin compiles an application of a standard-module operator.
 func (cc *compiler) builtin(pos syntax.Pos, name string, bi builtin, args []syntax.Expr, c cs) cexpr {
 	file := c.sc.file
+	if name == "Print" || name == "PrintT" {
+		cc.impure()
+	}
 	if bi.opArgs {
 		return cc.builtinOpArgs(pos, name, args, c)
 	}

@@ -38,6 +38,9 @@ type zeroEntry struct {
 	// tracker), replayed on the trackers of each later use.
 	global bool
 	low    int
+	// vars and all are which variables the body reads (see tracker).
+	vars []int
+	all  bool
 }
 
 // tracker records whether an expression reads anything that varies from
@@ -50,12 +53,19 @@ type zeroEntry struct {
 // again (zero) marks the trackers of the later use exactly as the first:
 // global when it reads a variable or another frame's slot, low the lowest
 // slot of fr below base it reads (noSlot for none).
+//
+// vars are the variables it reads (unprimed or primed alike); all marks
+// an expression whose value may depend on more than them (it calls a
+// procedure compiled apart, evaluates ENABLED, prints): see
+// Model.ViolatedSince, which trusts vars to skip what cannot have changed.
 type tracker struct {
 	fr      *frame
 	base    int
 	dynamic bool
 	global  bool
 	low     int
+	vars    []int
+	all     bool
 }
 
 const noSlot = int(^uint(0) >> 1)
@@ -68,12 +78,18 @@ func (cc *compiler) newTracker(fr *frame) *tracker {
 
 // replay marks the trackers being compiled as an expression whose own
 // tracker recorded global and low would have.
-func (cc *compiler) replay(fr *frame, global bool, low int) {
+func (cc *compiler) replay(fr *frame, z zeroEntry) {
+	for _, t := range cc.trackers {
+		t.vars = append(t.vars, z.vars...)
+		t.all = t.all || z.all
+	}
 	switch {
-	case global:
-		cc.dynamic()
-	case low != noSlot:
-		cc.readSlot(fr, low)
+	case z.global:
+		for _, t := range cc.trackers {
+			t.dynamic, t.global = true, true
+		}
+	case z.low != noSlot:
+		cc.readSlot(fr, z.low)
 	}
 }
 
@@ -108,10 +124,28 @@ func (cc *compiler) track(c cs, compile func() cexpr) cexpr {
 	return konst(v)
 }
 
-// dynamic marks every expression being tracked as reading what varies.
+// dynamic marks every expression being tracked as reading what varies,
+// beyond the variables it names (all).
 func (cc *compiler) dynamic() {
 	for _, t := range cc.trackers {
+		t.dynamic, t.global, t.all = true, true, true
+	}
+}
+
+// readVar marks every expression being tracked as reading variable i.
+func (cc *compiler) readVar(i int) {
+	for _, t := range cc.trackers {
 		t.dynamic, t.global = true, true
+		t.vars = append(t.vars, i)
+	}
+}
+
+// impure marks every expression being tracked as one to evaluate each
+// time, whatever it reads (Print), without making it dynamic: a constant
+// one still folds, as before.
+func (cc *compiler) impure() {
+	for _, t := range cc.trackers {
+		t.all = true
 	}
 }
 
@@ -336,8 +370,8 @@ func qualified(prefix []string, name string) string {
 func (cc *compiler) read(b *binding, pos syntax.Pos, c cs) cexpr {
 	switch b.kind {
 	case bVar:
-		cc.dynamic()
 		i := b.v
+		cc.readVar(i)
 		name := cc.vars[i]
 		file := c.sc.file
 		if c.primed || cc.initMode {
@@ -423,13 +457,13 @@ func (cc *compiler) call(pos syntax.Pos, d *def, args []syntax.Expr, c cs) cexpr
 	if len(d.params) == 0 {
 		key := zeroKey{d, c.fr, c.primed, cc.initMode}
 		if z, ok := cc.zero[key]; ok {
-			cc.replay(c.fr, z.global, z.low)
+			cc.replay(c.fr, z)
 			return z.ce
 		}
 		t := cc.newTracker(c.fr)
 		ce := cc.expr(d.body, cs{sc: d.scope, fr: c.fr, primed: c.primed})
 		cc.trackers = cc.trackers[:len(cc.trackers)-1]
-		cc.zero[key] = zeroEntry{ce: ce, global: t.global, low: t.low}
+		cc.zero[key] = zeroEntry{ce: ce, global: t.global, low: t.low, vars: t.vars, all: t.all}
 		return ce
 	}
 	inner, resets := cc.bindParams(pos, d, args, c)
@@ -1088,14 +1122,14 @@ func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
 		if z, ok := d.cache[c.fr]; ok && !c.primed {
 			// What it reads marks the enclosing trackers as at its first
 			// use (a function of the state is not a constant here either).
-			cc.replay(c.fr, z.global, z.low)
+			cc.replay(c.fr, z)
 			return z.ce
 		}
 		t := cc.newTracker(c.fr)
 		ce := cc.funcDef(pos, d.fbound, d.body, cs{sc: d.scope, fr: c.fr, primed: c.primed})
 		cc.trackers = cc.trackers[:len(cc.trackers)-1]
 		if !c.primed {
-			d.cache[c.fr] = zeroEntry{ce: ce, global: t.global, low: t.low}
+			d.cache[c.fr] = zeroEntry{ce: ce, global: t.global, low: t.low, vars: t.vars, all: t.all}
 		}
 		return ce
 	}

@@ -57,6 +57,17 @@ type Action struct {
 type Pred struct {
 	Name string
 	fn   func(k *ctx) bool
+	// parts are an invariant's conjuncts, in order (fn is their
+	// conjunction), with what each reads (ViolatedSince).
+	parts []predPart
+}
+
+// predPart is one conjunct of an invariant: its test, the variables it
+// reads, and whether it depends on more than them (all).
+type predPart struct {
+	fn   func(k *ctx) bool
+	vars []int
+	all  bool
 }
 
 // ActionPred is a compiled predicate of two states (an action constraint).
@@ -280,7 +291,7 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 	// Properties.
 	for _, name := range cfg.Invariants {
 		d := b.def(sc, name, "INVARIANTS")
-		m.Invariants = append(m.Invariants, Pred{Name: name, fn: cc.boolOf(&syntax.Ident{Pos: d.pos, Name: name}, c)})
+		m.Invariants = append(m.Invariants, b.invariant(name, d.pos, c))
 	}
 	for _, name := range cfg.Properties {
 		b.property(name, b.def(sc, name, "PROPERTIES"), top, m)
@@ -566,6 +577,60 @@ func sameAction(a, b syntax.Expr) bool {
 	}
 	na, nb := name(a), name(b)
 	return na != "" && na == nb
+}
+
+// invariant compiles an invariant as its conjuncts (through the
+// zero-arity definitions it is made of: TypeOK's /\ list, PC == PCPrefix
+// /\ PCLineage), each with the variables it reads, so that a state whose
+// parent satisfied it re-evaluates only the conjuncts whose variables
+// changed (ViolatedSince). Evaluated in full they are the conjunction,
+// left to right, as the whole formula is.
+func (b *builder) invariant(name string, pos syntax.Pos, c cs) Pred {
+	cc := b.cc
+	var parts []predPart
+	var add func(e syntax.Expr, sc *scope, pos syntax.Pos, msg string)
+	add = func(e syntax.Expr, sc *scope, pos syntax.Pos, msg string) {
+		u := b.unfold(e, sc)
+		if j, ok := u.e.(*syntax.Junction); ok && !j.Or {
+			for _, it := range j.Items {
+				add(it, u.sc, it.At(), "a conjunct or disjunct is not a Boolean")
+			}
+			return
+		}
+		t := cc.newTracker(c.fr)
+		ce := cc.expr(e, c.with(sc))
+		cc.trackers = cc.trackers[:len(cc.trackers)-1]
+		part := predPart{vars: slices.Compact(slices.Sorted(slices.Values(t.vars))), all: t.all}
+		file := sc.file
+		if bv, ok := ce.k.(Bool); ok {
+			part.fn = func(*ctx) bool { return bool(bv) }
+		} else {
+			fn := ce.fn
+			part.fn = func(k *ctx) bool {
+				bv, ok := fn(k).(Bool)
+				if !ok {
+					failAt(file, pos, "%s", msg)
+				}
+				return bool(bv)
+			}
+		}
+		parts = append(parts, part)
+	}
+	add(&syntax.Ident{Pos: pos, Name: name}, c.sc, pos, "not a Boolean")
+	p := Pred{Name: name, parts: parts}
+	if len(parts) == 1 {
+		p.fn = parts[0].fn
+		return p
+	}
+	p.fn = func(k *ctx) bool {
+		for _, q := range parts {
+			if !q.fn(k) {
+				return false
+			}
+		}
+		return true
+	}
+	return p
 }
 
 // unfolded is an expression with the scope it is read in.
@@ -939,6 +1004,70 @@ func (m *Model) Holds(p *Pred, state []Value) (ok bool, err error) {
 	k.cur = state
 	err = catchIn(k, func() { ok = p.fn(k) })
 	return ok, err
+}
+
+// Conjunct is what one conjunct of an invariant reads: the variables
+// Vars, and All when its value may depend on more (a recursive operator,
+// ENABLED, Print): then it is evaluated in every state.
+type Conjunct struct {
+	Vars []int
+	All  bool
+}
+
+// Conjuncts are the conjuncts ViolatedSince evaluates separately (none for
+// a property checked as an invariant, evaluated whole).
+func (p *Pred) Conjuncts() []Conjunct {
+	var out []Conjunct
+	for _, q := range p.parts {
+		out = append(out, Conjunct{Vars: q.vars, All: q.all})
+	}
+	return out
+}
+
+// ViolatedSince is Violated for a state reached from a parent in which
+// every invariant of open held, same[i] telling whether variable i has
+// the parent's value: a conjunct that reads only such variables holds
+// again and is not evaluated; the others are, in order, and the first
+// false one (or error) is the whole invariant's, as in a full evaluation
+// (the conjuncts skipped are true).
+func (m *Model) ViolatedSince(state []Value, same []bool, open uint64) (bad uint64, err error) {
+	k := m.ctx()
+	defer m.release(k)
+	k.cur = state
+	err = catchIn(k, func() {
+		for i := range m.Invariants {
+			if open&(1<<i) == 0 {
+				continue
+			}
+			if m.Invariants[i].parts == nil {
+				// A property checked as an invariant: not split.
+				if !m.Invariants[i].fn(k) {
+					bad |= 1 << i
+				}
+				continue
+			}
+		parts:
+			for _, q := range m.Invariants[i].parts {
+				if !q.all {
+					changed := false
+					for _, v := range q.vars {
+						if !same[v] {
+							changed = true
+							break
+						}
+					}
+					if !changed {
+						continue parts
+					}
+				}
+				if !q.fn(k) {
+					bad |= 1 << i
+					break
+				}
+			}
+		}
+	})
+	return bad, err
 }
 
 // Violated returns the invariants among open (bit i for Invariants[i])

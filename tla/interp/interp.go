@@ -51,6 +51,7 @@ type Spec struct {
 	in    *interner
 	props []tlaspec.Property[State]
 	bufs  sync.Pool
+	same  sync.Pool
 	// err is the first evaluation error met while exploring; stop is
 	// called then, to end the search (the engine's Next cannot fail).
 	err  atomic.Pointer[error]
@@ -61,6 +62,7 @@ type Spec struct {
 func New(m *eval.Model) *Spec {
 	sp := &Spec{M: m, in: newInterner()}
 	sp.bufs.New = func() any { b := make([]byte, 0, 256); return &b }
+	sp.same.New = func() any { b := make([]bool, 0, len(m.Variables)); return &b }
 	for i := range m.Invariants {
 		p := &m.Invariants[i]
 		sp.props = append(sp.props, tlaspec.Property[State]{
@@ -129,12 +131,35 @@ func (sp *Spec) holds(p *eval.Pred, s State) bool {
 
 // Violated is the invariants' check in one call (engine.Options.Violated),
 // nil when there are more than 64 invariants.
+//
+// A successor of a decoded state (one with ids) is checked with
+// eval.Model.ViolatedSince: its parent came from the engine's store, and
+// the engine checks every state it stores against the invariants open
+// then, and drops a violated invariant from open before it explores the
+// violating state's successors; so each invariant of open held in the
+// parent, and a conjunct that reads only variables the step left as they
+// were holds again.
 func (sp *Spec) Violated() func(State, uint64) uint64 {
 	if len(sp.M.Invariants) > 64 {
 		return nil
 	}
 	return func(s State, open uint64) uint64 {
-		bad, err := sp.M.Violated(s.Vals, open)
+		var bad uint64
+		var err error
+		if s.ids != nil {
+			// A successor of a state the engine stored, so checked: what
+			// it left unchanged still satisfies what it satisfied.
+			bp := sp.same.Get().(*[]bool)
+			same := (*bp)[:0]
+			for _, id := range s.ids {
+				same = append(same, id != noID)
+			}
+			bad, err = sp.M.ViolatedSince(s.Vals, same, open)
+			*bp = same
+			sp.same.Put(bp)
+		} else {
+			bad, err = sp.M.Violated(s.Vals, open)
+		}
 		if err != nil {
 			sp.fail(err)
 			return 0
