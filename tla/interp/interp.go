@@ -24,17 +24,30 @@ import (
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
-// State is a state: one value per variable, in VARIABLES order. ids
-// caches each value's number in the interning table where it is known
-// (a decoded state's, or an unchanged variable's from its parent), so
-// that encoding a successor interns only the variables that changed.
+// State is a state: one value per variable, in VARIABLES order. ids are
+// a decoded state's values' numbers in the interning table; parent and
+// pids are the values and numbers of the decoded state a successor comes
+// from, so that encoding it interns only the variables whose values
+// differ from the parent's (no allocation per successor for that).
 type State struct {
-	Vals []eval.Value
-	ids  []uint32
+	Vals   []eval.Value
+	ids    []uint32
+	parent []eval.Value
+	pids   []uint32
 }
 
-// noID marks a value whose number is not known yet.
-const noID = ^uint32(0)
+// idOf is variable i's number where it is known without interning.
+func (s *State) idOf(i int) (uint32, bool) {
+	if s.ids != nil {
+		return s.ids[i], true
+	}
+	if s.pids != nil && s.Vals[i] == s.parent[i] {
+		// The same value as the parent's (an UNCHANGED variable, or one
+		// its action left alone): the same number.
+		return s.pids[i], true
+	}
+	return 0, false
+}
 
 // StateOf is the state with these values, in VARIABLES order.
 func StateOf(vals []eval.Value) State { return State{Vals: vals} }
@@ -132,7 +145,7 @@ func (sp *Spec) holds(p *eval.Pred, s State) bool {
 // Violated is the invariants' check in one call (engine.Options.Violated),
 // nil when there are more than 64 invariants.
 //
-// A successor of a decoded state (one with ids) is checked with
+// A successor of a decoded state (one with a parent) is checked with
 // eval.Model.ViolatedSince: its parent came from the engine's store, and
 // the engine checks every state it stores against the invariants open
 // then, and drops a violated invariant from open before it explores the
@@ -146,13 +159,13 @@ func (sp *Spec) Violated() func(State, uint64) uint64 {
 	return func(s State, open uint64) uint64 {
 		var bad uint64
 		var err error
-		if s.ids != nil {
+		if s.pids != nil {
 			// A successor of a state the engine stored, so checked: what
 			// it left unchanged still satisfies what it satisfied.
 			bp := sp.same.Get().(*[]bool)
 			same := (*bp)[:0]
-			for _, id := range s.ids {
-				same = append(same, id != noID)
+			for i, v := range s.Vals {
+				same = append(same, v == s.parent[i])
 			}
 			bad, err = sp.M.ViolatedSince(s.Vals, same, open)
 			*bp = same
@@ -186,16 +199,7 @@ func (sp *Spec) Next(s State, emit func(Label, State)) {
 	err := sp.M.NextLabelled(s.Vals, func(act int, args []eval.Value, next []eval.Value) {
 		t := State{Vals: next}
 		if s.ids != nil {
-			t.ids = make([]uint32, len(next))
-			for i, v := range next {
-				// The same value as the parent's (an UNCHANGED variable, or
-				// one its action left alone): the same number.
-				if v == s.Vals[i] {
-					t.ids[i] = s.ids[i]
-				} else {
-					t.ids[i] = noID
-				}
-			}
+			t.parent, t.pids = s.Vals, s.ids
 		}
 		emit(Label{Act: act, Args: args}, t)
 	})
@@ -230,19 +234,20 @@ func (sp *Spec) Encode(dst []byte, s State) {
 		dst[0] = 0
 		return
 	}
-	bp := sp.bufs.Get().(*[]byte)
-	buf := *bp
+	var bp *[]byte
 	for i, v := range s.Vals {
-		var id uint32
-		if s.ids != nil && s.ids[i] != noID {
-			id = s.ids[i]
-		} else {
-			id, buf = sp.in.id(v, buf)
+		id, ok := s.idOf(i)
+		if !ok {
+			if bp == nil {
+				bp = sp.bufs.Get().(*[]byte)
+			}
+			id, *bp = sp.in.id(v, *bp)
 		}
 		binary.LittleEndian.PutUint32(dst[4*i:], id)
 	}
-	*bp = buf
-	sp.bufs.Put(bp)
+	if bp != nil {
+		sp.bufs.Put(bp)
+	}
 }
 
 // Decode reads the values back.
