@@ -182,10 +182,10 @@ func init() {
 		"Len": {f1: func(a Value) Value { return Int(len(asSeq(a).Elems)) }},
 		"Append": {f2: func(a, b Value) Value {
 			s := asSeq(a)
-			es := make([]Value, len(s.Elems)+1)
-			copy(es, s.Elems)
-			es[len(s.Elems)] = b
-			return &Seq{Elems: es}
+			t := newSeq(len(s.Elems) + 1)
+			copy(t.Elems, s.Elems)
+			t.Elems[len(s.Elems)] = b
+			return t
 		}},
 		"Head": {f1: func(a Value) Value {
 			s := asSeq(a)

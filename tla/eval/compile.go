@@ -1050,11 +1050,11 @@ func (cc *compiler) tuple(x *syntax.Tuple, c cs) cexpr {
 		if len(elems) == 0 {
 			return emptySeq
 		}
-		vs := make([]Value, len(elems))
+		t := newSeq(len(elems))
 		for i, e := range elems {
-			vs[i] = e.fn(k)
+			t.Elems[i] = e.fn(k)
 		}
-		return &Seq{Elems: vs}
+		return t
 	}, elems...)
 }
 
@@ -1261,11 +1261,11 @@ func (cc *compiler) record(x *syntax.Record, c cs) cexpr {
 		}
 	}
 	return fold(func(k *ctx) Value {
-		vs := make([]Value, len(fns))
+		r := newRcd(sorted)
 		for i, f := range fns {
-			vs[i] = f(k)
+			r.Vals[i] = f(k)
 		}
-		return &Rcd{Names: sorted, Vals: vs}
+		return r
 	}, vals...)
 }
 
@@ -1366,14 +1366,16 @@ func exceptAt(f Value, keys []Value, upd func(Value) Value, file string, pos syn
 	}
 	switch g := f.(type) {
 	case *Seq:
-		es := slices.Clone(g.Elems)
-		es[keys[0].(Int)-1] = nv
-		return &Seq{Elems: es}
+		t := newSeq(len(g.Elems))
+		copy(t.Elems, g.Elems)
+		t.Elems[keys[0].(Int)-1] = nv
+		return t
 	case *Rcd:
 		i, _ := slices.BinarySearch(g.Names, string(keys[0].(Str)))
-		vs := slices.Clone(g.Vals)
-		vs[i] = nv
-		return &Rcd{Names: g.Names, Vals: vs}
+		r := newRcd(g.Names)
+		copy(r.Vals, g.Vals)
+		r.Vals[i] = nv
+		return r
 	case *Fcn:
 		i, _ := slices.BinarySearchFunc(g.Keys, keys[0], Compare)
 		vs := slices.Clone(g.Vals)

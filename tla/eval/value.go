@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
@@ -87,6 +88,58 @@ func (*Fcn) rank() int     { return rankFcn }
 func (*Set) rank() int     { return rankSet }
 
 var emptySeq = &Seq{}
+
+// block is a value and the array of its elements, allocated together:
+// a tuple, a record or an Append made in every state costs one
+// allocation instead of two.
+type block[V, A any] struct {
+	v V
+	a A
+}
+
+// newIn returns a V whose elements, n Values, are in the same block.
+func newIn[V, A any](n int) (*V, []Value) {
+	b := new(block[V, A])
+	return &b.v, unsafe.Slice((*Value)(unsafe.Pointer(&b.a)), n)
+}
+
+// elemsFor returns a new V and n Values to fill for its elements (one
+// block for n up to 8).
+func elemsFor[V any](n int) (*V, []Value) {
+	switch n {
+	case 1:
+		return newIn[V, [1]Value](n)
+	case 2:
+		return newIn[V, [2]Value](n)
+	case 3:
+		return newIn[V, [3]Value](n)
+	case 4:
+		return newIn[V, [4]Value](n)
+	case 5:
+		return newIn[V, [5]Value](n)
+	case 6:
+		return newIn[V, [6]Value](n)
+	case 7:
+		return newIn[V, [7]Value](n)
+	case 8:
+		return newIn[V, [8]Value](n)
+	}
+	return new(V), make([]Value, n)
+}
+
+// newSeq returns a sequence of n elements, to fill.
+func newSeq(n int) *Seq {
+	s, es := elemsFor[Seq](n)
+	s.Elems = es
+	return s
+}
+
+// newRcd returns a record with these names and values to fill.
+func newRcd(names []string) *Rcd {
+	r, vs := elemsFor[Rcd](len(names))
+	r.Names, r.Vals = names, vs
+	return r
+}
 
 // EmptySet is {}.
 var EmptySet = &Set{}
