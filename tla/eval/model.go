@@ -106,7 +106,9 @@ type Model struct {
 	init     actFn
 	nslots   int
 	pool     sync.Pool
-	assumes  []assumption
+	// emitLabelled is emitLabel as a func value, made once.
+	emitLabelled func(k *ctx)
+	assumes      []assumption
 }
 
 type assumption struct {
@@ -331,6 +333,7 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 		}
 	}
 	m.nslots = top.n
+	m.emitLabelled = m.emitLabel
 	m.pool.New = func() any {
 		return &ctx{slots: make([]Value, m.nslots), next: make([]Value, len(m.Variables))}
 	}
@@ -914,7 +917,7 @@ func (m *Model) ctx() *ctx { return m.pool.Get().(*ctx) }
 
 func (m *Model) release(k *ctx) {
 	clear(k.next)
-	k.cur, k.emit, k.assigned = nil, nil, 0
+	k.cur, k.emit, k.labelled, k.assigned = nil, nil, nil, 0
 	m.pool.Put(k)
 }
 
@@ -958,22 +961,27 @@ func (m *Model) Next(state []Value, fn func(act int, next []Value)) error {
 	})
 }
 
+// emitLabel is NextLabelled's emit: made once (emitLabelled), not a
+// closure per call.
+func (m *Model) emitLabel(k *ctx) {
+	a := m.Actions[k.act]
+	var args []Value
+	if len(a.args) > 0 {
+		args = make([]Value, len(a.args))
+		for i, f := range a.args {
+			args[i] = f(k)
+		}
+	}
+	k.labelled(k.act, args, slices.Clone(k.next))
+}
+
 // NextLabelled is Next giving each successor's label values too.
 func (m *Model) NextLabelled(state []Value, fn func(act int, args []Value, next []Value)) error {
 	k := m.ctx()
 	defer m.release(k)
 	k.cur = state
-	k.emit = func(k *ctx) {
-		a := m.Actions[k.act]
-		var args []Value
-		if len(a.args) > 0 {
-			args = make([]Value, len(a.args))
-			for i, f := range a.args {
-				args[i] = f(k)
-			}
-		}
-		fn(k.act, args, slices.Clone(k.next))
-	}
+	k.labelled = fn
+	k.emit = m.emitLabelled
 	return catchIn(k, func() {
 		for _, a := range m.Actions {
 			a.run(k)

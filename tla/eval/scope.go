@@ -14,6 +14,8 @@ type ctx struct {
 	// emit receives a complete successor (next) of the action act.
 	emit func(c *ctx)
 	act  int
+	// labelled receives NextLabelled's successors (see emitLabel).
+	labelled func(act int, args []Value, next []Value)
 	// at is the site of the last builtin called (errors.go).
 	at int32
 	// assigned counts the variables of next that have a value.

@@ -104,7 +104,7 @@ func newIn[V, A any](n int) (*V, []Value) {
 }
 
 // elemsFor returns a new V and n Values to fill for its elements (one
-// block for n up to 8).
+// block for n up to 16).
 func elemsFor[V any](n int) (*V, []Value) {
 	switch n {
 	case 1:
@@ -123,6 +123,14 @@ func elemsFor[V any](n int) (*V, []Value) {
 		return newIn[V, [7]Value](n)
 	case 8:
 		return newIn[V, [8]Value](n)
+	case 9, 10:
+		return newIn[V, [10]Value](n)
+	case 11, 12:
+		return newIn[V, [12]Value](n)
+	case 13, 14:
+		return newIn[V, [14]Value](n)
+	case 15, 16:
+		return newIn[V, [16]Value](n)
 	}
 	return new(V), make([]Value, n)
 }
