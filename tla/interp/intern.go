@@ -19,6 +19,29 @@ type interner struct {
 	n      atomic.Uint32
 	chunks [1 << 16]atomic.Pointer[[chunkSize]eval.Value]
 	grow   sync.Mutex
+	// small caches the numbers of FALSE, TRUE and the integers
+	// 0..smallInts-1 (plus one; zero: not interned yet): most variables
+	// are counters and flags, and these skip the encoding, the hash and
+	// the shard's lock.
+	small [2 + smallInts]atomic.Uint32
+}
+
+const smallInts = 1024
+
+// smallSlot is v's slot in small, or -1.
+func smallSlot(v eval.Value) int {
+	switch x := v.(type) {
+	case eval.Bool:
+		if x {
+			return 1
+		}
+		return 0
+	case eval.Int:
+		if x >= 0 && x < smallInts {
+			return 2 + int(x)
+		}
+	}
+	return -1
 }
 
 const chunkSize = 1 << 16
@@ -40,6 +63,21 @@ func newInterner() *interner {
 // id returns v's number; buf is scratch space for the encoding, returned
 // grown.
 func (in *interner) id(v eval.Value, buf []byte) (uint32, []byte) {
+	slot := smallSlot(v)
+	if slot >= 0 {
+		if id := in.small[slot].Load(); id != 0 {
+			return id - 1, buf
+		}
+	}
+	id, buf := in.intern(v, buf)
+	if slot >= 0 {
+		in.small[slot].Store(id + 1)
+	}
+	return id, buf
+}
+
+// intern is id through the table.
+func (in *interner) intern(v eval.Value, buf []byte) (uint32, []byte) {
 	buf = eval.AppendKey(buf[:0], v)
 	sh := &in.shards[maphash.Bytes(in.seed, buf)&63]
 	sh.mu.RLock()
