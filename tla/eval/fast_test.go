@@ -162,3 +162,26 @@ func TestMemberFnBroken(t *testing.T) {
 		t.Fatal("a wrong membership test went unnoticed")
 	}
 }
+
+// TestLabelArgs: the label values shared among successors are always the
+// successor's own, for more distinct values than are kept, for values of
+// every kind, and in any order.
+func TestLabelArgs(t *testing.T) {
+	a := &Action{args: []evalFn{func(k *ctx) Value { return k.slots[0] }}}
+	var vals []Value
+	for i := range 12 {
+		vals = append(vals, ModelVal(string(rune('a'+i))), Int(i), Str(string(rune('a'+i))))
+	}
+	vals = append(vals, Bool(true), Bool(false), &Seq{Elems: []Value{Int(1)}}, emptySeq)
+	k := &ctx{slots: make([]Value, 1)}
+	for round := range 3 {
+		for i := range vals {
+			v := vals[(i*7+round)%len(vals)]
+			k.slots[0] = v
+			got := a.labelArgs(k)
+			if len(got) != 1 || !Equal(got[0], v) || got[0].rank() != v.rank() {
+				t.Fatalf("the label of %s has the values %v", String(v), got)
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/resumecontract/resumecheck/tla/syntax"
 )
@@ -50,6 +51,40 @@ type Action struct {
 	File   string
 	args   []evalFn
 	run    actFn
+	// labels are label values made before, for an action with one
+	// parameter: shared by its successors with the same scalar value
+	// (labels are read only), so that a label costs no allocation.
+	labels [8]atomic.Pointer[[]Value]
+}
+
+// labelArgs returns the values of a's label in k.
+func (a *Action) labelArgs(k *ctx) []Value {
+	if len(a.args) != 1 {
+		args := make([]Value, len(a.args))
+		for i, f := range a.args {
+			args[i] = f(k)
+		}
+		return args
+	}
+	v := a.args[0](k)
+	switch v.(type) {
+	case Bool, Int, Str, ModelVal:
+		// Comparable with ==, which is Equal for these.
+		for i := range a.labels {
+			p := a.labels[i].Load()
+			if p == nil {
+				ns := []Value{v}
+				if a.labels[i].CompareAndSwap(nil, &ns) {
+					return ns
+				}
+				p = a.labels[i].Load()
+			}
+			if (*p)[0] == v {
+				return *p
+			}
+		}
+	}
+	return []Value{v}
 }
 
 // Pred is a compiled state predicate (an invariant, a constraint, a
@@ -967,10 +1002,7 @@ func (m *Model) emitLabel(k *ctx) {
 	a := m.Actions[k.act]
 	var args []Value
 	if len(a.args) > 0 {
-		args = make([]Value, len(a.args))
-		for i, f := range a.args {
-			args[i] = f(k)
-		}
+		args = a.labelArgs(k)
 	}
 	k.labelled(k.act, args, slices.Clone(k.next))
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/resumecontract/resumecheck/tla/eval"
 	"github.com/resumecontract/resumecheck/tla/syntax"
@@ -253,13 +254,42 @@ func (sp *Spec) Encode(dst []byte, s State) {
 // Decode reads the values back.
 func (sp *Spec) Decode(src []byte) State {
 	n := len(sp.M.Variables)
-	s := State{Vals: make([]eval.Value, n), ids: make([]uint32, n)}
+	var s State
+	s.Vals, s.ids = stateSlices(n)
 	for i := range n {
 		id := binary.LittleEndian.Uint32(src[4*i:])
 		s.ids[i] = id
 		s.Vals[i] = sp.in.value(id)
 	}
 	return s
+}
+
+// stateBlock is a decoded state's values and numbers, allocated together
+// (a state is decoded for each state explored).
+type stateBlock[V, I any] struct {
+	v V
+	i I
+}
+
+func stateIn[V, I any](n int) ([]eval.Value, []uint32) {
+	b := new(stateBlock[V, I])
+	return unsafe.Slice((*eval.Value)(unsafe.Pointer(&b.v)), n), unsafe.Slice((*uint32)(unsafe.Pointer(&b.i)), n)
+}
+
+// stateSlices returns n values and n numbers, in one allocation for up
+// to 32 variables.
+func stateSlices(n int) ([]eval.Value, []uint32) {
+	switch {
+	case n <= 4:
+		return stateIn[[4]eval.Value, [4]uint32](n)
+	case n <= 8:
+		return stateIn[[8]eval.Value, [8]uint32](n)
+	case n <= 16:
+		return stateIn[[16]eval.Value, [16]uint32](n)
+	case n <= 32:
+		return stateIn[[32]eval.Value, [32]uint32](n)
+	}
+	return make([]eval.Value, n), make([]uint32, n)
 }
 
 // Values is the number of distinct values interned so far.
