@@ -185,3 +185,30 @@ func TestLabelArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendKeyLazy: a lazy set or function has the encoding of its
+// enumeration or table (the concrete types are encoded first, the lazy
+// ones through normal), and the encodings of different values differ.
+func TestAppendKeyLazy(t *testing.T) {
+	lazy := []Value{
+		Interval{1, 3}, Interval{0, 0}, Interval{1, 0},
+		&LazyFcn{Dom: Interval{1, 2}, apply: func(x Value) Value { return x }},
+		&LazyFcn{Dom: &Set{Elems: []Value{Str("a"), Str("b")}}, apply: func(x Value) Value { return Bool(true) }},
+	}
+	lazy = append(lazy, settledSets()...)
+	for _, v := range lazy {
+		if got, want := string(AppendKey(nil, v)), string(AppendKey(nil, normal(v))); got != want {
+			t.Errorf("%s: encoded %q, its normal form %q", String(v), got, want)
+		}
+	}
+	var all []Value
+	for _, v := range lazy {
+		all = append(all, normal(v))
+	}
+	var settled []*Set
+	for _, l := range settledSets() {
+		settled = append(settled, settle(l).(*Set))
+	}
+	all = append(all, candidates(settled)...)
+	checkOrder(t, "AppendKey", all)
+}

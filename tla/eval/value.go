@@ -350,6 +350,12 @@ func compareList(a, b []Value) int {
 // its table, so that values compare by content. It fails (an eval error)
 // on an infinite set.
 func normal(v Value) Value {
+	switch v.(type) {
+	case Bool, Int, Str, ModelVal, *Seq, *Rcd, *Fcn, *Set:
+		// The common case first: a type switch on concrete types is a
+		// few comparisons, one on the interface lazySet a table lookup.
+		return v
+	}
 	switch x := v.(type) {
 	case lazySet:
 		return x.enumerate()
@@ -363,30 +369,31 @@ func normal(v Value) Value {
 // bytes; different values, different bytes. It is what states are
 // interned by.
 func AppendKey(buf []byte, v Value) []byte {
-	v = normal(v)
-	buf = append(buf, byte(v.rank()))
+	// Each case writes its rank as a constant: the concrete types first,
+	// with no call to normal or rank (a state's encoding is most of what
+	// interning it costs).
 	switch x := v.(type) {
 	case Bool:
 		if x {
-			return append(buf, 1)
+			return append(buf, rankBool, 1)
 		}
-		return append(buf, 0)
+		return append(buf, rankBool, 0)
 	case Int:
-		return binary.AppendVarint(buf, int64(x))
+		return binary.AppendVarint(append(buf, rankInt), int64(x))
 	case Str:
-		buf = binary.AppendUvarint(buf, uint64(len(x)))
+		buf = binary.AppendUvarint(append(buf, rankStr), uint64(len(x)))
 		return append(buf, x...)
 	case ModelVal:
-		buf = binary.AppendUvarint(buf, uint64(len(x)))
+		buf = binary.AppendUvarint(append(buf, rankModel), uint64(len(x)))
 		return append(buf, x...)
 	case *Seq:
-		buf = binary.AppendUvarint(buf, uint64(len(x.Elems)))
+		buf = binary.AppendUvarint(append(buf, rankSeq), uint64(len(x.Elems)))
 		for _, e := range x.Elems {
 			buf = AppendKey(buf, e)
 		}
 		return buf
 	case *Rcd:
-		buf = binary.AppendUvarint(buf, uint64(len(x.Names)))
+		buf = binary.AppendUvarint(append(buf, rankRcd), uint64(len(x.Names)))
 		for i, n := range x.Names {
 			buf = binary.AppendUvarint(buf, uint64(len(n)))
 			buf = append(buf, n...)
@@ -394,18 +401,21 @@ func AppendKey(buf []byte, v Value) []byte {
 		}
 		return buf
 	case *Fcn:
-		buf = binary.AppendUvarint(buf, uint64(len(x.Keys)))
+		buf = binary.AppendUvarint(append(buf, rankFcn), uint64(len(x.Keys)))
 		for i, k := range x.Keys {
 			buf = AppendKey(buf, k)
 			buf = AppendKey(buf, x.Vals[i])
 		}
 		return buf
 	case *Set:
-		buf = binary.AppendUvarint(buf, uint64(len(x.Elems)))
+		buf = binary.AppendUvarint(append(buf, rankSet), uint64(len(x.Elems)))
 		for _, e := range x.Elems {
 			buf = AppendKey(buf, e)
 		}
 		return buf
+	}
+	if n := normal(v); n != v {
+		return AppendKey(buf, n)
 	}
 	panic("eval: AppendKey of an unknown value")
 }
