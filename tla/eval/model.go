@@ -1064,13 +1064,14 @@ func (p *Pred) Conjuncts() []Conjunct {
 	return out
 }
 
-// ViolatedSince is Violated for a state reached from a parent in which
-// every invariant of open held, same[i] telling whether variable i has
-// the parent's value: a conjunct that reads only such variables holds
-// again and is not evaluated; the others are, in order, and the first
-// false one (or error) is the whole invariant's, as in a full evaluation
-// (the conjuncts skipped are true).
-func (m *Model) ViolatedSince(state []Value, same []bool, open uint64) (bad uint64, err error) {
+// ViolatedSince is Violated for a state reached from a parent state in
+// which every invariant of open held: a conjunct that reads only
+// variables with the parent's values (the same Value: an UNCHANGED
+// variable, or one the step left alone) holds again and is not
+// evaluated; the others are, in order, and the first false one (or
+// error) is the whole invariant's, as in a full evaluation (the
+// conjuncts skipped are true).
+func (m *Model) ViolatedSince(state, parent []Value, open uint64) (bad uint64, err error) {
 	k := m.ctx()
 	defer m.release(k)
 	k.cur = state
@@ -1091,7 +1092,7 @@ func (m *Model) ViolatedSince(state []Value, same []bool, open uint64) (bad uint
 				if !q.all {
 					changed := false
 					for _, v := range q.vars {
-						if !same[v] {
+						if state[v] != parent[v] {
 							changed = true
 							break
 						}

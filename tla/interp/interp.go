@@ -65,7 +65,6 @@ type Spec struct {
 	in    *interner
 	props []tlaspec.Property[State]
 	bufs  sync.Pool
-	same  sync.Pool
 	// err is the first evaluation error met while exploring; stop is
 	// called then, to end the search (the engine's Next cannot fail).
 	err  atomic.Pointer[error]
@@ -76,7 +75,6 @@ type Spec struct {
 func New(m *eval.Model) *Spec {
 	sp := &Spec{M: m, in: newInterner()}
 	sp.bufs.New = func() any { b := make([]byte, 0, 256); return &b }
-	sp.same.New = func() any { b := make([]bool, 0, len(m.Variables)); return &b }
 	for i := range m.Invariants {
 		p := &m.Invariants[i]
 		sp.props = append(sp.props, tlaspec.Property[State]{
@@ -163,14 +161,7 @@ func (sp *Spec) Violated() func(State, uint64) uint64 {
 		if s.pids != nil {
 			// A successor of a state the engine stored, so checked: what
 			// it left unchanged still satisfies what it satisfied.
-			bp := sp.same.Get().(*[]bool)
-			same := (*bp)[:0]
-			for i, v := range s.Vals {
-				same = append(same, v == s.parent[i])
-			}
-			bad, err = sp.M.ViolatedSince(s.Vals, same, open)
-			*bp = same
-			sp.same.Put(bp)
+			bad, err = sp.M.ViolatedSince(s.Vals, s.parent, open)
 		} else {
 			bad, err = sp.M.Violated(s.Vals, open)
 		}
