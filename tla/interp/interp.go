@@ -188,12 +188,15 @@ func (sp *Spec) Next(s State, emit func(Label, State)) {
 	if sp.err.Load() != nil {
 		return
 	}
+	// The closure captures the parent's two slices only, not the whole
+	// State: it is allocated for every state explored.
+	var parent []eval.Value
+	pids := s.ids
+	if pids != nil {
+		parent = s.Vals
+	}
 	err := sp.M.NextLabelled(s.Vals, func(act int, args []eval.Value, next []eval.Value) {
-		t := State{Vals: next}
-		if s.ids != nil {
-			t.parent, t.pids = s.Vals, s.ids
-		}
-		emit(Label{Act: act, Args: args}, t)
+		emit(Label{Act: act, Args: args}, State{Vals: next, parent: parent, pids: pids})
 	})
 	if err != nil {
 		sp.fail(err)
