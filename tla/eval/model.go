@@ -1004,10 +1004,12 @@ func (m *Model) emitLabel(k *ctx) {
 	if len(a.args) > 0 {
 		args = a.labelArgs(k)
 	}
-	k.labelled(k.act, args, slices.Clone(k.next))
+	k.labelled(k.act, args, k.next)
 }
 
-// NextLabelled is Next giving each successor's label values too.
+// NextLabelled is Next giving each successor's label values too. next
+// is the model's own array, valid during the call only: fn copies it to
+// keep it (into memory of its choosing).
 func (m *Model) NextLabelled(state []Value, fn func(act int, args []Value, next []Value)) error {
 	k := m.ctx()
 	defer m.release(k)
@@ -1064,6 +1066,53 @@ func (p *Pred) Conjuncts() []Conjunct {
 	return out
 }
 
+// NoID marks a value whose number is not known (ViolatedSince).
+const NoID = ^uint32(0)
+
+// Memo remembers, for each conjunct of an invariant that reads one
+// variable (and nothing else that varies: see Conjunct), the values of
+// that variable it was found to hold for, by the numbers a caller gives
+// values (equal numbers, equal values: an interning table's). It is safe
+// for concurrent use.
+type Memo struct {
+	sets [][]*idSet
+}
+
+// NewMemo is an empty memo for m's invariants.
+func (m *Model) NewMemo() *Memo {
+	mm := &Memo{sets: make([][]*idSet, len(m.Invariants))}
+	for i := range m.Invariants {
+		parts := m.Invariants[i].parts
+		mm.sets[i] = make([]*idSet, len(parts))
+		for j, q := range parts {
+			if !q.all && len(q.vars) == 1 {
+				mm.sets[i][j] = &idSet{}
+			}
+		}
+	}
+	return mm
+}
+
+// idSet is a set of 32-bit numbers: a bitmap in chunks of 2^20, made as
+// numbers reach them.
+type idSet struct {
+	chunks [1 << 12]atomic.Pointer[[1 << 14]atomic.Uint64]
+}
+
+func (s *idSet) has(id uint32) bool {
+	c := s.chunks[id>>20].Load()
+	return c != nil && c[id>>6&(1<<14-1)].Load()&(1<<(id&63)) != 0
+}
+
+func (s *idSet) add(id uint32) {
+	c := s.chunks[id>>20].Load()
+	if c == nil {
+		s.chunks[id>>20].CompareAndSwap(nil, new([1 << 14]atomic.Uint64))
+		c = s.chunks[id>>20].Load()
+	}
+	c[id>>6&(1<<14-1)].Or(1 << (id & 63))
+}
+
 // ViolatedSince is Violated for a state reached from a parent state in
 // which every invariant of open held: a conjunct that reads only
 // variables with the parent's values (the same Value: an UNCHANGED
@@ -1071,7 +1120,11 @@ func (p *Pred) Conjuncts() []Conjunct {
 // evaluated; the others are, in order, and the first false one (or
 // error) is the whole invariant's, as in a full evaluation (the
 // conjuncts skipped are true).
-func (m *Model) ViolatedSince(state, parent []Value, open uint64) (bad uint64, err error) {
+//
+// With a memo, ids are the numbers of state's values (NoID where not
+// known): a conjunct of one variable whose value the memo knows it holds
+// for is skipped too, and one found to hold is remembered.
+func (m *Model) ViolatedSince(state, parent []Value, ids []uint32, memo *Memo, open uint64) (bad uint64, err error) {
 	k := m.ctx()
 	defer m.release(k)
 	k.cur = state
@@ -1088,7 +1141,9 @@ func (m *Model) ViolatedSince(state, parent []Value, open uint64) (bad uint64, e
 				continue
 			}
 		parts:
-			for _, q := range m.Invariants[i].parts {
+			for j, q := range m.Invariants[i].parts {
+				var learn *idSet
+				id := NoID
 				if !q.all {
 					changed := false
 					for _, v := range q.vars {
@@ -1100,10 +1155,23 @@ func (m *Model) ViolatedSince(state, parent []Value, open uint64) (bad uint64, e
 					if !changed {
 						continue parts
 					}
+					if memo != nil && ids != nil {
+						if set := memo.sets[i][j]; set != nil {
+							if id = ids[q.vars[0]]; id != NoID {
+								if set.has(id) {
+									continue parts
+								}
+								learn = set
+							}
+						}
+					}
 				}
 				if !q.fn(k) {
 					bad |= 1 << i
 					break
+				}
+				if learn != nil {
+					learn.add(id)
 				}
 			}
 		}

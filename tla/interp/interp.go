@@ -25,29 +25,18 @@ import (
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
-// State is a state: one value per variable, in VARIABLES order. ids are
-// a decoded state's values' numbers in the interning table; parent and
-// pids are the values and numbers of the decoded state a successor comes
-// from, so that encoding it interns only the variables whose values
-// differ from the parent's (no allocation per successor for that).
+// State is a state: one value per variable, in VARIABLES order. ids,
+// when set, are the values' numbers in the interning table where known
+// (eval.NoID elsewhere): all of a decoded state's; a successor's start
+// as its parent's for the values that are the parent's, and Encode fills
+// in the others, for the invariants' memo (Violated). parent and pids are
+// the values and numbers of the decoded state a successor comes from.
+// A successor's values and numbers are one allocation.
 type State struct {
 	Vals   []eval.Value
 	ids    []uint32
 	parent []eval.Value
 	pids   []uint32
-}
-
-// idOf is variable i's number where it is known without interning.
-func (s *State) idOf(i int) (uint32, bool) {
-	if s.ids != nil {
-		return s.ids[i], true
-	}
-	if s.pids != nil && s.Vals[i] == s.parent[i] {
-		// The same value as the parent's (an UNCHANGED variable, or one
-		// its action left alone): the same number.
-		return s.pids[i], true
-	}
-	return 0, false
 }
 
 // StateOf is the state with these values, in VARIABLES order.
@@ -61,8 +50,11 @@ type Label struct {
 
 // Spec is a compiled model offered through tlaspec.Spec.
 type Spec struct {
-	M     *eval.Model
-	in    *interner
+	M  *eval.Model
+	in *interner
+	// memo remembers the invariants' conjuncts of one variable found to
+	// hold for a value, by its number in in (see eval.Memo).
+	memo  *eval.Memo
 	props []tlaspec.Property[State]
 	bufs  sync.Pool
 	// err is the first evaluation error met while exploring; stop is
@@ -73,7 +65,7 @@ type Spec struct {
 
 // New wraps a compiled model.
 func New(m *eval.Model) *Spec {
-	sp := &Spec{M: m, in: newInterner()}
+	sp := &Spec{M: m, in: newInterner(), memo: m.NewMemo()}
 	sp.bufs.New = func() any { b := make([]byte, 0, 256); return &b }
 	for i := range m.Invariants {
 		p := &m.Invariants[i]
@@ -150,7 +142,9 @@ func (sp *Spec) holds(p *eval.Pred, s State) bool {
 // then, and drops a violated invariant from open before it explores the
 // violating state's successors; so each invariant of open held in the
 // parent, and a conjunct that reads only variables the step left as they
-// were holds again.
+// were holds again. A conjunct of one variable is also skipped when the
+// memo knows it holds for that variable's value (by its number, which
+// Encode, called by the engine before, recorded in the state).
 func (sp *Spec) Violated() func(State, uint64) uint64 {
 	if len(sp.M.Invariants) > 64 {
 		return nil
@@ -161,7 +155,7 @@ func (sp *Spec) Violated() func(State, uint64) uint64 {
 		if s.pids != nil {
 			// A successor of a state the engine stored, so checked: what
 			// it left unchanged still satisfies what it satisfied.
-			bad, err = sp.M.ViolatedSince(s.Vals, s.parent, open)
+			bad, err = sp.M.ViolatedSince(s.Vals, s.parent, s.ids, sp.memo, open)
 		} else {
 			bad, err = sp.M.Violated(s.Vals, open)
 		}
@@ -196,7 +190,18 @@ func (sp *Spec) Next(s State, emit func(Label, State)) {
 		parent = s.Vals
 	}
 	err := sp.M.NextLabelled(s.Vals, func(act int, args []eval.Value, next []eval.Value) {
-		emit(Label{Act: act, Args: args}, State{Vals: next, parent: parent, pids: pids})
+		vals, ids := stateSlices(len(next))
+		copy(vals, next)
+		for i, v := range vals {
+			if pids != nil && v == parent[i] {
+				// The same value as the parent's (an UNCHANGED variable,
+				// or one its action left alone): the same number.
+				ids[i] = pids[i]
+			} else {
+				ids[i] = eval.NoID
+			}
+		}
+		emit(Label{Act: act, Args: args}, State{Vals: vals, ids: ids, parent: parent, pids: pids})
 	})
 	if err != nil {
 		sp.fail(err)
@@ -231,12 +236,19 @@ func (sp *Spec) Encode(dst []byte, s State) {
 	}
 	var bp *[]byte
 	for i, v := range s.Vals {
-		id, ok := s.idOf(i)
-		if !ok {
+		id := eval.NoID
+		if s.ids != nil {
+			id = s.ids[i]
+		}
+		if id == eval.NoID {
 			if bp == nil {
 				bp = sp.bufs.Get().(*[]byte)
 			}
 			id, *bp = sp.in.id(v, *bp)
+			if s.ids != nil {
+				// Kept for the invariants' memo (Violated).
+				s.ids[i] = id
+			}
 		}
 		binary.LittleEndian.PutUint32(dst[4*i:], id)
 	}

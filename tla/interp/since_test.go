@@ -10,14 +10,19 @@ import (
 // and, for each successor t of each state s, compares the invariants
 // Violated finds in t by a full evaluation with those the engine's
 // Violated finds (evaluating only what t changed), among the invariants s
-// satisfies, as the engine asks. lie, when set, passes the successor as
-// its own parent (every variable unchanged: to check that a wrong parent
-// is caught). It returns a description of the first disagreement, or "".
-func sinceDisagreements(t *testing.T, sp *Spec, limit int, lie bool) string {
+// satisfies, as the engine asks (each successor encoded first, as the
+// engine does, so that the memo of the conjuncts of one variable is used
+// and filled). lie, to check that a wrong answer is caught, passes the
+// successor as its own parent (lieParent: every variable unchanged) or
+// its parent's numbers as its own (lieIDs: the memo asked about the
+// parent's values). It returns a description of the first disagreement,
+// or "".
+func sinceDisagreements(t *testing.T, sp *Spec, limit int, lie int) string {
 	t.Helper()
 	all := uint64(1)<<len(sp.M.Invariants) - 1
 	check := sp.Violated()
 	buf := make([]byte, sp.Width())
+	ubuf := make([]byte, sp.Width())
 	seen := map[string]bool{}
 	queue := sp.Init()
 	for len(queue) > 0 && len(seen) < limit {
@@ -41,14 +46,18 @@ func sinceDisagreements(t *testing.T, sp *Spec, limit int, lie bool) string {
 			if err != nil {
 				t.Fatal(err)
 			}
+			sp.Encode(ubuf, u)
 			var got uint64
-			if lie {
-				got, err = sp.M.ViolatedSince(u.Vals, u.Vals, open)
-				if err != nil {
-					t.Fatal(err)
-				}
-			} else {
+			switch lie {
+			case lieParent:
+				got, err = sp.M.ViolatedSince(u.Vals, u.Vals, nil, nil, open)
+			case lieIDs:
+				got, err = sp.M.ViolatedSince(u.Vals, s.Vals, s.ids, sp.memo, open)
+			default:
 				got = check(u, open)
+			}
+			if err != nil {
+				t.Fatal(err)
 			}
 			if got != want && diff == "" {
 				diff = sp.Label(l) + " from " + sp.Vars(s).String() + ": violated " + bitsOf(got) + ", want " + bitsOf(want)
@@ -63,6 +72,13 @@ func sinceDisagreements(t *testing.T, sp *Spec, limit int, lie bool) string {
 	}
 	return ""
 }
+
+// The wrong answers sinceDisagreements can give on purpose.
+const (
+	honest = iota
+	lieParent
+	lieIDs
+)
 
 func bitsOf(b uint64) string {
 	out := []byte{}
@@ -83,7 +99,7 @@ func TestViolatedSince(t *testing.T) {
 	cfgs = append(cfgs, "../../spec/R0.cfg", "../../spec/R0-race.cfg", "../../spec/R0-parked.cfg")
 	for _, cfg := range cfgs {
 		sp := load(t, "../../spec/Resume.tla", cfg)
-		if d := sinceDisagreements(t, sp, 3000, false); d != "" {
+		if d := sinceDisagreements(t, sp, 3000, honest); d != "" {
 			t.Errorf("%s: %s", cfg, d)
 		}
 	}
@@ -122,8 +138,10 @@ Low == w < 3
 `
 
 // TestViolatedSinceReads: each conjunct of Inv is found violated from a
-// parent that satisfied it, whichever path reads its variable; and a
-// wrong parent (one with every value unchanged) is caught.
+// parent that satisfied it, whichever path reads its variable, the memo
+// of conjuncts of one variable used; and a wrong parent (one with every
+// value unchanged) or wrong value numbers (the parent's: the memo asked
+// about values that held) are caught.
 func TestViolatedSinceReads(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "SinceInner.tla"), []byte(sinceInner), 0o644); err != nil {
@@ -161,10 +179,13 @@ func TestViolatedSinceReads(t *testing.T) {
 			t.Errorf("conjunct %d reads %q, want %q", i+1, got, want[i])
 		}
 	}
-	if d := sinceDisagreements(t, sp, 1000, false); d != "" {
+	if d := sinceDisagreements(t, sp, 1000, honest); d != "" {
 		t.Error(d)
 	}
-	if d := sinceDisagreements(t, sp, 1000, true); d == "" {
+	if d := sinceDisagreements(t, sp, 1000, lieParent); d == "" {
 		t.Error("a wrong parent went unnoticed")
+	}
+	if d := sinceDisagreements(t, sp, 1000, lieIDs); d == "" {
+		t.Error("wrong value numbers went unnoticed")
 	}
 }
