@@ -168,6 +168,13 @@ func (cc *compiler) actCall(pos syntax.Pos, prefix []string, name string, args [
 		if len(args) == 0 {
 			return cc.act(b.sub, cs{sc: b.scope, fr: c.fr, primed: c.primed}, next)
 		}
+	case bParam:
+		// An argument given an action (PostStutter(l1(self), ...) with
+		// PostStutter's body conjoining A): TLC takes the argument as an
+		// action where the body does, so its x' = e assign.
+		if len(args) == 0 && b.argE != nil && !b.argPrimed && !c.primed && b.frame == c.fr {
+			return cc.act(b.argE, cs{sc: b.argSc, fr: c.fr}, next)
+		}
 	}
 	return nil
 }
@@ -480,6 +487,11 @@ func (cc *compiler) unchangedVars(e syntax.Expr, sc *scope, out *[]int) bool {
 	case *syntax.Ident:
 		if b := sc.lookup(x.Name); b != nil && b.kind == bDef && len(b.def.params) == 0 && b.def.fbound == nil {
 			return cc.unchangedVars(b.def.body, b.def.scope, out)
+		} else if b != nil && b.kind == bSubst {
+			// A parameter of an instantiated module (Stuttering's vars
+			// <- <<pc, lock>>): TLC reads UNCHANGED through the
+			// substitution, variable by variable.
+			return cc.unchangedVars(b.sub, b.scope, out)
 		}
 	case *syntax.OpApp:
 		if len(x.Args) == 0 {
