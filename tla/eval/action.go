@@ -202,8 +202,56 @@ func (cc *compiler) enabled(x *syntax.Enabled, c cs) cexpr {
 		cc.unsupported(c.sc, x.Pos, "ENABLED inside a primed expression or Init")
 	}
 	cc.dynamic()
+	defer cc.inEnabled(c.sc)()
 	has := cc.hasSuccessor(cc.act(x.X, c, func(*ctx) { panic(enabledFound{}) }))
 	return cexpr{fn: func(k *ctx) Value { return Bool(has(k)) }}
+}
+
+// inEnabled starts compiling an ENABLED evaluated in scope sc, and
+// returns the function that ends it.
+func (cc *compiler) inEnabled(sc *scope) func() {
+	saved := cc.enabledBase
+	cc.enabledBase = sc
+	return func() { cc.enabledBase = saved }
+}
+
+// cut reports whether a primed read or assignment of b, inside the
+// ENABLED being compiled, is of a variable of its own rather than of
+// b's expression, and the successor slot it uses. TLC computes ENABLED
+// on a state of its own whose primed variables it looks up by name, past
+// the INSTANCE substitutions made before the ENABLED (Context.branch and
+// the cutoff of Context.lookup): there a VARIABLE of an instantiated
+// module, primed, is the variable of that name (EWD840's TD!Spec, whose
+// WF_vars(DetectTermination) primes terminationDetected, substituted by
+// a state predicate of EWD840): the root module's variable of the same
+// name, or else one ENABLED alone gives values to (a ghost). Its
+// unprimed reads still go through the substitution; substitutions made
+// inside the ENABLED (ENABLED I!A) are read through as well.
+func (cc *compiler) cut(b *binding) (int, bool) {
+	if cc.enabledBase == nil || b.kind != bSubst || !b.instVar {
+		return 0, false
+	}
+	before := false
+	for s := cc.enabledBase; s != nil && !before; s = s.parent {
+		before = s.names[b.name] == b
+	}
+	if !before {
+		return 0, false
+	}
+	for i, v := range cc.vars {
+		if v == b.name {
+			return i, true
+		}
+	}
+	if g, ok := cc.ghosts[b.name]; ok {
+		return g, true
+	}
+	if cc.ghosts == nil {
+		cc.ghosts = map[string]int{}
+	}
+	g := len(cc.vars) + len(cc.ghosts)
+	cc.ghosts[b.name] = g
+	return g, true
 }
 
 // hasSuccessor runs run (an action whose continuation panics with
@@ -211,7 +259,7 @@ func (cc *compiler) enabled(x *syntax.Enabled, c cs) cexpr {
 // and reports whether it found one; the state being built is left as it
 // was.
 func (cc *compiler) hasSuccessor(run actFn) func(*ctx) bool {
-	n := len(cc.vars)
+	n := len(cc.vars) + len(cc.ghosts)
 	return func(k *ctx) (found bool) {
 		savedNext, savedAssigned := k.next, k.assigned
 		k.next, k.assigned = make([]Value, n), 0
@@ -235,10 +283,11 @@ func (cc *compiler) allAssigned(e syntax.Expr, c cs, next actFn, act actFn) actF
 	if cc.initMode {
 		return act
 	}
-	n := int32(len(cc.vars))
 	test := cc.boolOf(e, c)
 	return func(k *ctx) {
-		if k.assigned < n {
+		// len(k.next), not len(cc.vars): inside ENABLED the successor
+		// may have ghost variables (see cut).
+		if int(k.assigned) < len(k.next) {
 			act(k)
 			return
 		}
@@ -376,6 +425,9 @@ func (cc *compiler) varOf(e syntax.Expr, sc *scope) (int, bool) {
 	case bVar:
 		return b.v, true
 	case bSubst:
+		if i, ok := cc.cut(b); ok {
+			return i, true
+		}
 		return cc.varOf(b.sub, b.scope)
 	}
 	return 0, false
@@ -434,13 +486,49 @@ func stored(v Value, file string, pos syntax.Pos) Value {
 // unchanged compiles UNCHANGED e as an action: each variable in e keeps
 // its value.
 func (cc *compiler) unchanged(x *syntax.Unchanged, c cs, next actFn) actFn {
-	var vs []int
-	if !cc.unchangedVars(x.X, c.sc, &vs) {
+	var items []unchangedVar
+	if !cc.unchangedVars(x.X, c.sc, &items) {
 		// Not a tuple of variables: a test that e' = e.
 		test := cc.boolOf(x, c)
 		return func(k *ctx) {
 			if test(k) {
 				next(k)
+			}
+		}
+	}
+	vs := make([]int, len(items))
+	for i, it := range items {
+		vs[i] = it.v
+	}
+	if cc.enabledBase != nil {
+		// Inside ENABLED a variable may be one of an instance, cut from
+		// its substitution when primed (see cut): it keeps the value of
+		// its expression, as TLC's enabledUnchanged binds it.
+		nows := make([]evalFn, len(items))
+		for i, it := range items {
+			nows[i] = cc.expr(it.e, cs{sc: it.sc, fr: c.fr}).fn
+		}
+		return func(k *ctx) {
+			var set []int
+			for i, v := range vs {
+				now := nows[i](k)
+				if old := k.next[v]; old != nil {
+					if !Equal(old, now) {
+						for _, s := range set {
+							k.next[s] = nil
+						}
+						return
+					}
+					continue
+				}
+				k.next[v] = now
+				set = append(set, v)
+			}
+			k.assigned += int32(len(set))
+			next(k)
+			k.assigned -= int32(len(set))
+			for _, s := range set {
+				k.next[s] = nil
 			}
 		}
 	}
@@ -469,11 +557,19 @@ func (cc *compiler) unchanged(x *syntax.Unchanged, c cs, next actFn) actFn {
 	}
 }
 
+// unchangedVar is a variable of an UNCHANGED and the expression, in
+// scope sc, that names it.
+type unchangedVar struct {
+	v  int
+	e  syntax.Expr
+	sc *scope
+}
+
 // unchangedVars collects the variables of e, a variable or a tuple of
 // them (through definitions such as vars == <<x, y>>).
-func (cc *compiler) unchangedVars(e syntax.Expr, sc *scope, out *[]int) bool {
+func (cc *compiler) unchangedVars(e syntax.Expr, sc *scope, out *[]unchangedVar) bool {
 	if v, ok := cc.varOf(e, sc); ok {
-		*out = append(*out, v)
+		*out = append(*out, unchangedVar{v, e, sc})
 		return true
 	}
 	switch x := e.(type) {

@@ -30,6 +30,11 @@ type compiler struct {
 	// procs are the recursive operators whose bodies are being compiled,
 	// innermost last (see captured).
 	procs []*proc
+	// enabledBase is the scope of the ENABLED being compiled (nil
+	// outside ENABLED), and ghosts number the free variables a primed
+	// read inside it may introduce (see cut).
+	enabledBase *scope
+	ghosts      map[string]int
 }
 
 type zeroEntry struct {
@@ -169,6 +174,9 @@ type zeroKey struct {
 	fr     *frame
 	primed bool
 	init   bool
+	// enabled: inside ENABLED a primed variable of an instance may read
+	// otherwise (see cut).
+	enabled *scope
 }
 
 // cs is the compile-time context of one expression: its scope, frame,
@@ -422,6 +430,16 @@ func (cc *compiler) read(b *binding, pos syntax.Pos, c cs) cexpr {
 			return v
 		}}
 	case bSubst:
+		if i, ok := cc.cut(b); ok && c.primed {
+			name, file := b.name, c.sc.file
+			return cexpr{fn: func(k *ctx) Value {
+				if v := k.next[i]; v != nil {
+					return v
+				}
+				failAt(file, pos, "%s' is read before it is given a value", name)
+				return nil
+			}}
+		}
 		return cc.expr(b.sub, cs{sc: b.scope, fr: c.fr, primed: c.primed})
 	case bDef:
 		return cc.call(pos, b.def, nil, c)
@@ -455,7 +473,7 @@ func (cc *compiler) call(pos syntax.Pos, d *def, args []syntax.Expr, c cs) cexpr
 		return cc.callProc(pos, d, args, c)
 	}
 	if len(d.params) == 0 {
-		key := zeroKey{d, c.fr, c.primed, cc.initMode}
+		key := zeroKey{d, c.fr, c.primed, cc.initMode, cc.enabledBase}
 		if z, ok := cc.zero[key]; ok {
 			cc.replay(c.fr, z)
 			return z.ce

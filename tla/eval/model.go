@@ -514,12 +514,14 @@ func (b *builder) instance(d *syntax.Instance, sc *scope) {
 	params := map[string]*binding{}
 	b.declared(im, map[string]bool{}, func(u syntax.Unit, _ string) {
 		var names []string
+		isVar := false
 		switch x := u.(type) {
 		case *syntax.Constants:
 			for _, c := range x.Decls {
 				names = append(names, c.Name)
 			}
 		case *syntax.Variables:
+			isVar = true
 			for _, v := range x.Names {
 				names = append(names, v.Name)
 			}
@@ -531,7 +533,7 @@ func (b *builder) instance(d *syntax.Instance, sc *scope) {
 					sub = s.Expr
 				}
 			}
-			params[n] = &binding{kind: bSubst, sub: sub, scope: sc}
+			params[n] = &binding{kind: bSubst, sub: sub, scope: sc, name: n, instVar: isVar}
 		}
 	})
 	isc := b.moduleScope(im, params, im.File)

@@ -148,7 +148,10 @@ type binding struct {
 	lam       *syntax.Lambda
 	sub       syntax.Expr
 	scope     *scope // bLambda, bSubst: where it is evaluated; bInstance: the module's scope
-	name      string // bBuiltin
+	name      string // bBuiltin; bSubst of a variable: the variable's name
+	// instVar: a bSubst that gives a VARIABLE of an instantiated module
+	// its expression.
+	instVar bool
 }
 
 // scope maps names to bindings, falling back to its parent.

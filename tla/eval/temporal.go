@@ -435,6 +435,7 @@ func (b *builder) stepPred(name string, a, v syntax.Expr, angle bool, c cs, rese
 // the current state in which v changes.
 func (b *builder) enabledStep(a, v syntax.Expr, c cs, resets []int) func(*ctx) bool {
 	cc := b.cc
+	defer cc.inEnabled(c.sc)()
 	now := cc.expr(v, c).fn
 	cp := c
 	cp.primed = true
