@@ -382,6 +382,11 @@ type builder struct {
 	cfg     *Config
 	scopes  map[string]*scope
 	assumes []assumption
+	// instancing counts the INSTANCEs being bound: TLC checks the
+	// assumptions of the root module and those it extends, not those of
+	// an instantiated module (YoYoNoPruning's, which quantifies over
+	// Seq(S), instantiated by MCYoYoNoPruning).
+	instancing int
 	// temporalDefs memoizes isTemporal by definition.
 	temporalDefs map[*def]bool
 	// overrides are the cfg's assignments to definitions (not constants),
@@ -494,6 +499,9 @@ func (b *builder) moduleScope(m *syntax.Module, params map[string]*binding, file
 			}
 			b.instance(d, sc)
 		case *syntax.Assume:
+			if b.instancing > 0 {
+				continue
+			}
 			expr := d.Expr
 			s := sc
 			b.assumes = append(b.assumes, assumption{pos: d.Pos, file: m.File, fn: func(k *ctx) bool {
@@ -536,7 +544,9 @@ func (b *builder) instance(d *syntax.Instance, sc *scope) {
 			params[n] = &binding{kind: bSubst, sub: sub, scope: sc, name: n, instVar: isVar}
 		}
 	})
+	b.instancing++
 	isc := b.moduleScope(im, params, im.File)
+	b.instancing--
 	if d.Name == "" {
 		for name, bnd := range isc.names {
 			if bnd.kind == bDef && !bnd.def.local {
