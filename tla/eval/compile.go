@@ -626,10 +626,10 @@ func (cc *compiler) callProc(pos syntax.Pos, d *def, args []syntax.Expr, c cs) c
 			cc.unsupported(c.sc, pos, "a recursive operator with an operator parameter (%s)", d.name)
 		}
 	}
-	if c.primed {
-		cc.unsupported(c.sc, pos, "a recursive operator applied to primed variables (%s)", d.name)
-	}
-	p := cc.procOf(d, c.fr)
+	// Primed, the operator runs a procedure of its own, whose body reads
+	// the variables primed: (Op(e))' is Op's body with every variable
+	// primed, e' included (TLC evaluates it in the next state).
+	p := cc.procOf(d, c.fr, c.primed)
 	// The procedure may read variables: never folded.
 	cc.dynamic()
 	argFns := make([]evalFn, len(args))
@@ -662,12 +662,16 @@ func (cc *compiler) callProc(pos syntax.Pos, d *def, args []syntax.Expr, c cs) c
 	}}
 }
 
-func (cc *compiler) procOf(d *def, outer *frame) *proc {
-	if d.proc != nil {
-		return d.proc
+func (cc *compiler) procOf(d *def, outer *frame, primed bool) *proc {
+	at := &d.proc
+	if primed {
+		at = &d.procPrimed
+	}
+	if *at != nil {
+		return *at
 	}
 	p := &proc{fr: &frame{}, nparams: len(d.params), outer: outer}
-	d.proc = p
+	*at = p
 	cc.procs = append(cc.procs, p)
 	defer func() { cc.procs = cc.procs[:len(cc.procs)-1] }()
 	inner := newScope(d.scope)
@@ -676,7 +680,7 @@ func (cc *compiler) procOf(d *def, outer *frame) *proc {
 	}
 	saved := cc.initMode
 	cc.initMode = false
-	p.body = cc.expr(d.body, cs{sc: inner, fr: p.fr}).fn
+	p.body = cc.expr(d.body, cs{sc: inner, fr: p.fr, primed: primed}).fn
 	cc.initMode = saved
 	return p
 }
@@ -1155,26 +1159,30 @@ func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
 	if len(bs) != 1 || bs[0].Tuple {
 		cc.unsupported(c.sc, pos, "a recursive function of several arguments (%s)", d.name)
 	}
-	if d.proc == nil {
-		p := &proc{fr: &frame{}, nparams: 1, outer: c.fr}
-		d.proc = p
-		inner := newScope(d.scope)
-		inner.names[bs[0].Names[0].Name] = &binding{kind: bSlot, slot: p.fr.alloc(), frame: p.fr}
-		t := cc.newTracker(p.fr)
-		cc.procs = append(cc.procs, p)
-		p.body = cc.expr(d.body, cs{sc: inner, fr: p.fr}).fn
-		cc.procs = cc.procs[:len(cc.procs)-1]
-		cc.trackers = cc.trackers[:len(cc.trackers)-1]
-		p.global = t.global
+	fnProc := func(at **proc, primed bool) *proc {
+		if *at == nil {
+			p := &proc{fr: &frame{}, nparams: 1, outer: c.fr}
+			*at = p
+			inner := newScope(d.scope)
+			inner.names[bs[0].Names[0].Name] = &binding{kind: bSlot, slot: p.fr.alloc(), frame: p.fr}
+			t := cc.newTracker(p.fr)
+			cc.procs = append(cc.procs, p)
+			p.body = cc.expr(d.body, cs{sc: inner, fr: p.fr, primed: primed}).fn
+			cc.procs = cc.procs[:len(cc.procs)-1]
+			cc.trackers = cc.trackers[:len(cc.trackers)-1]
+			p.global = t.global
+		}
+		return *at
 	}
-	p := d.proc
+	p := fnProc(&d.proc, false)
+	if c.primed && p.global {
+		// A function of the state, primed: a procedure of its own whose
+		// body reads the variables primed (TLC evaluates f' in the next
+		// state: WriteThroughCache's vmem').
+		p = fnProc(&d.procPrimed, true)
+	}
 	// Taken when the function value is made.
 	capFns, recursive := cc.captureFns(p, pos, c, "function", d.name)
-	if c.primed && p.global {
-		// Its procedure reads the variables unprimed: refused, not
-		// evaluated in the wrong state.
-		cc.unsupported(c.sc, pos, "a recursive function of the state applied to primed variables (%s)", d.name)
-	}
 	cc.dynamic()
 	domFn := cc.expr(bs[0].Set, cs{sc: d.scope, fr: c.fr, primed: c.primed}).fn
 	file := c.sc.file

@@ -195,6 +195,9 @@ type def struct {
 	// refers to itself: compiled once as a procedure, not inlined.
 	recursive bool
 	proc      *proc
+	// procPrimed is proc with the body's variables read primed, for a
+	// use inside a primed expression.
+	procPrimed *proc
 	// value caches a function definition's value, once made (a
 	// recursive function of constants).
 	cache map[*frame]zeroEntry
