@@ -88,6 +88,9 @@ func (cc *compiler) act(e syntax.Expr, c cs, next actFn) actFn {
 		return cc.act(x.Body, c.with(cc.let(x, c)), next)
 	case *syntax.Label:
 		return cc.act(x.X, c, next)
+	case *syntax.SubExpr:
+		e, sc := cc.subExpr(x, c)
+		return cc.act(e, c.with(sc), next)
 	case *syntax.Unchanged:
 		return cc.unchanged(x, c, next)
 	case *syntax.Ident:

@@ -287,6 +287,9 @@ func (cc *compiler) expr(e syntax.Expr, c cs) cexpr {
 		cc.unsupported(c.sc, e.At(), "a temporal formula evaluated as a value (%T)", e)
 	case *syntax.Unsupported:
 		cc.unsupported(c.sc, x.Pos, "%s", x.Name)
+	case *syntax.SubExpr:
+		e, sc := cc.subExpr(x, c)
+		return cc.expr(e, c.with(sc))
 	}
 	cc.unsupported(c.sc, e.At(), "the expression %T", e)
 	return cexpr{}

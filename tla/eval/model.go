@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -366,6 +367,7 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 			}
 			m.Symmetry = append(m.Symmetry, mp)
 		}
+		m.Symmetry = permGroup(m.Symmetry)
 	}
 	m.nslots = top.n
 	m.emitLabelled = m.emitLabel
@@ -498,7 +500,10 @@ func (b *builder) moduleScope(m *syntax.Module, params map[string]*binding, file
 				continue
 			}
 			b.instance(d, sc)
+		case *syntax.Theorem:
+			b.nameStatement(sc, d.Name, d.Expr, d.Pos)
 		case *syntax.Assume:
+			b.nameStatement(sc, d.Name, d.Expr, d.Pos)
 			if b.instancing > 0 {
 				continue
 			}
@@ -557,6 +562,76 @@ func (b *builder) instance(d *syntax.Instance, sc *scope) {
 	}
 	isc.instParams = d.Params
 	sc.names[d.Name] = &binding{kind: bInstance, scope: isc}
+}
+
+// permGroup is the group the permutations gens generate, less the
+// identity, as TLC takes a SYMMETRY set (MVPerms.permutationSubgroup):
+// Permutations(A) \cup Permutations(B) reduces by every permutation of A
+// composed with every one of B (Paxos/MCVoting). Over a set that is not
+// a group, the states found would depend on which of a state's images is
+// kept.
+func permGroup(gens []map[ModelVal]ModelVal) []map[ModelVal]ModelVal {
+	key := func(p map[ModelVal]ModelVal) string {
+		from := slices.Sorted(maps.Keys(p))
+		var b strings.Builder
+		for _, x := range from {
+			b.WriteString(strconv.Quote(string(x)) + ">" + strconv.Quote(string(p[x])) + ";")
+		}
+		return b.String()
+	}
+	moved := func(p map[ModelVal]ModelVal) map[ModelVal]ModelVal {
+		q := map[ModelVal]ModelVal{}
+		for x, y := range p {
+			if x != y {
+				q[x] = y
+			}
+		}
+		return q
+	}
+	seen := map[string]bool{}
+	var group []map[ModelVal]ModelVal
+	add := func(p map[ModelVal]ModelVal) {
+		p = moved(p)
+		if k := key(p); len(p) > 0 && !seen[k] {
+			seen[k] = true
+			group = append(group, p)
+		}
+	}
+	for _, g := range gens {
+		add(g)
+	}
+	gens = slices.Clone(group)
+	for i := 0; i < len(group); i++ {
+		for _, g := range gens {
+			// group[i] after g.
+			c := map[ModelVal]ModelVal{}
+			for x, y := range g {
+				c[x] = y
+			}
+			for x, y := range c {
+				if z, ok := group[i][y]; ok {
+					c[x] = z
+				}
+			}
+			for x, y := range group[i] {
+				if _, ok := g[x]; !ok {
+					c[x] = y
+				}
+			}
+			add(c)
+		}
+	}
+	return group
+}
+
+// nameStatement binds the name of an assumption or theorem to its
+// statement, as TLC does: the name may be used as an expression, or in a
+// subexpression reference (QuorumNonEmpty!:).
+func (b *builder) nameStatement(sc *scope, name string, e syntax.Expr, pos syntax.Pos) {
+	if name == "" || sc.names[name] != nil {
+		return
+	}
+	sc.names[name] = &binding{kind: bDef, def: &def{name: name, body: e, scope: sc, pos: pos}}
 }
 
 // refersTo reports whether e mentions name (a function definition that

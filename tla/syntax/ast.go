@@ -414,9 +414,22 @@ type Label struct {
 	X    Expr
 }
 
+// SubExpr is a subexpression reference "Op!2!1" or "Thm!:": the
+// definition, assumption or theorem Name (of the instance path Prefix,
+// applied to Args), then the selectors that pick a part of its body, in
+// order, as written: a number, ":", "<<", ">>", "@", a label's name, or
+// "(" for arguments given to a selector (ArgsAt holds them).
+type SubExpr struct {
+	Pos    Pos
+	Prefix []string
+	Name   string
+	Args   []Expr
+	Path   []string
+	ArgsAt [][]Expr
+}
+
 // Unsupported stands for a construct the parser recognises but the
-// front end does not support (a subexpression reference "Op!1", a
-// proof). It is kept so that a spec that never evaluates it still loads;
+// front end does not support (a proof, a real number). It is kept so that a spec that never evaluates it still loads;
 // the evaluator refuses it with Name and Pos.
 type Unsupported struct {
 	Pos  Pos
@@ -458,6 +471,7 @@ func (e *Always) At() Pos        { return e.Pos }
 func (e *Eventually) At() Pos    { return e.Pos }
 func (e *Label) At() Pos         { return e.Pos }
 func (e *Unsupported) At() Pos   { return e.Pos }
+func (e *SubExpr) At() Pos       { return e.Pos }
 
 func (*Ident) expr()         {}
 func (*Num) expr()           {}
@@ -494,3 +508,4 @@ func (*Always) expr()        {}
 func (*Eventually) expr()    {}
 func (*Label) expr()         {}
 func (*Unsupported) expr()   {}
+func (*SubExpr) expr()       {}

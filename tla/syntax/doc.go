@@ -53,7 +53,7 @@
 // # What is skipped
 //
 // Theorem proofs, top-level USE and HIDE are skipped up to the next
-// unit; a theorem statement this parser cannot read, a subexpression
-// reference (Op!1) and @ outside EXCEPT become Unsupported nodes.
+// unit; a theorem statement this parser cannot read and @ outside
+// EXCEPT become Unsupported nodes.
 // Nested modules are an error.
 package syntax

@@ -108,8 +108,9 @@ func TestExprs(t *testing.T) {
 		{`A \cdot B`, `(\cdot A B)`},
 		{`P -+-> Q`, `(-+-> P Q)`},
 		{`lbl:: x + 1`, `(label lbl (+ x 1))`},
-		{`Op!1`, `unsupported:subexpression reference`},
-		{`Op!:!<<`, `unsupported:subexpression reference`},
+		{`Op!1`, `(sub Op!1)`},
+		{`Op!:!<<`, `(sub Op!:!<<)`},
+		{`I!Op(x)!2!1`, `(sub I!Op!2!1 x)`},
 		// Prefix operators.
 		{`DOMAIN f`, `(DOMAIN f)`},
 		{`SUBSET S`, `(SUBSET S)`},

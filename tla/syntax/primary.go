@@ -105,7 +105,7 @@ func number(t token) Expr {
 
 // name parses an identifier and what may follow it: a label "l :: e",
 // arguments "F(a)", an instance path "I!J!F", or a subexpression
-// reference "Op!1", which becomes Unsupported.
+// reference "Op!1" (SubExpr).
 func (p *parser) name() Expr {
 	t := p.next()
 	if p.is("::") {
@@ -131,7 +131,7 @@ func (p *parser) name() Expr {
 		p.i++
 		n := p.peek()
 		if n.kind != tIdent && !(n.kind == tOp && isOperator(n.text)) {
-			return p.subexpr(t.pos)
+			return p.subexpr(&SubExpr{Pos: t.pos, Prefix: prefix, Name: name, Args: args})
 		}
 		if args != nil && prefixArgs == nil {
 			prefixArgs = make([][]Expr, len(prefix))
@@ -149,24 +149,30 @@ func (p *parser) name() Expr {
 	return &OpApp{Pos: t.pos, Prefix: prefix, PrefixArgs: prefixArgs, Op: name, Args: args}
 }
 
-// subexpr skips the rest of a subexpression reference "Op!2!<<!:".
-func (p *parser) subexpr(pos Pos) Expr {
+// subexpr reads the selectors of a subexpression reference "Op!2!<<!:"
+// into x.
+func (p *parser) subexpr(x *SubExpr) Expr {
 	for {
 		t := p.peek()
 		switch {
 		case t.kind == tNum || t.kind == tIdent:
 			p.i++
+			x.Path = append(x.Path, t.text)
 		case t.kind == tOp && (t.text == "<<" || t.text == ">>" || t.text == ":" || t.text == "@"):
 			p.i++
+			x.Path = append(x.Path, t.text)
 		case t.kind == tOp && t.text == "(":
 			p.i++
-			p.bracketed(func() { p.exprList() })
+			var args []Expr
+			p.bracketed(func() { args = p.exprList() })
 			p.expect(")")
+			x.Path = append(x.Path, "(")
+			x.ArgsAt = append(x.ArgsAt, args)
 		default:
 			p.failf(t.pos, "bad subexpression reference")
 		}
 		if !p.accept("!") {
-			return &Unsupported{Pos: pos, Name: "subexpression reference"}
+			return x
 		}
 	}
 }

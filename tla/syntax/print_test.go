@@ -203,6 +203,8 @@ func write(b *strings.Builder, e Expr) {
 		list("label "+e.Name, e.X)
 	case *Unsupported:
 		b.WriteString("unsupported:" + e.Name)
+	case *SubExpr:
+		list("sub "+strings.Join(append(append(e.Prefix, e.Name), e.Path...), "!"), e.Args...)
 	default:
 		fmt.Fprintf(b, "?%T", e)
 	}

@@ -107,5 +107,10 @@ func Inspect(e Expr, f func(Expr) bool) {
 		in(e.X)
 	case *Label:
 		in(e.X)
+	case *SubExpr:
+		in(e.Args...)
+		for _, a := range e.ArgsAt {
+			in(a...)
+		}
 	}
 }
