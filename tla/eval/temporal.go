@@ -37,9 +37,16 @@ const (
 	// <<A>>_v); TStrongFair is SF_v(A).
 	TWeakFair
 	TStrongFair
+	// TInfinitelyOftenOrStep is []<>P \/ []<><<A>>_v (Step is <<A>>_v):
+	// a fairness condition written out (MCLiveWriteThroughCache's
+	// LM_Inner_Liveness2).
+	TInfinitelyOftenOrStep
+	// TStays is [](P => []Q): once P holds, Q holds from then on
+	// (SyncTerminationDetection's Quiescence).
+	TStays
 )
 
-var temporalForms = [...]string{"P", "<>P", "[]<>P", "<>[]P", "P ~> Q", "[][A]_v", "[]<><<A>>_v", "<>[][A]_v", "[]P", "WF_v(A)", "SF_v(A)"}
+var temporalForms = [...]string{"P", "<>P", "[]<>P", "<>[]P", "P ~> Q", "[][A]_v", "[]<><<A>>_v", "<>[][A]_v", "[]P", "WF_v(A)", "SF_v(A)", "[]<>P \\/ []<><<A>>_v", "[](P => []Q)"}
 
 func (k TemporalKind) String() string { return temporalForms[k] }
 
@@ -307,7 +314,7 @@ func (b *builder) property(name string, d *def, top *frame, m *Model) {
 			return &Pred{Name: name, fn: predResets(cc.boolOf(e, c), resets)}
 		}
 		refuse := func() {
-			cc.unsupported(c.sc, e.At(), "the temporal property %s (supported: conjunctions, also under \\A over a constant set, of []P, <>P, []<>P, <>[]P, P ~> Q, [][A]_v, []<><<A>>_v, <>[][A]_v, WF_v(A) and SF_v(A) for state predicates P and Q, each possibly under G => F or IF G THEN F1 ELSE F2 with G a predicate of the initial state)", name)
+			cc.unsupported(c.sc, e.At(), "the temporal property %s (supported: conjunctions, also under \\A over a constant set, of []P, <>P, []<>P, <>[]P, P ~> Q, [](P => []Q), []P => <>Q, [][A]_v, []<><<A>>_v, []<>P \\/ []<><<A>>_v, <>[][A]_v, WF_v(A) and SF_v(A) for state predicates P and Q, each possibly under G => F or IF G THEN F1 ELSE F2 with G a predicate of the initial state)", name)
 		}
 		if !b.isTemporal(e, c.sc) {
 			add(TInit, pred(e, c, resets), nil, nil)
@@ -358,11 +365,15 @@ func (b *builder) property(name string, d *def, top *frame, m *Model) {
 					return
 				}
 			case *syntax.OpApp:
-				// [](P => <>Q) is P ~> Q.
+				// [](P => <>Q) is P ~> Q; [](P => []Q) is TStays.
 				if z.Op == "=>" && len(z.Prefix) == 0 && len(z.Args) == 2 && !b.isTemporal(z.Args[0], c3.sc) {
 					r, c4, rs4 := b.open(z.Args[1], c3, rs3)
 					if ev, ok := r.(*syntax.Eventually); ok && !b.isTemporal(ev.X, c4.sc) {
 						add(TLeadsTo, pred(z.Args[0], c3, rs3), pred(ev.X, c4, rs4), nil)
+						return
+					}
+					if al, ok := r.(*syntax.Always); ok && !b.isTemporal(al.X, c4.sc) {
+						add(TStays, pred(z.Args[0], c3, rs3), pred(al.X, c4, rs4), nil)
 						return
 					}
 				}
@@ -393,6 +404,47 @@ func (b *builder) property(name string, d *def, top *frame, m *Model) {
 			if y.Op == "=>" && len(y.Prefix) == 0 && len(y.Args) == 2 && !b.isTemporal(y.Args[0], c2.sc) {
 				conj(y.Args[1], c2, rs, where, append(guard[:len(guard):len(guard)], Guard{P: pred(y.Args[0], c2, rs)}))
 				return
+			}
+			// []P => <>Q is <>(~P \/ Q) (nbacg_guer01's TerminationLtl).
+			if y.Op == "=>" && len(y.Prefix) == 0 && len(y.Args) == 2 {
+				l, cl, rsl := b.open(y.Args[0], c2, rs)
+				r, cr, rsr := b.open(y.Args[1], c2, rs)
+				al, ok1 := l.(*syntax.Always)
+				ev, ok2 := r.(*syntax.Eventually)
+				if ok1 && ok2 && !b.isTemporal(al.X, cl.sc) && !b.isTemporal(ev.X, cr.sc) {
+					p := predResets(cc.boolOf(al.X, cl), rsl)
+					q := predResets(cc.boolOf(ev.X, cr), rsr)
+					add(TEventually, &Pred{Name: name, fn: func(k *ctx) bool { return !p(k) || q(k) }}, nil, nil)
+					return
+				}
+			}
+		case *syntax.Junction:
+			// []<>P \/ []<><<A>>_v, in either order.
+			if y.Or && len(y.Items) == 2 {
+				var p *Pred
+				var step *ActionPred
+				for _, it := range y.Items {
+					x1, c3, rs3 := b.open(it, c2, rs)
+					al, ok := x1.(*syntax.Always)
+					if !ok {
+						break
+					}
+					x2, c4, rs4 := b.open(al.X, c3, rs3)
+					ev, ok := x2.(*syntax.Eventually)
+					if !ok {
+						break
+					}
+					x3, c5, rs5 := b.open(ev.X, c4, rs4)
+					if aa, ok := x3.(*syntax.AngleAction); ok && step == nil {
+						step = b.stepPred(name, aa.Action, aa.V, true, c5, rs5)
+					} else if !b.isTemporal(ev.X, c4.sc) && p == nil {
+						p = pred(ev.X, c4, rs4)
+					}
+				}
+				if p != nil && step != nil {
+					add(TInfinitelyOftenOrStep, p, nil, step)
+					return
+				}
 			}
 		}
 		refuse()

@@ -433,6 +433,21 @@ func (lc *liveCheck) problem(t *eval.Temporal, fresh bool) (live.Problem, error)
 		p.Avoid = step
 	case eval.TEventuallyAlwaysStep:
 		p.MustEdge = func(from int32, e int) bool { return !step(from, e) }
+	case eval.TInfinitelyOftenOrStep:
+		// []<>P \/ []<><<A>>_v violated: a cycle of ~P states without an
+		// <<A>>_v step.
+		p.Within, p.RouteAnywhere, p.Avoid = not(table(t.P)), true, step
+	case eval.TStays:
+		// [](P => []Q) violated: a P state, then a ~Q state, then any
+		// fair continuation.
+		pt := table(t.P)
+		p.Starts = []int32{}
+		for s := range int32(n) {
+			if pt(s) {
+				p.Starts = append(p.Starts, s)
+			}
+		}
+		p.Via, p.RouteAnywhere = not(table(t.Q)), true
 	default:
 		return p, fmt.Errorf("liveness: %s is not a liveness form", t.Kind)
 	}

@@ -103,6 +103,11 @@ type Problem struct {
 	// route from the start, the start included) must stay.
 	Within        func(s int32) bool
 	RouteAnywhere bool
+	// Via, when set, is what the route must pass after its start and
+	// before the set (the start and the set's entry may be one): [](P =>
+	// []Q) is violated by a fair behaviour that reaches P (the start),
+	// then ~Q (Via), then goes on.
+	Via func(s int32) bool
 	// Avoid, when set, are the edges the set may not use.
 	Avoid func(from int32, e int) bool
 	// MustState and MustEdge, when set, are what the set must contain
@@ -241,7 +246,21 @@ func (c *Checker) Find(p Problem) *Lasso {
 		route = within
 	}
 	rparent, rdist := c.bfs(starts, route)
-	// Candidate states: reached from a start, within.
+	// The route's legs, entry back to the start: from a Via state on
+	// (when there is one), then from the start to it.
+	legs := [][]int32{rparent}
+	if p.Via != nil {
+		var vias []int32
+		for s := range int32(n) {
+			if rdist[s] >= 0 && p.Via(s) {
+				vias = append(vias, s)
+			}
+		}
+		var vparent []int32
+		vparent, rdist = c.bfs(vias, route)
+		legs = [][]int32{vparent, rparent}
+	}
+	// Candidate states: reached from a start (and a Via state), within.
 	member := make([]int32, n) // the candidate set a state is in; 0 for none
 	var cand []int32
 	for s := range int32(n) {
@@ -265,7 +284,7 @@ func (c *Checker) Find(p Problem) *Lasso {
 			continue
 		}
 		if res.ok {
-			return c.lasso(r, set, res, rparent, rdist, parent, dist)
+			return c.lasso(r, set, res, legs, rdist, parent, dist)
 		}
 	}
 	return nil
@@ -503,9 +522,11 @@ func (r *refiner) check(set []int32) verdict {
 }
 
 // lasso builds the counterexample: the breadth-first path from an initial
-// state to the start, the route to the set's nearest state, then a cycle
-// in the set through every witness of res.
-func (c *Checker) lasso(r *refiner, set []int32, res verdict, rparent, rdist, parent, dist []int32) *Lasso {
+// state to the start, the route to the set's nearest state (legs: the
+// parents of each leg of the route, the last leg first; rdist: the
+// distances along the last), then a cycle in the set through every
+// witness of res.
+func (c *Checker) lasso(r *refiner, set []int32, res verdict, legs [][]int32, rdist, parent, dist []int32) *Lasso {
 	entry := set[0]
 	for _, s := range set {
 		if rdist[s] >= 0 && (rdist[entry] < 0 || rdist[s] < rdist[entry]) {
@@ -516,8 +537,10 @@ func (c *Checker) lasso(r *refiner, set []int32, res verdict, rparent, rdist, pa
 	// state.
 	var rev []int32
 	s := entry
-	for ; rparent[s] >= 0; s = rparent[s] {
-		rev = append(rev, s)
+	for _, leg := range legs {
+		for ; leg[s] >= 0; s = leg[s] {
+			rev = append(rev, s)
+		}
 	}
 	for ; s >= 0; s = parent[s] {
 		rev = append(rev, s)
@@ -665,6 +688,12 @@ func Verify(g *Graph, fair []Fairness, p Problem, l *Lasso) error {
 	}
 	if !begun {
 		return fmt.Errorf("live: the lasso passes no start of the property's violation")
+	}
+	if p.Via != nil {
+		i := slices.IndexFunc(l.Path[first:], func(s int32) bool { return slices.Contains(starts, s) })
+		if !slices.ContainsFunc(l.Path[first+i:], p.Via) {
+			return fmt.Errorf("live: the lasso passes no state the property's violation needs after its start")
+		}
 	}
 	for _, st := range steps {
 		if p.Avoid != nil && p.Avoid(st.from, st.e) {

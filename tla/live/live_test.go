@@ -81,6 +81,10 @@ func TestHandBuilt(t *testing.T) {
 		{"1 ~> 0 WF(all): 1 -> 2 then stutter", cyc, []Fairness{stepTo(cyc, false, 0, 1, 2)}, Problem{Starts: []int32{1}, Within: not(in(0))}, true, true},
 		{"[]<><<to 0>> WF(all): 2 stutters", cyc, []Fairness{stepTo(cyc, false, 0, 1, 2)}, Problem{Avoid: func(_ int32, e int) bool { return cyc.edgeTo(e) == 0 }}, true, true},
 		{"<>[][to 2] WF(all): 0,1 cycle has a step not to 2", cyc, []Fairness{stepTo(cyc, false, 0, 1, 2)}, Problem{MustEdge: func(_ int32, e int) bool { return cyc.edgeTo(e) != 2 }}, true, false},
+		// [](P => []Q) is violated by a P state, then a ~Q one: Starts P, Via ~Q.
+		{"[](1 => [](# 0)) WF(all): 1, then 0 on the cycle", cyc, []Fairness{stepTo(cyc, false, 0, 1, 2)}, Problem{Starts: []int32{1}, Via: in(0), RouteAnywhere: true}, true, false},
+		{"[](2 => [](# 0)) WF(all): nothing after 2 is 0", cyc, []Fairness{stepTo(cyc, false, 0, 1, 2)}, Problem{Starts: []int32{2}, Via: in(0), RouteAnywhere: true}, false, false},
+		{"[](2 => [](# 2)) WF(all): 2 itself, then it stutters", cyc, []Fairness{stepTo(cyc, false, 0, 1, 2)}, Problem{Starts: []int32{2}, Via: in(2), RouteAnywhere: true}, true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := find(t, c.g, c.fair, c.p)
@@ -371,5 +375,18 @@ func TestVerifyRefuses(t *testing.T) {
 		if err := Verify(g, c.fair, c.p, c.l); err == nil {
 			t.Errorf("%s: %+v accepted", name, c.l)
 		}
+	}
+}
+
+// A Via state before the start does not count: 0 (~Q) then 1 (P) then 2
+// stuttering never has ~Q after P.
+func TestVerifyViaAfterStart(t *testing.T) {
+	g := build([]int32{0}, [][]int32{{1}, {0, 2}, {}})
+	p := Problem{Starts: []int32{1}, Via: in(0), RouteAnywhere: true}
+	if err := Verify(g, nil, p, &Lasso{Path: []int32{0, 1, 2}, LoopTo: 2}); err == nil {
+		t.Fatal("Verify accepted a lasso whose ~Q state comes before its P state")
+	}
+	if err := Verify(g, nil, p, &Lasso{Path: []int32{0, 1, 0}, LoopTo: 2}); err != nil {
+		t.Fatalf("Verify rejected 0, 1, 0 stuttering: %v", err)
 	}
 }
