@@ -48,7 +48,10 @@
 // Operators have the precedence ranges of Specifying Systems, section
 // 15.2.1 (see ops.go). Operators whose ranges overlap need parentheses
 // unless they are the same left-associative operator, so "a = b = c" is
-// an error.
+// an error. A prefix operator's operand takes in an infix operator whose
+// lowest precedence is above the prefix's lowest ([]x = 1 is [](x = 1));
+// otherwise the prefix applies first (UNION S \cup T is (UNION S) \cup T,
+// as SANY reads it).
 //
 // # What is skipped
 //

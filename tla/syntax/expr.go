@@ -57,11 +57,14 @@ func (p *parser) expr() Expr {
 		for len(ops) > 0 {
 			top := ops[len(ops)-1]
 			switch {
-			case top.prefix && info.hi < top.info.lo:
+			case top.prefix && info.lo <= top.info.lo:
+				// SANY's reading, checked with TLC: UNION S \cup T is
+				// (UNION S) \cup T, the operators being both 8-8.
 				reduce()
 			case top.prefix:
 				// A prefix operator's operand takes in every operator that
-				// may bind as tightly ([]x = 1 is [](x = 1)).
+				// binds more tightly than its own lowest precedence ([]x = 1
+				// is [](x = 1)).
 				break climb
 			case top.info.lo > info.hi:
 				reduce()

@@ -227,7 +227,9 @@ func TestPrecedence(t *testing.T) {
 		{`a \o b = c`, `(= (\o a b) c)`},
 		{`DOMAIN f \cup g`, `(\cup (DOMAIN f) g)`},
 		{`SUBSET S \X T`, `(SUBSET (\X S T))`},
-		{`UNION S \cup T`, `(UNION (\cup S T))`}, // overlapping prefix: the operand takes it in
+		{`UNION S \cup T`, `(\cup (UNION S) T)`}, // as SANY: TLC evaluates UNION {{1}} \cup {3} to {1, 3}
+		{`SUBSET S \cap T`, `(\cap (SUBSET S) T)`},
+		{`[]x = 1`, `([] (= x 1))`},
 		{`[]P /\ Q`, `(and ([] P) Q)`},
 		{`[]P => Q`, `(=> ([] P) Q)`},
 		{`<>P ~> Q`, `(~> (<> P) Q)`},
