@@ -38,6 +38,8 @@ type Module struct {
 	Pos     Pos
 	Extends []Ident
 	Units   []Unit
+	// End is where its "====" line is.
+	End Pos
 }
 
 // ---------------------------------------------------------------------------

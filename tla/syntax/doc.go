@@ -58,5 +58,7 @@
 // Theorem proofs, top-level USE and HIDE are skipped up to the next
 // unit; a theorem statement this parser cannot read and @ outside
 // EXCEPT become Unsupported nodes.
-// Nested modules are an error.
+// Nested modules are an error; modules written after a file's first one
+// (after its "====") are found by name when a module extends or
+// instantiates them, as SANY finds them, and parsed only then.
 package syntax

@@ -61,10 +61,12 @@ func (l *Loader) LoadSource(file string, src []byte) (*Spec, error) {
 		return nil, err
 	}
 	ld := &loading{
-		dirs:  append([]string{filepath.Dir(file)}, l.Path...),
-		spec:  &Spec{Root: root, Modules: map[string]*Module{}},
-		state: map[string]int{},
+		dirs:   append([]string{filepath.Dir(file)}, l.Path...),
+		spec:   &Spec{Root: root, Modules: map[string]*Module{}},
+		state:  map[string]int{},
+		inFile: map[string]laterModule{},
 	}
+	ld.later(file, src, root)
 	if err := ld.visit(root); err != nil {
 		return nil, err
 	}
@@ -86,6 +88,18 @@ type loading struct {
 	// state is 1 while a module's dependencies are being visited, 2 once
 	// it is in Order; a module met again in state 1 closes a cycle.
 	state map[string]int
+	// inFile are the modules written after the first one of a file read
+	// (by name): found there before any folder is searched.
+	inFile map[string]laterModule
+}
+
+// later records the modules of a file after its first.
+func (ld *loading) later(file string, src []byte, first *Module) {
+	for _, m := range laterModules(file, src, first) {
+		if _, ok := ld.inFile[m.name]; !ok {
+			ld.inFile[m.name] = m
+		}
+	}
 }
 
 func (ld *loading) visit(m *Module) error {
@@ -116,6 +130,9 @@ func (ld *loading) visit(m *Module) error {
 
 // read finds and parses the module a reference names.
 func (ld *loading) read(from *Module, r ref) (*Module, error) {
+	if m, ok := ld.inFile[r.name]; ok {
+		return m.parse()
+	}
 	for _, dir := range ld.dirs {
 		file := filepath.Join(dir, r.name+".tla")
 		src, err := os.ReadFile(file)
@@ -132,6 +149,7 @@ func (ld *loading) read(from *Module, r ref) (*Module, error) {
 		if err := checkName(m); err != nil {
 			return nil, err
 		}
+		ld.later(file, src, m)
 		return m, nil
 	}
 	return nil, &Error{File: from.File, Pos: r.pos, Msg: fmt.Sprintf("module %s not found (searched %s)", r.name, strings.Join(ld.dirs, ", "))}

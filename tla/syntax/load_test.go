@@ -56,3 +56,28 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+// A module may extend one written after it in its file (SANY reads them
+// all); a later module no one uses is never parsed, so its errors do not
+// matter.
+func TestLoadLaterModules(t *testing.T) {
+	src := "---- MODULE Src ----\nEXTENDS Common\nVARIABLE x\n====\n\\* notes\n" +
+		"---------- MODULE Common ----------\nEXTENDS Helper\nC == 1\n=============\n" +
+		"---- MODULE Unused ----\nthis is not TLA+ (\n====\n" +
+		"---- MODULE Helper ----\nH == 2\n====\n"
+	spec, err := (&Loader{}).LoadSource("testdata/load/Src.tla", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"Helper", "Common", "Src"}, spec.Order); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	if p := spec.Modules["Helper"].Pos; p != (Pos{13, 1}) {
+		t.Errorf("Helper at %v, want 13:1", p)
+	}
+	// Used, the broken module fails the load with its position.
+	bad := strings.Replace(src, "EXTENDS Helper", "EXTENDS Helper, Unused", 1)
+	if _, err := (&Loader{}).LoadSource("testdata/load/Src.tla", []byte(bad)); err == nil || !strings.Contains(err.Error(), "Src.tla:11:") {
+		t.Errorf("loading with Unused used: %v, want an error at line 11", err)
+	}
+}

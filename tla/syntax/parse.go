@@ -1,7 +1,9 @@
 package syntax
 
 import (
+	"bytes"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Error is a syntax or loading error at a position of a file.
@@ -40,6 +42,75 @@ func ParseModule(file string, src []byte) (m *Module, err error) {
 	if !ok {
 		return nil, &Error{File: file, Pos: Pos{1, 1}, Msg: "no ---- MODULE header"}
 	}
+	return parseAt(file, src, off, line, col)
+}
+
+// laterModule is a module written after the first one of its file,
+// parsed only when a module extends or instantiates it (SANY reads a
+// file's later modules too: braf's Common); a module no one uses cannot
+// make the load fail.
+type laterModule struct {
+	name  string
+	parse func() (*Module, error)
+}
+
+// laterModules finds the modules of src after first, the file's first
+// module: each "---- MODULE Name" header after the "====" line of the
+// module before it.
+func laterModules(file string, src []byte, first *Module) []laterModule {
+	var out []laterModule
+	from := lineOffset(src, first.End.Line) + 1
+	for from < len(src) {
+		rel, _, _, ok := moduleStart(src[from:])
+		if !ok {
+			break
+		}
+		off := from + rel
+		lineStart := bytes.LastIndexByte(src[:off], '\n') + 1
+		line := 1 + bytes.Count(src[:off], []byte{'\n'})
+		col := utf8.RuneCount(src[lineStart:off]) + 1
+		rest := bytes.TrimLeft(src[off:], "-")
+		rest = bytes.TrimLeft(bytes.TrimLeft(rest, " \t")[len("MODULE"):], " \t")
+		n := 0
+		for n < len(rest) && isWord(rest[n]) {
+			n++
+		}
+		out = append(out, laterModule{name: string(rest[:n]), parse: func() (*Module, error) {
+			return parseAt(file, src, off, line, col)
+		}})
+		// The next one starts after a line of four or more "=".
+		next := -1
+		for i := off; i < len(src); i = lineOffset(src[i:], 2) + i {
+			if bytes.HasPrefix(src[i:], []byte("====")) {
+				next = i + 1
+				break
+			}
+			if bytes.IndexByte(src[i:], '\n') < 0 {
+				break
+			}
+		}
+		if next < 0 {
+			break
+		}
+		from = next
+	}
+	return out
+}
+
+// lineOffset is the offset of the start of line n (1-based) in src.
+func lineOffset(src []byte, n int) int {
+	off := 0
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src[off:], '\n')
+		if j < 0 {
+			return len(src)
+		}
+		off += j + 1
+	}
+	return off
+}
+
+func parseAt(file string, src []byte, off, line, col int) (m *Module, err error) {
 	toks, lerr := lex(file, src, off, line, col)
 	if lerr != nil {
 		return nil, lerr

@@ -19,6 +19,7 @@ func (p *parser) module() *Module {
 		t := p.peek()
 		switch {
 		case t.kind == tEnd:
+			m.End = t.pos
 			return m
 		case t.kind == tEOF:
 			p.failf(t.pos, "module %s has no ==== line", m.Name)
