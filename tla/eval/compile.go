@@ -30,6 +30,9 @@ type compiler struct {
 	// procs are the recursive operators whose bodies are being compiled,
 	// innermost last (see captured).
 	procs []*proc
+	// instantiate builds the scope of a parametrised instance's module
+	// for one use, its substitutions read in sc (the builder's).
+	instantiate func(d *syntax.Instance, sc *scope) *scope
 	// enabledBase is the scope of the ENABLED being compiled (nil
 	// outside ENABLED), and ghosts number the free variables a primed
 	// read inside it may introduce (see cut).
@@ -227,6 +230,9 @@ func (cc *compiler) expr(e syntax.Expr, c cs) cexpr {
 	case *syntax.Ident:
 		return cc.apply(x.Pos, nil, x.Name, nil, c)
 	case *syntax.OpApp:
+		if x.PrefixArgs != nil {
+			return cc.applyParamInstance(x, c)
+		}
 		return cc.apply(x.Pos, x.Prefix, x.Op, x.Args, c)
 	case *syntax.Junction:
 		return cc.junction(x, c)
@@ -686,6 +692,39 @@ func (cc *compiler) procOf(d *def, outer *frame, primed bool) *proc {
 	p.body = cc.expr(d.body, cs{sc: inner, fr: p.fr, primed: primed}).fn
 	cc.initMode = saved
 	return p
+}
+
+// applyParamInstance compiles P(a)!Op, P a parametrised instance (P(x)
+// == INSTANCE M): Op of M with its substitutions read where P's
+// parameters are the arguments, evaluated lazily like an operator's.
+// Supported: one instance step, and Op without arguments.
+func (cc *compiler) applyParamInstance(x *syntax.OpApp, c cs) cexpr {
+	if len(x.Prefix) != 1 || len(x.Args) > 0 {
+		cc.unsupported(c.sc, x.Pos, "a parametrised instance used otherwise than as P(a)!Op, Op without arguments")
+	}
+	b := c.sc.lookup(x.Prefix[0])
+	if b == nil || b.kind != bInstance {
+		cc.errorf(c.sc, x.Pos, "%s is not an instance", x.Prefix[0])
+	}
+	params, args := b.scope.instParams, x.PrefixArgs[0]
+	if len(args) != len(params) {
+		cc.errorf(c.sc, x.Pos, "%s takes %d arguments, given %d", x.Prefix[0], len(params), len(args))
+	}
+	psc := newScope(b.instDecl)
+	var resets []int
+	for i, p := range params {
+		if p.Arity > 0 {
+			cc.unsupported(c.sc, x.Pos, "a parametrised instance with an operator parameter (%s)", x.Prefix[0])
+		}
+		a := cc.bindArg(cc.expr(args[i], c), c)
+		if a.kind == bParam {
+			resets = append(resets, a.slot)
+			a.argE, a.argSc, a.argPrimed = args[i], c.sc, c.primed
+		}
+		psc.names[p.Name] = a
+	}
+	isc := cc.instantiate(b.inst, psc)
+	return withResets(cc.apply(x.Pos, nil, x.Op, nil, c.with(isc)), resets)
 }
 
 // instanceScope resolves the instance path of a qualified name.

@@ -176,6 +176,7 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 	root := sp.Root
 	cc := &compiler{zero: map[zeroKey]zeroEntry{}}
 	b := &builder{cc: cc, sp: sp, cfg: cfg, scopes: map[string]*scope{}, overrides: map[string]*binding{}, modOverrides: map[string]map[string]*binding{}, modDefined: map[string]bool{}, defined: map[string]bool{}}
+	cc.instantiate = b.instScope
 	// The declared constants and variables of the root and every module it
 	// extends, transitively.
 	params := map[string]*binding{}
@@ -524,6 +525,25 @@ func (b *builder) instance(d *syntax.Instance, sc *scope) {
 	if !ok {
 		b.cc.unsupported(sc, d.Pos, "INSTANCE of the standard module %s", d.Module)
 	}
+	params := b.instParams(d, im, sc)
+	b.instancing++
+	isc := b.moduleScope(im, params, im.File)
+	b.instancing--
+	if d.Name == "" {
+		for name, bnd := range isc.names {
+			if bnd.kind == bDef && !bnd.def.local {
+				sc.names[name] = bnd
+			}
+		}
+		return
+	}
+	isc.instParams = d.Params
+	sc.names[d.Name] = &binding{kind: bInstance, scope: isc, inst: d, instDecl: sc}
+}
+
+// instParams binds the constants and variables of d's module im to their
+// substitutions, read in sc (a name not substituted is itself there).
+func (b *builder) instParams(d *syntax.Instance, im *syntax.Module, sc *scope) map[string]*binding {
 	params := map[string]*binding{}
 	b.declared(im, map[string]bool{}, func(u syntax.Unit, _ string) {
 		var names []string
@@ -549,19 +569,18 @@ func (b *builder) instance(d *syntax.Instance, sc *scope) {
 			params[n] = &binding{kind: bSubst, sub: sub, scope: sc, name: n, instVar: isVar}
 		}
 	})
+	return params
+}
+
+// instScope is the scope of d's module with its parameters substituted
+// by expressions read in sc: for a parametrised instance, sc binds the
+// instance's parameters to one use's arguments.
+func (b *builder) instScope(d *syntax.Instance, sc *scope) *scope {
+	im := b.sp.Modules[d.Module]
+	params := b.instParams(d, im, sc)
 	b.instancing++
-	isc := b.moduleScope(im, params, im.File)
-	b.instancing--
-	if d.Name == "" {
-		for name, bnd := range isc.names {
-			if bnd.kind == bDef && !bnd.def.local {
-				sc.names[name] = bnd
-			}
-		}
-		return
-	}
-	isc.instParams = d.Params
-	sc.names[d.Name] = &binding{kind: bInstance, scope: isc}
+	defer func() { b.instancing-- }()
+	return b.moduleScope(im, params, im.File)
 }
 
 // permGroup is the group the permutations gens generate, less the

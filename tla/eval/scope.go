@@ -152,6 +152,10 @@ type binding struct {
 	// instVar: a bSubst that gives a VARIABLE of an instantiated module
 	// its expression.
 	instVar bool
+	// inst and instDecl are a parametrised instance's declaration and the
+	// scope it is declared in (bInstance).
+	inst     *syntax.Instance
+	instDecl *scope
 }
 
 // scope maps names to bindings, falling back to its parent.
