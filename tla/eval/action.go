@@ -100,11 +100,16 @@ func (cc *compiler) act(e syntax.Expr, c cs, next actFn) actFn {
 	case *syntax.FuncApp:
 		// TLC reads f[e] in an action, for a function defined by
 		// f[x \in S] == body, as the action body (its \E and \/ branch);
-		// read as a value here it would give the same states but fewer
-		// generated: refused where the body could branch.
+		// read as a value it would give the same states but fewer
+		// generated. A function of the state is so compiled (fcnAct); a
+		// constant one, which TLC evaluates once at the start, is refused
+		// where its body could branch.
+		if f, ok := cc.fcnActApp(x, c, next); ok {
+			return f
+		}
 		if id, ok := x.Fn.(*syntax.Ident); ok {
 			if b := c.sc.lookup(id.Name); b != nil && b.kind == bDef && b.def.fbound != nil && branches(b.def.body) {
-				cc.unsupported(c.sc, x.Pos, "the function %s applied as an action, whose definition has \\E or \\/ (TLC branches inside it: the states generated would be counted otherwise)", id.Name)
+				cc.unsupported(c.sc, x.Pos, "the function %s applied as an action, whose definition has \\E or \\/ (a constant of the module, which TLC evaluates once, or of several arguments: not supported)", id.Name)
 			}
 		}
 	case *syntax.OpApp:

@@ -30,6 +30,9 @@ type compiler struct {
 	// procs are the recursive operators whose bodies are being compiled,
 	// innermost last (see captured).
 	procs []*proc
+	// fcnActs are the function definitions whose bodies are being
+	// compiled as actions (see fcnAct).
+	fcnActs map[*def]*fcnAct
 	// instantiate builds the scope of a parametrised instance's module
 	// for one use, its substitutions read in sc (the builder's).
 	instantiate func(d *syntax.Instance, sc *scope) *scope
