@@ -1200,16 +1200,22 @@ func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
 		}
 		return ce
 	}
+	// f[x \in S, y \in T] == e takes its arguments as a tuple of S \X T,
+	// each in a slot of its own.
 	bs := expand(d.fbound)
-	if len(bs) != 1 || bs[0].Tuple {
-		cc.unsupported(c.sc, pos, "a recursive function of several arguments (%s)", d.name)
+	for _, b := range bs {
+		if b.Tuple || len(b.Names) != 1 {
+			cc.unsupported(c.sc, pos, "a recursive function with a tuple pattern (%s)", d.name)
+		}
 	}
 	fnProc := func(at **proc, primed bool) *proc {
 		if *at == nil {
-			p := &proc{fr: &frame{}, nparams: 1, outer: c.fr}
+			p := &proc{fr: &frame{}, nparams: len(bs), outer: c.fr}
 			*at = p
 			inner := newScope(d.scope)
-			inner.names[bs[0].Names[0].Name] = &binding{kind: bSlot, slot: p.fr.alloc(), frame: p.fr}
+			for _, b := range bs {
+				inner.names[b.Names[0].Name] = &binding{kind: bSlot, slot: p.fr.alloc(), frame: p.fr}
+			}
 			t := cc.newTracker(p.fr)
 			cc.procs = append(cc.procs, p)
 			p.body = cc.expr(d.body, cs{sc: inner, fr: p.fr, primed: primed}).fn
@@ -1229,10 +1235,20 @@ func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
 	// Taken when the function value is made.
 	capFns, recursive := cc.captureFns(p, pos, c, "function", d.name)
 	cc.dynamic()
-	domFn := cc.expr(bs[0].Set, cs{sc: d.scope, fr: c.fr, primed: c.primed}).fn
+	domFns := make([]evalFn, len(bs))
+	for i, b := range bs {
+		domFns[i] = cc.expr(b.Set, cs{sc: d.scope, fr: c.fr, primed: c.primed}).fn
+	}
 	file := c.sc.file
 	return cexpr{fn: func(k *ctx) Value {
-		dom := domFn(k)
+		dom := domFns[0](k)
+		if len(domFns) > 1 {
+			sets := make([]Value, len(domFns))
+			for i, f := range domFns {
+				sets[i] = f(k)
+			}
+			dom = &Product{Sets: sets}
+		}
 		var caps []Value
 		if recursive {
 			for _, cp := range p.captures {
@@ -1249,7 +1265,11 @@ func (cc *compiler) funcDefinition(pos syntax.Pos, d *def, c cs) cexpr {
 				failAt(file, pos, "%s[%s]: the argument is outside the function's domain", d.name, String(x))
 			}
 			slots := make([]Value, p.fr.n)
-			slots[0] = x
+			if len(domFns) == 1 {
+				slots[0] = x
+			} else {
+				copy(slots, x.(*Seq).Elems) // a member of the product
+			}
 			for i, v := range caps {
 				slots[p.captures[i].slot] = v
 			}
