@@ -1,9 +1,15 @@
 package interp
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/resumecontract/resumecheck/internal/tlacfg"
 )
 
 // sinceDisagreements explores sp breadth-first (at most limit states)
@@ -188,4 +194,115 @@ func TestViolatedSinceReads(t *testing.T) {
 	if d := sinceDisagreements(t, sp, 1000, lieIDs); d == "" {
 		t.Error("wrong value numbers went unnoticed")
 	}
+}
+
+// TestViolatedSinceScenarios runs the comparison of TestViolatedSince on
+// every scenario of testdata with an invariant (those that expect an
+// error or a refusal aside): each construct the interpreter reads has a
+// scenario, so a construct whose reads of the state the compiler's
+// trackers miss (a conjunct skipped although its step changed what it
+// reads: a false "holds") shows here.
+func TestViolatedSinceScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatal("no scenarios", err)
+	}
+	compared := 0
+	for _, f := range files {
+		ar, err := txtar.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := string(ar.Comment); strings.Contains(c, "\nerror: ") || strings.Contains(c, "\nunsupported: ") {
+			continue
+		}
+		dir := t.TempDir()
+		for _, a := range ar.Files {
+			if err := os.WriteFile(filepath.Join(dir, a.Name), a.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg, err := tlacfg.ParseFile(filepath.Join(dir, "Spec.cfg"))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		sp, err := Load(filepath.Join(dir, "Spec.tla"), nil, Config(cfg))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if len(sp.M.Invariants) == 0 || len(sp.M.Invariants) > 64 {
+			continue
+		}
+		compared++
+		if d := sinceDisagreements(t, sp, 3000, honest); d != "" {
+			t.Errorf("%s: %s", f, d)
+		}
+	}
+	if compared < 20 {
+		t.Errorf("only %d scenarios with invariants compared", compared)
+	}
+	t.Logf("%d scenarios compared", compared)
+}
+
+// TestViolatedSinceExamples runs the same comparison on the first 3,000
+// states of every model of tlaplus/Examples that the interpreter reads,
+// when RESUMECHECK_EXAMPLES names its folder (its specs are not in this
+// repository; RESUMECHECK_TLA_LIB, colon-separated, names the folders of
+// the modules they use: docs/examples.md). Their invariants mostly hold,
+// so the suite's counts alone would not show a conjunct skipped wrongly.
+func TestViolatedSinceExamples(t *testing.T) {
+	root := os.Getenv("RESUMECHECK_EXAMPLES")
+	if root == "" {
+		t.Skip("RESUMECHECK_EXAMPLES is not set (a checkout of tlaplus/Examples)")
+	}
+	var lib []string
+	if l := os.Getenv("RESUMECHECK_TLA_LIB"); l != "" {
+		lib = strings.Split(l, ":")
+	}
+	manifests, err := filepath.Glob(filepath.Join(root, "specifications", "*", "manifest.json"))
+	if err != nil || len(manifests) == 0 {
+		t.Fatalf("no manifests under %s: %v", root, err)
+	}
+	compared := 0
+	for _, mf := range manifests {
+		b, err := os.ReadFile(mf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var man struct {
+			Modules []struct {
+				Path   string `json:"path"`
+				Models []struct {
+					Path string `json:"path"`
+					Mode string `json:"mode"`
+				} `json:"models"`
+			} `json:"modules"`
+		}
+		if err := json.Unmarshal(b, &man); err != nil {
+			t.Fatalf("%s: %v", mf, err)
+		}
+		for _, mod := range man.Modules {
+			for _, mo := range mod.Models {
+				if mo.Mode != "exhaustive search" {
+					continue
+				}
+				cfgPath := filepath.Join(root, mo.Path)
+				cfg, err := tlacfg.ParseFile(cfgPath)
+				if err != nil {
+					continue
+				}
+				sp, err := Load(filepath.Join(root, mod.Path), lib, Config(cfg))
+				if err != nil || len(sp.M.Invariants) == 0 || len(sp.M.Invariants) > 64 {
+					continue
+				}
+				t.Run(mo.Path, func(t *testing.T) {
+					if d := sinceDisagreements(t, sp, 3000, honest); d != "" {
+						t.Error(d)
+					}
+				})
+				compared++
+			}
+		}
+	}
+	t.Logf("%d models compared", compared)
 }
