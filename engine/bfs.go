@@ -570,6 +570,9 @@ type worker[S, L any] struct {
 	step InPlace[S, L]
 	t    *S
 	emit func(L)
+	// keep copies a successor to keep into bst, when the model says how
+	// (Keeper).
+	keep Keeper[S]
 
 	// The state being explored: its encoding (at enc in the chunk's
 	// buffer buf: no pointer is written per state), its id, and where it
@@ -612,6 +615,7 @@ func newWorker[S, L any](s *search[S, L]) *worker[S, L] {
 	}
 	if ip, ok := s.m.(InPlace[S, L]); ok {
 		w.step = ip
+		w.keep, _ = s.m.(Keeper[S])
 	} else {
 		w.step = newByValue(s.m)
 	}
@@ -834,7 +838,11 @@ func (w *worker[S, L]) successor() func(L) {
 		if w.bst != nil {
 			// Kept as it is for the invariants, should it be new: a copy
 			// costs less than decoding it again.
-			w.bst[n] = *w.t
+			if w.keep != nil {
+				w.keep.Keep(&w.bst[n], w.t)
+			} else {
+				w.bst[n] = *w.t
+			}
 		}
 		w.batch = append(w.batch, pending{fp: fp, link: link(w.parentID+1, uint32(ord))})
 		if len(w.batch) == batchSize {

@@ -66,6 +66,19 @@ type InPlace[S, L any] interface {
 	EncodeFrom(dst []byte, s *S)
 }
 
+// Keeper is what an InPlace model may also offer when its successor in
+// *t refers to storage it reuses for the next successor (a buffer of its
+// own, or the one it builds in): the engine keeps some successors a while
+// after emit returns (until the invariants are checked on a batch of
+// them), and without Keeper it keeps a plain copy of *t, which would then
+// change under it.
+type Keeper[S any] interface {
+	// Keep makes *dst a copy of *src that stays as it is when the model
+	// overwrites *src or the storage *src refers to. *dst holds a state
+	// Keep made earlier, no longer needed: Keep may reuse its storage.
+	Keep(dst, src *S)
+}
+
 // Invariant is a named state predicate.
 type Invariant[S any] struct {
 	Name  string

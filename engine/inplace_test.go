@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
@@ -122,4 +123,82 @@ func TestTwoWordStates(t *testing.T) {
 			}
 		}
 	}
+}
+
+// boxed is a toy whose state is a pointer to its number, explored in
+// place in one cell per worker that it scribbles over once emit returns:
+// a successor the engine keeps must be copied out of the cell (Keeper).
+type boxed struct{ m toy }
+
+func (b boxed) Init() []*uint64 {
+	var out []*uint64
+	for _, x := range b.m.init {
+		out = append(out, &x)
+	}
+	return out
+}
+
+func (b boxed) Next(x *uint64, emit func(string, *uint64)) {
+	b.m.Next(*x, func(l string, y uint64) { emit(l, &y) })
+}
+
+func (boxed) Width() int                   { return 8 }
+func (boxed) Encode(dst []byte, x *uint64) { binary.LittleEndian.PutUint64(dst, *x) }
+func (boxed) Decode(src []byte) *uint64 {
+	x := binary.LittleEndian.Uint64(src)
+	return &x
+}
+
+func (b boxed) NextInPlace(x *uint64, t **uint64, emit func(string)) {
+	if *t == nil {
+		*t = new(uint64)
+	}
+	cell := *t
+	b.m.Next(*x, func(l string, y uint64) {
+		*cell = y
+		emit(l)
+		*cell = 1<<64 - 1
+	})
+}
+
+func (b boxed) EncodeFrom(dst []byte, x **uint64) { b.Encode(dst, *x) }
+
+// keeping is boxed with Keeper: the engine keeps copies.
+type keeping struct{ boxed }
+
+func (keeping) Keep(dst, src **uint64) {
+	if *dst == nil {
+		*dst = new(uint64)
+	}
+	**dst = **src
+}
+
+// TestKeeper checks that a model whose successors live in storage it
+// reuses (boxed) is explored as by value once it offers Keeper, and that
+// without it the engine checks the invariants on what the model wrote
+// over them: the test would catch an engine that did not call Keep.
+func TestKeeper(t *testing.T) {
+	const n = 40
+	m := grid(n)
+	corner := func(x *uint64) bool { return *x != n*n-1 }
+	for _, workers := range []int{1, 2} {
+		opt := Options[*uint64]{Workers: workers, Continue: true, Invariants: []Invariant[*uint64]{{Name: "NotCorner", Holds: corner}}}
+		want := check(t, m, Options[uint64]{Workers: workers, Continue: true, Invariants: []Invariant[uint64]{{Name: "NotCorner", Holds: func(x uint64) bool { return corner(&x) }}}})
+		got := checkBoxed(t, keeping{boxed{m}}, opt)
+		if got.Verdict != want.Verdict || got.Stats.Generated != want.Generated || got.Distinct != want.Distinct || len(got.Violations) != len(want.Violations) {
+			t.Errorf("workers %d: kept %v %+v %d violations, by value %v %+v %d", workers, got.Verdict, got.Stats, len(got.Violations), want.Verdict, want.Stats, len(want.Violations))
+		}
+		if bad := checkBoxed(t, boxed{m}, opt); bad.Verdict == want.Verdict {
+			t.Errorf("workers %d: without Keep the invariant is checked on the scribbled cell, yet the verdict is %v", workers, bad.Verdict)
+		}
+	}
+}
+
+func checkBoxed(t *testing.T, m Model[*uint64, string], opt Options[*uint64]) *Result[*uint64, string] {
+	t.Helper()
+	res, err := Check[*uint64, string](context.Background(), m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
