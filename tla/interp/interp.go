@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/tla/eval"
 	"github.com/resumecontract/resumecheck/tla/syntax"
 	"github.com/resumecontract/resumecheck/tlaspec"
@@ -37,6 +38,9 @@ type State struct {
 	ids    []uint32
 	parent []eval.Value
 	pids   []uint32
+	// w, in the engine's successor slot (NextInPlace), is that worker's
+	// walker: the callback NextLabelled calls, made once.
+	w *walker
 }
 
 // StateOf is the state with these values, in VARIABLES order.
@@ -206,6 +210,81 @@ func (sp *Spec) Next(s State, emit func(Label, State)) {
 	if err != nil {
 		sp.fail(err)
 	}
+}
+
+// NextInPlace is Next for the engine (engine.InPlace): each successor
+// is built in *t, its values the evaluator's buffer (valid until emit
+// returns: the engine copies what it keeps with Keep) and its numbers
+// *t's own, so that a successor costs no allocation.
+func (sp *Spec) NextInPlace(s State, t *State, emit func(Label)) {
+	if sp.err.Load() != nil {
+		return
+	}
+	w := t.w
+	if w == nil {
+		w = &walker{t: t}
+		w.fn = w.step
+		t.w = w
+	}
+	w.emit = emit
+	w.parent, w.pids = nil, s.ids
+	if s.ids != nil {
+		w.parent = s.Vals
+	}
+	err := sp.M.NextLabelled(s.Vals, w.fn)
+	w.emit, w.parent, w.pids = nil, nil, nil
+	if err != nil {
+		sp.fail(err)
+	}
+}
+
+// walker is a worker's successor slot and the callback that fills it.
+type walker struct {
+	t      *State
+	emit   func(Label)
+	parent []eval.Value
+	pids   []uint32
+	fn     func(act int, args []eval.Value, next []eval.Value)
+}
+
+func (w *walker) step(act int, args []eval.Value, next []eval.Value) {
+	t := w.t
+	if cap(t.ids) < len(next) {
+		_, t.ids = stateSlices(len(next))
+	}
+	ids := t.ids[:len(next)]
+	t.Vals, t.ids, t.parent, t.pids = next, ids, w.parent, w.pids
+	parent, pids := w.parent, w.pids
+	for i, v := range next {
+		if pids != nil && v == parent[i] {
+			// The same value as the parent's: the same number (Next).
+			ids[i] = pids[i]
+		} else {
+			ids[i] = eval.NoID
+		}
+	}
+	w.emit(Label{Act: act, Args: args})
+}
+
+// EncodeFrom is Encode(dst, *s) (engine.InPlace).
+func (sp *Spec) EncodeFrom(dst []byte, s *State) { sp.Encode(dst, *s) }
+
+// Keep copies the successor in *src (NextInPlace's, whose values are the
+// evaluator's buffer) to *dst, in *dst's own storage when it has room
+// (engine.Keeper).
+func (sp *Spec) Keep(dst, src *State) {
+	n := len(src.Vals)
+	if cap(dst.Vals) < n || cap(dst.ids) < n {
+		dst.Vals, dst.ids = stateSlices(n)
+	}
+	dst.Vals, dst.ids = dst.Vals[:n], dst.ids[:n]
+	copy(dst.Vals, src.Vals)
+	if src.ids != nil {
+		copy(dst.ids, src.ids)
+	} else {
+		dst.ids = nil
+	}
+	dst.parent, dst.pids = src.parent, src.pids
 }
 
 // Constraint is the conjunction of the cfg's CONSTRAINTs (nil for none):
@@ -433,4 +512,8 @@ func (sp *Spec) ParseLabel(text string) (Label, error) {
 	return Label{}, errors.New("no action " + text)
 }
 
-var _ tlaspec.Spec[State, Label] = (*Spec)(nil)
+var (
+	_ tlaspec.Spec[State, Label]   = (*Spec)(nil)
+	_ engine.InPlace[State, Label] = (*Spec)(nil)
+	_ engine.Keeper[State]         = (*Spec)(nil)
+)
