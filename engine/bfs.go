@@ -573,6 +573,10 @@ type worker[S, L any] struct {
 	// keep copies a successor to keep into bst, when the model says how
 	// (Keeper).
 	keep Keeper[S]
+	// dec decodes the state explored into cur, when the model says how
+	// (Decoder).
+	dec Decoder[S]
+	cur *S
 
 	// The state being explored: its encoding (at enc in the chunk's
 	// buffer buf: no pointer is written per state), its id, and where it
@@ -616,6 +620,9 @@ func newWorker[S, L any](s *search[S, L]) *worker[S, L] {
 	if ip, ok := s.m.(InPlace[S, L]); ok {
 		w.step = ip
 		w.keep, _ = s.m.(Keeper[S])
+		if w.dec, _ = s.m.(Decoder[S]); w.dec != nil {
+			w.cur = new(S)
+		}
 	} else {
 		w.step = newByValue(s.m)
 	}
@@ -735,7 +742,13 @@ func (w *worker[S, L]) explore(k int) error {
 		w.enc = i * s.width
 		w.parentID = c.base + uint64(i)
 		w.ord, w.moved = 0, false
-		st := s.m.Decode(enc)
+		var st S
+		if w.dec != nil {
+			w.dec.DecodeInto(w.cur, enc)
+			st = *w.cur
+		} else {
+			st = s.m.Decode(enc)
+		}
 		if s.live != nil {
 			w.goal = s.live.Goal(st)
 			switch {

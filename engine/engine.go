@@ -79,6 +79,18 @@ type Keeper[S any] interface {
 	Keep(dst, src *S)
 }
 
+// Decoder is what a model may also offer to decode the states it
+// explores into storage it reuses: the engine explores each state it
+// decodes before it decodes the next, and keeps none of them, so a
+// worker decodes into one slot of its own.
+type Decoder[S any] interface {
+	// DecodeInto is Decode(src) written to *dst, which holds a state
+	// DecodeInto wrote before and the engine no longer needs: the model
+	// may reuse its storage. Only an InPlace model's is used (what
+	// NextInPlace builds must not refer to its parent's storage).
+	DecodeInto(dst *S, src []byte)
+}
+
 // Invariant is a named state predicate.
 type Invariant[S any] struct {
 	Name  string

@@ -173,8 +173,24 @@ func (keeping) Keep(dst, src **uint64) {
 	**dst = **src
 }
 
+// decoding is keeping with Decoder: it decodes into the cell it was
+// given, and counts the calls.
+type decoding struct {
+	keeping
+	calls *atomic.Uint64
+}
+
+func (d decoding) DecodeInto(dst **uint64, src []byte) {
+	if *dst == nil {
+		*dst = new(uint64)
+	}
+	**dst = binary.LittleEndian.Uint64(src)
+	d.calls.Add(1)
+}
+
 // TestKeeper checks that a model whose successors live in storage it
-// reuses (boxed) is explored as by value once it offers Keeper, and that
+// reuses (boxed) is explored as by value once it offers Keeper (and
+// Decoder, whose slot the engine must use), and that
 // without it the engine checks the invariants on what the model wrote
 // over them: the test would catch an engine that did not call Keep.
 func TestKeeper(t *testing.T) {
@@ -187,6 +203,14 @@ func TestKeeper(t *testing.T) {
 		got := checkBoxed(t, keeping{boxed{m}}, opt)
 		if got.Verdict != want.Verdict || got.Stats.Generated != want.Generated || got.Distinct != want.Distinct || len(got.Violations) != len(want.Violations) {
 			t.Errorf("workers %d: kept %v %+v %d violations, by value %v %+v %d", workers, got.Verdict, got.Stats, len(got.Violations), want.Verdict, want.Stats, len(want.Violations))
+		}
+		d := decoding{keeping{boxed{m}}, new(atomic.Uint64)}
+		got = checkBoxed(t, d, opt)
+		if got.Verdict != want.Verdict || got.Stats.Generated != want.Generated || got.Distinct != want.Distinct || len(got.Violations) != len(want.Violations) {
+			t.Errorf("workers %d: decoded in place %v %+v %d violations, by value %v %+v %d", workers, got.Verdict, got.Stats, len(got.Violations), want.Verdict, want.Stats, len(want.Violations))
+		}
+		if d.calls.Load() < want.Distinct-1 {
+			t.Errorf("workers %d: %d states decoded in place, want %d", workers, d.calls.Load(), want.Distinct)
 		}
 		if bad := checkBoxed(t, boxed{m}, opt); bad.Verdict == want.Verdict {
 			t.Errorf("workers %d: without Keep the invariant is checked on the scribbled cell, yet the verdict is %v", workers, bad.Verdict)

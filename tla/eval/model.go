@@ -1231,6 +1231,19 @@ func (s *idSet) add(id uint32) {
 // known): a conjunct of one variable whose value the memo knows it holds
 // for is skipped too, and one found to hold is remembered.
 func (m *Model) ViolatedSince(state, parent []Value, ids []uint32, memo *Memo, open uint64) (bad uint64, err error) {
+	changed := make([]uint64, (len(state)+63)/64)
+	for i := range state {
+		if state[i] != parent[i] {
+			changed[i/64] |= 1 << (i % 64)
+		}
+	}
+	return m.ViolatedChanged(state, changed, ids, memo, open)
+}
+
+// ViolatedChanged is ViolatedSince told which variables the step changed
+// rather than the parent's values: bit i%64 of changed[i/64] for variable
+// i (a successor built in place knows it once its parent is gone).
+func (m *Model) ViolatedChanged(state []Value, changed []uint64, ids []uint32, memo *Memo, open uint64) (bad uint64, err error) {
 	k := m.ctx()
 	defer m.release(k)
 	k.cur = state
@@ -1251,14 +1264,14 @@ func (m *Model) ViolatedSince(state, parent []Value, ids []uint32, memo *Memo, o
 				var learn *idSet
 				id := NoID
 				if !q.all {
-					changed := false
+					touched := false
 					for _, v := range q.vars {
-						if state[v] != parent[v] {
-							changed = true
+						if changed[v/64]&(1<<(v%64)) != 0 {
+							touched = true
 							break
 						}
 					}
-					if !changed {
+					if !touched {
 						continue parts
 					}
 					if memo != nil && ids != nil {

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/resumecontract/resumecheck/tla/eval"
@@ -70,7 +71,7 @@ func TestNextInPlaceIsNext(t *testing.T) {
 				return false
 			}
 		}
-		return len(a.Vals) == len(b.Vals)
+		return len(a.Vals) == len(b.Vals) && slices.Equal(a.changed, b.changed)
 	}
 	differ := 0
 	for i, w := range want {

@@ -30,14 +30,13 @@ import (
 // when set, are the values' numbers in the interning table where known
 // (eval.NoID elsewhere): all of a decoded state's; a successor's start
 // as its parent's for the values that are the parent's, and Encode fills
-// in the others, for the invariants' memo (Violated). parent and pids are
-// the values and numbers of the decoded state a successor comes from.
-// A successor's values and numbers are one allocation.
+// in the others, for the invariants' memo (Violated). changed, set on a
+// successor of a decoded state only, marks the variables whose values
+// are not the parent's (bit i%64 of word i/64).
 type State struct {
-	Vals   []eval.Value
-	ids    []uint32
-	parent []eval.Value
-	pids   []uint32
+	Vals    []eval.Value
+	ids     []uint32
+	changed []uint64
 	// w, in the engine's successor slot (NextInPlace), is that worker's
 	// walker: the callback NextLabelled calls, made once.
 	w *walker
@@ -156,10 +155,10 @@ func (sp *Spec) Violated() func(State, uint64) uint64 {
 	return func(s State, open uint64) uint64 {
 		var bad uint64
 		var err error
-		if s.pids != nil {
+		if s.changed != nil {
 			// A successor of a state the engine stored, so checked: what
 			// it left unchanged still satisfies what it satisfied.
-			bad, err = sp.M.ViolatedSince(s.Vals, s.parent, s.ids, sp.memo, open)
+			bad, err = sp.M.ViolatedChanged(s.Vals, s.changed, s.ids, sp.memo, open)
 		} else {
 			bad, err = sp.M.Violated(s.Vals, open)
 		}
@@ -186,29 +185,46 @@ func (sp *Spec) Next(s State, emit func(Label, State)) {
 	if sp.err.Load() != nil {
 		return
 	}
-	// The closure captures the parent's two slices only, not the whole
-	// State: it is allocated for every state explored.
-	var parent []eval.Value
-	pids := s.ids
-	if pids != nil {
-		parent = s.Vals
-	}
 	err := sp.M.NextLabelled(s.Vals, func(act int, args []eval.Value, next []eval.Value) {
-		vals, ids := stateSlices(len(next))
-		copy(vals, next)
-		for i, v := range vals {
-			if pids != nil && v == parent[i] {
-				// The same value as the parent's (an UNCHANGED variable,
-				// or one its action left alone): the same number.
-				ids[i] = pids[i]
-			} else {
-				ids[i] = eval.NoID
-			}
+		var t State
+		t.Vals, t.ids = stateSlices(len(next))
+		copy(t.Vals, next)
+		if s.ids != nil {
+			t.changed = make([]uint64, words(len(next)))
 		}
-		emit(Label{Act: act, Args: args}, State{Vals: vals, ids: ids, parent: parent, pids: pids})
+		since(&t, s)
+		emit(Label{Act: act, Args: args}, t)
 	})
 	if err != nil {
 		sp.fail(err)
+	}
+}
+
+// words is the length of a changed bitset for n variables.
+func words(n int) int { return (n + 63) / 64 }
+
+// since fills in t's numbers and changed bits from its parent s: a
+// value that is the parent's (an UNCHANGED variable, or one its action
+// left alone) has the parent's number; the others are not known yet
+// (Encode finds them). Without the parent's numbers (a state not
+// decoded) nothing is known and t.changed is left nil.
+func since(t *State, s State) {
+	ids := t.ids
+	if s.ids == nil {
+		for i := range ids {
+			ids[i] = eval.NoID
+		}
+		t.changed = nil
+		return
+	}
+	clear(t.changed)
+	for i, v := range t.Vals {
+		if v == s.Vals[i] {
+			ids[i] = s.ids[i]
+		} else {
+			ids[i] = eval.NoID
+			t.changed[i/64] |= 1 << (i % 64)
+		}
 	}
 }
 
@@ -226,13 +242,9 @@ func (sp *Spec) NextInPlace(s State, t *State, emit func(Label)) {
 		w.fn = w.step
 		t.w = w
 	}
-	w.emit = emit
-	w.parent, w.pids = nil, s.ids
-	if s.ids != nil {
-		w.parent = s.Vals
-	}
+	w.emit, w.parent = emit, s
 	err := sp.M.NextLabelled(s.Vals, w.fn)
-	w.emit, w.parent, w.pids = nil, nil, nil
+	w.emit, w.parent = nil, State{}
 	if err != nil {
 		sp.fail(err)
 	}
@@ -242,27 +254,23 @@ func (sp *Spec) NextInPlace(s State, t *State, emit func(Label)) {
 type walker struct {
 	t      *State
 	emit   func(Label)
-	parent []eval.Value
-	pids   []uint32
+	parent State
 	fn     func(act int, args []eval.Value, next []eval.Value)
+	// changed is the slot's changed bitset, kept while t.changed is nil.
+	changed []uint64
 }
 
 func (w *walker) step(act int, args []eval.Value, next []eval.Value) {
 	t := w.t
-	if cap(t.ids) < len(next) {
-		_, t.ids = stateSlices(len(next))
+	n := len(next)
+	if cap(t.ids) < n {
+		_, t.ids = stateSlices(n)
 	}
-	ids := t.ids[:len(next)]
-	t.Vals, t.ids, t.parent, t.pids = next, ids, w.parent, w.pids
-	parent, pids := w.parent, w.pids
-	for i, v := range next {
-		if pids != nil && v == parent[i] {
-			// The same value as the parent's: the same number (Next).
-			ids[i] = pids[i]
-		} else {
-			ids[i] = eval.NoID
-		}
+	if cap(w.changed) < words(n) {
+		w.changed = make([]uint64, words(n))
 	}
+	t.Vals, t.ids, t.changed = next, t.ids[:n], w.changed[:words(n)]
+	since(t, w.parent)
 	w.emit(Label{Act: act, Args: args})
 }
 
@@ -284,7 +292,15 @@ func (sp *Spec) Keep(dst, src *State) {
 	} else {
 		dst.ids = nil
 	}
-	dst.parent, dst.pids = src.parent, src.pids
+	if src.changed == nil {
+		dst.changed = nil
+		return
+	}
+	if cap(dst.changed) < len(src.changed) {
+		dst.changed = make([]uint64, len(src.changed))
+	}
+	dst.changed = dst.changed[:len(src.changed)]
+	copy(dst.changed, src.changed)
 }
 
 // Constraint is the conjunction of the cfg's CONSTRAINTs (nil for none):
@@ -338,15 +354,25 @@ func (sp *Spec) Encode(dst []byte, s State) {
 
 // Decode reads the values back.
 func (sp *Spec) Decode(src []byte) State {
-	n := len(sp.M.Variables)
 	var s State
-	s.Vals, s.ids = stateSlices(n)
+	sp.DecodeInto(&s, src)
+	return s
+}
+
+// DecodeInto is Decode into *dst's storage when it has room
+// (engine.Decoder): a successor NextInPlace builds refers to none of its
+// parent's.
+func (sp *Spec) DecodeInto(dst *State, src []byte) {
+	n := len(sp.M.Variables)
+	if cap(dst.Vals) < n || cap(dst.ids) < n {
+		dst.Vals, dst.ids = stateSlices(n)
+	}
+	dst.Vals, dst.ids, dst.changed = dst.Vals[:n], dst.ids[:n], nil
 	for i := range n {
 		id := binary.LittleEndian.Uint32(src[4*i:])
-		s.ids[i] = id
-		s.Vals[i] = sp.in.value(id)
+		dst.ids[i] = id
+		dst.Vals[i] = sp.in.value(id)
 	}
-	return s
 }
 
 // stateBlock is a decoded state's values and numbers, allocated together
@@ -516,4 +542,5 @@ var (
 	_ tlaspec.Spec[State, Label]   = (*Spec)(nil)
 	_ engine.InPlace[State, Label] = (*Spec)(nil)
 	_ engine.Keeper[State]         = (*Spec)(nil)
+	_ engine.Decoder[State]        = (*Spec)(nil)
 )
