@@ -181,6 +181,9 @@ func init() {
 		"Seq": {f1: func(a Value) Value { checkSet(a); return &SeqSet{Elem: a} }},
 		"Len": {f1: func(a Value) Value { return Int(len(asSeq(a).Elems)) }},
 		"Append": {f2: func(a, b Value) Value {
+			if s, ok := a.(*Seq); ok {
+				return appendSeq(s, b)
+			}
 			s := asSeq(a)
 			t := newSeq(len(s.Elems) + 1)
 			copy(t.Elems, s.Elems)

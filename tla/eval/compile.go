@@ -1113,9 +1113,18 @@ func (cc *compiler) tuple(x *syntax.Tuple, c cs) cexpr {
 	for i, e := range x.Elems {
 		elems[i] = cc.expr(e, c)
 	}
+	cache := new(reuse[Seq])
 	return fold(func(k *ctx) Value {
 		if len(elems) == 0 {
 			return emptySeq
+		}
+		if len(elems) <= maxReused {
+			var buf [maxReused]Value
+			vs := buf[:len(elems)]
+			for i, e := range elems {
+				vs[i] = e.fn(k)
+			}
+			return reusedSeq(cache, vs)
 		}
 		t := newSeq(len(elems))
 		for i, e := range elems {
@@ -1351,7 +1360,16 @@ func (cc *compiler) record(x *syntax.Record, c cs) cexpr {
 			cc.errorf(c.sc, x.Pos, "the record names the field %s twice", sorted[i])
 		}
 	}
+	cache := new(reuse[Rcd])
 	return fold(func(k *ctx) Value {
+		if len(fns) <= maxReused {
+			var buf [maxReused]Value
+			vs := buf[:len(fns)]
+			for i, f := range fns {
+				vs[i] = f(k)
+			}
+			return reusedRcd(cache, sorted, vs)
+		}
 		r := newRcd(sorted)
 		for i, f := range fns {
 			r.Vals[i] = f(k)
@@ -1457,10 +1475,7 @@ func exceptAt(f Value, keys []Value, upd func(Value) Value, file string, pos syn
 	}
 	switch g := f.(type) {
 	case *Seq:
-		t := newSeq(len(g.Elems))
-		copy(t.Elems, g.Elems)
-		t.Elems[keys[0].(Int)-1] = nv
-		return t
+		return exceptSeq(g, keys[0].(Int), nv)
 	case *Rcd:
 		i, _ := slices.BinarySearch(g.Names, string(keys[0].(Str)))
 		r := newRcd(g.Names)
