@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"encoding/binary"
 	"slices"
 	"testing"
 
@@ -9,7 +10,9 @@ import (
 
 // TestNextInPlaceIsNext explores R8-small breadth-first to a few
 // thousand states and checks that NextInPlace (what the engine explores)
-// emits what Next emits, in order, with the same numbers known, and that
+// emits what Next emits, in order, with the same numbers known, encoded
+// through the worker's cache as without it (checked by making
+// walker.id trust any cached entry: this test fails), and that
 // the copies Keep makes still hold them once the next state is explored;
 // and that plain copies of the slot do not (the evaluator's buffer
 // changes under them), so that the check would catch a Keep that copied
@@ -29,6 +32,14 @@ func TestNextInPlaceIsNext(t *testing.T) {
 		s State
 	}
 	var slot State
+	cached, plainEnc := make([]byte, sp.Width()), make([]byte, sp.Width())
+	ids := func(b []byte) []uint32 {
+		var out []uint32
+		for i := 0; i < len(b); i += 4 {
+			out = append(out, binary.LittleEndian.Uint32(b[i:]))
+		}
+		return out
+	}
 	var kept, plain []State
 	var want []succ
 	for n := 0; len(queue) > 0 && n < 3000; n++ {
@@ -39,6 +50,16 @@ func TestNextInPlaceIsNext(t *testing.T) {
 			want = append(want, succ{l, x})
 		})
 		sp.NextInPlace(s, &slot, func(l Label) {
+			// Encoded through the worker's cache of numbers by address,
+			// then without it: the same numbers.
+			sp.EncodeFrom(cached, &slot)
+			if !slices.Equal(slot.ids, ids(cached)) {
+				t.Fatalf("%v: EncodeFrom recorded numbers %v, wrote %v", sp.Vars(slot), slot.ids, ids(cached))
+			}
+			sp.Encode(plainEnc, State{Vals: slot.Vals})
+			if string(cached) != string(plainEnc) {
+				t.Fatalf("%v: encoded %x through the cache, %x without", sp.Vars(slot), cached, plainEnc)
+			}
 			got = append(got, succ{l, slot})
 			var k State
 			sp.Keep(&k, &slot)

@@ -237,8 +237,8 @@ func (sp *Spec) NextInPlace(s State, t *State, emit func(Label)) {
 		return
 	}
 	w := t.w
-	if w == nil {
-		w = &walker{t: t}
+	if w == nil || w.sp != sp {
+		w = &walker{t: t, sp: sp}
 		w.fn = w.step
 		t.w = w
 	}
@@ -252,12 +252,60 @@ func (sp *Spec) NextInPlace(s State, t *State, emit func(Label)) {
 
 // walker is a worker's successor slot and the callback that fills it.
 type walker struct {
+	sp     *Spec
 	t      *State
 	emit   func(Label)
 	parent State
 	fn     func(act int, args []eval.Value, next []eval.Value)
 	// changed is the slot's changed bitset, kept while t.changed is nil.
 	changed []uint64
+	// known caches the numbers of compound values this worker interned,
+	// by their address: eval hands back the same sequence for the same
+	// Append or EXCEPT of the same (shared) value, so a successor's new
+	// value is often one met before, and its number costs no encoding.
+	known [knownSlots]known
+}
+
+// knownSlots is the size of a walker's cache of numbers by address.
+const (
+	knownBits  = 12
+	knownSlots = 1 << knownBits
+)
+
+type known struct {
+	p  unsafe.Pointer
+	id uint32
+}
+
+// addr is the address of v when it is a compound value (held by
+// pointer, so that the same address is the same value), nil otherwise.
+func addr(v eval.Value) unsafe.Pointer {
+	switch x := v.(type) {
+	case *eval.Seq:
+		return unsafe.Pointer(x)
+	case *eval.Rcd:
+		return unsafe.Pointer(x)
+	case *eval.Fcn:
+		return unsafe.Pointer(x)
+	case *eval.Set:
+		return unsafe.Pointer(x)
+	}
+	return nil
+}
+
+// id is sp.in.id(v) through the cache.
+func (w *walker) id(v eval.Value, buf []byte) (uint32, []byte) {
+	p := addr(v)
+	if p == nil {
+		return w.sp.in.id(v, buf)
+	}
+	e := &w.known[(uint64(uintptr(p))>>4*0x9E3779B97F4A7C15)>>(64-knownBits)]
+	if e.p == p {
+		return e.id, buf
+	}
+	id, buf := w.sp.in.id(v, buf)
+	e.p, e.id = p, id
+	return id, buf
 }
 
 func (w *walker) step(act int, args []eval.Value, next []eval.Value) {
@@ -274,8 +322,15 @@ func (w *walker) step(act int, args []eval.Value, next []eval.Value) {
 	w.emit(Label{Act: act, Args: args})
 }
 
-// EncodeFrom is Encode(dst, *s) (engine.InPlace).
-func (sp *Spec) EncodeFrom(dst []byte, s *State) { sp.Encode(dst, *s) }
+// EncodeFrom is Encode(dst, *s) (engine.InPlace), through the worker's
+// cache of numbers when *s is its slot.
+func (sp *Spec) EncodeFrom(dst []byte, s *State) {
+	if s.w == nil || s.w.sp != sp {
+		sp.Encode(dst, *s)
+		return
+	}
+	sp.encode(dst, *s, s.w)
+}
 
 // Keep copies the successor in *src (NextInPlace's, whose values are the
 // evaluator's buffer) to *dst, in *dst's own storage when it has room
@@ -324,7 +379,10 @@ func (sp *Spec) Constraint() func(State) bool {
 func (sp *Spec) Width() int { return max(1, 4*len(sp.M.Variables)) }
 
 // Encode writes each variable's value number.
-func (sp *Spec) Encode(dst []byte, s State) {
+func (sp *Spec) Encode(dst []byte, s State) { sp.encode(dst, s, nil) }
+
+// encode is Encode, through w's cache of numbers when w is not nil.
+func (sp *Spec) encode(dst []byte, s State, w *walker) {
 	if len(s.Vals) == 0 {
 		dst[0] = 0
 		return
@@ -339,7 +397,11 @@ func (sp *Spec) Encode(dst []byte, s State) {
 			if bp == nil {
 				bp = sp.bufs.Get().(*[]byte)
 			}
-			id, *bp = sp.in.id(v, *bp)
+			if w != nil {
+				id, *bp = w.id(v, *bp)
+			} else {
+				id, *bp = sp.in.id(v, *bp)
+			}
 			if s.ids != nil {
 				// Kept for the invariants' memo (Violated).
 				s.ids[i] = id
