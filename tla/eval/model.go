@@ -104,6 +104,10 @@ type predPart struct {
 	fn   func(k *ctx) bool
 	vars []int
 	all  bool
+	// mask is vars as bits, when they are all below 64 (wide otherwise):
+	// ViolatedChanged tests it against the step's changed bits at once.
+	mask uint64
+	wide bool
 }
 
 // ActionPred is a compiled predicate of two states (an action constraint).
@@ -745,6 +749,12 @@ func (b *builder) invariant(name string, pos syntax.Pos, c cs) Pred {
 		ce := cc.expr(e, c.with(sc))
 		cc.trackers = cc.trackers[:len(cc.trackers)-1]
 		part := predPart{vars: slices.Compact(slices.Sorted(slices.Values(t.vars))), all: t.all}
+		for _, v := range part.vars {
+			if v >= 64 {
+				part.wide = true
+			}
+			part.mask |= 1 << (v % 64)
+		}
 		file := sc.file
 		if bv, ok := ce.k.(Bool); ok {
 			part.fn = func(*ctx) bool { return bool(bv) }
@@ -1264,12 +1274,16 @@ func (m *Model) ViolatedChanged(state []Value, changed []uint64, ids []uint32, m
 				var learn *idSet
 				id := NoID
 				if !q.all {
-					touched := false
-					for _, v := range q.vars {
-						if changed[v/64]&(1<<(v%64)) != 0 {
-							touched = true
-							break
+					var touched bool
+					if q.wide {
+						for _, v := range q.vars {
+							if changed[v/64]&(1<<(v%64)) != 0 {
+								touched = true
+								break
+							}
 						}
+					} else {
+						touched = q.mask != 0 && changed[0]&q.mask != 0
 					}
 					if !touched {
 						continue parts

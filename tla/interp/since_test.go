@@ -2,6 +2,7 @@ package interp
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,4 +306,44 @@ func TestViolatedSinceExamples(t *testing.T) {
 		}
 	}
 	t.Logf("%d models compared", compared)
+}
+
+// TestViolatedSinceWide: a spec of 70 variables, whose conjuncts read
+// variables past the first 64 (the changed bits' second word) alone or
+// with one of the first: the violations a full evaluation finds are
+// found, and a wrong parent is caught (and so is a mask that folded
+// the second word onto the first: checked by never marking a part
+// wide).
+func TestViolatedSinceWide(t *testing.T) {
+	const n = 70
+	var names []string
+	for i := range n {
+		names = append(names, fmt.Sprintf("v%d", i))
+	}
+	step := func(i int) string {
+		var others []string
+		for j, name := range names {
+			if j != i {
+				others = append(others, name)
+			}
+		}
+		return fmt.Sprintf("    \\/ /\\ v%d < 3 /\\ v%d' = v%d + 1 /\\ UNCHANGED <<%s>>\n", i, i, i, strings.Join(others, ", "))
+	}
+	text := "---- MODULE Wide ----\nEXTENDS Naturals\nVARIABLES " + strings.Join(names, ", ") + "\n" +
+		"Init == " + strings.Join(names, " = 0 /\\ ") + " = 0\n" +
+		"Next ==\n" + step(1) + step(65) + step(69) +
+		"Inv == /\\ v65 < 2\n       /\\ v1 + v69 < 4\n       /\\ v2 = 0\n====\n"
+	dir := t.TempDir()
+	for file, body := range map[string]string{"Wide.tla": text, "Wide.cfg": "INIT Init\nNEXT Next\nINVARIANT Inv\n"} {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sp := load(t, filepath.Join(dir, "Wide.tla"), filepath.Join(dir, "Wide.cfg"))
+	if d := sinceDisagreements(t, sp, 1000, honest); d != "" {
+		t.Error(d)
+	}
+	if d := sinceDisagreements(t, sp, 1000, lieParent); d == "" {
+		t.Error("a wrong parent went unnoticed")
+	}
 }
