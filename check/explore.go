@@ -21,8 +21,10 @@ type exploreOptions[S any] struct {
 	symmetry  string
 	// fill, when set, adds a spec's own data to each counterexample state.
 	fill func(S, *TraceState)
-	// constraint, when set, is the cfg's CONSTRAINT (engine.Options).
-	constraint func(S) bool
+	// constraint and actionConstraint, when set, are the cfg's
+	// CONSTRAINT and ACTION_CONSTRAINT (engine.Options).
+	constraint       func(S) bool
+	actionConstraint func(from, to S) bool
 }
 
 // explore runs the engine on any spec of the seam and reports in TLC's
@@ -30,17 +32,18 @@ type exploreOptions[S any] struct {
 // (examples/), so that what a report says does not depend on the spec.
 func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report, xo exploreOptions[S], opt RunOptions) (*Report, error) {
 	eopt := engine.Options[S]{
-		CheckDeadlock: xo.deadlock,
-		Continue:      opt.Continue,
-		Workers:       opt.Workers,
-		MemoryBudget:  opt.MemoryBudget,
-		SpillDir:      opt.SpillDir,
-		Progress:      opt.Progress,
-		ProgressEvery: opt.ProgressEvery,
-		AllHold:       xo.allHold,
-		Violated:      xo.violated,
-		Canonical:     xo.canonical,
-		Constraint:    xo.constraint,
+		CheckDeadlock:    xo.deadlock,
+		Continue:         opt.Continue,
+		Workers:          opt.Workers,
+		MemoryBudget:     opt.MemoryBudget,
+		SpillDir:         opt.SpillDir,
+		Progress:         opt.Progress,
+		ProgressEvery:    opt.ProgressEvery,
+		AllHold:          xo.allHold,
+		Violated:         xo.violated,
+		Canonical:        xo.canonical,
+		Constraint:       xo.constraint,
+		ActionConstraint: xo.actionConstraint,
 	}
 	rep.Symmetry = xo.symmetry
 	var live *tlaspec.Property[S]

@@ -72,9 +72,6 @@ func FromConfigInterpreted(cfg *tlacfg.Config, specPath string, lib ...string) (
 				cfg.Path, cfg.Line(section, names[0]), section, names[0])
 		}
 	}
-	if names := cfg.Other["ACTION_CONSTRAINTS"]; len(names) > 0 {
-		return nil, inputf("%s:%d: not supported: ACTION_CONSTRAINT %s", cfg.Path, cfg.Line("ACTION_CONSTRAINTS", names[0]), names[0])
-	}
 	sp, err := interp.Load(specPath, append([]string{filepath.Dir(cfg.Path)}, lib...), interp.Config(cfg))
 	if err != nil {
 		return nil, interpError(err)
@@ -121,8 +118,9 @@ func (j *Job) runInterpreted(ctx context.Context, opt RunOptions) (*Report, erro
 	xo := exploreOptions[interp.State]{
 		deadlock: j.CheckDeadlock, fair: j.Fair,
 		canonical: sp.Canonical(), symmetry: j.Symmetry,
-		constraint: sp.Constraint(),
-		violated:   sp.Violated(),
+		constraint:       sp.Constraint(),
+		actionConstraint: sp.ActionConstraint(),
+		violated:         sp.Violated(),
 	}
 	rep, err := explore(ctx, sp, rep, xo, opt)
 	if serr := sp.Err(); serr != nil {
@@ -175,7 +173,7 @@ func (j *Job) checkTemporal(ctx context.Context, rep *Report, opt RunOptions) er
 		}
 		return nil
 	}
-	results, err := sp.CheckTemporal(ctx, sp.Constraint(), opt.Continue)
+	results, err := sp.CheckTemporal(ctx, sp.Constraint(), sp.ActionConstraint(), opt.Continue)
 	if err != nil {
 		if ctx.Err() != nil {
 			rep.Verdict = engine.Unknown.String()
@@ -222,11 +220,11 @@ func (j *Job) InterpretedAny() tlaspec.Any {
 }
 
 // interpStates calls fn with every reachable state of the interpreted
-// spec, as TLA+ values (constraints applied), breadth-first.
+// spec, as TLA+ values (constraints and action constraints applied),
+// breadth-first.
 func (j *Job) interpStates(ctx context.Context, fn func(tlavalue.State) error) error {
 	sp := j.interp
-	keep := sp.Constraint()
-	err := walk(ctx, constrained{sp, keep}, func(s interp.State) error { return fn(sp.Vars(s)) })
+	err := walk(ctx, constrained{sp, sp.Constraint(), sp.ActionConstraint()}, func(s interp.State) error { return fn(sp.Vars(s)) })
 	if serr := sp.Err(); serr != nil {
 		return serr
 	}
@@ -234,10 +232,12 @@ func (j *Job) interpStates(ctx context.Context, fn func(tlavalue.State) error) e
 }
 
 // constrained is an interpreted spec whose Init and Next leave out the
-// states outside the cfg's constraint (for walk).
+// states outside the cfg's constraint and the steps outside its action
+// constraint (for walk).
 type constrained struct {
 	*interp.Spec
-	keep func(interp.State) bool
+	keep     func(interp.State) bool
+	keepStep func(from, to interp.State) bool
 }
 
 func (c constrained) Init() []interp.State {
@@ -252,7 +252,7 @@ func (c constrained) Init() []interp.State {
 
 func (c constrained) Next(s interp.State, emit func(interp.Label, interp.State)) {
 	c.Spec.Next(s, func(l interp.Label, t interp.State) {
-		if c.keep == nil || c.keep(t) {
+		if (c.keep == nil || c.keep(t)) && (c.keepStep == nil || c.keepStep(s, t)) {
 			emit(l, t)
 		}
 	})

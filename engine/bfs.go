@@ -105,8 +105,8 @@ func (a cand) before(b cand) bool {
 
 // Check explores m from its initial states.
 func Check[S, L any](ctx context.Context, m Model[S, L], opt Options[S]) (*Result[S, L], error) {
-	if opt.Constraint != nil && opt.Liveness != nil {
-		return nil, errors.New("engine: a liveness property under a state constraint is not supported")
+	if (opt.Constraint != nil || opt.ActionConstraint != nil) && opt.Liveness != nil {
+		return nil, errors.New("engine: a liveness property under a state or action constraint is not supported")
 	}
 	start := time.Now()
 	res, err := checkOnce(ctx, m, opt, start)
@@ -590,6 +590,7 @@ type worker[S, L any] struct {
 	rank     uint64
 	moved    bool
 	layer    uint64 // the level's layer, under Options.Layer
+	cur      S      // the state decoded, for Options.ActionConstraint
 
 	batch  []pending
 	benc   []byte              // encodings of the batch
@@ -758,6 +759,7 @@ func (w *worker[S, L]) explore(k int) error {
 				w.rank = s.live.Rank(st)
 			}
 		}
+		w.cur = st
 		w.step.NextInPlace(st, w.t, w.emit)
 		if w.err != nil {
 			return w.err
@@ -806,7 +808,8 @@ func (w *worker[S, L]) successor() func(L) {
 			w.err = errTooMany
 			return
 		}
-		if s.opt.Constraint != nil && !s.opt.Constraint(*w.t) {
+		if (s.opt.Constraint != nil && !s.opt.Constraint(*w.t)) ||
+			(s.opt.ActionConstraint != nil && !s.opt.ActionConstraint(w.cur, *w.t)) {
 			w.excluded(ord)
 			return
 		}

@@ -149,6 +149,13 @@ type Options[S any] struct {
 	// but neither stored nor explored.
 	// Liveness is not defined under a constraint: set it without Liveness.
 	Constraint func(S) bool
+	// ActionConstraint, when set, is TLC's ACTION_CONSTRAINT: a step from
+	// a state to a successor for which it is false is counted as
+	// generated and the successor's invariants checked, but the successor
+	// is neither stored nor explored (from this step: another step may
+	// still reach it). The initial states have no step, so it does not
+	// apply to them. Like Constraint, it excludes Liveness.
+	ActionConstraint func(from, to S) bool
 	// CheckDeadlock reports a state without successors as a violation.
 	CheckDeadlock bool
 	// Layer, when set, claims that every step raises it by exactly one and

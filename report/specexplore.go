@@ -36,6 +36,9 @@ type SpecExploreOptions struct {
 	// Keep, when set, is the model's state constraint: a state it rejects
 	// is left out with the transitions to it (the cfg's CONSTRAINT).
 	Keep func(tlaspec.State) bool
+	// KeepStep, when set, is the model's action constraint: a transition
+	// it rejects is left out (the cfg's ACTION_CONSTRAINT).
+	KeepStep func(from, to tlaspec.State) bool
 	// Err, when set, is asked after the graph is explored: an evaluation
 	// error the spec met (the interpreter records them rather than stop).
 	Err func() error
@@ -146,7 +149,7 @@ func ExploreSpec(sp tlaspec.Any, opt SpecExploreOptions) (*Page, error) {
 		var es []edge
 		var err error
 		sp.Next(states[i], func(l tlaspec.Label, t tlaspec.State) {
-			if err != nil || !keep(t) {
+			if err != nil || !keep(t) || (opt.KeepStep != nil && !opt.KeepStep(states[i], t)) {
 				return
 			}
 			text := sp.Label(l)

@@ -162,6 +162,9 @@ func exploreSpec(cmd *cobra.Command, html, cfgPath, specPath, engine string, lib
 		if keep := ip.Constraint(); keep != nil {
 			opt.Keep = func(s tlaspec.State) bool { return keep(s.(interp.State)) }
 		}
+		if keep := ip.ActionConstraint(); keep != nil {
+			opt.KeepStep = func(s, t tlaspec.State) bool { return keep(s.(interp.State), t.(interp.State)) }
+		}
 	}
 	page, err := report.ExploreSpec(sp, opt)
 	switch {

@@ -530,12 +530,12 @@ func (b *builder) fairness(parts []unfolded, top *frame, m *Model) {
 // chooseLiveness decides who checks the temporal conjuncts. The engine's
 // fast path (Model.Liveness) takes the one form it decides on the fly:
 // a single property <>P, under no fairness or exactly WF_vars(Next), with
-// no CONSTRAINT. Anything else stays in Model.Temporal, with the spec's
+// no CONSTRAINT or ACTION_CONSTRAINT. Anything else stays in Model.Temporal, with the spec's
 // fairness compiled when some conjunct is a liveness one (not under
 // SYMMETRY: the reduced graph can hide a fair cycle).
 func (b *builder) chooseLiveness(m *Model, cfg *Config, fairNext bool, fairParts []unfolded, top *frame) {
 	if len(m.Temporal) == 1 && m.Temporal[0].Kind == TEventually && m.Temporal[0].Text == TEventually.String() && len(m.Temporal[0].Guard) == 0 &&
-		len(cfg.Constraints) == 0 && (len(fairParts) == 0 || fairNext) {
+		len(cfg.Constraints) == 0 && len(cfg.ActionConstraints) == 0 && (len(fairParts) == 0 || fairNext) {
 		p := *m.Temporal[0].P
 		m.Liveness, m.Fair, m.Temporal = &p, fairNext, nil
 		return

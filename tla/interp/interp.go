@@ -374,6 +374,29 @@ func (sp *Spec) Constraint() func(State) bool {
 	}
 }
 
+// ActionConstraint is the conjunction of the cfg's ACTION_CONSTRAINTs
+// (nil for none), a predicate of a step: a successor reached by a step
+// violating it is counted but not explored from that step, as TLC does
+// (Tool.isInActions).
+func (sp *Spec) ActionConstraint() func(from, to State) bool {
+	if len(sp.M.ActionConstraints) == 0 {
+		return nil
+	}
+	return func(s, t State) bool {
+		for i := range sp.M.ActionConstraints {
+			ok, err := sp.M.HoldsStep(&sp.M.ActionConstraints[i], s.Vals, t.Vals)
+			if err != nil {
+				sp.fail(err)
+				return true
+			}
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+}
+
 // Width is 4 bytes per variable (one byte for a spec without variables,
 // whose only state is the empty one: the engine needs a width).
 func (sp *Spec) Width() int { return max(1, 4*len(sp.M.Variables)) }

@@ -34,7 +34,7 @@ func check(t *testing.T, name, tla, cfg string) (*engine.Result[State, Label], *
 		}
 	}
 	res, err := engine.Check[State, Label](context.Background(), sp, engine.Options[State]{
-		Invariants: inv, Workers: 1, Constraint: sp.Constraint(), CheckDeadlock: c.DeadlockChecked()})
+		Invariants: inv, Workers: 1, Constraint: sp.Constraint(), ActionConstraint: sp.ActionConstraint(), CheckDeadlock: c.DeadlockChecked()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,8 +32,9 @@ type TemporalResult struct {
 }
 
 // Graph is the reachable state graph, as TLC builds it for liveness:
-// the states the CONSTRAINT keeps, their steps to kept states (a step to
-// itself is the stuttering step every state has anyway).
+// the states the CONSTRAINT keeps, their steps to kept states that the
+// ACTION_CONSTRAINT allows (a step to itself is the stuttering step every
+// state has anyway).
 type Graph struct {
 	live.Graph
 	width  int
@@ -46,12 +47,13 @@ func (g *Graph) state(sp *Spec, i int32) State {
 }
 
 // CheckTemporal decides the model's temporal conjuncts (Model.Temporal)
-// on the reachable graph, keep being the cfg's CONSTRAINT (nil for none).
+// on the reachable graph, keep being the cfg's CONSTRAINT and keepStep
+// its ACTION_CONSTRAINT (nil for none).
 // With all set it decides every property; otherwise it stops at the first
 // violated one. Each counterexample is checked before it is returned:
 // its steps replayed through Next, its loop closed, its fairness and the
 // property's negation evaluated afresh.
-func (sp *Spec) CheckTemporal(ctx context.Context, keep func(State) bool, all bool) ([]TemporalResult, error) {
+func (sp *Spec) CheckTemporal(ctx context.Context, keep func(State) bool, keepStep func(from, to State) bool, all bool) ([]TemporalResult, error) {
 	m := sp.M
 	var results []TemporalResult
 	index := map[string]int{}
@@ -128,7 +130,7 @@ func (sp *Spec) CheckTemporal(ctx context.Context, keep func(State) bool, all bo
 		}
 		return nil
 	}
-	g, err := sp.BuildGraph(ctx, inits, keep, onStep)
+	g, err := sp.BuildGraph(ctx, inits, keep, keepStep, onStep)
 	if err != nil {
 		return nil, err
 	}
@@ -188,8 +190,9 @@ func done(results []TemporalResult, all bool) bool {
 }
 
 // BuildGraph explores the states reachable from inits that keep allows,
-// breadth-first, calling onStep (when set) with every step generated.
-func (sp *Spec) BuildGraph(ctx context.Context, inits []State, keep func(State) bool, onStep func(g *Graph, from int32, fs State, l Label, t State) error) (*Graph, error) {
+// by the steps keepStep allows, breadth-first, calling onStep (when set)
+// with every step generated.
+func (sp *Spec) BuildGraph(ctx context.Context, inits []State, keep func(State) bool, keepStep func(from, to State) bool, onStep func(g *Graph, from int32, fs State, l Label, t State) error) (*Graph, error) {
 	w := sp.Width()
 	g := &Graph{width: w}
 	g.Start = []int32{0}
@@ -240,7 +243,7 @@ func (sp *Spec) BuildGraph(ctx context.Context, inits []State, keep func(State) 
 					return
 				}
 			}
-			if keep != nil && !keep(t) {
+			if (keep != nil && !keep(t)) || (keepStep != nil && !keepStep(s, t)) {
 				return
 			}
 			var j int32

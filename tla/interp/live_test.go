@@ -27,7 +27,7 @@ func loadScenario(t *testing.T, name string) *interp.Spec {
 
 func violated(t *testing.T, sp *interp.Spec) bool {
 	t.Helper()
-	res, err := sp.CheckTemporal(context.Background(), sp.Constraint(), true)
+	res, err := sp.CheckTemporal(context.Background(), sp.Constraint(), sp.ActionConstraint(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,5 +91,19 @@ func TestGuardMatters(t *testing.T) {
 	}
 	if !violated(t, sp) {
 		t.Error("live-guard: holds without its guards: the guards are not what decides")
+	}
+}
+
+// The action constraint decides which steps the liveness graph has:
+// dropped on purpose, the cycle of resets of live-action-constraint
+// violates <>(x = 3), as TLC says it does without the constraint.
+func TestActionConstraintMatters(t *testing.T) {
+	sp := loadScenario(t, "live-action-constraint")
+	if violated(t, sp) {
+		t.Fatal("live-action-constraint: violated as written; TLC says it holds")
+	}
+	sp.M.ActionConstraints = nil
+	if !violated(t, sp) {
+		t.Error("live-action-constraint: holds without its action constraint: the graph ignores it")
 	}
 }
