@@ -590,7 +590,7 @@ type worker[S, L any] struct {
 	rank     uint64
 	moved    bool
 	layer    uint64 // the level's layer, under Options.Layer
-	cur      S      // the state decoded, for Options.ActionConstraint
+	from     S      // the state explored, for Options.ActionConstraint
 
 	batch  []pending
 	benc   []byte              // encodings of the batch
@@ -759,7 +759,7 @@ func (w *worker[S, L]) explore(k int) error {
 				w.rank = s.live.Rank(st)
 			}
 		}
-		w.cur = st
+		w.from = st
 		w.step.NextInPlace(st, w.t, w.emit)
 		if w.err != nil {
 			return w.err
@@ -809,7 +809,7 @@ func (w *worker[S, L]) successor() func(L) {
 			return
 		}
 		if (s.opt.Constraint != nil && !s.opt.Constraint(*w.t)) ||
-			(s.opt.ActionConstraint != nil && !s.opt.ActionConstraint(w.cur, *w.t)) {
+			(s.opt.ActionConstraint != nil && !s.opt.ActionConstraint(w.from, *w.t)) {
 			w.excluded(ord)
 			return
 		}
