@@ -406,6 +406,11 @@ func (cc *compiler) builtin(pos syntax.Pos, name string, bi builtin, args []synt
 	for i, a := range args {
 		ces[i] = cc.expr(a, c)
 	}
+	if want == 2 && ces[1].k == nil && (name == "\\in" || name == "\\notin") {
+		if f, fc, ok := cc.filterOf(args[1], c); ok {
+			return cc.memberOfFilter(file, pos, name == "\\in", ces[0], f, fc)
+		}
+	}
 	at := newSite(file, pos)
 	switch want {
 	case 0:
@@ -444,6 +449,53 @@ func (cc *compiler) builtin(pos syntax.Pos, name string, bi builtin, args []synt
 		k.at = at
 		return f(vs)
 	}, ces...)
+}
+
+// filterOf finds the set filter {y \in S : P} that e is, directly or
+// through definitions without parameters, with the context its text is
+// compiled in. A filter over a tuple pattern or several names is not
+// looked through.
+func (cc *compiler) filterOf(e syntax.Expr, c cs) (*syntax.SetFilter, cs, bool) {
+	for range 32 {
+		switch x := e.(type) {
+		case *syntax.SetFilter:
+			ok := !x.Bound.Tuple && len(x.Bound.Names) == 1
+			return x, c, ok
+		case *syntax.Ident:
+			b := c.sc.lookup(x.Name)
+			if b == nil || b.kind != bDef {
+				return nil, c, false
+			}
+			d := b.def
+			if len(d.params) > 0 || d.fbound != nil || d.recursive {
+				return nil, c, false
+			}
+			e, c = d.body, cs{sc: d.scope, fr: c.fr, primed: c.primed}
+		default:
+			return nil, c, false
+		}
+	}
+	return nil, c, false
+}
+
+// memberOfFilter compiles x \in {y \in S : P} (or \notin) as TLC
+// evaluates it: x \in S, then P with y bound to x. The filter is never
+// enumerated, which for {D \in SUBSET SUBSET S : P} is the difference
+// between one test and thousands per state.
+func (cc *compiler) memberOfFilter(file string, pos syntax.Pos, in bool, elem cexpr, f *syntax.SetFilter, fc cs) cexpr {
+	inner, bv := cc.bounds([]syntax.Bound{f.Bound}, fc)
+	pred := cc.boolOf(f.Pred, fc.with(inner))
+	x, base, slot := elem.fn, bv.sets[0].fn, bv.slots[0][0]
+	at := newSite(file, pos)
+	return cexpr{fn: func(k *ctx) Value {
+		v, s := x(k), base(k)
+		k.at = at
+		if !Member(v, s) {
+			return Bool(!in)
+		}
+		k.slots[slot] = v
+		return Bool(pred(k) == in)
+	}}
 }
 
 // implies compiles a => b, which evaluates b only when a holds.
