@@ -407,8 +407,8 @@ func (cc *compiler) builtin(pos syntax.Pos, name string, bi builtin, args []synt
 		ces[i] = cc.expr(a, c)
 	}
 	if want == 2 && ces[1].k == nil && (name == "\\in" || name == "\\notin") {
-		if f, fc, ok := cc.filterOf(args[1], c); ok {
-			return cc.memberOfFilter(file, pos, name == "\\in", ces[0], f, fc)
+		if f, fc, resets, ok := cc.filterOf(args[1], c); ok {
+			return cc.memberOfFilter(file, pos, name == "\\in", ces[0], f, fc, resets)
 		}
 	}
 	at := newSite(file, pos)
@@ -452,43 +452,65 @@ func (cc *compiler) builtin(pos syntax.Pos, name string, bi builtin, args []synt
 }
 
 // filterOf finds the set filter {y \in S : P} that e is, directly or
-// through definitions without parameters, with the context its text is
-// compiled in. A filter over a tuple pattern or several names is not
-// looked through.
-func (cc *compiler) filterOf(e syntax.Expr, c cs) (*syntax.SetFilter, cs, bool) {
+// through definitions (their parameters bound to the arguments, as a call
+// binds them), with the context its text is compiled in and the slots of
+// lazily bound arguments to empty at each evaluation. A filter over a
+// tuple pattern or several names is not looked through.
+func (cc *compiler) filterOf(e syntax.Expr, c cs) (f *syntax.SetFilter, fc cs, resets []int, ok bool) {
 	for range 32 {
+		var (
+			pos  syntax.Pos
+			name string
+			args []syntax.Expr
+		)
 		switch x := e.(type) {
 		case *syntax.SetFilter:
 			ok := !x.Bound.Tuple && len(x.Bound.Names) == 1
-			return x, c, ok
+			return x, c, resets, ok
 		case *syntax.Ident:
-			b := c.sc.lookup(x.Name)
-			if b == nil || b.kind != bDef {
-				return nil, c, false
+			pos, name = x.Pos, x.Name
+		case *syntax.OpApp:
+			if len(x.Prefix) > 0 || x.PrefixArgs != nil {
+				return nil, c, nil, false
 			}
-			d := b.def
-			if len(d.params) > 0 || d.fbound != nil || d.recursive {
-				return nil, c, false
-			}
-			e, c = d.body, cs{sc: d.scope, fr: c.fr, primed: c.primed}
+			pos, name, args = x.Pos, x.Op, x.Args
 		default:
-			return nil, c, false
+			return nil, c, nil, false
 		}
+		b := c.sc.lookup(name)
+		if b == nil || b.kind != bDef {
+			return nil, c, nil, false
+		}
+		d := b.def
+		if len(d.params) != len(args) || d.fbound != nil || d.recursive {
+			return nil, c, nil, false
+		}
+		sc := d.scope
+		if len(args) > 0 {
+			var rs []int
+			sc, rs = cc.bindParams(pos, d, args, c)
+			resets = append(resets, rs...)
+		}
+		e, c = d.body, cs{sc: sc, fr: c.fr, primed: c.primed}
 	}
-	return nil, c, false
+	return nil, c, nil, false
 }
 
 // memberOfFilter compiles x \in {y \in S : P} (or \notin) as TLC
 // evaluates it: x \in S, then P with y bound to x. The filter is never
 // enumerated, which for {D \in SUBSET SUBSET S : P} is the difference
 // between one test and thousands per state.
-func (cc *compiler) memberOfFilter(file string, pos syntax.Pos, in bool, elem cexpr, f *syntax.SetFilter, fc cs) cexpr {
+func (cc *compiler) memberOfFilter(file string, pos syntax.Pos, in bool, elem cexpr, f *syntax.SetFilter, fc cs, resets []int) cexpr {
 	inner, bv := cc.bounds([]syntax.Bound{f.Bound}, fc)
 	pred := cc.boolOf(f.Pred, fc.with(inner))
 	x, base, slot := elem.fn, bv.sets[0].fn, bv.slots[0][0]
 	at := newSite(file, pos)
 	return cexpr{fn: func(k *ctx) Value {
-		v, s := x(k), base(k)
+		v := x(k)
+		for _, s := range resets {
+			k.slots[s] = nil
+		}
+		s := base(k)
 		k.at = at
 		if !Member(v, s) {
 			return Bool(!in)
