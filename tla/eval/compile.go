@@ -250,7 +250,7 @@ func (cc *compiler) expr(e syntax.Expr, c cs) cexpr {
 	case *syntax.Case:
 		return cc.caseExpr(x, c)
 	case *syntax.Let:
-		return cc.track(c, func() cexpr { return cc.expr(x.Body, c.with(cc.let(x, c))) })
+		return cc.track(c, func() cexpr { return cc.letExpr(x, c) })
 	case *syntax.Quant:
 		return cc.quant(x, c)
 	case *syntax.Choose:
@@ -493,6 +493,7 @@ func (cc *compiler) call(pos syntax.Pos, d *def, args []syntax.Expr, c cs) cexpr
 		t := cc.newTracker(c.fr)
 		ce := cc.expr(d.body, cs{sc: d.scope, fr: c.fr, primed: c.primed})
 		cc.trackers = cc.trackers[:len(cc.trackers)-1]
+		ce = cc.cacheLetDef(d, ce, c)
 		cc.zero[key] = zeroEntry{ce: ce, global: t.global, low: t.low, vars: t.vars, all: t.all}
 		return ce
 	}
@@ -858,6 +859,54 @@ func (cc *compiler) let(x *syntax.Let, c cs) *scope {
 		}
 	}
 	return sc
+}
+
+// letCache is an expression LET's record of the slots that hold the
+// values of its definitions without parameters, emptied each time the LET
+// is evaluated.
+type letCache struct {
+	fr    *frame
+	slots []int
+}
+
+// letExpr compiles LET defs IN body as an expression. A definition
+// without parameters is evaluated at its first use and its value kept
+// until the LET is evaluated again, as TLC's LazyValue keeps it: nothing
+// it reads (variables, primed ones, names bound outside the LET) can
+// change while the body is evaluated, since an expression assigns
+// nothing. Without it a definition used n times was evaluated n times,
+// and a chain of them (b uses a twice, c uses b twice) multiplied.
+func (cc *compiler) letExpr(x *syntax.Let, c cs) cexpr {
+	sc := cc.let(x, c)
+	lc := &letCache{fr: c.fr}
+	for _, b := range sc.names {
+		if b.kind == bDef && len(b.def.params) == 0 && b.def.fbound == nil && !b.def.recursive {
+			b.def.let = lc
+		}
+	}
+	return withResets(cc.expr(x.Body, c.with(sc)), lc.slots)
+}
+
+// cacheLetDef makes ce, the compiled use of d (without parameters) in
+// context c, keep its value in a slot of its LET's (see letExpr). Only
+// a use in the LET's own frame, outside ENABLED (whose action's branches
+// give primed variables different values within one evaluation), is kept.
+func (cc *compiler) cacheLetDef(d *def, ce cexpr, c cs) cexpr {
+	lc := d.let
+	if lc == nil || ce.k != nil || c.fr != lc.fr || cc.enabledBase != nil {
+		return ce
+	}
+	s := c.fr.alloc()
+	lc.slots = append(lc.slots, s)
+	fn := ce.fn
+	return cexpr{fn: func(k *ctx) Value {
+		if v := k.slots[s]; v != nil {
+			return v
+		}
+		v := fn(k)
+		k.slots[s] = v
+		return v
+	}}
 }
 
 func (cc *compiler) newDef(d *syntax.OpDef, sc *scope, recursive bool) *def {

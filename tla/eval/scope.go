@@ -205,6 +205,9 @@ type def struct {
 	// value caches a function definition's value, once made (a
 	// recursive function of constants).
 	cache map[*frame]zeroEntry
+	// let is set for a definition without parameters of a LET
+	// expression: its value is kept while the LET is evaluated.
+	let *letCache
 }
 
 // proc is a definition compiled once, with a frame of its own, for
