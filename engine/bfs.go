@@ -764,6 +764,12 @@ func (w *worker[S, L]) explore(k int) error {
 		if w.err != nil {
 			return w.err
 		}
+		if i%publishEvery == publishEvery-1 {
+			// Progress reports see a chunk's figures as it goes: a spec
+			// whose states cost milliseconds would otherwise show none
+			// for minutes.
+			w.publish(publishEvery)
+		}
 		if w.ord == 0 && checkDeadlock {
 			w.flush()
 			w.offer(cand{ok: true, prop: len(s.done) - 1, pos: [3]uint64{uint64(k), uint64(i), math.MaxUint64}, self: true, id: w.parentID})
@@ -785,12 +791,23 @@ func (w *worker[S, L]) explore(k int) error {
 		c.buf = nil
 	}
 	s.pool.put(buf)
+	w.publish(c.n % publishEvery)
+	return nil
+}
+
+// publishEvery is how many explored states a worker's counts wait for
+// before they are added to the search's live figures.
+const publishEvery = 64
+
+// publish adds the worker's counts since the last publish, and the n
+// states it explored since, to the search's live figures.
+func (w *worker[S, L]) publish(n int) {
+	s := w.s
 	s.generated.Add(w.generated)
 	s.distinct.Add(w.distinct)
 	s.found.Add(int64(w.distinct))
-	s.unexplore.Add(-int64(c.n))
+	s.unexplore.Add(-int64(n))
 	w.generated, w.distinct = 0, 0
-	return nil
 }
 
 // successor returns NextInPlace's emit function, which handles one
