@@ -257,6 +257,15 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 			continue
 		}
 		if !b.defined[name] && builtins[name].f0 == nil && builtins[name].f1 == nil && builtins[name].f2 == nil && builtins[name].fn == nil {
+			if _, value := cfg.Constants[name]; value {
+				// TLC gives an assignment's value to the constants and
+				// definitions of that name and ignores one that names
+				// neither (SpecProcessor.processConstantDefns): a cfg
+				// commonly declares its model values so (r1 = r1) to use
+				// them in another constant's value. Only an override
+				// (N <- Op) must name something.
+				continue
+			}
 			return nil, &Error{File: cfg.where("CONSTANTS", name), Msg: fmt.Sprintf("%s is neither a constant nor a definition of %s", name, root.Name)}
 		}
 	}
