@@ -252,6 +252,9 @@ func FromConfig(cfg *tlacfg.Config, specPath string) (*Job, error) {
 		if k.Subst != "" {
 			return nil, bad(k.Line, "constant %s <- %s: the Go engine needs a value, not a substitution", k.Name, k.Subst)
 		}
+		if k.Module != "" {
+			return nil, bad(k.Line, "constant %s = [%s] %s: the Go engine needs a value of the spec's own constant", k.Name, k.Module, k.Value)
+		}
 	}
 	var missing []string
 	for _, name := range constants {

@@ -27,7 +27,9 @@ type Constant struct {
 	Subst string
 	// Module qualifies a substitution "Name <-[M] Op": Name is replaced
 	// by Op (a definition of the model's root module) in module M, not
-	// in the root module. "" for an unqualified one.
+	// in the root module; or an assignment "Name = [M] value": module M's
+	// definition Name is replaced by the value. "" for an unqualified
+	// one.
 	Module string
 	Line   int
 }
@@ -392,8 +394,10 @@ func (p *parser) errAt(line, col int, format string, args ...any) error {
 	return &Error{Path: p.path, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
 }
 
-// qualifiedValue is "[M]X" after "=": TLC's module-qualified assignment.
-var qualifiedValue = regexp.MustCompile(`^\[\s*([A-Za-z_][A-Za-z0-9_]*)\s*\]\s*([A-Za-z_][A-Za-z0-9_]*)`)
+// qualifiedValue is the "[M]" of "= [M] value": TLC's module-qualified
+// assignment (TLC reads a "[" after "=" so always; a record or function
+// value, which would start with "[" too, cannot follow "=" in its cfg).
+var qualifiedValue = regexp.MustCompile(`^\[\s*[A-Za-z_][A-Za-z0-9_]*\s*\]`)
 
 // qualifier reads the "[M]" of "Name <-[M] Op", if there is one, and the
 // space after it.
@@ -417,8 +421,8 @@ func (p *parser) qualifier(name, op string) (string, error) {
 	return mod, nil
 }
 
-// constant reads the rest of "Name = value", "Name <- Op" or
-// "Name <-[M] Op".
+// constant reads the rest of "Name = value", "Name = [M] value",
+// "Name <- Op" or "Name <-[M] Op".
 func (p *parser) constant(name string, line, col int) (Constant, error) {
 	p.skipSpace()
 	switch {
@@ -437,12 +441,23 @@ func (p *parser) constant(name string, line, col int) (Constant, error) {
 	case strings.HasPrefix(p.src[p.pos:], "="):
 		p.advance(1)
 		p.skipSpace()
-		if m := qualifiedValue.FindStringSubmatch(p.src[p.pos:]); m != nil {
-			return Constant{}, p.errAt(p.line, p.col, "constant %s: a module-qualified assignment (= [%s]%s) is not supported; write %s <-[%s] %s to replace %s in module %s by a definition", name, m[1], m[2], name, m[1], m[2], name, m[1])
+		if qualifiedValue.MatchString(p.src[p.pos:]) {
+			mod, err := p.qualifier(name, "=")
+			if err != nil {
+				return Constant{}, err
+			}
+			k, err := p.constantValue(name, line)
+			k.Module = mod
+			return k, err
 		}
 	default:
 		return Constant{}, p.errAt(p.line, p.col, "constant %s: expected = or <- after the name, found %s", name, p.peekRune())
 	}
+	return p.constantValue(name, line)
+}
+
+// constantValue reads the value of "Name = value".
+func (p *parser) constantValue(name string, line int) (Constant, error) {
 	p.skipSpace()
 	vline, vcol := p.line, p.col
 	text, err := p.valueText(name)
@@ -542,6 +557,8 @@ func (c *Config) Write(w io.Writer) error {
 		for _, k := range c.Constants {
 			if k.Subst != "" && k.Module != "" {
 				fmt.Fprintf(&sb, "    %s <-[%s] %s\n", k.Name, k.Module, k.Subst)
+			} else if k.Module != "" {
+				fmt.Fprintf(&sb, "    %s = [%s] %s\n", k.Name, k.Module, k.Value)
 			} else if k.Subst != "" {
 				fmt.Fprintf(&sb, "    %s <- %s\n", k.Name, k.Subst)
 			} else {

@@ -47,6 +47,8 @@ CONSTANTS
    Op <- MCOp
    Op <-[Inner] InnerOp
    Nat <- [ Inner ]MCNat
+   NoHash = [Inner] NoHashVal
+   Two = [ Inner ]{1, 2}
 INIT Init
 NEXT Next
 INVARIANT Inv1
@@ -69,15 +71,34 @@ CHECK_DEADLOCK TRUE
 	var qualified []string
 	for _, k := range cfg.Constants {
 		if k.Module != "" {
-			qualified = append(qualified, k.Name+"<-["+k.Module+"]"+k.Subst)
+			if k.Subst != "" {
+				qualified = append(qualified, k.Name+"<-["+k.Module+"]"+k.Subst)
+			} else {
+				qualified = append(qualified, k.Name+"=["+k.Module+"]"+k.Value.String())
+			}
 		}
 	}
-	assert.Equal(t, []string{"Op<-[Inner]InnerOp", "Nat<-[Inner]MCNat"}, qualified)
+	assert.Equal(t, []string{"Op<-[Inner]InnerOp", "Nat<-[Inner]MCNat", "NoHash=[Inner]NoHashVal", "Two=[Inner]{1, 2}"}, qualified)
+	var buf bytes.Buffer
+	require.NoError(t, cfg.Write(&buf))
+	again, err := Parse("x.cfg", buf.String())
+	require.NoError(t, err, "re-reading\n%s", buf.String())
+	require.Equal(t, len(cfg.Constants), len(again.Constants))
+	for i, k := range cfg.Constants {
+		a := again.Constants[i]
+		assert.Equal(t, []string{k.Name, k.Module, k.Subst}, []string{a.Name, a.Module, a.Subst}, "written and read back")
+		assert.True(t, tlavalue.Equal(k.Value, a.Value), "%s written and read back", k.Name)
+	}
+	for _, k := range cfg.Constants {
+		if k.Name == "NoHash" {
+			assert.Equal(t, tlavalue.Model("NoHashVal"), k.Value, "= [M] X: X is a model value")
+		}
+	}
 	n, _ := cfg.Constant("N")
 	assert.Equal(t, 2, n.Line)
 	assert.Equal(t, "Init", cfg.Init)
 	assert.Equal(t, []string{"Inv1", "Inv2", "Inv3"}, cfg.Invariants)
-	assert.Equal(t, 13, cfg.Line("INVARIANTS", "Inv3"))
+	assert.Equal(t, 15, cfg.Line("INVARIANTS", "Inv3"))
 	assert.Equal(t, []string{"P"}, cfg.Properties)
 	assert.Equal(t, []string{"Sym"}, cfg.Other["SYMMETRY"])
 	assert.True(t, cfg.DeadlockChecked())
@@ -94,7 +115,8 @@ func TestParseErrorsNamePositions(t *testing.T) {
 		{"SPECIFICATION Spec\nCONSTANTS\n  N <-[M] A\n  N <-[M] B\n", "x.cfg:4:3: constant N replaced twice in module M"},
 		{"SPECIFICATION Spec\nCONSTANTS\n  N <-[ ] A\n", "x.cfg:3:9: constant N: expected a module name after <- ["},
 		{"SPECIFICATION Spec\nCONSTANTS\n  N <-[M A\n", "x.cfg:3:10: constant N: expected ] after <- [M, found A"},
-		{"SPECIFICATION Spec\nCONSTANTS\n  N = [M]X\n", "x.cfg:3:7: constant N: a module-qualified assignment (= [M]X) is not supported"},
+		{"SPECIFICATION Spec\nCONSTANTS\n  N = [M]\n", "x.cfg:4:1: constant N: missing value"},
+		{"SPECIFICATION Spec\nCONSTANTS\n  N = [M]{1,\n", "x.cfg:3:10: constant N: bracket is never closed"},
 		{"Spec\n", `x.cfg:1:1: "Spec" outside any section`},
 		{"SPECIFICATION Spec\nCHECK_DEADLOCK maybe\n", "x.cfg:2:16: CHECK_DEADLOCK wants TRUE or FALSE"},
 		{"(* never closed\nSPECIFICATION Spec\n", "x.cfg:1: comment (* is never closed"},

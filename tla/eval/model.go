@@ -25,6 +25,10 @@ type Config struct {
 	// module M's N is replaced by the root module's Op. By module, then
 	// name.
 	ModSubsts map[string]map[string]string
+	// ModConstants are the assignments qualified by a module
+	// (N = [M] value): module M's definition N is the value (TLC's
+	// modConstants). By module, then name.
+	ModConstants map[string]map[string]Value
 	// ConstantOrder is the order of the cfg's assignments (for errors).
 	ConstantOrder []string
 	// Specification names the behaviour spec; otherwise Init and Next.
@@ -246,6 +250,27 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 			b.modOverrides[mod][name] = bnd
 		}
 	}
+	// Qualified assignments: module M's definition N is the value, in M
+	// and wherever M's N is read (a module extending M included), as TLC
+	// gives the value to M's definition itself.
+	for _, mod := range slices.Sorted(maps.Keys(cfg.ModConstants)) {
+		for _, name := range slices.Sorted(maps.Keys(cfg.ModConstants[mod])) {
+			where := cfg.where("CONSTANTS", name)
+			if syntax.StandardModules[mod] {
+				return nil, &UnsupportedError{File: where, Construct: fmt.Sprintf("%s = [%s]: an assignment in the standard module %s", name, mod, mod)}
+			}
+			if _, ok := sp.Modules[mod]; !ok {
+				return nil, &Error{File: where, Msg: fmt.Sprintf("%s = [%s]: the spec uses no module %s", name, mod, mod)}
+			}
+			if b.modOverrides[mod] == nil {
+				b.modOverrides[mod] = map[string]*binding{}
+			}
+			if _, ok := b.modOverrides[mod][name]; ok {
+				return nil, &Error{File: where, Msg: fmt.Sprintf("%s is both replaced (<-[%s]) and assigned (= [%s]) in module %s", name, mod, mod, mod)}
+			}
+			b.modOverrides[mod][name] = &binding{kind: bConst, k: cfg.ModConstants[mod][name]}
+		}
+	}
 	for _, name := range consts {
 		if params[name] == nil {
 			return nil, &Error{File: root.File, Msg: fmt.Sprintf("the cfg gives no value for the constant %s", name)}
@@ -272,7 +297,11 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 	for _, mod := range slices.Sorted(maps.Keys(b.modOverrides)) {
 		for _, name := range slices.Sorted(maps.Keys(b.modOverrides[mod])) {
 			if !b.modDefined[mod+"!"+name] && builtins[name].f0 == nil && builtins[name].f1 == nil && builtins[name].f2 == nil && builtins[name].fn == nil {
-				return nil, &Error{File: cfg.where("CONSTANTS", name), Msg: fmt.Sprintf("%s <-[%s] %s: %s is not a definition of module %s", name, mod, cfg.ModSubsts[mod][name], name, mod)}
+				what := fmt.Sprintf("%s <-[%s] %s", name, mod, cfg.ModSubsts[mod][name])
+				if _, ok := cfg.ModConstants[mod][name]; ok {
+					what = fmt.Sprintf("%s = [%s]", name, mod)
+				}
+				return nil, &Error{File: cfg.where("CONSTANTS", name), Msg: fmt.Sprintf("%s: %s is not a definition of module %s", what, name, mod)}
 			}
 		}
 	}

@@ -42,6 +42,16 @@ func Config(cfg *tlacfg.Config) *eval.Config {
 			out.ModSubsts[k.Module][k.Name] = k.Subst
 			continue
 		}
+		if k.Module != "" {
+			if out.ModConstants == nil {
+				out.ModConstants = map[string]map[string]eval.Value{}
+			}
+			if out.ModConstants[k.Module] == nil {
+				out.ModConstants[k.Module] = map[string]eval.Value{}
+			}
+			out.ModConstants[k.Module][k.Name] = eval.FromTLA(k.Value)
+			continue
+		}
 		out.ConstantOrder = append(out.ConstantOrder, k.Name)
 		if k.Subst != "" {
 			out.Substs[k.Name] = k.Subst
