@@ -572,27 +572,64 @@ func (sp *Spec) Disabled(s State, l Label) string {
 }
 
 // Canonical is the cfg's symmetry as the engine takes it (nil for none):
-// the state with the smallest encoding among its permutations.
+// the state with the smallest encoding among its permutations. A state
+// is its variables' value numbers, and a permutation of a value is
+// remembered by number, so that each value is permuted once for each
+// permutation, not once for each state it is part of.
 func (sp *Spec) Canonical() func(dst, src []byte) {
 	if len(sp.M.Symmetry) == 0 {
 		return nil
 	}
 	w := sp.Width()
+	memo := &permMemo{}
+	for i := range memo.shards {
+		memo.shards[i].m = map[uint64]uint32{}
+	}
 	return func(dst, src []byte) {
 		copy(dst, src)
-		s := sp.Decode(src)
+		if len(sp.M.Variables) == 0 {
+			return
+		}
 		tmp := make([]byte, w)
-		for _, p := range sp.M.Symmetry {
-			t := State{Vals: make([]eval.Value, len(s.Vals))}
-			for i, v := range s.Vals {
-				t.Vals[i] = eval.Permute(v, p)
+		for pi, p := range sp.M.Symmetry {
+			for i := 0; i < w; i += 4 {
+				id := binary.LittleEndian.Uint32(src[i:])
+				binary.LittleEndian.PutUint32(tmp[i:], memo.permuted(sp, pi, p, id))
 			}
-			sp.Encode(tmp, t)
 			if string(tmp) < string(dst) {
 				copy(dst, tmp)
 			}
 		}
 	}
+}
+
+// permMemo remembers the number of each value's image under each
+// permutation of the symmetry, by permutation and value number.
+type permMemo struct {
+	shards [64]struct {
+		mu sync.RWMutex
+		m  map[uint64]uint32
+		_  [40]byte
+	}
+}
+
+func (pm *permMemo) permuted(sp *Spec, pi int, p map[eval.ModelVal]eval.ModelVal, id uint32) uint32 {
+	key := uint64(pi)<<32 | uint64(id)
+	sh := &pm.shards[(uint64(id)^uint64(pi)*0x9e3779b9)&63]
+	sh.mu.RLock()
+	pid, ok := sh.m[key]
+	sh.mu.RUnlock()
+	if ok {
+		return pid
+	}
+	bp := sp.bufs.Get().(*[]byte)
+	pid, buf := sp.in.id(eval.Permute(sp.in.value(id), p), *bp)
+	*bp = buf
+	sp.bufs.Put(bp)
+	sh.mu.Lock()
+	sh.m[key] = pid
+	sh.mu.Unlock()
+	return pid
 }
 
 // ParseLabel reads a label as Label prints it ("Consume(va)").
