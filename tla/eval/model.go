@@ -38,6 +38,9 @@ type Config struct {
 	ActionConstraints         []string
 	// Symmetry names a definition whose value is a set of permutations.
 	Symmetry string
+	// View names the VIEW: a definition whose value stands for the state
+	// when TLC decides whether it has seen it.
+	View string
 	// Where, when set, says where a name appeared in the cfg (for
 	// errors): "file:line".
 	Where func(section, name string) string
@@ -120,6 +123,12 @@ type ActionPred struct {
 	fn   func(k *ctx) bool
 }
 
+// ViewFn is a compiled VIEW: a value of the state.
+type ViewFn struct {
+	Name string
+	fn   evalFn
+}
+
 // Model is a spec compiled at one model's constants: what a checker
 // explores.
 type Model struct {
@@ -144,6 +153,8 @@ type Model struct {
 	Fairness          []Fairness
 	Constraints       []Pred
 	ActionConstraints []ActionPred
+	// View is the cfg's VIEW, nil for none.
+	View *ViewFn
 	// Symmetry are the permutations of the cfg's SYMMETRY, each a map of
 	// model values; nil for none.
 	Symmetry []map[ModelVal]ModelVal
@@ -411,6 +422,21 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 			m.Symmetry = append(m.Symmetry, mp)
 		}
 		m.Symmetry = permGroup(m.Symmetry)
+	}
+	if cfg.View != "" {
+		d := b.def(sc, cfg.View, "VIEW")
+		m.View = &ViewFn{Name: cfg.View, fn: cc.expr(&syntax.Ident{Pos: d.pos, Name: cfg.View}, c).fn}
+		refuse := func(what string) (*Model, error) {
+			return nil, &UnsupportedError{File: d.scope.file, Pos: d.pos, Construct: fmt.Sprintf("VIEW %s with %s", cfg.View, what)}
+		}
+		switch {
+		case len(m.Symmetry) > 0:
+			return refuse("SYMMETRY " + cfg.Symmetry)
+		case len(m.ActionConstraints) > 0:
+			return refuse("ACTION_CONSTRAINT " + cfg.ActionConstraints[0])
+		case len(m.Temporal) > 0 || m.Liveness != nil:
+			return refuse("temporal properties (TLC's liveness graph under a view is not the interpreter's)")
+		}
 	}
 	m.nslots = top.n
 	m.emitLabelled = m.emitLabel
@@ -1364,6 +1390,15 @@ func (m *Model) Violated(state []Value, open uint64) (bad uint64, err error) {
 		}
 	})
 	return bad, err
+}
+
+// ViewOf is the value of the model's VIEW in a state.
+func (m *Model) ViewOf(state []Value) (v Value, err error) {
+	k := m.ctx()
+	defer m.release(k)
+	k.cur = state
+	err = catchIn(k, func() { v = m.View.fn(k) })
+	return v, err
 }
 
 // HoldsStep evaluates an action predicate on a step.

@@ -7,8 +7,8 @@ import (
 	"github.com/resumecontract/resumecheck/tla/eval"
 )
 
-// Config turns a parsed cfg into the evaluator's terms. Sections the
-// interpreter does not interpret (VIEW, POSTCONDITION) are refused by the
+// Config turns a parsed cfg into the evaluator's terms. A section the
+// interpreter does not interpret (POSTCONDITION) is refused by the
 // caller; ALIAS only changes how TLC prints, and is ignored.
 func Config(cfg *tlacfg.Config) *eval.Config {
 	out := &eval.Config{
@@ -30,6 +30,9 @@ func Config(cfg *tlacfg.Config) *eval.Config {
 	}
 	if sym := cfg.Other["SYMMETRY"]; len(sym) > 0 {
 		out.Symmetry = sym[0]
+	}
+	if view := cfg.Other["VIEW"]; len(view) > 0 {
+		out.View = view[0]
 	}
 	for _, k := range cfg.Constants {
 		if k.Subst != "" && k.Module != "" {
