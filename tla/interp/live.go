@@ -198,16 +198,29 @@ func (sp *Spec) BuildGraph(ctx context.Context, inits []State, keep func(State) 
 	g.Start = []int32{0}
 	ids := map[string]int32{}
 	enc := make([]byte, w)
+	// Under SYMMETRY (where only properties of steps and of the initial
+	// states reach here: liveness under it is refused) a state stands for
+	// its orbit, the first found explored, as TLC explores it: so the steps
+	// checked are the ones TLC checks (Worker.doNextCheckImplied, on the
+	// successors of the states it explores).
+	canon := sp.Canonical()
+	key := enc
+	if canon != nil {
+		key = make([]byte, w)
+	}
 	intern := func(s State, parent int32) (int32, error) {
 		sp.Encode(enc, s)
-		if id, ok := ids[string(enc)]; ok {
+		if canon != nil {
+			canon(key, enc)
+		}
+		if id, ok := ids[string(key)]; ok {
 			return id, nil
 		}
 		if len(g.parent) >= 1<<31-2 {
 			return 0, fmt.Errorf("liveness graph: more than 2^31 states")
 		}
 		id := int32(len(g.parent))
-		ids[string(enc)] = id
+		ids[string(key)] = id
 		g.encs = append(g.encs, enc...)
 		g.parent = append(g.parent, parent)
 		return id, nil

@@ -107,3 +107,17 @@ func TestActionConstraintMatters(t *testing.T) {
 		t.Error("live-action-constraint: holds without its action constraint: the graph ignores it")
 	}
 }
+
+// Under SYMMETRY the graph the step properties are checked on has one
+// state of each orbit, as TLC explores them: 4 subsets of P by size, not
+// the 8 subsets.
+func TestGraphUnderSymmetry(t *testing.T) {
+	sp := loadScenario(t, "symmetry-action-property")
+	g, err := sp.BuildGraph(context.Background(), sp.Init(), nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(g.Start) - 1; n != 4 {
+		t.Errorf("%d states in the graph, want 4 (one per orbit)", n)
+	}
+}
