@@ -421,7 +421,19 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 			}
 			m.Symmetry = append(m.Symmetry, mp)
 		}
-		m.Symmetry = permGroup(m.Symmetry)
+		// TLC takes no symmetry when the definition's body has at least as
+		// many arguments as the set has permutations (Tool.getSymmetryPerms,
+		// meant for symmetry sets of one element: Permutations({a}), or
+		// {f} written out; it warns that the set has fewer than two
+		// elements); otherwise the group they generate.
+		switch n, ok := symmetryArgs(d.body); {
+		case !ok:
+			return nil, &UnsupportedError{File: d.scope.file, Pos: d.pos, Construct: fmt.Sprintf("SYMMETRY %s defined by %s (TLC reads its body as an operator application or a set)", cfg.Symmetry, symmetryForm(d.body))}
+		case n >= len(m.Symmetry):
+			m.Symmetry = nil
+		default:
+			m.Symmetry = permGroup(m.Symmetry)
+		}
 	}
 	if cfg.View != "" {
 		d := b.def(sc, cfg.View, "VIEW")
@@ -649,6 +661,39 @@ func (b *builder) instScope(d *syntax.Instance, sc *scope) *scope {
 	b.instancing++
 	defer func() { b.instancing-- }()
 	return b.moduleScope(im, params, im.File)
+}
+
+// symmetryArgs is the number of arguments of a SYMMETRY definition's
+// body as TLC counts them (Tool.getSymmetryPerms reads the body as an
+// OpApplNode): an operator application's, a set's elements, a set map's
+// or filter's one (SANY's $SetOfAll and $SubsetOf, the bounds apart), a
+// name's none; false for another form, which TLC would not read so or
+// whose count is not checked here (LET, IF, CASE, ...).
+func symmetryArgs(e syntax.Expr) (int, bool) {
+	switch x := e.(type) {
+	case *syntax.OpApp:
+		return len(x.Args), true
+	case *syntax.SetEnum:
+		return len(x.Elems), true
+	case *syntax.SetMap, *syntax.SetFilter:
+		return 1, true
+	case *syntax.Ident:
+		return 0, true
+	}
+	return 0, false
+}
+
+// symmetryForm names the form of a SYMMETRY body symmetryArgs refuses.
+func symmetryForm(e syntax.Expr) string {
+	switch e.(type) {
+	case *syntax.Let:
+		return "a LET"
+	case *syntax.If:
+		return "an IF"
+	case *syntax.Case:
+		return "a CASE"
+	}
+	return fmt.Sprintf("a %T", e)
 }
 
 // permGroup is the group the permutations gens generate, less the
