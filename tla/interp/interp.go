@@ -64,6 +64,10 @@ type Spec struct {
 	// called then, to end the search (the engine's Next cannot fail).
 	err  atomic.Pointer[error]
 	stop atomic.Pointer[func()]
+	// symMemo remembers the values' images under the SYMMETRY's
+	// permutations (see Canonical), made once.
+	symOnce sync.Once
+	symMemo *permMemo
 }
 
 // New wraps a compiled model.
@@ -581,10 +585,15 @@ func (sp *Spec) Canonical() func(dst, src []byte) {
 		return nil
 	}
 	w := sp.Width()
-	memo := &permMemo{}
-	for i := range memo.shards {
-		memo.shards[i].m = map[uint64]uint32{}
-	}
+	// One memo for the spec: the engine's search and the graph of the
+	// step properties after it permute the same values.
+	sp.symOnce.Do(func() {
+		sp.symMemo = &permMemo{}
+		for i := range sp.symMemo.shards {
+			sp.symMemo.shards[i].m = map[uint64]uint32{}
+		}
+	})
+	memo := sp.symMemo
 	return func(dst, src []byte) {
 		copy(dst, src)
 		if len(sp.M.Variables) == 0 {
