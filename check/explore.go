@@ -79,9 +79,10 @@ func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report,
 	rep.Seconds = res.Elapsed.Seconds()
 	rep.Perf = Perf{
 		Workers: res.Workers, Running: res.Running, PeakMemory: res.PeakMemory, Spilled: res.Spilled,
-		FingerprintMemory: res.FingerprintMemory, Collision: res.CollisionProbability(),
-		LivenessGraph: res.LivenessGraph,
+		FingerprintMemory: res.FingerprintMemory, LivenessGraph: res.LivenessGraph,
 	}
+	collision := res.CollisionProbability()
+	rep.Fingerprints, rep.Collision = res.Fingerprints(), &collision
 	for _, v := range res.Violations {
 		rep.Violated = append(rep.Violated, violationOf(sp, v, xo.fill))
 	}

@@ -41,6 +41,14 @@ type Report struct {
 	Queue     uint64  `json:"queue"`
 	Depth     int     `json:"depth"`
 	Seconds   float64 `json:"seconds"`
+	// Fingerprints says how the Go engine kept the states it had seen:
+	// "lossless" (each state itself: no two can be taken for one) or
+	// "128-bit fingerprints"; empty for TLC's reports.
+	Fingerprints string `json:"fingerprints,omitempty"`
+	// Collision is the probability that two distinct states were taken for
+	// one: 0 when lossless, else TLC's optimistic estimate over 128 bits,
+	// distinct * (generated - distinct) / 2^128; nil for TLC's reports.
+	Collision *float64 `json:"collision_probability,omitempty"`
 	// Perf are the run's performance figures; they depend on the machine,
 	// so they stay out of the JSON report (tlcrun prints them on stderr).
 	Perf     Perf        `json:"-"`
@@ -86,9 +94,6 @@ type Perf struct {
 	// frontier, trace links), FingerprintMemory the fingerprint set's
 	// final size, and Spilled what went to disk, in bytes.
 	PeakMemory, FingerprintMemory, Spilled int64
-	// Collision is TLC's optimistic estimate of the probability that two
-	// distinct states shared a fingerprint.
-	Collision float64
 	// LivenessGraph is set when liveness needed the explicit graph.
 	LivenessGraph bool
 }

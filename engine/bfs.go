@@ -48,7 +48,7 @@ type search[S, L any] struct {
 
 	// recent[i] is worker i's cache of fingerprints known to be in the
 	// set, kept across levels (see flush).
-	recent []*[recentSize]uint64
+	recent []*recentCache
 
 	// Workers hold gate for reading while they explore a chunk; a flush
 	// of the fingerprint set to disk holds it for writing.
@@ -211,6 +211,7 @@ func (s *search[S, L]) stats() Stats {
 		Elapsed:   time.Since(s.start),
 		Memory:    s.mem.inUse.Load(),
 		Spilled:   s.sp.written.Load(),
+		Lossless:  s.width <= losslessWidth,
 	}
 }
 
@@ -305,7 +306,7 @@ func (s *search[S, L]) initial() error {
 		}
 		dst := c.buf[c.n*s.width : (c.n+1)*s.width]
 		s.m.Encode(dst, st)
-		if !s.seen.insert(s.fingerprintOf(dst, nil), &counts) {
+		if !s.seen.insert(s.keyOf(dst, nil), &counts) {
 			continue
 		}
 		l := link(0, uint32(ord))
@@ -408,7 +409,9 @@ func (s *search[S, L]) exploreLevel(ctx context.Context) ([]cand, error) {
 	ws := make([]*worker[S, L], n)
 	var wg sync.WaitGroup
 	for len(s.recent) < n {
-		s.recent = append(s.recent, new([recentSize]uint64))
+		r := new(recentCache)
+		r.reset()
+		s.recent = append(s.recent, r)
 	}
 	for i := range ws {
 		w := newWorker(s)
@@ -417,7 +420,7 @@ func (s *search[S, L]) exploreLevel(ctx context.Context) ([]cand, error) {
 		if s.layered {
 			// A hit must be a state of the level being found (see
 			// flush): forget the levels before.
-			clear(w.recent[:])
+			w.recent.reset()
 		}
 		ws[i] = w
 		wg.Add(1)
@@ -593,11 +596,11 @@ type worker[S, L any] struct {
 	from     S      // the state explored, for Options.ActionConstraint
 
 	batch  []pending
-	benc   []byte              // encodings of the batch
-	bst    []S                 // the batch's states, under invariants or Options.Layer (see flush)
-	canon  []byte              // scratch for the representative under Options.Canonical
-	recent *[recentSize]uint64 // fingerprints known to be in the set, by their bits 32..
-	counts fpCounts            // inserts not yet counted in the set
+	benc   []byte       // encodings of the batch
+	bst    []S          // the batch's states, under invariants or Options.Layer (see flush)
+	canon  []byte       // scratch for the representative under Options.Canonical
+	recent *recentCache // keys known to be in the set
+	counts fpCounts     // inserts not yet counted in the set
 
 	out  *chunk
 	outs []*chunk
@@ -854,20 +857,20 @@ func (w *worker[S, L]) successor() func(L) {
 				w.rankFail = true
 			}
 		}
-		var fp uint64
+		var k fpKey
 		if s.opt.Canonical == nil {
-			fp = fingerprint(dst)
+			k = keyOf(dst)
 		} else {
-			fp = s.fingerprintOf(dst, w.canon)
+			k = s.keyOf(dst, w.canon)
 		}
-		if w.recent[(fp>>32)&(recentSize-1)] == fp {
+		if w.recent[recentSlot(k)] == k {
 			// Met lately by this worker, so in the set: no need to look
 			// (nor to miss the cache on its bucket).
 			return
 		}
 		// Its bucket is fetched now, while the batch fills, so that the
 		// line is in the cache when flush inserts it.
-		s.seen.touch(fp)
+		s.seen.touch(k)
 		if w.bst != nil {
 			// Kept as it is for the invariants, should it be new: a copy
 			// costs less than decoding it again.
@@ -877,7 +880,7 @@ func (w *worker[S, L]) successor() func(L) {
 				w.bst[n] = *w.t
 			}
 		}
-		w.batch = append(w.batch, pending{fp: fp, link: link(w.parentID+1, uint32(ord))})
+		w.batch = append(w.batch, pending{key: k, link: link(w.parentID+1, uint32(ord))})
 		if len(w.batch) == batchSize {
 			w.flush()
 		}
@@ -911,16 +914,33 @@ func (w *worker[S, L]) excluded(ord uint64) {
 	}
 }
 
-// recentSize is the number of slots of a worker's cache of fingerprints
-// known to be in the set: direct-mapped, 32 KiB, so that it stays in the
-// core's first-level cache. Many duplicate successors were met a moment
+// recentSize is the number of slots of a worker's cache of keys known to
+// be in the set: direct-mapped, 64 KiB (16-byte keys), within reach of
+// the core's first- and second-level caches. Many duplicate successors were met a moment
 // before by the same worker (two orders of the same two steps, from
 // sibling states explored one after the other), and a hit here saves a
 // miss on the shared set's table: on R8, 4.07 of the 7.32 million
 // duplicates (32 KiB; 4.19 million with 256 KiB, 4.20 with 8 MiB). A
-// fingerprint goes in only once the set has it, and the set never loses
-// one (not even to disk), so a hit is never wrong.
+// key goes in only once the set has it, and the set never loses one (not
+// even to disk), so a hit is never wrong.
 const recentSize = 1 << 12
+
+// recentCache is a worker's cache of keys known to be in the set, by
+// recentSlot.
+type recentCache [recentSize]fpKey
+
+// recentSlot is k's slot in a recent cache: bits 32.. of its high word
+// (the bucket takes the low ones).
+func recentSlot(k fpKey) uint64 { return (k.hi >> 32) & (recentSize - 1) }
+
+// reset empties the cache. Every key may be a state's (a 16-byte state is
+// its own key, zero included), so an empty slot holds a key that cannot
+// go there: slot i's has bits 32.. of its high word not i.
+func (r *recentCache) reset() {
+	for i := range r {
+		r[i] = fpKey{hi: uint64(^i&(recentSize-1)) << 32}
+	}
+}
 
 // batchSize is how many successors go to the fingerprint set together.
 // Each one's bucket is prefetched as it joins the batch, so that the
@@ -928,9 +948,12 @@ const recentSize = 1 << 12
 // time the batch takes to fill to complete.
 const batchSize = 64
 
-// pending is a successor waiting for the fingerprint set: its
-// fingerprint and its trace link (which say where it was found: see at).
-type pending struct{ fp, link uint64 }
+// pending is a successor waiting for the fingerprint set: its key and
+// its trace link (which say where it was found: see at).
+type pending struct {
+	key  fpKey
+	link uint64
+}
 
 // at is the position of a successor found from the chunk being explored,
 // given its trace link: the chunk, the parent's index in it, the
@@ -961,8 +984,8 @@ func (w *worker[S, L]) flush() {
 	}
 	for i := range w.batch {
 		p := &w.batch[i]
-		isNew := s.seen.insert(p.fp, &w.counts)
-		w.recent[(p.fp>>32)&(recentSize-1)] = p.fp
+		isNew := s.seen.insert(p.key, &w.counts)
+		w.recent[recentSlot(p.key)] = p.key
 		if !isNew {
 			continue
 		}
@@ -979,7 +1002,7 @@ func (w *worker[S, L]) flush() {
 		}
 		enc := w.benc[i*s.width : (i+1)*s.width]
 		if dst := w.out.buf[w.out.n*s.width:]; len(enc) == 16 {
-			// Two words, as R8's states (see fingerprint16): a copy
+			// Two words, as R8's states: a copy
 			// of known length, with no call.
 			*(*[16]byte)(dst) = [16]byte(enc)
 		} else {
@@ -1031,16 +1054,16 @@ func (w *worker[S, L]) seal() error {
 	return nil
 }
 
-// fingerprintOf is the fingerprint identifying the state encoded in enc:
-// of its orbit's representative under Options.Canonical (written to
-// scratch, a buffer of the state's width; nil allocates one), else of enc.
-func (s *search[S, L]) fingerprintOf(enc, scratch []byte) uint64 {
+// keyOf is the key identifying the state encoded in enc in the set: of
+// its orbit's representative under Options.Canonical (written to scratch,
+// a buffer of the state's width; nil allocates one), else of enc.
+func (s *search[S, L]) keyOf(enc, scratch []byte) fpKey {
 	if s.opt.Canonical == nil {
-		return fingerprint(enc)
+		return keyOf(enc)
 	}
 	if scratch == nil {
 		scratch = make([]byte, s.width)
 	}
 	s.opt.Canonical(scratch, enc)
-	return fingerprint(scratch)
+	return keyOf(scratch)
 }

@@ -15,11 +15,12 @@
 // the number of different states, and "depth" the number of breadth-first
 // levels (a lone initial state has depth 1).
 //
-// Memory: the set of seen states holds 64-bit fingerprints only (see
-// fpset.go); the frontier and the trace links (parent and successor
-// ordinal per state, from which counterexamples are rebuilt by replaying
-// Next) live in memory until Options.MemoryBudget is passed, and then on
-// disk. See docs/engine.md for the design and its figures.
+// Memory: the set of seen states holds 16 bytes per state: the state
+// itself when its encoding fits (no hashing, so no collision), else a
+// 128-bit fingerprint (see fpset.go and hash.go); the frontier and the
+// trace links (parent and successor ordinal per state, from which
+// counterexamples are rebuilt by replaying Next) live in memory until
+// Options.MemoryBudget is passed, and then on disk. See docs/engine.md for the design and its figures.
 package engine
 
 import (
@@ -260,6 +261,11 @@ type Stats struct {
 	// frontier, trace links), in bytes; Spilled is what it wrote to disk.
 	Memory  int64
 	Spilled int64
+	// Lossless is true when the set of seen states kept each state
+	// itself (an encoding of at most 16 bytes, mixed one to one), so that
+	// no two states can be taken for one; otherwise it kept a 128-bit
+	// fingerprint of each.
+	Lossless bool
 }
 
 // Result is the outcome of a run.
@@ -295,12 +301,27 @@ type Result[S, L any] struct {
 	Properties []PropertyResult[S, L]
 }
 
-// CollisionProbability is TLC's optimistic estimate of the probability
-// that two of the distinct states share a 64-bit fingerprint (so that one
-// was wrongly taken as seen): distinct * (generated - distinct) / 2^64.
+// CollisionProbability is the probability that two of the distinct
+// states were taken for one (so that one was wrongly taken as seen): 0
+// when the states were stored losslessly; with 128-bit fingerprints, TLC's
+// optimistic estimate over 128 bits, distinct * (generated - distinct) /
+// 2^128.
 func (s Stats) CollisionProbability() float64 {
-	if s.Generated < s.Distinct {
+	if s.Lossless || s.Generated < s.Distinct {
 		return 0
 	}
-	return float64(s.Distinct) * float64(s.Generated-s.Distinct) / math.Exp2(64)
+	return float64(s.Distinct) * float64(s.Generated-s.Distinct) / math.Exp2(FingerprintBits)
+}
+
+// FingerprintBits is the width of the fingerprint of a state too wide to
+// be stored as it is (Stats.Lossless).
+const FingerprintBits = 128
+
+// Fingerprints says how the set of seen states kept them: "lossless" or
+// "128-bit fingerprints".
+func (s Stats) Fingerprints() string {
+	if s.Lossless {
+		return "lossless"
+	}
+	return "128-bit fingerprints"
 }

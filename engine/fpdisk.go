@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"unsafe"
 )
 
 // When a memory budget is set, the fingerprint set may not outgrow its
@@ -13,7 +14,7 @@ import (
 // share asks for a flush instead, and keeps filling its table meanwhile
 // (its last tenth, or more: a full table grows anyway, see grow). At the
 // next point where no worker is inside a chunk, flush moves every
-// fingerprint in memory to a sorted file on disk, merged with what the
+// key (fpKey, 16 bytes: a state or its fingerprint) in memory to a sorted file on disk, merged with what the
 // file held, and empties the tables. From then on a fingerprint that is
 // not in memory is looked up in the file: an in-memory index holds the
 // first fingerprint of every page of the file, so a lookup reads one page
@@ -26,41 +27,63 @@ import (
 // each table in place and merges one sequence with the file, and needs no
 // memory beyond two buffers of I/O.
 
-// diskPage is the number of fingerprints per page of the file: 4 KiB.
-const diskPage = 512
+// keyBytes is the size of a key in the file: its high word, then its low
+// word, little-endian.
+const keyBytes = 16
 
-// fpDisk is the sorted file of fingerprints moved out of memory.
+// diskPage is the number of keys per page of the file: 4 KiB.
+const diskPage = 4096 / keyBytes
+
+// cmpKey orders keys by their high word, then their low word.
+func cmpKey(a, b fpKey) int {
+	switch {
+	case a.hi < b.hi:
+		return -1
+	case a.hi > b.hi:
+		return 1
+	case a.lo < b.lo:
+		return -1
+	case a.lo > b.lo:
+		return 1
+	}
+	return 0
+}
+
+func readKey(b []byte) fpKey {
+	return fpKey{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
+}
+
+// fpDisk is the sorted file of keys moved out of memory.
 type fpDisk struct {
 	f     *os.File
-	n     uint64   // fingerprints in the file
-	index []uint64 // index[i] is the first fingerprint of page i
+	n     uint64  // keys in the file
+	index []fpKey // index[i] is the first key of page i
 	mem   *memAccount
 }
 
-// contains looks fp up in the file.
-func (d *fpDisk) contains(fp uint64) (bool, error) {
+// contains looks k up in the file.
+func (d *fpDisk) contains(k fpKey) (bool, error) {
 	if d == nil || d.n == 0 {
 		return false, nil
 	}
-	// The last page whose first fingerprint is at most fp.
-	p := sort.Search(len(d.index), func(i int) bool { return d.index[i] > fp }) - 1
+	// The last page whose first key is at most k.
+	p := sort.Search(len(d.index), func(i int) bool { return cmpKey(d.index[i], k) > 0 }) - 1
 	if p < 0 {
 		return false, nil
 	}
-	k := min(uint64(diskPage), d.n-uint64(p)*diskPage)
-	var page [diskPage * 8]byte
-	b := page[:k*8]
-	if _, err := d.f.ReadAt(b, int64(p)*diskPage*8); err != nil {
+	n := min(uint64(diskPage), d.n-uint64(p)*diskPage)
+	var page [diskPage * keyBytes]byte
+	b := page[:n*keyBytes]
+	if _, err := d.f.ReadAt(b, int64(p)*diskPage*keyBytes); err != nil {
 		return false, fmt.Errorf("engine: reading the fingerprint file: %w", err)
 	}
-	lo, hi := 0, int(k)
+	lo, hi := 0, int(n)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		v := binary.LittleEndian.Uint64(b[8*m:])
-		switch {
-		case v == fp:
+		switch c := cmpKey(readKey(b[keyBytes*m:]), k); {
+		case c == 0:
 			return true, nil
-		case v < fp:
+		case c < 0:
 			lo = m + 1
 		default:
 			hi = m
@@ -72,29 +95,30 @@ func (d *fpDisk) contains(fp uint64) (bool, error) {
 func (d *fpDisk) close() {
 	if d != nil {
 		d.f.Close()
-		d.mem.add(-int64(cap(d.index)) * 8)
+		d.mem.add(-int64(cap(d.index)) * keyBytes)
 	}
 }
 
-// diskWriter writes a sorted run of fingerprints to a new file and
-// indexes its pages.
+// diskWriter writes a sorted run of keys to a new file and indexes its
+// pages.
 type diskWriter struct {
 	f     *os.File
 	buf   []byte
 	n     uint64
 	off   int64
-	index []uint64
+	index []fpKey
 	err   error
 }
 
 const diskBuf = 1 << 20
 
-func (w *diskWriter) put(fp uint64) {
+func (w *diskWriter) put(k fpKey) {
 	if w.n%diskPage == 0 {
-		w.index = append(w.index, fp)
+		w.index = append(w.index, k)
 	}
 	w.n++
-	w.buf = binary.LittleEndian.AppendUint64(w.buf, fp)
+	w.buf = binary.LittleEndian.AppendUint64(w.buf, k.hi)
+	w.buf = binary.LittleEndian.AppendUint64(w.buf, k.lo)
 	if len(w.buf) == diskBuf {
 		w.flush()
 	}
@@ -108,37 +132,37 @@ func (w *diskWriter) flush() {
 	w.buf = w.buf[:0]
 }
 
-// diskReader reads a fingerprint file from the start.
+// diskReader reads a key file from the start.
 type diskReader struct {
 	d   *fpDisk
 	buf []byte
-	pos uint64 // fingerprints read
+	pos uint64 // keys read
 	at  int    // next in buf
 	err error
 }
 
-// next returns the next fingerprint, or false at the end.
-func (r *diskReader) next() (uint64, bool) {
+// next returns the next key, or false at the end.
+func (r *diskReader) next() (fpKey, bool) {
 	if r.d == nil || r.pos >= r.d.n || r.err != nil {
-		return 0, false
+		return fpKey{}, false
 	}
 	if r.at == len(r.buf) {
-		k := min(uint64(diskBuf/8), r.d.n-r.pos)
-		r.buf = r.buf[:k*8]
-		if _, err := r.d.f.ReadAt(r.buf, int64(r.pos)*8); err != nil {
+		k := min(uint64(diskBuf/keyBytes), r.d.n-r.pos)
+		r.buf = r.buf[:k*keyBytes]
+		if _, err := r.d.f.ReadAt(r.buf, int64(r.pos)*keyBytes); err != nil {
 			r.err = fmt.Errorf("engine: reading the fingerprint file: %w", err)
-			return 0, false
+			return fpKey{}, false
 		}
 		r.at = 0
 	}
-	v := binary.LittleEndian.Uint64(r.buf[r.at:])
-	r.at += 8
+	v := readKey(r.buf[r.at:])
+	r.at += keyBytes
 	r.pos++
 	return v, true
 }
 
-// flush moves every fingerprint in the tables to the file and empties
-// the tables. No insert or lookup may be under way, and every inserter's
+// flush moves every key in the tables to the file and empties the
+// tables. No insert or lookup may be under way, and every inserter's
 // counts must have been added (flushCounts).
 func (s *fpSet) flush(sp *spiller) error {
 	s.reclaim()
@@ -151,19 +175,21 @@ func (s *fpSet) flush(sp *spiller) error {
 	old, more := r.next()
 	for i := range s.shards {
 		t := s.shards[i].tab.Load()
-		// Gather the shard's fingerprints at the front of its table and
-		// sort them there.
+		// Gather the shard's keys, whole, at the front of its table
+		// (key j in words 2j and 2j+1, never past the slot it is read
+		// from) and sort them there.
 		k := 0
-		for _, v := range t.slots {
-			if v != 0 {
-				t.slots[k] = v
+		for j := 0; j < len(t.slots); j += 2 {
+			if v := t.slots[j]; v != 0 {
+				key := t.keyAt(uint64(j), v)
+				t.slots[2*k], t.slots[2*k+1] = key.hi, key.lo
 				k++
 			}
 		}
-		run := t.slots[:k]
-		slices.Sort(run)
+		run := unsafe.Slice((*fpKey)(unsafe.Pointer(unsafe.SliceData(t.slots))), k)
+		slices.SortFunc(run, cmpKey)
 		for _, v := range run {
-			for more && old < v {
+			for more && cmpKey(old, v) < 0 {
 				w.put(old)
 				old, more = r.next()
 			}
@@ -193,7 +219,7 @@ func (s *fpSet) flush(sp *spiller) error {
 	sp.written.Add(w.off)
 	s.disk.close()
 	index := slices.Clip(w.index)
-	s.mem.add(int64(cap(index)) * 8)
+	s.mem.add(int64(cap(index)) * keyBytes)
 	s.disk = &fpDisk{f: f, n: w.n, index: index, mem: s.mem}
 	s.flushes++
 	s.wantFlush.Store(false)

@@ -6,19 +6,26 @@ import (
 	"sync/atomic"
 )
 
-// fpSet is the set of fingerprints of the states seen so far. It stores
-// nothing else: 8 bytes per state over the load factor, and no pointers
-// for the garbage collector to scan.
+// fpSet is the set of the states seen so far, as their keys (fpKey): a
+// state of up to 16 bytes itself, mixed one to one, a wider one its
+// 128-bit fingerprint. It stores nothing else: 16 bytes per state over the
+// load factor, and no pointers for the garbage collector to scan.
 //
-// The set is split into 16 shards by the fingerprint's top 4 bits. A
-// shard is an open-addressing table of 64-byte buckets of eight slots
-// (one cache line), probed bucket by bucket; most lookups touch one line.
+// The set is split into 16 shards by the key's top 4 bits. A shard is an
+// open-addressing table of 64-byte buckets of four 16-byte slots (one
+// cache line), probed bucket by bucket; most lookups touch one line. A
+// slot keeps the key's high word shifted left by the 4 bits the shard
+// implies, which leaves its low bits for flags (slotHead), and the low
+// word beside it.
 // A shard grows (fourfold while small, see growFactor) when it is 90% full, on its own, so growth stalls only
 // that shard and needs at most 1/16 of the set's memory again.
 //
 // Lookups and inserts take no lock. A slot only ever goes from empty to a
-// fingerprint, by compare-and-swap, so two inserts of the same fingerprint
-// meet at the same slot and one of them wins. Counts are kept per caller
+// key: an insert claims its head word by compare-and-swap (marked as
+// being written), writes the low word, then marks the head written; so two
+// inserts of the same key meet at the same slot and one of them wins, and
+// a lookup that meets a head being written with its key's high word waits
+// for the two stores that complete it. Counts are kept per caller
 // (an inserter) and added to the shard's count every few dozen inserts, so
 // inserts share no counter. To grow, a shard's table is frozen, copied and
 // replaced; an insert that lands in a frozen table inserts again into its
@@ -58,13 +65,20 @@ type fpSet struct {
 }
 
 const (
-	fpShardBits   = 4
-	fpShards      = 1 << fpShardBits
-	bucketSlots   = 8
+	fpShardBits = 4
+	fpShards    = 1 << fpShardBits
+	// bucketSlots is the number of 16-byte slots (two words each) in a
+	// 64-byte bucket.
+	bucketSlots   = 4
+	bucketWords   = 2 * bucketSlots
 	initBuckets   = 4096
 	loadNum       = 9 // grow past loadNum/loadDen full
 	loadDen       = 10
 	cacheLineSize = 64
+	// The flags of a slot's head word: taken (the low word may not be
+	// written yet) and written.
+	slotTaken   = 1
+	slotWritten = 2
 	// countBatch is how many inserts an inserter counts on its own before
 	// adding them to the shard: the shard's count lags by at most
 	// countBatch per inserter, well within a table's free tenth.
@@ -80,8 +94,9 @@ type fpShard struct {
 }
 
 type fpTable struct {
-	slots  []uint64 // nb buckets of bucketSlots, cache-line aligned
+	slots  []uint64 // nb buckets of bucketWords, cache-line aligned
 	nb     uint64
+	top    uint64 // the shard's bits of every key in the table, in place
 	limit  uint64 // grow when count exceeds this
 	count  atomic.Uint64
 	frozen atomic.Bool // being copied into a replacement
@@ -99,10 +114,29 @@ type fpTable struct {
 // shards.
 type fpCounts [fpShards]uint32
 
-func newFPTable(nb uint64, round bool) *fpTable {
+func newFPTable(nb uint64, round bool, top uint64) *fpTable {
 	n := nb * bucketSlots
-	slots, mapped := mapTable(n, round)
-	return &fpTable{slots: slots, nb: nb, limit: n * loadNum / loadDen, mapped: mapped}
+	slots, mapped := mapTable(nb*bucketWords, round)
+	return &fpTable{slots: slots, nb: nb, top: top, limit: n * loadNum / loadDen, mapped: mapped}
+}
+
+// shardOf is the shard of a key.
+func shardOf(k fpKey) uint64 { return k.hi >> (64 - fpShardBits) }
+
+// slotHead is the head word of a written slot holding k: the high word
+// without the shard's bits (the table implies them), the flags below.
+func slotHead(k fpKey) uint64 { return k.hi<<fpShardBits | slotTaken | slotWritten }
+
+// keyAt reads the key in the slot whose head word is at i, given the
+// head's value v (taken), waiting for it to be written.
+func (t *fpTable) keyAt(i, v uint64) fpKey {
+	for n := 0; v&slotWritten == 0; n++ {
+		if n > 64 {
+			runtime.Gosched() // its writer was descheduled between two stores
+		}
+		v = atomic.LoadUint64(&t.slots[i])
+	}
+	return fpKey{t.top | v>>fpShardBits, atomic.LoadUint64(&t.slots[i+1])}
 }
 
 func (t *fpTable) bytes() int64 { return int64(cap(t.slots)) * 8 }
@@ -123,31 +157,33 @@ func newFPSetSized(mem *memAccount, buckets uint64) *fpSet {
 	// resident size 3-4 MiB over the limit.
 	s := &fpSet{mem: mem, round: mem.fpLimit == 0 || mem.fpLimit >= roundAbove}
 	for i := range s.shards {
-		t := newFPTable(buckets, s.round)
+		t := newFPTable(buckets, s.round, uint64(i)<<(64-fpShardBits))
 		s.shards[i].tab.Store(t)
 		mem.addFP(t.bytes())
 	}
 	return s
 }
 
-// bucket maps a fingerprint to its home bucket: the low 32 bits scaled to
-// the bucket count (the top bits chose the shard).
-func (t *fpTable) bucket(fp uint64) uint64 { return (fp & 0xffffffff) * t.nb >> 32 }
+// bucket maps a key to its home bucket: the low 32 bits of its high word
+// scaled to the bucket count (the top bits chose the shard).
+func (t *fpTable) bucket(k fpKey) uint64 { return (k.hi & 0xffffffff) * t.nb >> 32 }
 
-// find returns whether fp is in t and, if not, the first empty slot of
-// its probe sequence; full reports a table with no empty slot left (its
-// counts lagging behind), which must grow before fp can go in.
-func (t *fpTable) find(fp uint64) (found bool, slot uint64, full bool) {
-	b := t.bucket(fp)
+// find returns whether k is in t and, if not, the first empty slot of its
+// probe sequence (the index of its head word); full reports a table with
+// no empty slot left (its counts lagging behind), which must grow before
+// k can go in.
+func (t *fpTable) find(k fpKey) (found bool, slot uint64, full bool) {
+	b := t.bucket(k)
+	h := slotHead(k)
 	for range t.nb {
-		base := b * bucketSlots
-		for i := base; i < base+bucketSlots; i++ {
+		base := b * bucketWords
+		for i := base; i < base+bucketWords; i += 2 {
 			v := atomic.LoadUint64(&t.slots[i])
-			if v == fp {
-				return true, 0, false
-			}
 			if v == 0 {
 				return false, i, false
+			}
+			if v|slotWritten == h && t.keyAt(i, v).lo == k.lo {
+				return true, 0, false
 			}
 		}
 		if b++; b == t.nb {
@@ -157,14 +193,14 @@ func (t *fpTable) find(fp uint64) (found bool, slot uint64, full bool) {
 	return false, 0, true
 }
 
-// touch prefetches fp's home bucket, to bring it into the cache before
+// touch prefetches k's home bucket, to bring it into the cache before
 // insert needs it.
-func (s *fpSet) touch(fp uint64) {
-	t := s.shards[fp>>(64-fpShardBits)].tab.Load()
-	prefetch(&t.slots[t.bucket(fp)*bucketSlots])
+func (s *fpSet) touch(k fpKey) {
+	t := s.shards[shardOf(k)].tab.Load()
+	prefetch(&t.slots[t.bucket(k)*bucketWords])
 }
 
-// insert adds fp and reports whether it was new. c holds the caller's
+// insert adds k and reports whether it was new. c holds the caller's
 // uncounted inserts.
 //
 // Why a frozen table loses nothing: an insert that wins a slot then reads
@@ -173,20 +209,21 @@ func (s *fpSet) touch(fp uint64) {
 // and the copy sees the slot. If it reads true, the copy may have missed
 // the slot, so the insert waits for the replacement and inserts there as
 // well (finding the fingerprint if the copy did see it).
-func (s *fpSet) insert(fp uint64, c *fpCounts) bool {
-	i := fp >> (64 - fpShardBits)
+func (s *fpSet) insert(k fpKey, c *fpCounts) bool {
+	i := shardOf(k)
 	sh := &s.shards[i]
 	t := sh.tab.Load()
+	h := slotHead(k)
 	isNew, onDisk := false, s.disk != nil
 	for {
-		found, slot, full := t.find(fp)
+		found, slot, full := t.find(k)
 		if found {
 			return isNew
 		}
 		if onDisk {
 			// Not in memory: look in the file, once.
 			onDisk = false
-			in, err := s.disk.contains(fp)
+			in, err := s.disk.contains(k)
 			if err != nil {
 				s.diskErr.CompareAndSwap(nil, &err)
 			}
@@ -202,9 +239,14 @@ func (s *fpSet) insert(fp uint64, c *fpCounts) bool {
 			continue
 		}
 		if s.alone {
-			t.slots[slot] = fp
-		} else if !atomic.CompareAndSwapUint64(&t.slots[slot], 0, fp) {
-			continue // another fingerprint took the slot: look again
+			t.slots[slot+1] = k.lo
+			t.slots[slot] = h
+		} else {
+			if !atomic.CompareAndSwapUint64(&t.slots[slot], 0, h&^slotWritten) {
+				continue // another key took the slot: look again
+			}
+			atomic.StoreUint64(&t.slots[slot+1], k.lo)
+			atomic.StoreUint64(&t.slots[slot], h)
 		}
 		isNew = true
 		if !t.frozen.Load() {
@@ -251,10 +293,28 @@ func (s *fpSet) replacement(sh *fpShard, t *fpTable) *fpTable {
 	}
 }
 
-// copyBlock is the number of old slots a copier claims at a time.
+// copyBlock is the number of words of old slots (two a slot) a copier
+// claims at a time.
 const copyBlock = 1 << 12
 
 func (t *fpTable) blocks() int64 { return int64((len(t.slots) + copyBlock - 1) / copyBlock) }
+
+// put adds k, known not to be in t, during a copy: copiers run at once,
+// so a slot is taken by compare-and-swap as insert does.
+func (t *fpTable) put(k fpKey) {
+	h := slotHead(k)
+	for {
+		found, slot, _ := t.find(k)
+		if found {
+			return
+		}
+		if atomic.CompareAndSwapUint64(&t.slots[slot], 0, h&^slotWritten) {
+			atomic.StoreUint64(&t.slots[slot+1], k.lo)
+			atomic.StoreUint64(&t.slots[slot], h)
+			return
+		}
+	}
+}
 
 // help copies blocks of a frozen table into its replacement until none is
 // left to claim. Copiers run at once (the grower and any inserter that
@@ -265,7 +325,7 @@ func (s *fpSet) help(old *fpTable) {
 	if t == nil {
 		return
 	}
-	var batch [growBatch]uint64
+	var batch [growBatch]fpKey
 	for {
 		b := old.claim.Add(1) - 1
 		if b >= old.blocks() {
@@ -275,22 +335,17 @@ func (s *fpSet) help(old *fpTable) {
 		end := min(int(b+1)*copyBlock, len(old.slots))
 		// growBatch old slots at a time: prefetch where they go in the
 		// new table, then put them there, so the misses overlap.
-		for base := int(b) * copyBlock; base < end; base += growBatch {
+		for base := int(b) * copyBlock; base < end; base += 2 * growBatch {
 			k := 0
-			for j := base; j < min(base+growBatch, end); j++ {
+			for j := base; j < min(base+2*growBatch, end); j += 2 {
 				if v := atomic.LoadUint64(&old.slots[j]); v != 0 {
-					batch[k] = v
+					batch[k] = old.keyAt(uint64(j), v)
+					prefetch(&t.slots[t.bucket(batch[k])*bucketWords])
 					k++
-					prefetch(&t.slots[t.bucket(v)*bucketSlots])
 				}
 			}
 			for _, v := range batch[:k] {
-				for {
-					found, slot, _ := t.find(v)
-					if found || atomic.CompareAndSwapUint64(&t.slots[slot], 0, v) {
-						break
-					}
-				}
+				t.put(v)
 			}
 			n += uint64(k)
 		}
@@ -342,7 +397,7 @@ func (s *fpSet) grow(sh *fpShard, old *fpTable, full bool) {
 			return
 		}
 	}
-	t := newFPTable(uint64(factor)*old.nb, s.round)
+	t := newFPTable(uint64(factor)*old.nb, s.round, old.top)
 	old.next.Store(t)
 	old.frozen.Store(true)
 	// Inserters that meet the frozen table help copy it (replacement)
@@ -406,7 +461,7 @@ func (s *fpSet) close() {
 	}
 }
 
-// count is the number of fingerprints in the set (exact once every
+// count is the number of keys in the set (exact once every
 // inserter has flushed its counts).
 func (s *fpSet) count() uint64 {
 	var n uint64

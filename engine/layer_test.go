@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
@@ -136,9 +137,10 @@ func TestLayerAsRank(t *testing.T) {
 	}
 }
 
-// TestFingerprint16 checks fingerprint's path for 16-byte encodings
-// against the one for any length.
-func TestFingerprint16(t *testing.T) {
+// TestMix16IsOneToOne checks that a 16-byte state's key gives the state
+// back (unmix16 inverts mix16), on random states and on states with one
+// byte set, and that shorter states are keyed padded with zeros.
+func TestMix16IsOneToOne(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 16))
 	b := make([]byte, 16)
 	for i := range 100000 {
@@ -149,10 +151,26 @@ func TestFingerprint16(t *testing.T) {
 			clear(b)
 			b[i/16] = byte(i)
 		}
-		if got, want := fingerprint(b), fingerprintAny(b); got != want {
-			t.Fatalf("fingerprint(%x) = %x, fingerprintAny %x", b, got, want)
+		k := keyOf(b)
+		x, y := unmix16(k)
+		if x != binary.LittleEndian.Uint64(b) || y != binary.LittleEndian.Uint64(b[8:]) {
+			t.Fatalf("keyOf(%x) = %x, which unmixes to %x %x", b, k, x, y)
+		}
+		if i < 64 {
+			if got, want := keyOf(b[:8]), mix16(binary.LittleEndian.Uint64(b), 0); got != want {
+				t.Fatalf("keyOf(%x) = %x, want %x", b[:8], got, want)
+			}
 		}
 	}
+}
+
+// unmix16 inverts mix16: its rounds undone in the opposite order.
+func unmix16(k fpKey) (a, b uint64) {
+	a, b = k.hi, k.lo
+	a ^= fold(b^fpK4, fpK0)
+	b ^= fold(a^fpK2, fpK3)
+	a ^= fold(b^fpK1, fpK0)
+	return a, b
 }
 
 // TestLayerRefutedByADuplicate: a step back to a state of an earlier

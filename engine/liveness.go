@@ -47,7 +47,7 @@ func (s *search[S, L]) liveness(ctx context.Context) (v *ViolationInfo[S, L], gr
 // for models whose progress measure cannot settle the question.
 func checkEventually[S, L any](ctx context.Context, m Model[S, L], live Liveness[S]) (*ViolationInfo[S, L], error) {
 	width := m.Width()
-	index := map[uint64]int32{} // fingerprint -> id
+	index := map[fpKey]int32{} // key (the state itself up to 16 bytes) -> id
 	var (
 		encs   []byte   // encoding of state i at i*width
 		parent []int32  // -1 for an initial state
@@ -56,15 +56,15 @@ func checkEventually[S, L any](ctx context.Context, m Model[S, L], live Liveness
 		edges  []edge
 	)
 	intern := func(enc []byte, from int32, o uint32) (int32, bool, error) {
-		fp := fingerprint(enc)
-		if i, ok := index[fp]; ok {
+		k := keyOf(enc)
+		if i, ok := index[k]; ok {
 			return i, false, nil
 		}
 		if len(parent) >= 1<<31-1 {
 			return 0, false, fmt.Errorf("engine: liveness graph: more than 2^31 states")
 		}
 		i := int32(len(parent))
-		index[fp] = i
+		index[k] = i
 		encs = append(encs, enc...)
 		parent = append(parent, from)
 		ord = append(ord, o)

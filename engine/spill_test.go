@@ -100,8 +100,9 @@ func TestFingerprintSpill(t *testing.T) {
 	}
 }
 
-// TestFPDisk moves a set to disk and checks that every fingerprint is
-// found there (on page boundaries too) and none that was not inserted;
+// TestFPDisk moves a set to disk and checks that every key is found
+// there (on page boundaries too; a run of keys that share their high word
+// and spans pages among them) and none that was not inserted;
 // then corrupts the file and checks that the lookups notice, so that
 // the first half cannot pass without reading it.
 func TestFPDisk(t *testing.T) {
@@ -111,10 +112,15 @@ func TestFPDisk(t *testing.T) {
 	sp := &spiller{dir: t.TempDir()}
 	defer sp.close()
 	var c fpCounts
-	fp := func(i uint64) uint64 {
+	// Keys of states, and from 4000 on keys with one high word whose low
+	// words differ (odd ones never inserted).
+	fp := func(i uint64) fpKey {
+		if i >= 8000 {
+			return fpKey{3<<60 | 0xabcdef, i}
+		}
 		var b [8]byte
 		binary.LittleEndian.PutUint64(b[:], i)
-		return fingerprint(b[:])
+		return keyOf(b[:])
 	}
 	const n = 5000
 	// Two flushes: the second merges the memory with the file.
@@ -136,11 +142,11 @@ func TestFPDisk(t *testing.T) {
 	if s.disk.n != n || s.count() != n {
 		t.Fatalf("%d on disk, count %d, want %d", s.disk.n, s.count(), n)
 	}
-	var all []uint64
+	var all []fpKey
 	for i := range uint64(n) {
 		all = append(all, fp(2*i))
 	}
-	slices.Sort(all)
+	slices.SortFunc(all, cmpKey)
 	for i, v := range all {
 		if in, err := s.disk.contains(v); err != nil || !in {
 			t.Fatalf("fingerprint %d of %d (page %d) not on disk: %v", i, n, i/diskPage, err)
@@ -155,14 +161,14 @@ func TestFPDisk(t *testing.T) {
 		}
 	}
 	// Below the first and above the last.
-	for _, v := range []uint64{1, all[0] - 1, all[n-1] + 1, ^uint64(0)} {
+	for _, v := range []fpKey{{0, 0}, {all[0].hi, all[0].lo - 1}, {all[n-1].hi, all[n-1].lo + 1}, {^uint64(0), ^uint64(0)}} {
 		if in, _ := s.disk.contains(v); in && !slices.Contains(all, v) {
 			t.Fatalf("%#x found, never inserted", v)
 		}
 	}
 	// Mutation: zero the file's second page; its fingerprints must be
 	// missed.
-	if _, err := s.disk.f.WriteAt(make([]byte, diskPage*8), diskPage*8); err != nil {
+	if _, err := s.disk.f.WriteAt(make([]byte, diskPage*keyBytes), diskPage*keyBytes); err != nil {
 		t.Fatal(err)
 	}
 	if in, _ := s.disk.contains(all[diskPage+3]); in {
@@ -173,32 +179,40 @@ func TestFPDisk(t *testing.T) {
 	}
 }
 
-// TestFPBucketCollisions puts fingerprints that share a shard and a home
-// bucket (more than a bucket holds, at the table's end so that probing
-// wraps around) into a small table: each must be new once, be found
-// afterwards, and not be confused with its neighbours.
+// TestFPBucketCollisions puts keys that share a shard and a home bucket
+// (more than a bucket holds, at the table's end so that probing wraps
+// around) into a small table, and keys that differ in their low word
+// only (the same head word: a 64-bit set keeping the high word would take
+// them for one): each must be new once, be found afterwards, and not be
+// confused with its neighbours.
 func TestFPBucketCollisions(t *testing.T) {
-	var mem memAccount
-	s := newFPSetSized(&mem, 4)
-	defer s.close()
-	var c fpCounts
-	var fps []uint64
-	for i := range uint64(3 * bucketSlots) {
-		// Shard 5, low 32 bits all ones: the last bucket of any table.
-		fps = append(fps, 5<<60|(i+1)<<32|0xffffffff)
-	}
-	for _, f := range fps {
-		if !s.insert(f, &c) {
-			t.Fatalf("%#x: not new", f)
+	for _, alone := range []bool{false, true} {
+		var mem memAccount
+		s := newFPSetSized(&mem, 4)
+		s.alone = alone
+		var c fpCounts
+		var keys []fpKey
+		for i := range uint64(3 * bucketSlots) {
+			// Shard 5, low 32 bits all ones: the last bucket of any table.
+			keys = append(keys, fpKey{5<<60 | (i+1)<<32 | 0xffffffff, i})
+			keys = append(keys, fpKey{5<<60 | 0xffffffff, i << 7})
 		}
-	}
-	for _, f := range fps {
-		if s.insert(f, &c) {
-			t.Fatalf("%#x: new twice", f)
+		for _, k := range keys {
+			if !s.insert(k, &c) {
+				t.Fatalf("alone %v: %#x: not new", alone, k)
+			}
 		}
-		if s.insert(f^1<<40, &c) == false {
-			t.Fatalf("%#x: taken as seen", f^1<<40)
+		for _, k := range keys {
+			if s.insert(k, &c) {
+				t.Fatalf("alone %v: %#x: new twice", alone, k)
+			}
+			for _, o := range []fpKey{{k.hi ^ 1<<40, k.lo}, {k.hi, k.lo ^ 1<<63}} {
+				if !s.insert(o, &c) {
+					t.Fatalf("alone %v: %#x: taken as seen", alone, o)
+				}
+			}
 		}
+		s.close()
 	}
 }
 

@@ -506,10 +506,22 @@ func writeSummary(w io.Writer, rep *check.Report, wall time.Duration) {
 	if rep.Perf.Spilled > 0 {
 		fmt.Fprintf(w, ", %s spilled to disk", bench.Bytes(rep.Perf.Spilled))
 	}
-	fmt.Fprintf(w, "). Fingerprint collision probability (optimistic, as TLC computes it): %.1E.\n", rep.Perf.Collision)
+	fmt.Fprintf(w, "). %s.\n", collisionText(rep))
 	if rep.Verdict == "unknown" {
 		fmt.Fprintln(w, "Interrupted: the figures are partial.")
 	}
+}
+
+// collisionText says how the states were stored and the probability that
+// two were taken for one.
+func collisionText(rep *check.Report) string {
+	switch {
+	case rep.Collision == nil:
+		return "Collision probability unknown"
+	case rep.Fingerprints == "lossless":
+		return "States stored losslessly: collision probability 0"
+	}
+	return fmt.Sprintf("States stored as %s: collision probability (optimistic, TLC's formula over 2^128) %.1E", rep.Fingerprints, *rep.Collision)
 }
 
 // goLoad loads a model for the Go engine (check, verify, sweep, mirror).

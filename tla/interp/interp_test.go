@@ -42,4 +42,10 @@ func TestResumeR0(t *testing.T) {
 	if res.Generated != 87 || res.Distinct != 59 || res.Depth != 8 {
 		t.Errorf("R0: %d/%d/%d, want 87/59/8", res.Generated, res.Distinct, res.Depth)
 	}
+	// A state is 4 bytes a variable, 15 variables: wider than the 16
+	// bytes the engine stores as they are, so it keeps a 128-bit
+	// fingerprint of each.
+	if sp.Width() <= 16 || res.Lossless || res.Fingerprints() != "128-bit fingerprints" || res.CollisionProbability() > 1e-30 {
+		t.Errorf("R0: width %d, %s, collision probability %g; want 128-bit fingerprints", sp.Width(), res.Fingerprints(), res.CollisionProbability())
+	}
 }
