@@ -79,7 +79,8 @@ func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report,
 	rep.Seconds = res.Elapsed.Seconds()
 	rep.Perf = Perf{
 		Workers: res.Workers, Running: res.Running, PeakMemory: res.PeakMemory, Spilled: res.Spilled,
-		FingerprintMemory: res.FingerprintMemory, LivenessGraph: res.LivenessGraph,
+		FingerprintMemory: res.FingerprintMemory, FingerprintsHeld: res.FingerprintsHeld,
+		LivenessGraph: res.LivenessGraph,
 	}
 	collision := res.CollisionProbability()
 	rep.Fingerprints, rep.Collision = res.Fingerprints(), &collision

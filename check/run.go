@@ -94,6 +94,9 @@ type Perf struct {
 	// frontier, trace links), FingerprintMemory the fingerprint set's
 	// final size, and Spilled what went to disk, in bytes.
 	PeakMemory, FingerprintMemory, Spilled int64
+	// FingerprintsHeld is the most states the fingerprint set held at
+	// once (the largest level under a layer).
+	FingerprintsHeld uint64
 	// LivenessGraph is set when liveness needed the explicit graph.
 	LivenessGraph bool
 }

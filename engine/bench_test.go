@@ -151,7 +151,7 @@ func fpsetStream(b *testing.B, set string, distinct uint64, workers int) (int64,
 	var s128 *fpSet
 	var s64 *fpSet64
 	if set == "64" {
-		s64 = newFPSetSized64(&mem, initBuckets)
+		s64 = newFPSetSized64(&mem, 4096) // its initial size
 		s64.alone = workers == 1
 		defer s64.close()
 	} else {

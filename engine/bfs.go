@@ -32,6 +32,7 @@ type search[S, L any] struct {
 
 	mem   memAccount
 	seen  *fpSet
+	held  uint64 // the most keys seen held at the end of a level
 	pool  *bufPool
 	sp    *spiller
 	trace *traceStore
@@ -264,6 +265,7 @@ func (s *search[S, L]) run(ctx context.Context) (*Result[S, L], error) {
 	res.Stats = s.stats()
 	res.PeakMemory = s.mem.peak.Load()
 	res.FingerprintMemory = s.seen.bytes()
+	res.FingerprintsHeld = max(s.held, s.seen.count())
 	res.FingerprintFlushes = s.seen.flushes
 	if s.seen.disk != nil {
 		res.FingerprintsOnDisk = s.seen.disk.n
@@ -351,6 +353,7 @@ func (s *search[S, L]) initial() error {
 // links to disk when memory runs short.
 func (s *search[S, L]) advance() error {
 	s.seen.reclaim()
+	s.held = max(s.held, s.seen.count())
 	if s.layered {
 		// The successors of the new level are all on the level after
 		// it: none can be a state found so far.

@@ -283,6 +283,10 @@ type Result[S, L any] struct {
 	PeakMemory int64
 	// FingerprintMemory is the size of the fingerprint set's tables.
 	FingerprintMemory int64
+	// FingerprintsHeld is the most states the set held at once, in memory
+	// and on disk: the largest level under Options.Layer, else the
+	// distinct states.
+	FingerprintsHeld uint64
 	// FingerprintFlushes counts the moves of the fingerprint tables to
 	// disk (past its share of MemoryBudget); FingerprintsOnDisk is how
 	// many fingerprints the file held at the end.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -69,9 +70,11 @@ const (
 	fpShards    = 1 << fpShardBits
 	// bucketSlots is the number of 16-byte slots (two words each) in a
 	// 64-byte bucket.
-	bucketSlots   = 4
-	bucketWords   = 2 * bucketSlots
-	initBuckets   = 4096
+	bucketSlots = 4
+	bucketWords = 2 * bucketSlots
+	// initBuckets: 32,768 slots a shard (512 KiB), as many states as the
+	// 64-bit set's first tables held; the sizes below are set likewise.
+	initBuckets   = 8192
 	loadNum       = 9 // grow past loadNum/loadDen full
 	loadDen       = 10
 	cacheLineSize = 64
@@ -142,11 +145,14 @@ func (t *fpTable) keyAt(i, v uint64) fpKey {
 func (t *fpTable) bytes() int64 { return int64(cap(t.slots)) * 8 }
 
 // newFPSet makes an empty set; under a budget its first tables fit their
-// share.
+// share, a power of two buckets each (so that a table that grows within
+// the share leaves the rest of the budget some room, as it did when
+// initBuckets was half as large).
 func newFPSet(mem *memAccount) *fpSet {
 	nb := uint64(initBuckets)
 	if mem.fpLimit > 0 {
-		nb = uint64(max(1, min(int64(nb), mem.fpLimit/fpShards/cacheLineSize)))
+		fit := uint64(max(1, mem.fpLimit/fpShards/cacheLineSize))
+		nb = min(nb, 1<<(bits.Len64(fit)-1))
 	}
 	return newFPSetSized(mem, nb)
 }
@@ -359,14 +365,16 @@ func (s *fpSet) help(old *fpTable) {
 const roundAbove = 1 << 30
 
 // growSmall is the size up to which a shard's table grows fourfold rather
-// than twofold. Each growth copies every fingerprint of the table and
-// maps (and the kernel zeroes) a new one; R8's shards grow from 256 KiB to
-// 4 MiB, and growing by four copies 2.4 million fingerprints and zeroes
-// 84 MiB where doubling copied 7.1 million and zeroed 124 MiB (about a
-// tenth of R8's CPU time went to growth). Past it, a table doubles, so
-// that a large set is never more than twice the size it needs (a small
-// one at most four times: 256 MiB for the 16 shards at most).
-const growSmall = 16 << 20
+// than twofold. Each growth copies every key of the table and maps (and
+// the kernel zeroes) a new one; with the whole set (8-byte slots then)
+// R8's shards grew from 256 KiB to 4 MiB, and growing by four copied 2.4
+// million fingerprints and zeroed 84 MiB where doubling copied 7.1
+// million and zeroed 124 MiB (about a tenth of R8's CPU time went to
+// growth). Past it, a table doubles, so that a large set is never more
+// than twice the size it needs (a small one at most four times: 512 MiB
+// for the 16 shards at most). It is 32 MiB since slots are 16 bytes: the
+// same number of slots as before.
+const growSmall = 32 << 20
 
 // growFactor is how many times larger a table of size bytes grows.
 func growFactor(size int64) int64 {

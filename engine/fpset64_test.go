@@ -264,7 +264,7 @@ func (s *fpSet64) grow(sh *fpShard64, old *fpTable64, full bool) {
 	if sh.tab.Load() != old {
 		return
 	}
-	factor := growFactor(old.bytes())
+	factor := growFactor64(old.bytes())
 	t := newFPTable64(uint64(factor)*old.nb, s.round)
 	old.next.Store(t)
 	old.frozen.Store(true)
@@ -340,4 +340,12 @@ func finish64(h uint64) uint64 {
 		h = fpK4
 	}
 	return h
+}
+
+// growFactor64 is growFactor as it was for this set (growSmall 16 MiB).
+func growFactor64(size int64) int64 {
+	if 4*size <= 16<<20 {
+		return 4
+	}
+	return 2
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 )
@@ -98,4 +99,16 @@ func Count(n uint64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// NonGoResident is the memory resident in this process that the Go
+// runtime does not manage, in bytes (the program's code and data mapped
+// from its file, the C library's, memory mapped outside the runtime): its
+// resident size less the memory the runtime holds (what
+// debug.SetMemoryLimit bounds). 0 where /proc is not there.
+func NonGoResident() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	goMem := int64(s[0].Value.Uint64()) - int64(s[1].Value.Uint64())
+	return max(0, RSS()-goMem)
 }

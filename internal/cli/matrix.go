@@ -110,7 +110,7 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
 			if budget > 0 {
 				// As check: Go's own memory gets what the engine's
 				// tables (mapped outside the heap) leave.
-				debug.SetMemoryLimit(budget - engineBudget(budget)/4*3)
+				debug.SetMemoryLimit(goLimit(budget, engineBudget(budget)))
 			}
 			start := time.Now()
 			// With --html the Go engine's matrix is built one model at a
