@@ -9,7 +9,7 @@ TLCRUN   := bin/tlcrun
 FUZZTIME ?= 30s
 NPM      ?= npm
 
-.PHONY: help check test test-short lint deps verify verify-long fuzz build clean bench bench-docs bench-large
+.PHONY: help check test test-short lint deps verify verify-long fuzz build clean bench bench-docs bench-large bench-fpset
 .PHONY: bin/tlcrun bin/seqctl bin/conformance
 bin/tlcrun bin/seqctl bin/conformance:
 	$(GO) build -o $@ ./cmd/$(notdir $@)
@@ -127,6 +127,15 @@ bench-docs: bin/tlcrun ## the table docs/engine.md keeps: R0, R8, R8 safety only
 
 bench-large: bin/tlcrun ## the Go engine on over 100 million states (spec/bench/R100M.cfg); minutes
 	bin/tlcrun bench --cfg spec/bench/R100M.cfg --workers all --tlc off $(BENCH_FLAGS)
+
+# The fingerprint set alone, 16-byte keys against the 64-bit set they
+# replaced (engine/fpset64_test.go), interleaved: R8-sized and R100M-sized
+# streams, one inserter and every core (docs/engine.md, "Lossless keys
+# against 64-bit fingerprints"). FPSET_PAIRS interleaved pairs each.
+FPSET_PAIRS ?= 5
+bench-fpset: ## the fingerprint set vs the 64-bit one, R8- and R100M-sized; the R100M-sized run needs about 4 GiB
+	$(GO) test ./engine -run '^$$' -bench FPSetR8 -benchtime $(FPSET_PAIRS)x -timeout 2h
+	$(GO) test ./engine -run '^$$' -bench FPSetR8 -benchtime $(FPSET_PAIRS)x -timeout 2h -fpset.states 119071840
 
 # The reference sequencer's long tests and benchmark (issue 6). The
 # PostgreSQL parts need a server: export RESUMECHECK_PG_DSN="$$(.ci/postgres.sh | tail -1)"
