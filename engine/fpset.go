@@ -49,7 +49,7 @@ type fpSet struct {
 	retired   []*fpTable
 
 	// Under a budget (mem.fpLimit > 0, in bytes of tables, replaced ones
-	// included), fingerprints that do not fit go to disk: see fpdisk.go.
+	// included), keys that do not fit go to disk: see fpdisk.go.
 	// disk changes only in flush, when nothing else runs.
 	disk      *fpDisk
 	wantFlush atomic.Bool
@@ -105,7 +105,7 @@ type fpTable struct {
 	frozen atomic.Bool // being copied into a replacement
 	mapped bool        // from mapTable: unmap when done
 	// While frozen: the replacement, the next block to copy, the blocks
-	// copied and the fingerprints moved (see help).
+	// copied and the keys moved (see help).
 	next   atomic.Pointer[fpTable]
 	claim  atomic.Int64
 	copied atomic.Int64
@@ -214,7 +214,7 @@ func (s *fpSet) touch(k fpKey) {
 // which starts after it) comes later in the order of atomic operations,
 // and the copy sees the slot. If it reads true, the copy may have missed
 // the slot, so the insert waits for the replacement and inserts there as
-// well (finding the fingerprint if the copy did see it).
+// well (finding the key if the copy did see it).
 func (s *fpSet) insert(k fpKey, c *fpCounts) bool {
 	i := shardOf(k)
 	sh := &s.shards[i]
@@ -324,7 +324,7 @@ func (t *fpTable) put(k fpKey) {
 
 // help copies blocks of a frozen table into its replacement until none is
 // left to claim. Copiers run at once (the grower and any inserter that
-// met the frozen table), so they put fingerprints in by compare-and-swap;
+// met the frozen table), so they put keys in by compare-and-swap;
 // each old slot is copied by one of them only.
 func (s *fpSet) help(old *fpTable) {
 	t := old.next.Load()
