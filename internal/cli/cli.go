@@ -19,10 +19,10 @@ const (
 	ExitNoTLC     = clibase.ExitNoTLC   // TLC is needed but cannot run: no jar, no Java, Java too old, not TLC
 	ExitNotMirror = 4                   // the Go engine does not mirror the spec it was given (check.ErrNotMirrored)
 	ExitDeadlock  = 11                  // a deadlock was reached
-	ExitSafety    = 12                  // an invariant is violated
+	ExitSafety    = 12                  // an invariant is violated; induct: the candidate is not inductive
 	ExitLiveness  = 13                  // a temporal property is violated
 	ExitMismatch  = 14                  // results differ from the manifest
-	ExitDisagree  = 15                  // the Go engine and TLC disagree (--engine both)
+	ExitDisagree  = 15                  // the Go engine and TLC disagree (--engine both, induct --compare-tlc)
 	ExitClaims    = 16                  // a claim of the fault matrix does not hold
 	ExitCancelled = clibase.ExitInterrupted
 )
@@ -61,16 +61,16 @@ Exit codes (docs/cli.md):
       Resume.tla): check it with --engine tlc, or bring model/ in line and
       run tlcrun mirror --update (see tlcrun mirror --help)
   11  deadlock reached
-  12  an invariant is violated
+  12  an invariant is violated (induct: the candidate is not inductive)
   13  a temporal property (liveness) is violated
   14  results differ from the manifest
-  15  the Go engine and TLC disagree (--engine both)
+  15  the Go engine and TLC disagree (--engine both, induct --compare-tlc)
   16  a claim of the fault matrix does not hold
  130  interrupted (Ctrl-C); check prints the figures so far
 The codes every command shares, and each command's, are in docs/cli.md.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheckCmd(), newVerifyCmd(), newSweepCmd(), newDoctorCmd(), newInstallCmd(), newBenchCmd(), newMatrixCmd(), newReportCmd(), newExploreCmd(), newMirrorCmd(), newTLCWorkerCmd())
+	root.AddCommand(newCheckCmd(), newVerifyCmd(), newSweepCmd(), newDoctorCmd(), newInstallCmd(), newBenchCmd(), newMatrixCmd(), newReportCmd(), newExploreCmd(), newMirrorCmd(), newTLCWorkerCmd(), newInductCmd())
 	return root
 }

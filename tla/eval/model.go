@@ -41,6 +41,9 @@ type Config struct {
 	// View names the VIEW: a definition whose value stands for the state
 	// when TLC decides whether it has seen it.
 	View string
+	// Domain, when set, compiles the enumeration of the states that
+	// satisfy a type invariant and a candidate invariant (EnumDomain).
+	Domain *DomainConfig
 	// Where, when set, says where a name appeared in the cfg (for
 	// errors): "file:line".
 	Where func(section, name string) string
@@ -115,6 +118,11 @@ type predPart struct {
 	// ViolatedChanged tests it against the step's changed bits at once.
 	mask uint64
 	wide bool
+	// file and pos say where the conjunct is written, name the name it
+	// is written as ("" for a formula): ConjunctAt.
+	file string
+	pos  syntax.Pos
+	name string
 }
 
 // ActionPred is a compiled predicate of two states (an action constraint).
@@ -136,6 +144,10 @@ type Model struct {
 	File      string
 	Variables []string
 	Actions   []*Action
+	// NextName is the name of the next-state relation when it is a
+	// definition of the root module named in the cfg or in [][N]_v; ""
+	// when it is a formula.
+	NextName string
 	// Invariants are the cfg's INVARIANTS, then the properties []P of
 	// PROPERTIES (TLC checks those as invariants).
 	Invariants []Pred
@@ -164,6 +176,8 @@ type Model struct {
 	// emitLabelled is emitLabel as a func value, made once.
 	emitLabelled func(k *ctx)
 	assumes      []assumption
+	// domain is the enumeration of Config.Domain (nil without one).
+	domain *domain
 }
 
 type assumption struct {
@@ -378,6 +392,28 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 	}
 	cc.initMode = false
 	clear(cc.zero)
+	if cfg.Domain != nil {
+		cc.initMode = true
+		m.domain = b.domain(cfg.Domain, sc, c)
+		cc.initMode = false
+		clear(cc.zero)
+	}
+	var nextName string
+	switch x := nextE.(type) {
+	case *syntax.Ident:
+		nextName = x.Name
+	case *syntax.OpApp:
+		if len(x.Args) == 0 && len(x.Prefix) == 0 {
+			nextName = x.Op
+		}
+	}
+	if nextName != "" {
+		// The name as the root module reads it (a module it extends
+		// included) denotes the same definition.
+		if a, b := sc.lookup(nextName), nextSc.lookup(nextName); a != nil && a == b {
+			m.NextName = nextName
+		}
+	}
 	// Next, split into actions.
 	b.split(nextE, c.with(nextSc), "Next", nil, nil, nil, m)
 	// Properties.
@@ -857,7 +893,10 @@ func (b *builder) invariant(name string, pos syntax.Pos, c cs) Pred {
 		t := cc.newTracker(c.fr)
 		ce := cc.expr(e, c.with(sc))
 		cc.trackers = cc.trackers[:len(cc.trackers)-1]
-		part := predPart{vars: slices.Compact(slices.Sorted(slices.Values(t.vars))), all: t.all}
+		part := predPart{vars: slices.Compact(slices.Sorted(slices.Values(t.vars))), all: t.all, file: u.sc.file, pos: u.e.At()}
+		if id, ok := e.(*syntax.Ident); ok {
+			part.name = id.Name
+		}
 		for _, v := range part.vars {
 			if v >= 64 {
 				part.wide = true
@@ -1178,6 +1217,7 @@ func (m *Model) ctx() *ctx { return m.pool.Get().(*ctx) }
 func (m *Model) release(k *ctx) {
 	clear(k.next)
 	k.cur, k.emit, k.labelled, k.assigned = nil, nil, nil, 0
+	k.take, k.seen = nil, 0
 	m.pool.Put(k)
 }
 

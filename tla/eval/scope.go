@@ -20,6 +20,9 @@ type ctx struct {
 	at int32
 	// assigned counts the variables of next that have a value.
 	assigned int32
+	// take and seen split EnumDomain's work (see shard).
+	take func(prefix uint64) bool
+	seen uint64
 }
 
 // evalFn is a compiled expression.

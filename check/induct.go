@@ -1,0 +1,464 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/tla/eval"
+	"github.com/resumecontract/resumecheck/tla/interp"
+)
+
+// InductJob is a candidate invariant of an interpreted spec, to be
+// checked inductive relative to a type invariant (tlcrun induct): the
+// states the type invariant and the candidate allow, enumerated from the
+// type's domains rather than reached from Init.
+type InductJob struct {
+	CfgPath, SpecPath string
+	// Type is the type invariant, Inv the candidate.
+	Type, Inv string
+	sp        *interp.Spec
+}
+
+// InductInput names what tlcrun induct checks.
+type InductInput struct {
+	// Cfg is the model's cfg, Spec its spec ("": as SpecFor finds it)
+	// and Lib the folders searched for modules after the spec's own.
+	Cfg, Spec string
+	Lib       []string
+	// Type is the type invariant, Inv the candidate ("": the cfg's one
+	// invariant other than Type).
+	Type, Inv string
+	// Late tests the candidate only on complete states of Type's domain
+	// (eval.DomainConfig.Late): for the tests that hold the early tests
+	// to the plain enumeration.
+	Late bool
+}
+
+// LoadInduct reads the cfg and the spec as the interpreter does for
+// check (LoadInterpreted: what check refuses, this refuses), compiled
+// with the enumeration of Type /\ Inv. A cfg whose CONSTRAINT,
+// ACTION_CONSTRAINT or SYMMETRY would change which states or steps count
+// is refused: the induction is over every state of the type's domain and
+// every step of Next.
+func LoadInduct(in InductInput) (*InductJob, error) {
+	cfgPath, specPath, lib, typ, inv := in.Cfg, in.Spec, in.Lib, in.Type, in.Inv
+	if err := CfgArg(cfgPath); err != nil {
+		return nil, err
+	}
+	specPath = SpecFor(cfgPath, specPath)
+	cfg, err := tlacfg.ParseFileAny(cfgPath)
+	if err != nil {
+		return nil, inputf("%v", err)
+	}
+	// Loaded as check loads it first, so that the same cfg is refused the
+	// same way.
+	if _, err := FromConfigInterpreted(cfg, specPath, lib...); err != nil {
+		return nil, err
+	}
+	var refused []string
+	for _, c := range cfg.Constraints {
+		refused = append(refused, fmt.Sprintf("%s:%d: CONSTRAINT %s", cfg.Path, cfg.Line("CONSTRAINTS", c), c))
+	}
+	for _, section := range []string{"ACTION_CONSTRAINTS", "SYMMETRY"} {
+		for _, n := range cfg.Other[section] {
+			refused = append(refused, fmt.Sprintf("%s:%d: %s %s", cfg.Path, cfg.Line(section, n), strings.TrimSuffix(section, "S"), n))
+		}
+	}
+	if len(refused) > 0 {
+		return nil, inputf("%s: induct checks every state of the type's domain and every step of Next, which this section would restrict; remove it", strings.Join(refused, "; "))
+	}
+	if inv == "" {
+		var others []string
+		for _, n := range cfg.Invariants {
+			if n != typ {
+				others = append(others, n)
+			}
+		}
+		if len(others) != 1 {
+			return nil, inputf("%s: name the candidate invariant with --inv (the cfg's invariants other than %s: %s)", cfgPath, typ, listOrNone(others))
+		}
+		inv = others[0]
+	}
+	ec := interp.Config(cfg)
+	ec.Invariants = []string{inv}
+	if typ != inv {
+		ec.Invariants = append(ec.Invariants, typ)
+	}
+	ec.Properties = nil
+	ec.Domain = &eval.DomainConfig{Type: typ, Inv: inv, Late: in.Late}
+	sp, err := interp.Load(specPath, append([]string{filepath.Dir(cfg.Path)}, lib...), ec)
+	if err != nil {
+		return nil, interpError(err)
+	}
+	return &InductJob{CfgPath: cfg.Path, SpecPath: specPath, Type: typ, Inv: inv, sp: sp}, nil
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// InductOptions tune an induct run; the zero value uses every core.
+type InductOptions struct {
+	Workers int
+	// Continue checks every state after a counterexample (the report
+	// keeps the first, in enumeration order), and consecution after
+	// initiation fails, so that the counts are complete.
+	Continue bool
+	// Progress, when set, receives the figures every ProgressEvery.
+	Progress      func(InductStats)
+	ProgressEvery time.Duration
+}
+
+// InductStats are an induct run's figures so far.
+type InductStats struct {
+	Elapsed time.Duration
+	// States satisfy Type /\ Inv; Successors are their successors
+	// checked.
+	States, Successors uint64
+}
+
+// InductReport is the outcome of tlcrun induct.
+type InductReport struct {
+	Engine string `json:"engine"`
+	Spec   string `json:"spec"`
+	Config string `json:"config"`
+	Type   string `json:"type"`
+	Inv    string `json:"inv"`
+	// Verdict is "inductive", "not inductive" or "unknown" (interrupted);
+	// Initiation and Consecution are each "holds", "fails", "unknown" or
+	// "unchecked" (consecution, once initiation fails).
+	Verdict     string `json:"verdict"`
+	Initiation  string `json:"initiation"`
+	Consecution string `json:"consecution"`
+	// Domain is the number of states of the type's domain when it is a
+	// product of finite sets ("" otherwise: not known without
+	// enumerating it).
+	Domain string `json:"domain,omitempty"`
+	// Initial are the initial states checked (initiation), States the
+	// states satisfying Type /\ Inv enumerated and Successors their
+	// successors checked (consecution). When a counterexample stops the
+	// run, States and Successors are those checked before it stopped
+	// (Complete is false).
+	Initial    uint64  `json:"initial"`
+	States     uint64  `json:"states"`
+	Successors uint64  `json:"successors"`
+	Complete   bool    `json:"complete"`
+	Seconds    float64 `json:"seconds"`
+	Workers    int     `json:"-"`
+	// CTI is the counterexample: an initial state that violates the
+	// candidate, or a counterexample to induction.
+	CTI *CTI `json:"cti,omitempty"`
+}
+
+// CTI is a counterexample to induction: a state satisfying Type /\ Inv
+// and a step of Next to a state that violates Invariant (the candidate
+// or the type invariant), or, for initiation, an initial state that
+// violates the candidate (a trace of one state).
+type CTI struct {
+	// Kind is "initiation" or "consecution".
+	Kind      string `json:"kind"`
+	Invariant string `json:"invariant"`
+	// Conjunct is the first conjunct of Invariant the last state violates:
+	// its name where it is written as one, and where it is.
+	Conjunct string    `json:"conjunct"`
+	Trace    Violation `json:"trace"`
+}
+
+// Run checks initiation, then consecution.
+func (j *InductJob) Run(ctx context.Context, opt InductOptions) (*InductReport, error) {
+	start := time.Now()
+	m := j.sp.M
+	rep := &InductReport{Engine: EngineInterpreter, Spec: j.SpecPath, Config: j.CfgPath, Type: j.Type, Inv: j.Inv}
+	if n := m.DomainSize(); n != nil {
+		rep.Domain = n.String()
+	}
+	inv := &m.Invariants[0]
+	// Initiation.
+	var initErr error
+	err := m.Init(func(s []eval.Value) {
+		if rep.CTI != nil || initErr != nil {
+			return
+		}
+		rep.Initial++
+		ok, err := m.Holds(inv, s)
+		if err != nil {
+			initErr = err
+			return
+		}
+		if !ok {
+			rep.CTI = j.cti("initiation", 0, [][]eval.Value{s}, interp.Label{})
+		}
+	})
+	if err == nil {
+		err = initErr
+	}
+	if err != nil {
+		return nil, j.evalError(err)
+	}
+	rep.Initiation = "holds"
+	if rep.CTI != nil {
+		rep.Initiation = "fails"
+		if !opt.Continue {
+			rep.Verdict, rep.Consecution = "not inductive", "unchecked"
+			rep.Seconds = time.Since(start).Seconds()
+			return rep, nil
+		}
+	}
+	// Consecution.
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	rep.Workers = workers
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type found struct {
+		prefix uint64
+		states [][]eval.Value
+		label  interp.Label
+		bad    int
+	}
+	var (
+		best    atomic.Uint64
+		mu      sync.Mutex
+		first   *found
+		firstEr error
+		states  = make([]atomic.Uint64, workers)
+		succs   = make([]atomic.Uint64, workers)
+		seen    sync.Map
+		wg      sync.WaitGroup
+		repeats = m.DomainRepeats()
+	)
+	best.Store(math.MaxUint64)
+	fail := func(err error) {
+		mu.Lock()
+		if firstEr == nil {
+			firstEr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	nInv := len(m.Invariants)
+	open := uint64(1)<<nInv - 1
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var prefix uint64
+			var mine *found
+			var keyBuf []byte
+			take := func(i uint64) bool {
+				if ctx.Err() != nil || (!opt.Continue && i > best.Load()) || i%uint64(workers) != uint64(w) {
+					return false
+				}
+				prefix = i
+				return true
+			}
+			var cur []eval.Value
+			var bad *found
+			onSucc := func(act int, args []eval.Value, next []eval.Value) {
+				succs[w].Add(1)
+				if bad != nil {
+					return
+				}
+				v, err := m.Violated(next, open)
+				if err != nil {
+					fail(err)
+					return
+				}
+				if v != 0 {
+					i := 0
+					for v&(1<<i) == 0 {
+						i++
+					}
+					bad = &found{prefix: prefix, states: [][]eval.Value{slices.Clone(cur), slices.Clone(next)},
+						label: interp.Label{Act: act, Args: slices.Clone(args)}, bad: i}
+				}
+			}
+			err := m.EnumDomain(take, func(s []eval.Value) {
+				if !opt.Continue && mine != nil && prefix >= mine.prefix {
+					return
+				}
+				if repeats {
+					keyBuf = keyBuf[:0]
+					for _, v := range s {
+						keyBuf = eval.AppendKey(keyBuf, v)
+					}
+					if _, dup := seen.LoadOrStore(string(keyBuf), struct{}{}); dup {
+						return
+					}
+				}
+				states[w].Add(1)
+				cur = s
+				bad = nil
+				if err := m.NextLabelled(s, onSucc); err != nil {
+					fail(err)
+					return
+				}
+				if bad != nil && mine == nil {
+					mine = bad
+					for {
+						b := best.Load()
+						if b <= mine.prefix || best.CompareAndSwap(b, mine.prefix) {
+							break
+						}
+					}
+				}
+			})
+			if err != nil {
+				fail(err)
+			}
+			if mine != nil {
+				mu.Lock()
+				if first == nil || mine.prefix < first.prefix {
+					first = mine
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	sum := func() InductStats {
+		var s InductStats
+		for w := range workers {
+			s.States += states[w].Load()
+			s.Successors += succs[w].Load()
+		}
+		s.Elapsed = time.Since(start)
+		return s
+	}
+	done := make(chan struct{})
+	if opt.Progress != nil && opt.ProgressEvery > 0 {
+		go func() {
+			t := time.NewTicker(opt.ProgressEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					opt.Progress(sum())
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(done)
+	if firstEr != nil {
+		return nil, j.evalError(firstEr)
+	}
+	s := sum()
+	rep.States, rep.Successors = s.States, s.Successors
+	rep.Seconds = time.Since(start).Seconds()
+	rep.Complete = ctx.Err() == nil && (first == nil || opt.Continue)
+	switch {
+	case first != nil:
+		rep.Consecution = "fails"
+		if rep.CTI == nil {
+			rep.CTI = j.cti("consecution", first.bad, first.states, first.label)
+		}
+	case ctx.Err() != nil:
+		rep.Consecution = "unknown"
+	default:
+		rep.Consecution = "holds"
+	}
+	switch {
+	case rep.Initiation == "fails" || rep.Consecution == "fails":
+		rep.Verdict = "not inductive"
+	case rep.Consecution == "unknown":
+		rep.Verdict = "unknown"
+	default:
+		rep.Verdict = "inductive"
+	}
+	return rep, nil
+}
+
+// evalError makes an evaluation error the run's error: a construct refused
+// (an infinite domain among them) is about the user's files.
+func (j *InductJob) evalError(err error) error {
+	var ue *eval.UnsupportedError
+	if errors.As(err, &ue) {
+		return &inputError{msg: err.Error()}
+	}
+	return fmt.Errorf("evaluating %s: %w", j.SpecPath, err)
+}
+
+// cti builds the counterexample: states (one for initiation, two for a
+// step) with the step's label, the invariant violated being
+// Invariants[bad].
+func (j *InductJob) cti(kind string, bad int, states [][]eval.Value, l interp.Label) *CTI {
+	m := j.sp.M
+	p := &m.Invariants[bad]
+	c := &CTI{Kind: kind, Invariant: p.Name, Trace: Violation{Kind: "invariant", Property: p.Name}}
+	last := states[len(states)-1]
+	if i, err := m.FirstFailing(p, last); err == nil && i >= 0 {
+		file, pos, name := p.ConjunctAt(i)
+		where := fmt.Sprintf("%s:%d:%d", filepath.Base(file), pos.Line, pos.Col)
+		c.Conjunct = where
+		if name != "" {
+			c.Conjunct = name + " (" + where + ")"
+		}
+	}
+	for i, s := range states {
+		st := interp.StateOf(s)
+		ts := TraceState{Vars: map[string]string{}, Spec: st}
+		if i > 0 {
+			ts.Action, ts.Label = j.sp.Action(l), j.sp.Label(l)
+		}
+		for _, x := range j.sp.Vars(st) {
+			ts.Vars[x.Name] = x.Value.String()
+		}
+		c.Trace.Trace = append(c.Trace.Trace, ts)
+	}
+	return c
+}
+
+// WriteText prints the report: the counterexample as TLC prints a
+// trace, then the counts.
+func (r *InductReport) WriteText(w io.Writer) error {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Checking that %s is inductive relative to %s: %s (spec %s) with the %s\n", r.Inv, r.Type, r.Config, r.Spec, r.Engine)
+	if c := r.CTI; c != nil {
+		sb.WriteString("\n")
+		if c.Kind == "initiation" {
+			fmt.Fprintf(&sb, "Error: Initiation fails: an initial state violates %s (conjunct %s).\n", c.Invariant, c.Conjunct)
+			sb.WriteString("Error: The initial state is:\n")
+		} else {
+			fmt.Fprintf(&sb, "Error: Consecution fails: a state satisfying %s /\\ %s has a successor that violates %s (conjunct %s).\n", r.Type, r.Inv, c.Invariant, c.Conjunct)
+			sb.WriteString("Error: The counterexample to induction is:\n")
+		}
+		writeTrace(&sb, &c.Trace)
+	}
+	sb.WriteString("\n")
+	switch r.Verdict {
+	case "inductive":
+		fmt.Fprintf(&sb, "%s is inductive: every initial state satisfies it, and every successor of every state satisfying %s /\\ %s does.\n", r.Inv, r.Type, r.Inv)
+	case "unknown":
+		sb.WriteString("The check was interrupted before it was complete. The progress so far:\n")
+	}
+	fmt.Fprintf(&sb, "%d initial states checked.\n", r.Initial)
+	if r.Domain != "" {
+		fmt.Fprintf(&sb, "%s states in the domain of %s.\n", r.Domain, r.Type)
+	}
+	so := ""
+	if !r.Complete {
+		so = " (so far)"
+	}
+	fmt.Fprintf(&sb, "%d states satisfying %s /\\ %s%s, %d successors checked.\n", r.States, r.Type, r.Inv, so, r.Successors)
+	fmt.Fprintf(&sb, "Finished in %.2fs.\n", r.Seconds)
+	_, err := io.WriteString(w, sb.String())
+	return err
+}

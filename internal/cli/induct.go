@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/bench"
+	"github.com/resumecontract/resumecheck/internal/clibase"
+)
+
+func newInductCmd() *cobra.Command {
+	var (
+		spec     string
+		inv      string
+		typ      string
+		lib      []string
+		workers  int
+		progress time.Duration
+		asJSON   bool
+		cont     bool
+		compare  bool
+		tf       tlcFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "induct CFG",
+		Short: "Check that an invariant is inductive (the TLA+ interpreter)",
+		Long: `Check that a candidate invariant is inductive relative to a type
+invariant, over every state of the type's bounded domain rather than the
+states reachable from Init (docs/induct.md):
+
+  initiation   every initial state satisfies the candidate;
+  consecution  every successor (by Next) of every state satisfying
+               Type /\ Inv satisfies Inv and Type.
+
+The states satisfying Type /\ Inv are enumerated as TLC enumerates an
+initial predicate Type /\ Inv, so their number is the distinct initial
+states of TLC's IndCheck-style run (Init == TypeOK /\ Inv), with the
+candidate's conjuncts tested as soon as the variables they read have
+values. The type invariant must give each variable its values from a
+finite set (x \in S, x \subseteq S, x = e); an infinite one is refused
+with its position (exit 2).
+
+The cfg gives the constants and the behaviour spec, as for check (the
+spec beside the cfg unless --spec says otherwise); its CONSTRAINT,
+ACTION_CONSTRAINT and SYMMETRY are refused: they would restrict the
+induction. --inv defaults to the cfg's one INVARIANT other than --type.
+
+A counterexample to induction is printed as TLC prints a trace: the state
+(typically unreachable), the action, and the successor that breaks the
+candidate, with the first conjunct it breaks. Exit 0 when the candidate is
+inductive, 12 when it is not (as a violated invariant), 2 for bad input,
+130 when interrupted. --continue checks every state after a
+counterexample, for complete counts (the first counterexample is kept).
+
+--compare-tlc also runs TLC's IndCheck-style check of the same step (a
+module of its own in a temporary folder: Init == Type /\ Inv, Next the
+spec's, Type and Inv as invariants, CONSTRAINT TLCGet("level") = 1 so
+that TLC takes one step) and compares the consecution verdict, the states
+(TLC's distinct initial states) and the successors, with both times;
+exit 15 when they disagree.`,
+		Example: `  tlcrun induct --lib examples/twophase examples/twophase/induct/TwoPhaseInd.cfg
+  tlcrun induct --inv Consistent --lib examples/twophase examples/twophase/induct/TwoPhaseInd.cfg
+  tlcrun induct --json --type TypeOK --inv IndInv MC.cfg`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if workers < 0 {
+				return clibase.Usage(fmt.Errorf("--workers %d: want 1 or more (0: every core)", workers))
+			}
+			job, err := check.LoadInduct(check.InductInput{Cfg: args[0], Spec: spec, Lib: lib, Type: typ, Inv: inv})
+			if err != nil {
+				return inputError(err)
+			}
+			// Short-lived values, as for check's interpreter.
+			debug.SetGCPercent(400)
+			opt := check.InductOptions{Workers: workers, ProgressEvery: progress}
+			if progress > 0 {
+				opt.Progress = inductProgress(cmd.ErrOrStderr())
+			}
+			opt.Continue = cont || compare
+			rep, err := job.Run(cmd.Context(), opt)
+			if err != nil {
+				if errors.Is(err, check.ErrInput) {
+					return clibase.Usage(err)
+				}
+				return clibase.Exit(ExitFailure, err)
+			}
+			var ind *check.IndCheck
+			var disagree []string
+			if compare {
+				ind, err = job.RunIndCheck(cmd.Context(), lib, tf.options(nil))
+				if err != nil {
+					return runError(err)
+				}
+				disagree = rep.Disagreements(ind)
+			}
+			switch {
+			case asJSON && compare:
+				err = writeJSON(cmd.OutOrStdout(), struct {
+					Induct        *check.InductReport `json:"induct"`
+					TLC           *check.IndCheck     `json:"tlc"`
+					Disagreements []string            `json:"disagreements"`
+				}{rep, ind, disagree})
+			case asJSON:
+				err = writeJSON(cmd.OutOrStdout(), rep)
+			default:
+				err = rep.WriteText(cmd.OutOrStdout())
+				if err == nil && compare {
+					writeIndCompare(cmd.OutOrStdout(), rep, ind, disagree)
+				}
+			}
+			if err != nil {
+				return clibase.Exit(ExitFailure, err)
+			}
+			if progress > 0 {
+				secs := max(rep.Seconds, 1e-9)
+				fmt.Fprintf(cmd.ErrOrStderr(), "Summary: %s states, %s successors in %.2fs with %d workers: %s states/s. Peak RSS %s.\n",
+					bench.Count(rep.States), bench.Count(rep.Successors), rep.Seconds, rep.Workers,
+					bench.Count(uint64(float64(rep.States)/secs)), bench.Bytes(bench.PeakRSS()))
+			}
+			if len(disagree) > 0 {
+				return clibase.Status(ExitDisagree)
+			}
+			switch rep.Verdict {
+			case "inductive":
+				return clibase.Status(ExitOK)
+			case "unknown":
+				return clibase.Status(ExitCancelled)
+			}
+			return clibase.Status(ExitSafety)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&spec, "spec", "", "the spec (default: the .tla beside the cfg, as for check)")
+	f.StringVar(&inv, "inv", "", "the candidate invariant (default: the cfg's one INVARIANT other than --type)")
+	f.StringVar(&typ, "type", "TypeOK", "the type invariant whose domain is enumerated")
+	f.StringArrayVar(&lib, "lib", nil, "a folder searched for the modules the spec extends or instantiates, after the spec's own; repeatable")
+	f.IntVar(&workers, "workers", 0, "checking goroutines (0 = every core)")
+	f.DurationVar(&progress, "progress", 5*time.Second, "interval between progress lines on stderr (0 = none, and no summary)")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	f.BoolVar(&cont, "continue", false, "check every state after a counterexample, for complete counts")
+	f.BoolVar(&compare, "compare-tlc", false, "also run TLC's IndCheck-style check of the same step and compare (implies --continue)")
+	tf.add(f)
+	return cmd
+}
+
+// writeIndCompare prints the induct run and TLC's IndCheck run side by
+// side.
+func writeIndCompare(w io.Writer, rep *check.InductReport, ind *check.IndCheck, disagree []string) {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\nTLC's IndCheck run (Init == %s /\\ %s, one step):\n", rep.Type, rep.Inv)
+	tw := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\tinduct\tTLC\n")
+	fmt.Fprintf(tw, "consecution\t%s\t%s\n", rep.Consecution, map[bool]string{true: "fails", false: "holds"}[ind.Violated])
+	fmt.Fprintf(tw, "states\t%d\t%d\n", rep.States, ind.Distinct)
+	fmt.Fprintf(tw, "successors\t%d\t%d\n", rep.Successors, ind.Successors)
+	fmt.Fprintf(tw, "time\t%.2fs\t%.2fs (TLC: %s)\n", rep.Seconds, ind.Wall.Seconds(), ind.Elapsed)
+	tw.Flush()
+	if len(disagree) == 0 {
+		sb.WriteString("They agree.\n")
+	} else {
+		sb.WriteString("They DISAGREE:\n")
+		for _, d := range disagree {
+			fmt.Fprintf(&sb, "  %s\n", d)
+		}
+	}
+	io.WriteString(w, sb.String())
+}
+
+// inductProgress prints a progress line in the manner of check's.
+func inductProgress(w io.Writer) func(check.InductStats) {
+	var last check.InductStats
+	return func(s check.InductStats) {
+		dt := (s.Elapsed - last.Elapsed).Minutes()
+		rate := func(now, before uint64) string {
+			if dt <= 0 {
+				return "0"
+			}
+			return bench.Count(uint64(float64(now-before) / dt))
+		}
+		fmt.Fprintf(w, "Progress after %s: %s states of the domain checked (%s s/min), %s successors (%s s/min).\n",
+			s.Elapsed.Round(time.Second), bench.Count(s.States), rate(s.States, last.States),
+			bench.Count(s.Successors), rate(s.Successors, last.Successors))
+		last = s
+	}
+}
