@@ -172,10 +172,24 @@ type CTI struct {
 	// Kind is "initiation" or "consecution".
 	Kind      string `json:"kind"`
 	Invariant string `json:"invariant"`
-	// Conjunct is the first conjunct of Invariant the last state violates:
-	// its name where it is written as one, and where it is.
-	Conjunct string    `json:"conjunct"`
+	// Conjunct is the first conjunct of Invariant the last state
+	// violates, by its name where it is written as one (CommitSent), and
+	// At where it is (TwoPhaseInd.tla:27:5).
+	Conjunct string    `json:"conjunct,omitempty"`
+	At       string    `json:"at,omitempty"`
 	Trace    Violation `json:"trace"`
+}
+
+// ConjunctText names the conjunct that fails: "CommitSent at
+// TwoPhaseInd.tla:27:5", or "the conjunct at Spec.tla:12:8".
+func (c *CTI) ConjunctText() string {
+	switch {
+	case c.At == "":
+		return "a conjunct"
+	case c.Conjunct == "":
+		return "the conjunct at " + c.At
+	}
+	return c.Conjunct + " at " + c.At
 }
 
 // Run checks initiation, then consecution.
@@ -407,10 +421,7 @@ func (j *InductJob) cti(kind string, bad int, states [][]eval.Value, l interp.La
 	if i, err := m.FirstFailing(p, last); err == nil && i >= 0 {
 		file, pos, name := p.ConjunctAt(i)
 		where := fmt.Sprintf("%s:%d:%d", filepath.Base(file), pos.Line, pos.Col)
-		c.Conjunct = where
-		if name != "" {
-			c.Conjunct = name + " (" + where + ")"
-		}
+		c.Conjunct, c.At = name, where
 	}
 	for i, s := range states {
 		st := interp.StateOf(s)
@@ -434,10 +445,10 @@ func (r *InductReport) WriteText(w io.Writer) error {
 	if c := r.CTI; c != nil {
 		sb.WriteString("\n")
 		if c.Kind == "initiation" {
-			fmt.Fprintf(&sb, "Error: Initiation fails: an initial state violates %s (conjunct %s).\n", c.Invariant, c.Conjunct)
+			fmt.Fprintf(&sb, "Error: Initiation fails: an initial state violates %s; %s is false.\n", c.Invariant, c.ConjunctText())
 			sb.WriteString("Error: The initial state is:\n")
 		} else {
-			fmt.Fprintf(&sb, "Error: Consecution fails: a state satisfying %s /\\ %s has a successor that violates %s (conjunct %s).\n", r.Type, r.Inv, c.Invariant, c.Conjunct)
+			fmt.Fprintf(&sb, "Error: Consecution fails: a state satisfying %s /\\ %s has a successor that violates %s; %s is false there.\n", r.Type, r.Inv, c.Invariant, c.ConjunctText())
 			sb.WriteString("Error: The counterexample to induction is:\n")
 		}
 		writeTrace(&sb, &c.Trace)
@@ -457,7 +468,11 @@ func (r *InductReport) WriteText(w io.Writer) error {
 	if !r.Complete {
 		so = " (so far)"
 	}
-	fmt.Fprintf(&sb, "%d states satisfying %s /\\ %s%s, %d successors checked.\n", r.States, r.Type, r.Inv, so, r.Successors)
+	if r.Consecution == "unchecked" {
+		sb.WriteString("Consecution was not checked (--continue checks it).\n")
+	} else {
+		fmt.Fprintf(&sb, "%d states satisfying %s /\\ %s%s, %d successors checked.\n", r.States, r.Type, r.Inv, so, r.Successors)
+	}
 	fmt.Fprintf(&sb, "Finished in %.2fs.\n", r.Seconds)
 	_, err := io.WriteString(w, sb.String())
 	return err

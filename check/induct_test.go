@@ -87,7 +87,7 @@ func inductFigures(rep *check.InductReport) map[string]string {
 		got["domain"] = rep.Domain
 	}
 	if c := rep.CTI; c != nil {
-		got["invariant"], got["conjunct"], got["trace"] = c.Invariant, c.Conjunct, fmt.Sprint(len(c.Trace.Trace))
+		got["invariant"], got["conjunct"], got["trace"] = c.Invariant, c.ConjunctText(), fmt.Sprint(len(c.Trace.Trace))
 	}
 	return got
 }

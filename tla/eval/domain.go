@@ -178,8 +178,9 @@ func (b *builder) domain(dc *DomainConfig, sc *scope, c cs) *domain {
 		}
 		items = append(items, it)
 	}
-	if slices.Contains(bound, false) {
-		d.size = nil
+	if i := slices.Index(bound, false); i >= 0 {
+		panic(&Error{File: typeDef.scope.file, Pos: typeDef.pos, Msg: fmt.Sprintf(
+			"the type invariant %s gives no value to %s: it is enumerated as an initial predicate, each variable given its values by a conjunct such as %s \\in S", dc.Type, cc.vars[i], cc.vars[i])})
 	}
 	// Where each conjunct of Inv goes: after the last conjunct of Type
 	// that reads one of its variables, not before the one before it; at
