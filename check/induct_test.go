@@ -93,9 +93,10 @@ func inductFigures(rep *check.InductReport) map[string]string {
 }
 
 // TestInductScenarios checks each testdata/induct scenario: the verdicts,
-// the counts and the counterexample, the same with one worker or three,
-// with the candidate tested early (as the command does) or only on
-// complete states of the type's domain (the plain enumeration); and,
+// the counts and the counterexample, the same with one worker or three;
+// the same verdicts and counts with the candidate tested only on complete
+// states of the type's domain in its written order (the plain
+// enumeration); and,
 // without Continue, the same counterexample (the first in enumeration
 // order, whichever worker finds it).
 func TestInductScenarios(t *testing.T) {
@@ -138,10 +139,20 @@ func TestInductScenarios(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if g := inductFigures(other); !reflect.DeepEqual(g, got) {
+				g := inductFigures(other)
+				if v.late {
+					// Another order of enumeration: another first
+					// counterexample, maybe; the same counts and verdicts.
+					for _, k := range []string{"invariant", "conjunct", "trace"} {
+						if w, ok := got[k]; ok {
+							g[k] = w
+						}
+					}
+				}
+				if !reflect.DeepEqual(g, got) {
 					t.Errorf("late %v, %d workers: %v, want %v", v.late, v.opt.Workers, g, got)
 				}
-				if !reflect.DeepEqual(other.CTI, rep.CTI) {
+				if !v.late && !reflect.DeepEqual(other.CTI, rep.CTI) {
 					t.Errorf("late %v, %d workers: another counterexample:\n%+v\nwant\n%+v", v.late, v.opt.Workers, other.CTI, rep.CTI)
 				}
 			}

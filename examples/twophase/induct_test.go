@@ -17,9 +17,9 @@ import (
 var indConjuncts = []string{"TypeOK", "Consistent", "WorkingSilent", "PreparedRead", "CommitSent",
 	"AbortSent", "CommittedTold", "PreparedAbortsTold"}
 
-func induct(t *testing.T, cfg string, inv string, opt check.InductOptions) *check.InductReport {
+func induct(t *testing.T, cfg string, inv string, late bool, opt check.InductOptions) *check.InductReport {
 	t.Helper()
-	job, err := check.LoadInduct(check.InductInput{Cfg: cfg, Lib: []string{".", "induct"}, Type: "TypeOK", Inv: inv})
+	job, err := check.LoadInduct(check.InductInput{Cfg: cfg, Lib: []string{".", "induct"}, Type: "TypeOK", Inv: inv, Late: late})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,14 @@ var indFigures = []struct {
 func TestInduct(t *testing.T) {
 	cfg := filepath.Join("induct", "TwoPhaseInd.cfg")
 	for _, f := range indFigures {
-		rep := induct(t, cfg, f.inv, check.InductOptions{Continue: true})
+		rep := induct(t, cfg, f.inv, false, check.InductOptions{Continue: true})
+		// The plain enumeration (every state of TypeOK's domain, in
+		// TypeOK's order, then the candidate) finds the same.
+		plain := induct(t, cfg, f.inv, true, check.InductOptions{Continue: true})
+		if plain.States != rep.States || plain.Successors != rep.Successors || plain.Verdict != rep.Verdict {
+			t.Errorf("%s: tested early %d states, %d successors, %s; plainly %d, %d, %s", f.inv,
+				rep.States, rep.Successors, rep.Verdict, plain.States, plain.Successors, plain.Verdict)
+		}
 		if rep.Verdict != f.verdict || rep.States != f.states || rep.Successors != f.successors || rep.Domain != "49152" {
 			t.Errorf("%s: %s, %s of %s states, %d successors; want %s, %d, %d of 49152", f.inv, rep.Verdict,
 				fmt.Sprint(rep.States), rep.Domain, rep.Successors, f.verdict, f.states, f.successors)

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"slices"
 
@@ -15,8 +16,8 @@ import (
 type DomainConfig struct {
 	Type, Inv string
 	// Late tests the candidate only once Type has given every variable
-	// its value: the plain enumeration that the early tests must agree
-	// with (for tests).
+	// its value, the steps in their written order: the plain enumeration
+	// that the early tests must agree with (for tests).
 	Late bool
 }
 
@@ -82,34 +83,64 @@ func (m *Model) EnumDomain(take func(prefix uint64) bool, fn func(state []Value)
 	defer m.release(k)
 	k.cur = nil
 	k.take, k.seen = take, 0
+	k.prefix, k.stuck = 0, false
 	k.emit = func(k *ctx) { fn(k.next) }
 	return catchIn(k, func() { m.domain.run(k) })
 }
 
-// typeItem is a conjunct of the type invariant: a binding x \in S,
-// x \subseteq S or x = e of a variable no conjunct before gave a value
-// (v >= 0), a test of variables given values before, or another formula
-// (general: run as TLC's initial predicate reads it, which may branch).
-type typeItem struct {
+// step is a conjunct of the type invariant that gives variables their
+// values: a binding x \in S, x \subseteq S or x = e of a variable no
+// step before gave a value (v >= 0), or another formula read as TLC
+// reads an initial predicate (general: it may branch, and give a state
+// twice).
+type step struct {
 	e       syntax.Expr
 	sc      *scope
 	v       int
 	set     cexpr
 	op      string
-	reads   []int
 	general bool
-	// invs are the candidate's conjuncts tested right after this one.
-	invs []func(k *ctx) bool
-	cut  bool
+	// binds are the variables it gives values (a general step: those it
+	// reads); size is its number of values when its set is a constant
+	// (1 for x = e), nil otherwise.
+	binds []int
+	size  *big.Int
 }
 
-// domain compiles the enumeration of Type /\ Inv with the candidate's
-// conjuncts interleaved with the type's: each is tested as soon as the
-// variables it reads have their values, and after every conjunct of the
-// type that reads them (a conjunct of the type may guard it), in their
-// order. The states given are those of Type /\ Inv, each once unless
-// repeats: a conjunct of Inv is a test (never branches), and a binding
-// of Type gives each element of a set once.
+// conjunct is a test of Type /\ Inv, numbered in TLC's order of
+// evaluation (idx): Type's conjuncts that give no value, then Inv's.
+type conjunct struct {
+	idx  int
+	test func(k *ctx) bool
+	vars []int
+	// level is the step after which its variables have values (-1: it
+	// reads none); late conjuncts are tested only on complete states:
+	// one that may read more than its variables (all), or every one with
+	// DomainConfig.Late.
+	level int
+	late  bool
+}
+
+// domain compiles the enumeration of Type /\ Inv: the steps of Type in
+// an order of the fewest partial states (any order when each binds a
+// variable to a constant set, which the set of states does not depend
+// on; the written order otherwise), and the conjuncts of Type /\ Inv
+// tested on partial states as soon as they can be.
+//
+// TLC evaluates the conjuncts left to right, so a conjunct may rely on
+// the ones before it (n \in DOMAIN f /\ f[n] = 1), and a state is
+// rejected by the first false one, or fails with the first one that
+// cannot be evaluated. So are partial states here: after each step, the
+// conjuncts are tested in TLC's order from the first not yet tested, as
+// long as their variables have values; the first false one prunes (TLC
+// would evaluate those before it, true, then it, false, on every
+// completion), and one that fails to evaluate stops the testing until
+// the state is complete, where the rest are tested in order and the
+// error is TLC's. The states given are those of Type /\ Inv, each once
+// unless repeats: a conjunct is a test (never branches), and a binding
+// gives each element of a set once. How early a conjunct prunes thus
+// depends on the order of Inv's conjuncts: those over fewer variables
+// first prune sooner.
 func (b *builder) domain(dc *DomainConfig, sc *scope, c cs) *domain {
 	cc := b.cc
 	root := b.sp.Root
@@ -132,152 +163,292 @@ func (b *builder) domain(dc *DomainConfig, sc *scope, c cs) *domain {
 	}
 	nv := len(cc.vars)
 	bound := make([]bool, nv)
+	unbound := func(rs []int) bool { return slices.ContainsFunc(rs, func(r int) bool { return !bound[r] }) }
 	d := &domain{size: big.NewInt(1)}
-	items := make([]*typeItem, 0, len(typeParts))
+	var steps []*step
+	var conjs []*conjunct
+	reorder := true
+	addConj := func(u unfolded) {
+		ce, rs, all := reads(u.e, u.sc)
+		conjs = append(conjs, &conjunct{idx: len(conjs), test: testOf(ce, u.sc.file, u.e.At()), vars: rs, late: all || dc.Late})
+	}
+	inType := map[syntax.Expr]bool{}
 	for _, u := range typeParts {
-		it := &typeItem{e: u.e, sc: u.sc, v: -1}
+		inType[u.e] = true
+		st := &step{e: u.e, sc: u.sc, v: -1}
 		if x, ok := u.e.(*syntax.OpApp); ok && len(x.Prefix) == 0 && len(x.Args) == 2 && (x.Op == "\\in" || x.Op == "\\subseteq" || x.Op == "=") {
 			if v, ok := cc.varOf(x.Args[0], u.sc); ok && !bound[v] {
 				ce, rs, all := reads(x.Args[1], u.sc)
-				if all || slices.ContainsFunc(rs, func(r int) bool { return !bound[r] }) {
+				if all || unbound(rs) {
 					// A set of variables not given values yet: TLC fails
 					// there; so does the general reading.
-					it.general = true
+					st.general = true
 				} else {
-					it.v, it.set, it.op, it.reads = v, ce, x.Op, append(rs, v)
+					st.v, st.set, st.op, st.binds = v, ce, x.Op, []int{v}
+					switch n := bigCard(ce.k); {
+					case x.Op == "=" && ce.k != nil:
+						st.size = big.NewInt(1)
+					case x.Op == "=" || n == nil:
+					case x.Op == "\\subseteq":
+						st.size = new(big.Int).Lsh(big.NewInt(1), uint(n.Int64()))
+					default:
+						st.size = n
+					}
 				}
 			}
 		}
-		if it.v < 0 && !it.general {
+		if st.v < 0 && !st.general {
 			_, rs, all := reads(u.e, u.sc)
-			it.reads = rs
-			it.general = all || slices.ContainsFunc(rs, func(r int) bool { return !bound[r] })
-		}
-		switch {
-		case it.v >= 0:
-			bound[it.v] = true
-			switch n := bigCard(it.set.k); {
-			case d.size == nil || it.op == "=":
-			case n == nil:
+			if !all && !unbound(rs) {
+				// A test of Type: the domain's size is no longer a product.
 				d.size = nil
-			case it.op == "\\subseteq":
-				d.size.Mul(d.size, new(big.Int).Lsh(big.NewInt(1), uint(n.Int64())))
-			default:
-				d.size.Mul(d.size, n)
+				addConj(u)
+				continue
 			}
-		case it.general:
-			d.repeats, d.size = true, nil
-			_, rs, _ := reads(u.e, u.sc)
-			it.reads = rs
-			for _, r := range rs {
-				bound[r] = true
-			}
-		default:
-			// A test of Type: the domain's size is no longer a product.
-			d.size = nil
+			st.general = true
 		}
-		items = append(items, it)
+		if st.general {
+			d.repeats, d.size, reorder = true, nil, false
+			_, st.binds, _ = reads(u.e, u.sc)
+		}
+		for _, v := range st.binds {
+			bound[v] = true
+		}
+		if st.size == nil {
+			d.size, reorder = nil, false
+		} else if d.size != nil {
+			d.size.Mul(d.size, st.size)
+		}
+		steps = append(steps, st)
 	}
 	if i := slices.Index(bound, false); i >= 0 {
 		panic(&Error{File: typeDef.scope.file, Pos: typeDef.pos, Msg: fmt.Sprintf(
 			"the type invariant %s gives no value to %s: it is enumerated as an initial predicate, each variable given its values by a conjunct such as %s \\in S", dc.Type, cc.vars[i], cc.vars[i])})
 	}
-	// Where each conjunct of Inv goes: after the last conjunct of Type
-	// that reads one of its variables, not before the one before it; at
-	// the end when it reads a variable no binding gives a value.
-	inType := map[syntax.Expr]bool{}
-	for _, it := range items {
-		inType[it.e] = true
-	}
-	at := 0
-	var tail []func(k *ctx) bool
 	for _, u := range invParts {
-		if inType[u.e] {
-			// The same conjunct as one of Type's: it holds already.
-			continue
+		if !inType[u.e] {
+			// (The same conjunct as one of Type's holds already.)
+			addConj(u)
 		}
-		ce, rs, all := reads(u.e, u.sc)
-		test := testOf(ce, u.sc.file, u.e.At())
-		place := at
-		for i, it := range items {
-			if slices.ContainsFunc(it.reads, func(r int) bool { return slices.Contains(rs, r) }) {
-				place = max(place, i+1)
-			}
+	}
+	if reorder && !dc.Late {
+		steps = cheapest(steps, conjs)
+	}
+	// Each conjunct's level: the step that binds the last of its
+	// variables.
+	level := make([]int, nv)
+	for i, st := range steps {
+		for _, v := range st.binds {
+			level[v] = i
 		}
-		if dc.Late || all || slices.ContainsFunc(rs, func(r int) bool { return !bound[r] }) {
-			place = len(items) + 1
+	}
+	for _, cj := range conjs {
+		cj.level = -1
+		for _, v := range cj.vars {
+			cj.level = max(cj.level, level[v])
 		}
-		at = place
-		if place == 0 && len(items) > 0 {
-			// Reads no variable: a constant test, tested first.
-			place = 1
+		if cj.late {
+			cj.level = len(steps)
 		}
-		if place == 0 || place > len(items) {
-			tail = append(tail, test)
-			continue
-		}
-		items[place-1].invs = append(items[place-1].invs, test)
 	}
 	// The cut where the work is split among workers: after the first
-	// bindings whose sets, constant, make enough partial states.
+	// steps that make enough partial states.
 	parts := big.NewInt(1)
 	cut := -1
-	for i, it := range items {
-		if it.v < 0 {
-			continue
-		}
+	for i, st := range steps {
 		cut = i
-		n := bigCard(it.set.k)
-		if it.op == "=" {
-			n = big.NewInt(1)
-		}
-		if n == nil {
+		if st.size == nil || parts.Mul(parts, st.size).Cmp(big.NewInt(4096)) >= 0 {
 			break
 		}
-		if it.op == "\\subseteq" {
-			n = new(big.Int).Lsh(big.NewInt(1), uint(min(n.Int64(), 62)))
-		}
-		if parts.Mul(parts, n).Cmp(big.NewInt(4096)) >= 0 {
-			break
-		}
-	}
-	if cut >= 0 {
-		items[cut].cut = true
 	}
 	// Compiled back to front, each the continuation of the one before.
-	typeFile, typePos := typeDef.scope.file, typeDef.pos
-	run := func(k *ctx) {
-		for i, v := range k.next {
-			if v == nil {
-				failAt(typeFile, typePos, "the type invariant %s gives no value to %s", dc.Type, cc.vars[i])
-			}
-		}
-		k.emit(k)
-	}
+	run := actFn(func(k *ctx) { k.emit(k) })
 	if cut < 0 {
-		// No binding to split at: each state is a part.
+		// No step to split at: each state is a part.
 		run = shard(run)
 	}
-	run = tests(tail, run)
-	for i := len(items) - 1; i >= 0; i-- {
-		it := items[i]
-		next := tests(it.invs, run)
-		if it.cut {
+	run = finalTests(conjs, run)
+	for i := len(steps) - 1; i >= 0; i-- {
+		st := steps[i]
+		next := run
+		if i == cut {
 			next = shard(next)
 		}
+		next = catchUp(conjs, i, next)
 		switch {
-		case it.v >= 0 && it.op == "=":
-			run = cc.assign(it.e.(*syntax.OpApp), it.v, c.with(it.sc), next)
-		case it.v >= 0:
-			run = bindIn(it.v, it.set.fn, it.op == "\\subseteq", it.sc.file, it.e.At(), cc.vars[it.v], next)
-		case it.general:
-			run = cc.act(it.e, c.with(it.sc), next)
+		case st.general:
+			run = cc.act(st.e, c.with(st.sc), next)
+		case st.op == "=":
+			run = cc.assign(st.e.(*syntax.OpApp), st.v, c.with(st.sc), next)
 		default:
-			run = tests([]func(*ctx) bool{cc.boolOf(it.e, c.with(it.sc))}, next)
+			run = bindIn(st.v, st.set.fn, st.op == "\\subseteq", st.sc.file, st.e.At(), cc.vars[st.v], next)
 		}
 	}
-	d.run = run
+	d.run = catchUp(conjs, -1, run)
 	return d
+}
+
+// cheapest orders steps, each a binding of one variable to a constant
+// set, to make the fewest partial states, each conjunct taken to keep
+// half of those it is tested on: every order when there are few steps,
+// the cheapest next step at a time otherwise. Ties keep the written
+// order.
+func cheapest(steps []*step, conjs []*conjunct) []*step {
+	n := len(steps)
+	size := make([]float64, n)
+	for i, st := range steps {
+		size[i], _ = new(big.Float).SetInt(st.size).Float64()
+	}
+	// testable is how many conjuncts, from the first in TLC's order, the
+	// steps of mask make testable (see domain).
+	testable := func(mask uint) int {
+		k := 0
+		for _, cj := range conjs {
+			if cj.late {
+				break
+			}
+			for _, v := range cj.vars {
+				if !slices.ContainsFunc(steps, func(st *step) bool { return st.v == v && mask&(1<<slices.Index(steps, st)) != 0 }) {
+					return k
+				}
+			}
+			k++
+		}
+		return k
+	}
+	memo := map[uint]int{}
+	tested := func(mask uint) int {
+		if k, ok := memo[mask]; ok {
+			return k
+		}
+		k := testable(mask)
+		memo[mask] = k
+		return k
+	}
+	cost := func(order []int) float64 {
+		total, partial, mask := 0.0, 1.0, uint(0)
+		for _, i := range order {
+			before := tested(mask)
+			mask |= 1 << i
+			partial *= size[i]
+			total += partial
+			partial = partial * math.Pow(0.5, float64(tested(mask)-before))
+		}
+		return total
+	}
+	var best []int
+	if n <= 8 {
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		bestCost := math.Inf(1)
+		var permute func(k int)
+		permute = func(k int) {
+			if k == n {
+				if c := cost(order); c < bestCost {
+					bestCost, best = c, slices.Clone(order)
+				}
+				return
+			}
+			for i := k; i < n; i++ {
+				order[k], order[i] = order[i], order[k]
+				permute(k + 1)
+				order[k], order[i] = order[i], order[k]
+			}
+		}
+		// Lexicographic from the written order is not what the swaps
+		// give, so ties are broken by the written order explicitly.
+		permute(0)
+		if cost(identity(n)) <= bestCost {
+			best = identity(n)
+		}
+	} else {
+		mask := uint(0)
+		for len(best) < n {
+			pick, pickCost := -1, math.Inf(1)
+			for i := range n {
+				if mask&(1<<i) != 0 {
+					continue
+				}
+				c := size[i] * math.Pow(0.5, float64(tested(mask|1<<i)-tested(mask)))
+				if c < pickCost {
+					pick, pickCost = i, c
+				}
+			}
+			best = append(best, pick)
+			mask |= 1 << pick
+		}
+	}
+	out := make([]*step, n)
+	for i, j := range best {
+		out[i] = steps[j]
+	}
+	return out
+}
+
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// catchUp tests, after step level, the conjuncts from the first not yet
+// tested (ctx.prefix) in TLC's order, while their variables have values
+// (see domain): false prunes; an evaluation error stops the testing
+// (ctx.stuck) until finalTests.
+func catchUp(cs []*conjunct, level int, next actFn) actFn {
+	return func(k *ctx) {
+		if k.stuck || k.prefix == len(cs) || cs[k.prefix].level > level {
+			next(k)
+			return
+		}
+		saved := k.prefix
+		for k.prefix < len(cs) && cs[k.prefix].level <= level {
+			ok, failed := tryTest(cs[k.prefix].test, k)
+			if failed {
+				k.stuck = true
+				break
+			}
+			if !ok {
+				k.prefix = saved
+				return
+			}
+			k.prefix++
+		}
+		next(k)
+		k.prefix, k.stuck = saved, false
+	}
+}
+
+// tryTest evaluates a test, reporting an evaluation error as failed.
+func tryTest(test func(k *ctx) bool, k *ctx) (ok, failed bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch r.(type) {
+			case *Error, *UnsupportedError:
+				ok, failed = false, true
+			default:
+				panic(r)
+			}
+		}
+	}()
+	return test(k), false
+}
+
+// finalTests tests, on a complete state, in TLC's order, the conjuncts
+// not tested yet: an error of theirs is TLC's error.
+func finalTests(cs []*conjunct, next actFn) actFn {
+	return func(k *ctx) {
+		for _, cj := range cs[k.prefix:] {
+			if !cj.test(k) {
+				return
+			}
+		}
+		next(k)
+	}
 }
 
 // bigCard is the number of elements of the constant set s, computed
@@ -357,21 +528,6 @@ func testOf(ce cexpr, file string, pos syntax.Pos) func(k *ctx) bool {
 			failAt(file, pos, "not a Boolean")
 		}
 		return bool(bv)
-	}
-}
-
-// tests runs next when every test holds, in order.
-func tests(ts []func(k *ctx) bool, next actFn) actFn {
-	if len(ts) == 0 {
-		return next
-	}
-	return func(k *ctx) {
-		for _, t := range ts {
-			if !t(k) {
-				return
-			}
-		}
-		next(k)
 	}
 }
 

@@ -1217,7 +1217,7 @@ func (m *Model) ctx() *ctx { return m.pool.Get().(*ctx) }
 func (m *Model) release(k *ctx) {
 	clear(k.next)
 	k.cur, k.emit, k.labelled, k.assigned = nil, nil, nil, 0
-	k.take, k.seen = nil, 0
+	k.take, k.seen, k.prefix, k.stuck = nil, 0, 0, false
 	m.pool.Put(k)
 }
 

@@ -23,6 +23,11 @@ type ctx struct {
 	// take and seen split EnumDomain's work (see shard).
 	take func(prefix uint64) bool
 	seen uint64
+	// prefix counts the conjuncts of EnumDomain found true on the
+	// partial state, in TLC's order; stuck is set once one failed to
+	// evaluate there (see catchUp).
+	prefix int
+	stuck  bool
 }
 
 // evalFn is a compiled expression.
