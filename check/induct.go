@@ -289,7 +289,10 @@ func (j *InductJob) Run(ctx context.Context, opt InductOptions) (*InductReport, 
 				if bad != nil {
 					return
 				}
-				v, err := m.Violated(next, open)
+				// The state satisfies both invariants (it is one of
+				// Type /\ Inv): the conjuncts of the variables the step
+				// left alone hold in the successor as well.
+				v, err := m.ViolatedSince(next, cur, nil, nil, open)
 				if err != nil {
 					fail(err)
 					return
