@@ -17,6 +17,7 @@ import (
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/tla/eval"
 	"github.com/resumecontract/resumecheck/tla/interp"
+	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
 // InductJob is a candidate invariant of an interpreted spec, to be
@@ -28,6 +29,8 @@ type InductJob struct {
 	// Type is the type invariant, Inv the candidate.
 	Type, Inv string
 	sp        *interp.Spec
+	// reach is the model as check explores it (Reachable).
+	reach *Job
 }
 
 // InductInput names what tlcrun induct checks.
@@ -63,7 +66,8 @@ func LoadInduct(in InductInput) (*InductJob, error) {
 	}
 	// Loaded as check loads it first, so that the same cfg is refused the
 	// same way.
-	if _, err := FromConfigInterpreted(cfg, specPath, lib...); err != nil {
+	reach, err := FromConfigInterpreted(cfg, specPath, lib...)
+	if err != nil {
 		return nil, err
 	}
 	var refused []string
@@ -101,7 +105,7 @@ func LoadInduct(in InductInput) (*InductJob, error) {
 	if err != nil {
 		return nil, interpError(err)
 	}
-	return &InductJob{CfgPath: cfg.Path, SpecPath: specPath, Type: typ, Inv: inv, sp: sp}, nil
+	return &InductJob{CfgPath: cfg.Path, SpecPath: specPath, Type: typ, Inv: inv, sp: sp, reach: reach}, nil
 }
 
 func listOrNone(names []string) string {
@@ -178,6 +182,49 @@ type CTI struct {
 	Conjunct string    `json:"conjunct,omitempty"`
 	At       string    `json:"at,omitempty"`
 	Trace    Violation `json:"trace"`
+	// Reachable, when asked (InductJob.Reachable), says whether the
+	// first state is reachable from Init at the cfg's bounds; Explored
+	// is how many reachable states were explored to find out.
+	Reachable *bool `json:"reachable,omitempty"`
+	Explored  int   `json:"explored,omitempty"`
+}
+
+// errFound ends the search of Reachable.
+var errFound = errors.New("found")
+
+// Reachable explores the states reachable from Init, as check does, until
+// it meets the counterexample's first state, and records in c whether it
+// did. A consecution counterexample from a reachable state shows that
+// the candidate is not an invariant at all.
+func (j *InductJob) Reachable(ctx context.Context, c *CTI) error {
+	b := j.reach.Other()
+	want, err := b.Key(c.Trace.Trace[0].vars(j))
+	if err != nil {
+		return err
+	}
+	n := 0
+	err = j.reach.VarStates(ctx, func(vs tlavalue.State) error {
+		n++
+		k, err := b.Key(vs)
+		if err != nil {
+			return err
+		}
+		if k == want {
+			return errFound
+		}
+		return nil
+	})
+	found := errors.Is(err, errFound)
+	if err != nil && !found {
+		return err
+	}
+	c.Reachable, c.Explored = &found, n
+	return nil
+}
+
+// vars are the state's values as TLA+ values.
+func (ts TraceState) vars(j *InductJob) tlavalue.State {
+	return j.sp.Vars(ts.Spec.(interp.State))
 }
 
 // ConjunctText names the conjunct that fails: "CommitSent at
@@ -455,6 +502,13 @@ func (r *InductReport) WriteText(w io.Writer) error {
 			sb.WriteString("Error: The counterexample to induction is:\n")
 		}
 		writeTrace(&sb, &c.Trace)
+		switch {
+		case c.Reachable == nil:
+		case *c.Reachable && c.Kind == "consecution":
+			fmt.Fprintf(&sb, "State 1 is reachable from Init (found among %d reachable states): %s is not even an invariant; tlcrun check shows a behaviour that breaks it.\n", c.Explored, c.Invariant)
+		case !*c.Reachable:
+			fmt.Fprintf(&sb, "State 1 is not reachable from Init at these bounds (all %d reachable states explored).\n", c.Explored)
+		}
 	}
 	sb.WriteString("\n")
 	switch r.Verdict {

@@ -24,6 +24,7 @@ import (
 //	verdict, initiation, consecution   the report's (InductReport)
 //	domain, states, successors         its counts (with Continue)
 //	invariant, conjunct, trace         the counterexample's
+//	reachable: true | false            its first state's (InductJob.Reachable)
 //	unsupported: text                  refused: an *eval.UnsupportedError
 //	error: text                        an error containing text
 //	at: Spec.tla:5:14                  the refusal's position
@@ -31,7 +32,7 @@ import (
 // The counts and the consecution verdict are TLC's, from its IndCheck run
 // (TestInductAgainstTLC holds them to it where TLC is installed).
 var inductKeys = []string{"verdict", "initiation", "consecution", "domain", "states", "successors",
-	"invariant", "conjunct", "trace", "unsupported", "error", "at"}
+	"invariant", "conjunct", "trace", "reachable", "unsupported", "error", "at"}
 
 type inductScenario struct {
 	name, dir string
@@ -70,11 +71,17 @@ func inductScenarios(t *testing.T) []inductScenario {
 }
 
 func (sc inductScenario) run(late bool, opt check.InductOptions) (*check.InductReport, error) {
+	rep, _, err := sc.runJob(late, opt)
+	return rep, err
+}
+
+func (sc inductScenario) runJob(late bool, opt check.InductOptions) (*check.InductReport, *check.InductJob, error) {
 	job, err := check.LoadInduct(check.InductInput{Cfg: filepath.Join(sc.dir, "Spec.cfg"), Type: "TypeOK", Late: late})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return job.Run(context.Background(), opt)
+	rep, err := job.Run(context.Background(), opt)
+	return rep, job, err
 }
 
 // got are the report's figures under the scenario's keys.
@@ -102,7 +109,7 @@ func inductFigures(rep *check.InductReport) map[string]string {
 func TestInductScenarios(t *testing.T) {
 	for _, sc := range inductScenarios(t) {
 		t.Run(sc.name, func(t *testing.T) {
-			rep, err := sc.run(false, check.InductOptions{Workers: 1, Continue: true})
+			rep, job, err := sc.runJob(false, check.InductOptions{Workers: 1, Continue: true})
 			if msg, ok := sc.want["unsupported"]; ok {
 				var ue *eval.UnsupportedError
 				if !errors.As(err, &ue) && !errors.Is(err, check.ErrInput) {
@@ -123,6 +130,13 @@ func TestInductScenarios(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := inductFigures(rep)
+			if _, ok := sc.want["reachable"]; ok && rep.CTI != nil {
+				c := *rep.CTI
+				if err := job.Reachable(context.Background(), &c); err != nil {
+					t.Fatal(err)
+				}
+				got["reachable"] = fmt.Sprint(*c.Reachable)
+			}
 			for _, k := range inductKeys {
 				if w, ok := sc.want[k]; ok && got[k] != w {
 					t.Errorf("%s: %s, want %s", k, got[k], w)
@@ -140,6 +154,9 @@ func TestInductScenarios(t *testing.T) {
 					t.Fatal(err)
 				}
 				g := inductFigures(other)
+				if w, ok := got["reachable"]; ok {
+					g["reachable"] = w
+				}
 				if v.late {
 					// Another order of enumeration: another first
 					// counterexample, maybe; the same counts and verdicts.

@@ -27,6 +27,7 @@ func newInductCmd() *cobra.Command {
 		asJSON   bool
 		cont     bool
 		compare  bool
+		reach    bool
 		tf       tlcFlags
 	)
 	cmd := &cobra.Command{
@@ -59,6 +60,9 @@ candidate, with the first conjunct it breaks. Exit 0 when the candidate is
 inductive, 12 when it is not (as a violated invariant), 2 for bad input,
 130 when interrupted. --continue checks every state after a
 counterexample, for complete counts (the first counterexample is kept).
+--reachable explores the states reachable from Init, as check does, to say
+whether the counterexample's first state is one: when it is, the candidate
+is not even an invariant.
 
 --compare-tlc also runs TLC's IndCheck-style check of the same step (a
 module of its own in a temporary folder: Init == Type /\ Inv, Next the
@@ -91,6 +95,11 @@ exit 15 when they disagree.`,
 					return clibase.Usage(err)
 				}
 				return clibase.Exit(ExitFailure, err)
+			}
+			if reach && rep.CTI != nil && rep.CTI.Kind == "consecution" {
+				if err := job.Reachable(cmd.Context(), rep.CTI); err != nil {
+					return clibase.Exit(ExitFailure, err)
+				}
 			}
 			var ind *check.IndCheck
 			var disagree []string
@@ -146,6 +155,7 @@ exit 15 when they disagree.`,
 	f.DurationVar(&progress, "progress", 5*time.Second, "interval between progress lines on stderr (0 = none, and no summary)")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.BoolVar(&cont, "continue", false, "check every state after a counterexample, for complete counts")
+	f.BoolVar(&reach, "reachable", false, "after a counterexample to induction, explore the reachable states (as check does) to say whether its first state is one")
 	f.BoolVar(&compare, "compare-tlc", false, "also run TLC's IndCheck-style check of the same step and compare (implies --continue)")
 	tf.add(f)
 	return cmd
