@@ -1,21 +1,18 @@
 package check
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
-	"github.com/resumecontract/resumecheck/internal/tlc"
 )
 
-// IndCheck is the TLC run that checks the same induction step as an
-// InductJob (docs/induct.md): a module IndCheck extending the spec, with
+// WriteIndCheck writes into dir the module and cfg with which TLC checks
+// the same induction step as the job (docs/induct.md), and returns their
+// paths: a module IndCheck extending the spec, with
 //
 //	IndInit    == Type /\ Inv
 //	IndOneStep == TLCGet("level") = 1
@@ -28,25 +25,8 @@ import (
 // only, keeps it from exploring past one step: a successor not already an
 // initial state is checked, never expanded. (TLC's -depth bounds
 // simulation, not breadth-first search; a level bound in the constraint
-// is exact.)
-type IndCheck struct {
-	// Distinct is TLC's distinct initial states, Successors the states
-	// it generated from them (all generated, less the initial ones).
-	Distinct, Successors int64
-	// Violated is set when TLC found an invariant violated; Properties
-	// are those it found violated (TLC's order of exploration is not
-	// induct's: the first may differ).
-	Violated   bool
-	Properties []string
-	// Wall is TLC's whole run, JVM start and parsing included; Elapsed
-	// is TLC's own "Finished in".
-	Wall    time.Duration
-	Elapsed string
-}
-
-// WriteIndCheck writes the IndCheck module and cfg into dir and returns
-// their paths. It needs the spec's next-state relation to be a
-// definition (NEXT Next, or [][Next]_v).
+// is exact.) It needs the spec's next-state relation to be a definition
+// (NEXT Next, or [][Next]_v). internal/crosscheck runs it.
 func (j *InductJob) WriteIndCheck(dir string) (spec, cfgPath string, err error) {
 	m := j.sp.M
 	if m.NextName == "" {
@@ -84,19 +64,9 @@ func (j *InductJob) WriteIndCheck(dir string) (spec, cfgPath string, err error) 
 	return spec, cfgPath, nil
 }
 
-// RunIndCheck runs TLC's IndCheck for the job in a temporary folder
-// (-continue, so that its counts are complete), the spec's folder and lib
-// its TLA-Library.
-func (j *InductJob) RunIndCheck(ctx context.Context, lib []string, opt tlc.Options) (*IndCheck, error) {
-	dir, err := os.MkdirTemp("", "indcheck-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	spec, cfg, err := j.WriteIndCheck(dir)
-	if err != nil {
-		return nil, err
-	}
+// Lib are the folders TLC searches for the modules the job's spec uses
+// (its TLA-Library): the spec's and the cfg's, then lib.
+func (j *InductJob) Lib(lib []string) []string {
 	path := []string{filepath.Dir(j.SpecPath), filepath.Dir(j.CfgPath)}
 	path = append(path, lib...)
 	for i, p := range path {
@@ -104,46 +74,5 @@ func (j *InductJob) RunIndCheck(ctx context.Context, lib []string, opt tlc.Optio
 			path[i] = a
 		}
 	}
-	opt.Spec, opt.Cfg, opt.Continue = spec, cfg, true
-	opt.JavaOptions = append(opt.JavaOptions, "-DTLA-Library="+strings.Join(slices.Compact(path), string(os.PathListSeparator)))
-	res, err := tlc.Run(ctx, opt)
-	if err != nil {
-		return nil, err
-	}
-	if err := res.Err(); err != nil {
-		return nil, err
-	}
-	if res.Stats == nil {
-		return nil, errors.New("TLC's IndCheck run reported no counts")
-	}
-	out := &IndCheck{Distinct: res.InitialDistinct, Successors: res.Stats.Generated - res.InitialGenerated,
-		Wall: res.Wall, Elapsed: res.Elapsed}
-	for _, v := range res.Violations {
-		out.Violated = true
-		for _, n := range v.Names {
-			if !slices.Contains(out.Properties, n) {
-				out.Properties = append(out.Properties, n)
-			}
-		}
-	}
-	return out, nil
-}
-
-// Disagreements are where an induct report (run with Continue) and TLC's
-// IndCheck run differ: the consecution verdict and the counts.
-func (r *InductReport) Disagreements(t *IndCheck) []string {
-	var out []string
-	if fails := r.Consecution == "fails"; fails != t.Violated {
-		out = append(out, fmt.Sprintf("consecution %s here, TLC: violated %v", r.Consecution, t.Violated))
-	}
-	if r.Complete && int64(r.States) != t.Distinct {
-		out = append(out, fmt.Sprintf("states of %s /\\ %s: %d here, TLC's distinct initial states: %d", r.Type, r.Inv, r.States, t.Distinct))
-	}
-	if r.Complete && int64(r.Successors) != t.Successors {
-		out = append(out, fmt.Sprintf("successors: %d here, TLC: %d", r.Successors, t.Successors))
-	}
-	if !r.Complete {
-		out = append(out, "the run here was not complete: the counts cannot be compared")
-	}
-	return out
+	return slices.Compact(path)
 }

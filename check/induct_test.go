@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/tlc"
 	"github.com/resumecontract/resumecheck/tla/eval"
 	"golang.org/x/tools/txtar"
@@ -208,7 +209,7 @@ func TestInductAgainstTLC(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ind, err := job.RunIndCheck(context.Background(), nil, tlc.Options{})
+			ind, err := crosscheck.RunIndCheck(context.Background(), job, nil, tlc.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

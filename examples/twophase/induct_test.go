@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/tlc"
 )
 
@@ -145,7 +146,7 @@ func TestInductTLC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ind, err := job.RunIndCheck(context.Background(), []string{"."}, tlc.Options{})
+		ind, err := crosscheck.RunIndCheck(context.Background(), job, []string{"."}, tlc.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/bench"
 	"github.com/resumecontract/resumecheck/internal/clibase"
+	"github.com/resumecontract/resumecheck/internal/crosscheck"
 )
 
 func newInductCmd() *cobra.Command {
@@ -101,21 +102,21 @@ exit 15 when they disagree.`,
 					return clibase.Exit(ExitFailure, err)
 				}
 			}
-			var ind *check.IndCheck
+			var ind *crosscheck.IndCheck
 			var disagree []string
 			if compare {
-				ind, err = job.RunIndCheck(cmd.Context(), lib, tf.options(nil))
+				ind, err = crosscheck.RunIndCheck(cmd.Context(), job, lib, tf.options(nil))
 				if err != nil {
 					return runError(err)
 				}
-				disagree = rep.Disagreements(ind)
+				disagree = crosscheck.IndDisagreements(rep, ind)
 			}
 			switch {
 			case asJSON && compare:
 				err = writeJSON(cmd.OutOrStdout(), struct {
-					Induct        *check.InductReport `json:"induct"`
-					TLC           *check.IndCheck     `json:"tlc"`
-					Disagreements []string            `json:"disagreements"`
+					Induct        *check.InductReport  `json:"induct"`
+					TLC           *crosscheck.IndCheck `json:"tlc"`
+					Disagreements []string             `json:"disagreements"`
 				}{rep, ind, disagree})
 			case asJSON:
 				err = writeJSON(cmd.OutOrStdout(), rep)
@@ -163,7 +164,7 @@ exit 15 when they disagree.`,
 
 // writeIndCompare prints the induct run and TLC's IndCheck run side by
 // side.
-func writeIndCompare(w io.Writer, rep *check.InductReport, ind *check.IndCheck, disagree []string) {
+func writeIndCompare(w io.Writer, rep *check.InductReport, ind *crosscheck.IndCheck, disagree []string) {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\nTLC's IndCheck run (Init == %s /\\ %s, one step):\n", rep.Type, rep.Inv)
 	tw := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', 0)
