@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"slices"
+	"sync"
 
 	"github.com/resumecontract/resumecheck/tla/syntax"
 )
@@ -281,7 +282,7 @@ func (b *builder) domain(dc *DomainConfig, sc *scope, c cs) *domain {
 		case st.op == "=":
 			run = cc.assign(st.e.(*syntax.OpApp), st.v, c.with(st.sc), next)
 		default:
-			run = bindIn(st.v, st.set.fn, st.op == "\\subseteq", st.sc.file, st.e.At(), cc.vars[st.v], next)
+			run = bindIn(st.v, st.set.fn, st.set.k, st.op == "\\subseteq", st.sc.file, st.e.At(), cc.vars[st.v], next)
 		}
 	}
 	d.run = catchUp(conjs, -1, run)
@@ -547,7 +548,47 @@ func shard(next actFn) actFn {
 // subset), once each, or tests the value it has. A set that is not
 // finite is refused with the conjunct's position: tlcrun induct
 // enumerates the type's domain, and TLC would fail there too.
-func bindIn(v int, set evalFn, subset bool, file string, pos syntax.Pos, name string, next actFn) actFn {
+func bindIn(v int, set evalFn, konst Value, subset bool, file string, pos syntax.Pos, name string, next actFn) actFn {
+	if konst != nil {
+		// A constant set: its elements, made once, on first use (under
+		// the first worker's context: an error is raised there as it
+		// would be at each use).
+		var once sync.Once
+		var elems []Value
+		var fail any
+		general := bindIn(v, set, nil, subset, file, pos, name, next)
+		return func(k *ctx) {
+			once.Do(func() {
+				defer func() { fail = recover() }()
+				s := konst
+				if subset {
+					s = &Powerset{Base: s}
+				}
+				if !finite(s) {
+					return
+				}
+				for _, e := range enumerateAt(s, file, pos) {
+					elems = append(elems, stored(e, file, pos))
+				}
+			})
+			if fail != nil || elems == nil {
+				// Not enumerable, or failed: as each use would.
+				general(k)
+				return
+			}
+			if old := k.next[v]; old != nil {
+				general(k)
+				return
+			}
+			k.assigned++
+			for _, e := range elems {
+				k.next[v] = e
+				next(k)
+			}
+			k.assigned--
+			k.next[v] = nil
+		}
+	}
 	return func(k *ctx) {
 		s := set(k)
 		func() {
