@@ -18,14 +18,16 @@ import (
 // dst gets two 64-bit hashes of the view's value (its canonical
 // encoding), which the engine then fingerprints: the values are not
 // kept, and two views are told apart as surely as two fingerprints are.
-// A state narrower than the two hashes (fewer than four variables) gets
-// the view's number in the interning table instead, exact, the view
-// values then kept.
+// A state no wider than the two hashes (at most four variables) gets the
+// view's number in the interning table instead, exact, the view values
+// then kept: the engine stores such a state as it is and reports no
+// collision possible (engine.Stats.Lossless), which two hashes would
+// belie. A wider one is fingerprinted by the engine in 128 bits anyway.
 func (sp *Spec) ViewCanonical() func(dst, src []byte) {
 	if sp.M.View == nil {
 		return nil
 	}
-	if sp.Width() < 16 {
+	if sp.Width() <= 16 {
 		return func(dst, src []byte) {
 			clear(dst)
 			v, err := sp.M.ViewOf(sp.Decode(src).Vals)

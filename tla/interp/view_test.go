@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/resumecontract/resumecheck/engine"
@@ -39,6 +40,36 @@ func TestViewWorkers(t *testing.T) {
 		sp := loadScenario(t, name)
 		if why, err := sp.ViewDependence(context.Background(), nil); err != nil || why == "" {
 			t.Errorf("%s: ViewDependence %q, %v; want a difference", name, why, err)
+		}
+	}
+}
+
+// TestViewStorage checks what the summary claims under a VIEW: a state of
+// at most 16 bytes, which the engine stores as it is and reports as
+// lossless, is given its view's exact number (the rest of it zero), never
+// hashes of the view; a wider one holds two hashes of the view and is
+// reported as 128-bit fingerprints.
+func TestViewStorage(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		lossless bool
+	}{{"view", true}, {"view-four", true}, {"view-wide", false}} {
+		sp := loadScenario(t, c.name)
+		canon := sp.ViewCanonical()
+		res, err := engine.Check[interp.State, interp.Label](context.Background(), sp, engine.Options[interp.State]{
+			Workers: 1, Canonical: canon})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Lossless != c.lossless {
+			t.Errorf("%s (%d bytes): lossless %v, want %v", c.name, sp.Width(), res.Lossless, c.lossless)
+		}
+		src, dst := make([]byte, sp.Width()), make([]byte, sp.Width())
+		sp.Encode(src, sp.Init()[0])
+		canon(dst, src)
+		exact := slices.Equal(dst[4:], make([]byte, len(dst)-4))
+		if exact != c.lossless {
+			t.Errorf("%s: the view's encoding %x is the exact number: %v, want %v", c.name, dst, exact, c.lossless)
 		}
 	}
 }
