@@ -129,7 +129,7 @@ func (cc *compiler) act(e syntax.Expr, c cs, next actFn) actFn {
 				}
 			}
 		}
-		if len(x.Prefix) == 0 && len(x.Args) == 2 && (x.Op == "=" || x.Op == "\\in") {
+		if len(x.Prefix) == 0 && len(x.Args) == 2 && (x.Op == "=" || x.Op == "\\in" || x.Op == "\\subseteq") {
 			if v, ok := cc.assigned(x.Args[0], c); ok {
 				return cc.assign(x, v, c, next)
 			}
@@ -441,7 +441,7 @@ func (cc *compiler) varOf(e syntax.Expr, sc *scope) (int, bool) {
 	return 0, false
 }
 
-// assign compiles "x' = e" or "x' \in S" (x in Init): when x' has no
+// assign compiles "x' = e", "x' \in S" or "x' \subseteq S" (x in Init): when x' has no
 // value yet it is given e, or each element of S in turn; otherwise the
 // formula is a test of the value it has.
 func (cc *compiler) assign(x *syntax.OpApp, v int, c cs, next actFn) actFn {
@@ -463,8 +463,17 @@ func (cc *compiler) assign(x *syntax.OpApp, v int, c cs, next actFn) actFn {
 			k.next[v] = nil
 		}
 	}
+	subset := x.Op == "\\subseteq"
 	return func(k *ctx) {
 		set := rhs(k)
+		if subset {
+			// x' \subseteq S: x' takes each subset of S, as TLC's
+			// getNextStates enumerates SubsetValue(S).
+			if !isSet(set) {
+				failAt(file, pos, "\\subseteq: %s is not a set", String(set))
+			}
+			set = &Powerset{Base: set}
+		}
 		if old := k.next[v]; old != nil {
 			if Member(old, set) {
 				next(k)
