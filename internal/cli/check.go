@@ -502,6 +502,12 @@ func progressPrinter(w io.Writer) func(engine.Stats) {
 	}
 }
 
+// minBytesPerState is the fewest states the fingerprint set must have held
+// for the summary to give its bytes per state: below it the tables'
+// first size (8 MiB) is most of the figure, which then says nothing about
+// the set (R0's 59 states read "466,033.8 bytes each").
+const minBytesPerState = 1 << 16
+
 // writeSummary prints the run's performance: wall time, rates, memory.
 func writeSummary(w io.Writer, rep *check.Report, wall time.Duration) {
 	secs := max(wall.Seconds(), 1e-9)
@@ -514,7 +520,7 @@ func writeSummary(w io.Writer, rep *check.Report, wall time.Duration) {
 		bench.Count(rep.Generated), bench.Count(rep.Distinct), wall.Round(time.Millisecond), workers,
 		bench.Count(uint64(float64(rep.Distinct)/secs)), bench.Count(uint64(float64(rep.Generated)/secs)),
 		bench.Bytes(bench.PeakRSS()), bench.Bytes(rep.Perf.PeakMemory), bench.Bytes(rep.Perf.FingerprintMemory))
-	if n := rep.Perf.FingerprintsHeld; n > 0 {
+	if n := rep.Perf.FingerprintsHeld; n >= minBytesPerState {
 		// The set's tables over the most states they held at once (the
 		// largest level under a layer): issue 25's bytes per state.
 		fmt.Fprintf(w, " for at most %s states, %.1f bytes each", bench.Count(n), float64(rep.Perf.FingerprintMemory)/float64(n))

@@ -32,4 +32,12 @@ func TestSummarySaysHowStatesWereKept(t *testing.T) {
 			t.Errorf("%q: summary %q, want %q and the bytes per state", c.fps, out, c.want)
 		}
 	}
+	// A few states: the tables' first size would be the figure.
+	rep := &check.Report{Generated: 87, Distinct: 59, Fingerprints: "lossless", Collision: new(float64),
+		Perf: check.Perf{Workers: 1, FingerprintMemory: 8 << 20, FingerprintsHeld: 18}}
+	var b bytes.Buffer
+	writeSummary(&b, rep, time.Second)
+	if out := b.String(); strings.Contains(out, "bytes each") || !strings.Contains(out, "fingerprints 8.0 MiB).") {
+		t.Errorf("18 states held: summary %q, want no bytes per state", out)
+	}
 }
