@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/model"
 )
 
@@ -244,15 +244,10 @@ func (t *Trace) Encode(w io.Writer) error {
 	return bw.Flush()
 }
 
-// WriteFile writes the trace to path.
+// WriteFile writes the trace to path, through a temporary file in its
+// folder renamed into place when complete (internal/atomicfile): a writer
+// that fails or is killed leaves the old file or none, never a shorter
+// trace.
 func (t *Trace) WriteFile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := t.Encode(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.WriteFile(path, t.Encode)
 }

@@ -26,8 +26,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 )
 
 // The exit codes every command gives for the same failure.
@@ -171,7 +174,35 @@ func (p Program) Execute(ctx context.Context, root *cobra.Command, args []string
 // Run is a command's main: Main on the process's arguments and streams,
 // and exit with its code.
 func Run(p Program) {
+	removeTemporariesOnSignal(p.StopOnInterrupt)
 	os.Exit(p.Main(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// removeTemporariesOnSignal makes a signal that ends the process (SIGTERM,
+// SIGHUP, and Ctrl-C where the commands do not stop on it themselves) first
+// remove the temporaries of the files being written (internal/atomicfile),
+// then end it as the signal does by default, so that its exit status is
+// the signal's as before.
+func removeTemporariesOnSignal(stopOnInterrupt bool) {
+	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
+	if !stopOnInterrupt {
+		sigs = append(sigs, os.Interrupt)
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	go func() {
+		sig := <-ch
+		atomicfile.RemoveTemporaries()
+		signal.Reset(sig)
+		if self, err := os.FindProcess(os.Getpid()); err == nil && self.Signal(sig) == nil {
+			time.Sleep(time.Second) // the signal ends the process meanwhile
+		}
+		code := 128 + 15
+		if n, ok := sig.(syscall.Signal); ok {
+			code = 128 + int(n)
+		}
+		os.Exit(code)
+	}()
 }
 
 // prepare installs the hooks on every command of the tree.

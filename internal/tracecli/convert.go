@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/traceconv"
 	"github.com/resumecontract/resumecheck/model"
@@ -110,12 +111,16 @@ Exit codes (docs/cli.md): 0 converted, 1 could not run, 2 bad flags or bad input
 			for _, n := range notes {
 				fmt.Fprintf(cmd.ErrOrStderr(), "tracecheck convert: note: %s\n", n)
 			}
+			// -o F goes through a temporary renamed into place when complete:
+			// a run killed or failing midway leaves the old F or none, never
+			// a shorter trace that reads as whole.
 			w := cmd.OutOrStdout()
-			var f *os.File
+			var f *atomicfile.File
 			if out != "" && out != "-" {
-				if f, err = os.Create(out); err != nil {
+				if f, err = atomicfile.Create(out); err != nil {
 					return clibase.Exit(ExitFailure, err)
 				}
+				defer f.Abort() // after the commit, a no-op
 				w = f
 			}
 			bw := bufio.NewWriter(w)
@@ -128,10 +133,8 @@ Exit codes (docs/cli.md): 0 converted, 1 could not run, 2 bad flags or bad input
 			if err == nil {
 				err = bw.Flush()
 			}
-			if f != nil {
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
+			if err == nil && f != nil {
+				err = f.Commit()
 			}
 			if err != nil {
 				return convertError(err)

@@ -125,7 +125,11 @@ func checkModuleFiles(t *testing.T, path, dir, module string) {
 		t.Fatal(err)
 	}
 	tr.Header.Producer = trace.Producer{Name: "p", Version: "v"}
-	want, err := tlagen.Generate(tr, tlagen.Options{Module: module, Source: "s"})
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := tlagen.Generate(tr, tlagen.Options{Module: module, Source: "s", Pair: pairOf(raw)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,11 @@ package tracecli
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/tlagen"
 	"github.com/resumecontract/resumecheck/trace"
@@ -107,40 +111,56 @@ Exit codes (docs/cli.md):
 	return cmd
 }
 
-// writeModule writes the module of the trace at path into dir as the
-// events are read (through a temporary file, renamed when the trace is
-// read to its end, so that a malformed trace leaves no module behind),
-// then its cfg, and copies the spec beside them. It returns the number of
-// events.
+// writeModule writes the module of the trace at path into dir, with its
+// cfg, and copies the spec beside them. It returns the number of events.
+//
+// Nothing is created before the trace has been read to its end and found
+// well formed: a first pass reads it (and the spec), a second writes the
+// module as the events are read again. Every file goes to a temporary
+// name in dir and is renamed into place (internal/atomicfile), so that a
+// run that fails, is interrupted or killed leaves the old files or none.
+//
+// The module and the cfg are one unit: both are written to temporaries and
+// renamed only after both are complete, the cfg first and then the module,
+// under a lock on dir, so that two runs writing the same module leave both
+// files of one run. A rename pair is not atomic, though: a reader that
+// reads between the two renames, or a writer without the lock, could see
+// a cfg of one run beside a module of another. So the pair also carries the
+// trace's digest (tlagen's Options.Pair, the same in both files): TLC
+// refuses a mixed pair, an ASSUME violated, and never checks one trace
+// against another's constants.
 func writeModule(path, dir, spec, module string) (int, error) {
+	src, err := os.ReadFile(spec)
+	if err != nil {
+		return 0, clibase.Usage(fmt.Errorf("--spec: %v (run in the repository root or give the spec's path)", err))
+	}
+	pair, err := checkTrace(path, module)
+	if err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, clibase.Exit(ExitFailure, err)
+	}
+	if err := copySpec(src, spec, dir); err != nil {
+		return 0, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, inputError(err)
 	}
 	defer f.Close()
-	d := trace.NewDecoder(f)
+	sum := sha256.New()
+	d := trace.NewDecoder(io.TeeReader(f, sum))
 	h, err := d.Header()
 	if err != nil {
 		return 0, inputError(fmt.Errorf("%s: %w", path, err))
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, clibase.Exit(ExitFailure, err)
-	}
-	if err := copySpec(spec, dir); err != nil {
-		return 0, err
-	}
-	tmp, err := os.CreateTemp(dir, module+".tla.*.tmp")
-	if err == nil {
-		// CreateTemp makes the file private; the module is as readable as
-		// the cfg beside it.
-		err = tmp.Chmod(0o644)
-	}
+	tla, err := atomicfile.Create(filepath.Join(dir, module+".tla"))
 	if err != nil {
 		return 0, clibase.Exit(ExitFailure, err)
 	}
-	defer os.Remove(tmp.Name()) // after the rename, a no-op
-	defer tmp.Close()
-	g, err := tlagen.NewWriter(tmp, h, tlagen.Options{Module: module, Source: filepath.Base(path)})
+	defer tla.Abort() // after the commit, a no-op
+	g, err := tlagen.NewWriter(tla, h, tlagen.Options{Module: module, Source: filepath.Base(path), Pair: pair})
 	if err != nil {
 		return 0, clibase.Exit(ExitBadInput, fmt.Errorf("%s: %w", path, err))
 	}
@@ -157,24 +177,72 @@ func writeModule(path, dir, spec, module string) (int, error) {
 			return 0, clibase.Exit(ExitFailure, err)
 		}
 	}
+	if _, err := io.Copy(sum, f); err != nil {
+		return 0, inputError(err)
+	}
+	if digest(sum) != pair {
+		return 0, clibase.Exit(ExitFailure, fmt.Errorf("%s changed while trace2tla read it", path))
+	}
 	c, err := g.Cfg()
 	if err == nil {
 		err = g.Close()
 	}
-	if err == nil {
-		err = tmp.Close()
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, module+".tla"))
-	}
-	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, module+".cfg"), c, 0o644)
-	}
 	if err != nil {
+		return 0, clibase.Exit(ExitFailure, err)
+	}
+	cfg, err := atomicfile.Create(filepath.Join(dir, module+".cfg"))
+	if err != nil {
+		return 0, clibase.Exit(ExitFailure, err)
+	}
+	defer cfg.Abort()
+	if _, err := cfg.Write(c); err != nil {
+		return 0, clibase.Exit(ExitFailure, err)
+	}
+	if err := atomicfile.Commit(cfg, tla); err != nil {
 		return 0, clibase.Exit(ExitFailure, err)
 	}
 	return g.Events(), nil
 }
+
+// checkTrace reads the trace at path to its end, as writeModule will,
+// and returns its digest (the pair of the module and cfg): an error if
+// the trace is missing or malformed, or its header cannot be written as
+// TLA+.
+func checkTrace(path, module string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", inputError(err)
+	}
+	defer f.Close()
+	sum := sha256.New()
+	d := trace.NewDecoder(io.TeeReader(f, sum))
+	h, err := d.Header()
+	if err != nil {
+		return "", inputError(fmt.Errorf("%s: %w", path, err))
+	}
+	if _, err := tlagen.NewWriter(io.Discard, h, tlagen.Options{Module: module}); err != nil {
+		return "", clibase.Exit(ExitBadInput, fmt.Errorf("%s: %w", path, err))
+	}
+	var ev trace.Event
+	for {
+		err := d.Next(&ev)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", inputError(fmt.Errorf("%s: %w", path, err))
+		}
+	}
+	// What follows the last event (nothing the decoder refuses) counts
+	// in the digest too.
+	if _, err := io.Copy(sum, f); err != nil {
+		return "", inputError(err)
+	}
+	return digest(sum), nil
+}
+
+// digest is the pair of a trace: the first 16 hex digits of its SHA-256.
+func digest(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)[:8]) }
 
 // tlcError gives an error of finding or running TLC its exit code:
 // ExitNoTLC when TLC cannot run here, ExitFailure otherwise.
@@ -233,13 +301,9 @@ func checkFile(path string) (*tracecheck.Result, error) {
 	return c.Result(), nil
 }
 
-// copySpec puts the spec beside the generated module, refusing to
-// overwrite a different Resume.tla there.
-func copySpec(spec, dir string) error {
-	src, err := os.ReadFile(spec)
-	if err != nil {
-		return clibase.Usage(fmt.Errorf("--spec: %v (run in the repository root or give the spec's path)", err))
-	}
+// copySpec puts the spec (src, read from spec) beside the generated
+// module, refusing to overwrite a different Resume.tla there.
+func copySpec(src []byte, spec, dir string) error {
 	dst := filepath.Join(dir, "Resume.tla")
 	if old, err := os.ReadFile(dst); err == nil {
 		if bytes.Equal(old, src) {
@@ -250,7 +314,11 @@ func copySpec(spec, dir string) error {
 		}
 		return clibase.Usage(fmt.Errorf("%s exists and differs from %s; remove it or write elsewhere with -o", dst, spec))
 	}
-	if err := os.WriteFile(dst, src, 0o644); err != nil {
+	err := atomicfile.WriteFile(dst, func(w io.Writer) error {
+		_, err := w.Write(src)
+		return err
+	})
+	if err != nil {
 		return clibase.Exit(ExitFailure, err)
 	}
 	return nil
