@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -126,6 +127,9 @@ func BuildTrace(l *RunLog) (*Built, error) {
 		return nil, err
 	}
 	if err := l.checkCounts(); err != nil {
+		return nil, err
+	}
+	if err := l.checkEntries(); err != nil {
 		return nil, err
 	}
 	b := &builder{log: l, w: l.Workflow, pc: 1, consumed: model.NoVal, consumeEvent: -1, recover: -1}
@@ -701,4 +705,72 @@ func (r *RunVerdict) RecoveryRefusedAsConflict() bool {
 		}
 	}
 	return false
+}
+
+// EntryError is a log entry BuildTrace refuses; Index counts from 0.
+type EntryError struct {
+	Index int
+	Err   error
+}
+
+func (e *EntryError) Error() string { return fmt.Sprintf("entry %d: %v", e.Index+1, e.Err) }
+
+func (e *EntryError) Unwrap() error { return e.Err }
+
+// checkEntries refuses a log the builder would read wrongly rather than
+// fail on: no entries (an emptied or cut log would judge as a run that did
+// nothing, and hold every obligation), an entry or note of a kind it does
+// not know (it would skip it), and numbers out of their range (a task
+// beyond the workflow's, a note number below 1).
+func (l *RunLog) checkEntries() error {
+	if len(l.Entries) == 0 {
+		return fmt.Errorf("harness: run %q: the log has no entries (an empty or cut log judges as a run that did nothing)", l.Run)
+	}
+	for i := range l.Entries {
+		if err := l.checkEntry(&l.Entries[i]); err != nil {
+			return fmt.Errorf("harness: run %q: %w", l.Run, &EntryError{Index: i, Err: err})
+		}
+	}
+	return nil
+}
+
+func (l *RunLog) checkEntry(e *Entry) error {
+	switch e.Role {
+	case "", RoleStart, RoleResume, RoleSecond, RoleFork, RoleStray, RoleRacer, RoleRecover, RoleReport:
+	default:
+		return fmt.Errorf("unknown role %q", e.Role)
+	}
+	if e.Proc < 0 {
+		return fmt.Errorf("proc %d, want 0 or more", e.Proc)
+	}
+	if e.Note < 0 {
+		return fmt.Errorf("note %d, want 0 or more", e.Note)
+	}
+	switch e.Kind {
+	case EntryRequest, EntryKill:
+	case EntryReply:
+		if e.Msg == nil {
+			return errors.New("reply without its msg")
+		}
+	case EntryNote:
+		m := e.Msg
+		if m == nil {
+			return errors.New("note without its msg")
+		}
+		if m.N <= 0 {
+			return fmt.Errorf("note n %d, want 1 or more", m.N)
+		}
+		switch m.Kind {
+		case NoteTask, NoteEffect:
+			if m.Task < 1 || m.Task > l.Workflow.Tasks {
+				return fmt.Errorf("note %d (%s): task %d, want 1..%d", m.N, m.Kind, m.Task, l.Workflow.Tasks)
+			}
+		case NotePersist:
+		default:
+			return fmt.Errorf("note %d: unknown kind %q (want %s, %s or %s)", m.N, m.Kind, NoteTask, NoteEffect, NotePersist)
+		}
+	default:
+		return fmt.Errorf("unknown kind %q (want %s, %s, %s or %s)", e.Kind, EntryRequest, EntryNote, EntryReply, EntryKill)
+	}
+	return nil
 }

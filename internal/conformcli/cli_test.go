@@ -90,19 +90,7 @@ func TestTableAndDiff(t *testing.T) {
 // the control subject.
 func TestJudge(t *testing.T) {
 	dir := t.TempDir()
-	log := `{"scenario":"stray","run":"r","store":"sqlite","workflow":{"tasks":3,"gate":2,"values":["va","vb"],"invalid_task":0},
-"entries":[
-{"kind":"request","proc":1,"role":"start","request":{"id":2,"op":"start"}},
-{"kind":"note","proc":1,"role":"start","msg":{"type":"note","n":1,"kind":"task","task":1,"branch":"main"},"counts":{"applied":[0,0,0],"delivered":[0,0,0]}},
-{"kind":"note","proc":1,"role":"start","msg":{"type":"note","n":2,"kind":"effect","task":1,"branch":"main"},"counts":{"applied":[1,0,0],"delivered":[1,0,0]}},
-{"kind":"reply","proc":1,"role":"start","msg":{"type":"reply","id":2,"ok":true,"status":"parked"},"counts":{"applied":[1,0,0],"delivered":[1,0,0]}},
-{"kind":"request","proc":1,"role":"resume","request":{"id":3,"op":"resume","value":"va"}},
-{"kind":"note","proc":1,"role":"resume","msg":{"type":"note","n":3,"kind":"task","task":2,"value":"va","branch":"main"},"counts":{"applied":[1,0,0],"delivered":[1,0,0]}},
-{"kind":"note","proc":1,"role":"resume","msg":{"type":"note","n":4,"kind":"effect","task":2,"branch":"main"},"counts":{"applied":[1,1,0],"delivered":[1,1,0]}},
-{"kind":"note","proc":1,"role":"resume","msg":{"type":"note","n":5,"kind":"effect","task":3,"branch":"main"},"counts":{"applied":[1,1,1],"delivered":[1,1,1]}},
-{"kind":"reply","proc":1,"role":"resume","msg":{"type":"reply","id":3,"ok":true,"status":"completed","outcome":["va"]},"counts":{"applied":[1,1,1],"delivered":[1,1,1]}}
-],
-"rows":[{"seq":1,"task":1,"branch":"main","pid":1},{"seq":2,"task":2,"branch":"main","value":"va","pid":1},{"seq":3,"task":3,"branch":"main","pid":1}]}`
+	log := judgeLog
 	path := filepath.Join(dir, "log.json")
 	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
@@ -115,6 +103,79 @@ func TestJudge(t *testing.T) {
 	want := `{"seq":3,"action":"Consume","params":{"value":"va"},"vars":{"pc":3,"effects":[1,1,0],"waiting":false,"consumed":"va","resumes":[{"value":"va","observed":["va"]}]}}`
 	if code != ExitOK || !strings.Contains(out, want) {
 		t.Errorf("judge --trace: exit %d\n%s\nwant the line %s", code, out, want)
+	}
+}
+
+// judgeLog is the log of a stray run of the control subject: accepted.
+const judgeLog = `{"scenario":"stray","run":"r","store":"sqlite","workflow":{"tasks":3,"gate":2,"values":["va","vb"],"invalid_task":0},
+"entries":[
+{"kind":"request","proc":1,"role":"start","request":{"id":2,"op":"start"}},
+{"kind":"note","proc":1,"role":"start","msg":{"type":"note","n":1,"kind":"task","task":1,"branch":"main"},"counts":{"applied":[0,0,0],"delivered":[0,0,0]}},
+{"kind":"note","proc":1,"role":"start","msg":{"type":"note","n":2,"kind":"effect","task":1,"branch":"main"},"counts":{"applied":[1,0,0],"delivered":[1,0,0]}},
+{"kind":"reply","proc":1,"role":"start","msg":{"type":"reply","id":2,"ok":true,"status":"parked"},"counts":{"applied":[1,0,0],"delivered":[1,0,0]}},
+{"kind":"request","proc":1,"role":"resume","request":{"id":3,"op":"resume","value":"va"}},
+{"kind":"note","proc":1,"role":"resume","msg":{"type":"note","n":3,"kind":"task","task":2,"value":"va","branch":"main"},"counts":{"applied":[1,0,0],"delivered":[1,0,0]}},
+{"kind":"note","proc":1,"role":"resume","msg":{"type":"note","n":4,"kind":"effect","task":2,"branch":"main"},"counts":{"applied":[1,1,0],"delivered":[1,1,0]}},
+{"kind":"note","proc":1,"role":"resume","msg":{"type":"note","n":5,"kind":"effect","task":3,"branch":"main"},"counts":{"applied":[1,1,1],"delivered":[1,1,1]}},
+{"kind":"reply","proc":1,"role":"resume","msg":{"type":"reply","id":3,"ok":true,"status":"completed","outcome":["va"]},"counts":{"applied":[1,1,1],"delivered":[1,1,1]}}
+],
+"rows":[{"seq":1,"task":1,"branch":"main","pid":1},{"seq":2,"task":2,"branch":"main","value":"va","pid":1},{"seq":3,"task":3,"branch":"main","pid":1}]}`
+
+// TestJudgeRefuses (issue 24): judge refuses, with exit 2 and the file and
+// line, a log that is empty, cut, has an entry or note of a kind the
+// builder does not know, a number out of its range, or a key twice. The
+// old judge accepted an emptied log (CV holds on LangGraph's CV run), and
+// skipped or used the rest.
+func TestJudgeRefuses(t *testing.T) {
+	cv, err := os.ReadFile(filepath.Join("..", "..", "harness", "testdata", "logs", "langgraph-1.2.9-sqlite-cv.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withEntries := func(entries string) string {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(cv, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["entries"] = json.RawMessage(entries)
+		b, err := json.MarshalIndent(m, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	replace := func(old, new string) string {
+		if !strings.Contains(judgeLog, old) {
+			t.Fatalf("%s is not in the log", old)
+		}
+		return strings.Replace(judgeLog, old, new, 1)
+	}
+	for _, tc := range []struct {
+		name, log, want string
+	}{
+		{"cv entries empty", withEntries("[]"), "no entries"},
+		{"cv entries null", withEntries("null"), "no entries"},
+		{"cut", judgeLog[:len(judgeLog)/2], "cut short"},
+		{"cut after an entry", judgeLog[:strings.Index(judgeLog, "\n{\"kind\":\"request\",\"proc\":1,\"role\":\"resume\"")], "cut short"},
+		{"entry kind", replace(`{"kind":"request","proc":1,"role":"resume"`, `{"kind":"requests","proc":1,"role":"resume"`), `entry 5: unknown kind "requests"`},
+		{"note kind", replace(`"kind":"effect","task":2`, `"kind":"effects","task":2`), `entry 7: note 4: unknown kind "effects"`},
+		{"task 2^40", replace(`"kind":"effect","task":2`, `"kind":"effect","task":1099511627776`), "entry 7: note 4 (effect): task 1099511627776, want 1..3"},
+		{"n -1", replace(`"n":3,`, `"n":-1,`), "entry 6: note n -1, want 1 or more"},
+		{"duplicate key", replace(`{"scenario":"stray","run":"r"`, `{"scenario":"stray","run":"r","run":"s"`), `"run"`},
+		{"duplicate key in an entry", replace(`"n":3,`, `"n":3,"n":4,`), `"n"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "log.json")
+			if err := os.WriteFile(path, []byte(tc.log), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := run("judge", path)
+			if code != 2 || !strings.Contains(errs, tc.want) {
+				t.Fatalf("exit %d, want 2 and %q\n%s%s", code, tc.want, out, errs)
+			}
+			if tc.name != "cv entries null" && tc.name != "cv entries empty" && !strings.Contains(errs, path+":") {
+				t.Errorf("no position in %q", errs)
+			}
+		})
 	}
 }
 
