@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
@@ -118,14 +119,9 @@ func runBench(w io.Writer, dir string, shapes []longShape, events, runs int) err
 	counts := make([]int, len(shapes))
 	for i, s := range shapes {
 		paths[i] = filepath.Join(dir, s.name+".ndjson")
-		f, err := os.Create(paths[i])
-		if err != nil {
-			return clibase.Exit(ExitFailure, err)
-		}
-		err = s.write(f, events)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		// Through a temporary: a bench stopped midway leaves no shorter
+		// trace under the shape's name in --keep's folder.
+		err := atomicfile.WriteFile(paths[i], func(w io.Writer) error { return s.write(w, events) })
 		if err != nil {
 			return clibase.Exit(ExitFailure, fmt.Errorf("writing %s: %w", paths[i], err))
 		}

@@ -2,8 +2,11 @@ package tracecli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/resumecontract/resumecheck/internal/tlagen"
@@ -42,5 +45,45 @@ func TestHostileTLC(t *testing.T) {
 		t.Run(fmt.Sprintf("file name %d", i+1), func(t *testing.T) {
 			run(t, hostileFile(t, name), "Trace_x", ExitRejected)
 		})
+	}
+}
+
+// TestTLCRefusesMixedPair (issue 24): a module of one trace beside the cfg
+// written for another (a reader between the two renames of a racing
+// trace2tla) is refused by TLC, an assumption violated, where without the
+// pair check TLC checked the rejected trace against the other trace's
+// constants. Needs TLC; skipped in -short.
+func TestTLCRefusesMixedPair(t *testing.T) {
+	jar, err := tlagen.FindTLC()
+	if err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("skipping TLC runs in -short mode")
+	}
+	root, _ := filepath.Abs("../..")
+	spec := filepath.Join(root, "spec", "Resume.tla")
+	tdir := t.TempDir()
+	dirs := [2]string{t.TempDir(), t.TempDir()}
+	for k, content := range []string{rejectedAt2, strings.Replace(rejectedAt2, `"NTasks":3`, `"NTasks":4`, 1)} {
+		path := filepath.Join(tdir, fmt.Sprintf("t%d.ndjson", k))
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errw bytes.Buffer
+		if code := Trace2tla.Main([]string{"--spec", spec, "-o", dirs[k], "--module", "Trace_x", path}, &out, &errw); code != 0 {
+			t.Fatalf("exit %d: %s", code, errw.String())
+		}
+	}
+	cfg, err := os.ReadFile(filepath.Join(dirs[1], "Trace_x.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dirs[0], "Trace_x.cfg"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := tlagen.RunTLC(context.Background(), jar, dirs[0], "Trace_x")
+	if err == nil || r == nil || r.Accepted || !strings.Contains(r.Output, "Assumption") {
+		t.Fatalf("TLC on a mixed pair: err %v, result %+v", err, r)
 	}
 }
