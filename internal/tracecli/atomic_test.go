@@ -165,14 +165,54 @@ func helper(tool string, args ...string) *exec.Cmd {
 // killAtRandom starts c, kills it with SIGKILL after a random delay
 // between lo and hi (or lets it end), and returns its process number.
 func killAtRandom(t *testing.T, rng *rand.Rand, c *exec.Cmd, lo, hi time.Duration) int {
+	return signalAtRandom(t, rng, c, syscall.SIGKILL, lo, hi)
+}
+
+// signalAtRandom is killAtRandom with another signal.
+func signalAtRandom(t *testing.T, rng *rand.Rand, c *exec.Cmd, sig os.Signal, lo, hi time.Duration) int {
 	t.Helper()
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(lo + time.Duration(rng.Int64N(int64(hi-lo))))
-	c.Process.Signal(syscall.SIGKILL)
+	c.Process.Signal(sig)
 	c.Wait()
 	return c.Process.Pid
+}
+
+// TestTrace2tlaSignalled (issue 24): trace2tla ended by SIGTERM, SIGINT or
+// SIGHUP at a random point removes its temporaries before it ends (the
+// old one left tens of MB of NAME.tla.*.tmp), and leaves the old pair or
+// the whole new one.
+func TestTrace2tlaSignalled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes")
+	}
+	root, _ := filepath.Abs("../..")
+	spec := filepath.Join(root, "spec", "Resume.tla")
+	big := filepath.Join(t.TempDir(), "big.ndjson")
+	if err := os.WriteFile(big, longTrace(4, 200_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if out, err := helper("trace2tla", "--spec", spec, "-o", t.TempDir(), big).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	took := time.Since(start)
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d, a whole run %v", seed, took)
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}
+	for i := range 12 {
+		dir := t.TempDir()
+		sig := sigs[i%len(sigs)]
+		// The kills fall after the first pass, while the files are written.
+		signalAtRandom(t, rng, helper("trace2tla", "--spec", spec, "-o", dir, big), sig, took/4, took*5/4)
+		if _, _, _, err := pairOfOutput(dir, "Trace_big"); err != nil {
+			t.Fatalf("seed %d, %v %d: %v", seed, sig, i, err)
+		}
+		leftovers(t, dir)
+	}
 }
 
 // TestTrace2tlaKilled (issue 24): trace2tla killed with SIGKILL at a
