@@ -211,7 +211,7 @@ small enough to draw (R0 bounds).`,
 	f.StringVar(&mem, "mem", "auto", "memory budget before the frontier spills to disk, e.g. 300MiB, 4G (auto = half the RAM, 0 = none)")
 	f.StringVar(&spillDir, "spill-dir", "", "folder for spill files (default: the system's temporary folder)")
 	f.StringArrayVar(&props, "property", nil, "check only this property (an invariant, or the temporal property Liveness under FairSpec) instead of the cfg's; repeatable")
-	f.StringArrayVar(&lib, "lib", nil, "a folder searched for the modules the spec extends or instantiates, after the spec's own (TLC's TLA-Library); repeatable; the TLA+ interpreter only")
+	clibase.AddLibFlag(f, &lib, "folders searched for the modules the spec extends or instantiates, after the spec's own; the TLA+ interpreter only")
 	f.StringVar(&bounds, "bounds", "", "a cfg whose bounds replace the cfg's, as tlcrun matrix --bounds does (e.g. spec/R8.cfg)")
 	f.BoolVar(&symmetry, "symmetry", false, "reduce by the spec's symmetry (SYMMETRY Symmetry: the values are interchangeable), as tlcrun matrix --symmetry does: one state per orbit, the same verdicts and counterexample lengths")
 	f.StringVar(&dist, "distributed", "", "run TLC's distributed server here, its workers reaching it at ADDR[:PORT] (tlcrun tlc-worker on each worker host)")

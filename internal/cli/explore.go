@@ -134,7 +134,7 @@ written (exit 1).`,
 	f.StringVar(&specDir, "spec-dir", "spec", "folder with Resume.tla, R0*.cfg and fault-*.cfg")
 	f.StringVar(&specPath, "spec", "", "the spec of CFG (default: the .tla beside it)")
 	f.StringVar(&engine, "engine", "", "for another spec's cfg: interp reads the spec with the TLA+ interpreter even when a Go mirror has its text")
-	f.StringArrayVar(&lib, "lib", nil, "for another spec's cfg: a folder searched for the modules the spec extends or instantiates; repeatable")
+	clibase.AddLibFlag(f, &lib, "for another spec's cfg: folders searched for the modules the spec extends or instantiates")
 	f.IntVar(&maxStates, "max-states", 0, "refuse a model with more states than this (0: 2000)")
 	_ = cmd.MarkFlagRequired("html")
 	return cmd

@@ -151,7 +151,7 @@ exit 15 when they disagree.`,
 	f.StringVar(&spec, "spec", "", "the spec (default: the .tla beside the cfg, as for check)")
 	f.StringVar(&inv, "inv", "", "the candidate invariant (default: the cfg's one INVARIANT other than --type)")
 	f.StringVar(&typ, "type", "TypeOK", "the type invariant whose domain is enumerated")
-	f.StringArrayVar(&lib, "lib", nil, "a folder searched for the modules the spec extends or instantiates, after the spec's own; repeatable")
+	clibase.AddLibFlag(f, &lib, "folders searched for the modules the spec extends or instantiates, after the spec's own")
 	f.IntVar(&workers, "workers", 0, "checking goroutines (0 = every core)")
 	f.DurationVar(&progress, "progress", 5*time.Second, "interval between progress lines on stderr (0 = none, and no summary)")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
