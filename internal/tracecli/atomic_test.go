@@ -180,6 +180,24 @@ func signalAtRandom(t *testing.T, rng *rand.Rand, c *exec.Cmd, sig os.Signal, lo
 	return c.Process.Pid
 }
 
+// bigTrace writes a long trace, big.ndjson, into dir and converts it once
+// with the trace2tla binary: the spec, the trace, and how long a whole run
+// takes here (the kills of the tests below fall within it).
+func bigTrace(t *testing.T, dir string) (spec, big string, took time.Duration) {
+	t.Helper()
+	root, _ := filepath.Abs("../..")
+	spec = filepath.Join(root, "spec", "Resume.tla")
+	big = filepath.Join(dir, "big.ndjson")
+	if err := os.WriteFile(big, longTrace(4, 200_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if out, err := helper("trace2tla", "--spec", spec, "-o", t.TempDir(), big).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return spec, big, time.Since(start)
+}
+
 // TestTrace2tlaSignalled (issue 24): trace2tla ended by SIGTERM, SIGINT or
 // SIGHUP at a random point removes its temporaries before it ends (the
 // old one left tens of MB of NAME.tla.*.tmp), and leaves the old pair or
@@ -188,17 +206,7 @@ func TestTrace2tlaSignalled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills processes")
 	}
-	root, _ := filepath.Abs("../..")
-	spec := filepath.Join(root, "spec", "Resume.tla")
-	big := filepath.Join(t.TempDir(), "big.ndjson")
-	if err := os.WriteFile(big, longTrace(4, 200_000), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	if out, err := helper("trace2tla", "--spec", spec, "-o", t.TempDir(), big).CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	took := time.Since(start)
+	spec, big, took := bigTrace(t, t.TempDir())
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d, a whole run %v", seed, took)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
@@ -224,23 +232,13 @@ func TestTrace2tlaKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills processes")
 	}
-	root, _ := filepath.Abs("../..")
-	spec := filepath.Join(root, "spec", "Resume.tla")
 	tdir := t.TempDir()
-	small, big := filepath.Join(tdir, "small", "big.ndjson"), filepath.Join(tdir, "big.ndjson")
+	spec, big, took := bigTrace(t, tdir)
+	small := filepath.Join(tdir, "small", "big.ndjson")
 	os.Mkdir(filepath.Dir(small), 0o755)
 	if err := os.WriteFile(small, longTrace(3, 10), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(big, longTrace(4, 200_000), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// How long a whole run takes here: the kills fall within it.
-	start := time.Now()
-	if out, err := helper("trace2tla", "--spec", spec, "-o", t.TempDir(), big).CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	took := time.Since(start)
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d, a whole run %v", seed, took)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
