@@ -474,20 +474,26 @@ func (cc *compiler) assign(x *syntax.OpApp, v int, c cs, next actFn) actFn {
 			}
 			set = &Powerset{Base: set}
 		}
-		if old := k.next[v]; old != nil {
-			if Member(old, set) {
-				next(k)
-			}
-			return
-		}
-		k.assigned++
-		for _, e := range enumerateAt(set, file, pos) {
-			k.next[v] = stored(e, file, pos)
+		bindEach(k, v, set, file, pos, next)
+	}
+}
+
+// bindEach gives variable v (x' in an action, x in Init) each element of
+// set in turn, or, when v has its value already, tests it: x' \in S.
+func bindEach(k *ctx, v int, set Value, file string, pos syntax.Pos, next actFn) {
+	if old := k.next[v]; old != nil {
+		if Member(old, set) {
 			next(k)
 		}
-		k.assigned--
-		k.next[v] = nil
+		return
 	}
+	k.assigned++
+	for _, e := range enumerateAt(set, file, pos) {
+		k.next[v] = stored(e, file, pos)
+		next(k)
+	}
+	k.assigned--
+	k.next[v] = nil
 }
 
 // stored is v as a state holds it: lazy sets and functions made concrete.

@@ -598,13 +598,7 @@ func bindIn(v int, set evalFn, konst Value, subset bool, file string, pos syntax
 		if subset {
 			s = &Powerset{Base: s}
 		}
-		if old := k.next[v]; old != nil {
-			if Member(old, s) {
-				next(k)
-			}
-			return
-		}
-		if !finite(s) {
+		if k.next[v] == nil && !finite(s) {
 			op := "\\in"
 			if subset {
 				op = "\\subseteq"
@@ -612,12 +606,6 @@ func bindIn(v int, set evalFn, konst Value, subset bool, file string, pos syntax
 			panic(&UnsupportedError{File: file, Pos: pos, Construct: fmt.Sprintf(
 				"the type invariant's conjunct %s %s ... gives %s the values of an infinite set, which cannot be enumerated: bound it (a TypeOK for the model, with finite sets)", name, op, name)})
 		}
-		k.assigned++
-		for _, e := range enumerateAt(s, file, pos) {
-			k.next[v] = stored(e, file, pos)
-			next(k)
-		}
-		k.assigned--
-		k.next[v] = nil
+		bindEach(k, v, s, file, pos, next)
 	}
 }
