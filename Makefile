@@ -38,11 +38,17 @@ test-short: deps lint ## the suite without its long exhaustive runs (go test -sh
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := .tools/staticcheck-$(STATICCHECK_VERSION)
 
-lint: $(STATICCHECK) ## gofmt, go vet and staticcheck (pinned, installed into .tools/)
+# go mod tidy -diff: go.mod and go.sum say exactly what the code imports
+# (a direct dependency not marked indirect, nothing stale). subjects: every
+# commit since the rule keeps it (a subject of at most 72 characters, then a
+# blank line); .githooks/commit-msg checks a message as it is written.
+lint: $(STATICCHECK) ## gofmt, go vet, staticcheck (pinned, installed into .tools/), go mod tidy -diff, commit subjects
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
+	@$(GO) run ./internal/cmd/subjects
 
 $(STATICCHECK):
 	@mkdir -p .tools
