@@ -209,6 +209,14 @@ func removeTemporariesOnSignal(stopOnInterrupt bool) {
 func (p Program) prepare(ctx context.Context, root *cobra.Command) {
 	root.SilenceUsage = true
 	root.SilenceErrors = true
+	if root.Version == "" {
+		root.Version = Version(p.Name)
+		root.SetVersionTemplate("{{.Version}}")
+		root.InitDefaultVersionFlag()
+		if f := root.Flags().Lookup("version"); f != nil {
+			f.Usage = "print the build, its commit and the spec text it mirrors"
+		}
+	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &Error{Code: ExitUsage, Err: err, hint: true}
 	})

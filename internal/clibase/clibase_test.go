@@ -9,10 +9,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/resumecontract/resumecheck/spec"
 )
 
 var errOwn = errors.New("own: a sentinel of the program's packages")
@@ -128,5 +133,44 @@ func TestInput(t *testing.T) {
 	}
 	if Input(nil) != nil {
 		t.Error("Input(nil) is not nil")
+	}
+}
+
+// Every command answers --version with its build and the mirror record it
+// carries, exit 0, whatever its tree.
+func TestVersion(t *testing.T) {
+	p := Program{Name: "demo", New: func(stdout, stderr io.Writer) *cobra.Command {
+		c := &cobra.Command{Use: "demo", RunE: func(*cobra.Command, []string) error {
+			return errors.New("ran the command instead of printing the version")
+		}}
+		c.SetOut(stdout)
+		return c
+	}}
+	var out, errb bytes.Buffer
+	if code := p.Main([]string{"--version"}, &out, &errb); code != ExitOK {
+		t.Fatalf("--version: exit %d, stderr %q", code, errb.String())
+	}
+	m, err := spec.Recorded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"demo (devel)", runtime.Version(), "mirrors " + m.Spec + " " + m.Digest} {
+		if !strings.Contains(got, want) {
+			t.Errorf("--version printed %q; want it to contain %q", got, want)
+		}
+	}
+}
+
+func TestBuildVersion(t *testing.T) {
+	info := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.modified", Value: "true"}, {Key: "vcs.time", Value: "2026-12-05T16:00:00Z"},
+	}}
+	want := "v1.2.3, commit abc123 with uncommitted changes of 2026-12-05T16:00:00Z, go1.26.0"
+	if got := buildVersion(info, true); got != want {
+		t.Errorf("buildVersion: got %q, want %q", got, want)
+	}
+	if got := buildVersion(nil, false); got != "(no build information)" {
+		t.Errorf("buildVersion without info: got %q", got)
 	}
 }

@@ -68,7 +68,7 @@ With several traces the first of 1, 2, 4, 5 that applies is the exit code.`,
 		Example: `  tracecheck run.ndjson
   tracecheck --json testdata/traces/rejected/*.ndjson
   tracecheck --faults replay run.ndjson      # check against the replay model
-  sequencer run | tracecheck -
+  seqctl trace --run r1 | tracecheck -
   tracecheck --spec My.tla --cfg My.cfg run.ndjson   # a trace of any spec, through the interpreter`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

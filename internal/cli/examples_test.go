@@ -1,0 +1,13 @@
+package cli
+
+import (
+	"io"
+	"testing"
+
+	"github.com/resumecontract/resumecheck/internal/clitest"
+)
+
+// Every Example line of --help runs a command that exists.
+func TestHelpExamples(t *testing.T) {
+	clitest.CheckExamples(t, NewRoot(io.Discard, io.Discard))
+}

@@ -1,0 +1,14 @@
+package seqcli_test
+
+import (
+	"io"
+	"testing"
+
+	"github.com/resumecontract/resumecheck/internal/clitest"
+	"github.com/resumecontract/resumecheck/internal/seqcli"
+)
+
+// Every Example line of --help runs a command that exists.
+func TestHelpExamples(t *testing.T) {
+	clitest.CheckExamples(t, seqcli.NewRoot(io.Discard, io.Discard))
+}

@@ -1,0 +1,14 @@
+package tracecli
+
+import (
+	"io"
+	"testing"
+
+	"github.com/resumecontract/resumecheck/internal/clitest"
+)
+
+// Every Example line of --help runs a command that exists.
+func TestHelpExamples(t *testing.T) {
+	clitest.CheckExamples(t, newTracecheck(io.Discard, io.Discard))
+	clitest.CheckExamples(t, newTrace2tla(io.Discard, io.Discard))
+}
