@@ -124,6 +124,20 @@ func (x Expect) inconsistent() string {
 	return ""
 }
 
+// Cfgs are the paths of the cfgs of the entries of a tier ("quick",
+// "long"; "" for every entry), in the manifest's order. Tests select the
+// models they run with it, never by a glob of the folder: a cfg a user
+// copies beside the spec is not a model the tests know the size of.
+func (m *Manifest) Cfgs(tier string) []string {
+	var out []string
+	for _, e := range m.Models {
+		if tier == "" || e.Tier == tier {
+			out = append(out, m.CfgPath(e))
+		}
+	}
+	return out
+}
+
 // CfgPath is the path of an entry's cfg.
 func (m *Manifest) CfgPath(e Entry) string { return m.resolve(e.Cfg) }
 

@@ -21,15 +21,8 @@ import (
 // have up to six states.
 func symmetryJobs(t *testing.T) map[string]*Job {
 	t.Helper()
-	cfgs, err := filepath.Glob("../spec/*.cfg")
-	if err != nil || len(cfgs) == 0 {
-		t.Fatalf("no cfg files: %v", err)
-	}
 	out := map[string]*Job{}
-	for _, path := range cfgs {
-		if filepath.Base(path) == "R8.cfg" {
-			continue
-		}
+	for _, path := range quickCfgs(t) {
 		cfg, err := tlacfg.ParseFile(path)
 		if err != nil {
 			t.Fatal(err)
