@@ -227,7 +227,7 @@ func TestCorpusTLC(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			r, err := tlagen.RunTLC(context.Background(), jar, dir, out.Module)
+			r, err := tlagen.RunTLC(context.Background(), jar, "", dir, out.Module)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {

@@ -111,7 +111,7 @@ func TestTLCSmoke(t *testing.T) {
 		if err := out.WriteDir(dir); err != nil {
 			t.Fatal(err)
 		}
-		r, err := RunTLC(context.Background(), jar, dir, out.Module)
+		r, err := RunTLC(context.Background(), jar, "", dir, out.Module)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,16 +43,17 @@ func FindJar(flag string) (string, error) {
 }
 
 // CheckTLC is FindJar with the checks tlcrun makes before it runs TLC
-// (internal/tlc's Find): the jar holds TLC, and the java is Java 11 or
-// later. trace2tla --run uses it, so that a jar that is not TLC or a
-// Java too old is "TLC cannot run here" (ErrNoTLC) as it is to tlcrun,
-// not a failure of TLC's.
-func CheckTLC(ctx context.Context, flag string) (string, error) {
-	s, err := tlc.Find(ctx, flag, "")
+// (internal/tlc's Find, given the --jar and --java flags' values): the
+// jar holds TLC, and the java is Java 11 or later. trace2tla --run uses
+// it, so that a jar that is not TLC or a Java too old is "TLC cannot run
+// here" (ErrNoTLC) as it is to tlcrun, not a failure of TLC's. It
+// returns the jar and the java to give RunTLC.
+func CheckTLC(ctx context.Context, jarFlag, javaFlag string) (jar, java string, err error) {
+	s, err := tlc.Find(ctx, jarFlag, javaFlag)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrNoTLC, err)
+		return "", "", fmt.Errorf("%w: %w", ErrNoTLC, err)
 	}
-	return s.Jar, nil
+	return s.Jar, s.Java, nil
 }
 
 // TLCResult is TLC's verdict on a trace-validation module.
@@ -78,8 +79,10 @@ var (
 // project runs TLC on trace modules: one worker (the verdict does not
 // depend on it and one worker keeps timings comparable), no trace
 // explorer spec (nothing to explore), and its metadata in a temporary
-// folder. Resume.tla must be in dir.
-func RunTLC(ctx context.Context, jar, dir, module string) (*TLCResult, error) {
+// folder. Resume.tla must be in dir. java is the java to run (as
+// CheckTLC returns it); "" finds one as tlcrun does ($JAVA_HOME, else
+// PATH).
+func RunTLC(ctx context.Context, jar, java, dir, module string) (*TLCResult, error) {
 	meta, err := os.MkdirTemp("", "tlagen-meta-")
 	if err != nil {
 		return nil, err
@@ -92,7 +95,7 @@ func RunTLC(ctx context.Context, jar, dir, module string) (*TLCResult, error) {
 	args := append(append([]string{}, javaFlags...), "-cp", cp, "tlc2.TLC",
 		"-workers", "1", "-noGenerateSpecTE", "-metadir", meta,
 		"-config", module+".cfg", module+".tla")
-	java, _, err := tlc.FindJava("")
+	java, _, err = tlc.FindJava(java)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoTLC, err)
 	}

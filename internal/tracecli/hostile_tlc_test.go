@@ -82,7 +82,7 @@ func TestTLCRefusesMixedPair(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dirs[0], "Trace_x.cfg"), cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := tlagen.RunTLC(context.Background(), jar, dirs[0], "Trace_x")
+	r, err := tlagen.RunTLC(context.Background(), jar, "", dirs[0], "Trace_x")
 	if err == nil || r == nil || r.Accepted || !strings.Contains(r.Output, "Assumption") {
 		t.Fatalf("TLC on a mixed pair: err %v, result %+v", err, r)
 	}

@@ -24,8 +24,8 @@ import (
 
 func newTrace2tla(stdout, stderr io.Writer) *cobra.Command {
 	var (
-		outDir, module, spec, jar string
-		run                       bool
+		outDir, module, spec, jar, java string
+		run                             bool
 	)
 	cmd := &cobra.Command{
 		Use:   "trace2tla [flags] TRACE",
@@ -71,11 +71,11 @@ Exit codes (docs/cli.md):
 			if !run {
 				return nil
 			}
-			jarPath, err := tlagen.CheckTLC(cmd.Context(), jar)
+			jarPath, javaPath, err := tlagen.CheckTLC(cmd.Context(), jar, java)
 			if err != nil {
 				return tlcError(err)
 			}
-			tr2, err := tlagen.RunTLC(cmd.Context(), jarPath, outDir, module)
+			tr2, err := tlagen.RunTLC(cmd.Context(), jarPath, javaPath, outDir, module)
 			if err != nil {
 				return tlcError(err)
 			}
@@ -108,6 +108,7 @@ Exit codes (docs/cli.md):
 	f.StringVar(&spec, "spec", "spec/Resume.tla", "the spec to copy beside the module")
 	f.BoolVar(&run, "run", false, "run TLC on the module and compare with tracecheck")
 	f.StringVar(&jar, "jar", "", "tla2tools.jar (default: $TLA2TOOLS_JAR, else where tlcrun install puts it)")
+	f.StringVar(&java, "java", "", "the java to run TLC with (default: $JAVA_HOME/bin/java, else java on PATH)")
 	return cmd
 }
 

@@ -96,7 +96,7 @@ func CheckWithTLC(t *testing.T, h *Harness, runs map[string]tracecheck.Verdict) 
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			r, err := tlagen.RunTLC(ctx, jar, dir, out.Module)
+			r, err := tlagen.RunTLC(ctx, jar, "", dir, out.Module)
 			if err != nil {
 				t.Errorf("%s: %v", run, err)
 				return
