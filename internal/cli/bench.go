@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,24 +12,30 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/internal/bench"
 	"github.com/resumecontract/resumecheck/internal/clibase"
 )
 
+// benchOptions are tlcrun bench's flags.
+type benchOptions struct {
+	cfgs      []string
+	spec      string
+	workers   string
+	tlcMode   string
+	tlcSkip   []string
+	pairs     int
+	mem       string
+	out       string
+	engineArg string
+	asJSON    bool
+	tf        tlcFlags
+	// ws is --workers read by validate.
+	ws []int
+}
+
 func newBenchCmd() *cobra.Command {
-	var (
-		cfgs      []string
-		spec      string
-		workers   string
-		tlcMode   string
-		tlcSkip   []string
-		pairs     int
-		mem       string
-		out       string
-		engineArg string
-		asJSON    bool
-		tf        tlcFlags
-	)
+	o := &benchOptions{}
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure the Go engine against TLC: distinct states, wall time, rate, peak RSS",
@@ -59,95 +66,26 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
   tlcrun bench --cfg spec/R0.cfg,spec/R8.cfg,spec/bench/R8-sym.cfg,spec/bench/R100M.cfg --tlc-skip spec/bench/R100M.cfg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := parseWorkers(workers)
-			if err != nil {
-				return clibase.Usage(err)
+			if err := o.validate(); err != nil {
+				return err
 			}
-			if engineArg != "go" && engineArg != "interp" {
-				return clibase.Usage(fmt.Errorf("--engine %q: want go (the compiled mirror) or interp (the TLA+ interpreter)", engineArg))
-			}
-			if engineArg == "go" {
-				if err := mirrorPreflight("go", spec); err != nil {
-					return err
-				}
-			}
-			self, err := os.Executable()
-			if err != nil {
-				return clibase.Exit(ExitFailure, err)
-			}
-			if pairs < 1 {
-				return clibase.Usage(fmt.Errorf("--pairs %d: want 1 or more", pairs))
-			}
-			c := bench.Config{Cfgs: cfgs, Spec: spec, Workers: ws, Tlcrun: self, Pairs: pairs,
-				Mem: mem, Log: cmd.ErrOrStderr(), TLCSkip: map[string]bool{}, Interp: engineArg == "interp"}
-			for _, s := range tlcSkip {
-				c.TLCSkip[s] = true
-			}
-			note := ""
-			switch tlcMode {
-			case "off":
-				note = "TLC not run (--tlc off)."
-			case "auto":
-				t, err := bench.FindTLC(cmd.Context(), tf.jar, tf.java)
-				if err != nil {
-					note = fmt.Sprintf("TLC not run: %v (see tlcrun doctor).", err)
-				} else {
-					t.JavaOptions = tf.javaOpts
-					c.TLC = t
-				}
-			default:
-				return clibase.Usage(fmt.Errorf("--tlc %q: want auto or off", tlcMode))
-			}
-			machine := bench.Machine()
-			start := time.Now()
-			runs := bench.Measure(cmd.Context(), c)
-			var sb strings.Builder
-			if asJSON {
-				disagree := bench.WriteTable(io.Discard, runs)
-				if err := bench.WriteJSON(&sb, bench.Report{Machine: machine, Pairs: pairs, Note: note,
-					Measurements: runs, Disagreements: disagree, Took: time.Since(start)}); err != nil {
-					return clibase.Exit(ExitFailure, err)
-				}
-				return benchDone(cmd, sb.String(), out, runs, disagree)
-			}
-			fmt.Fprintf(&sb, "Measured %s on %s.\n\n", time.Now().UTC().Format("2006-01-02"), machine)
-			if c.Interp {
-				sb.WriteString("The go rows are the TLA+ interpreter (check --engine interp), which reads the spec's text.\n\n")
-			}
-			disagree := bench.WriteTable(&sb, runs)
-			var scaling strings.Builder
-			bench.WriteScaling(&scaling, runs)
-			if scaling.Len() > 0 {
-				fmt.Fprintf(&sb, "\nMore workers, the same model (wall times):\n\n%s", scaling.String())
-			}
-			if note != "" {
-				fmt.Fprintf(&sb, "\n%s\n", note)
-			}
-			if c.TLC != nil && len(disagree) == 0 {
-				sb.WriteString("\nGo and TLC agree on every count they both produced.\n")
-			}
-			for _, d := range disagree {
-				fmt.Fprintf(&sb, "\nDISAGREEMENT: %s\n", d)
-			}
-			fmt.Fprintf(&sb, "\n(%d interleaved pairs per model and worker count, Go first; the whole benchmark took %s)\n",
-				pairs, time.Since(start).Round(time.Second))
-			return benchDone(cmd, sb.String(), out, runs, disagree)
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&cfgs, "cfg", []string{"spec/R0.cfg", "spec/R8.cfg", "spec/bench/R8-N11.cfg"}, "model files to measure")
-	f.StringVar(&spec, "spec", "spec/Resume.tla", "the spec the model files belong to")
-	f.StringVar(&workers, "workers", "1,all", "worker counts, comma-separated (all = every core)")
-	f.StringVar(&tlcMode, "tlc", "auto", "run TLC too: auto (when a tla2tools.jar and java are found) or off")
-	f.StringVar(&tf.jar, "jar", "", "tla2tools.jar (default: $TLA2TOOLS_JAR, else the default location; see tlcrun doctor)")
-	f.StringVar(&tf.java, "java", "", "the java to run TLC with (default: $JAVA_HOME/bin/java, else java on PATH)")
-	f.StringArrayVar(&tf.javaOpts, "java-opt", nil, "an option for TLC's JVM, e.g. --java-opt=-Xmx8g (repeatable)")
-	f.BoolVar(&asJSON, "json", false, "print the measurements, run by run, as JSON instead of Markdown tables")
-	f.StringSliceVar(&tlcSkip, "tlc-skip", nil, "model files not to run TLC on (too long for it)")
-	f.IntVar(&pairs, "pairs", 3, "interleaved Go/TLC pairs per model and worker count (minimum and median are printed)")
-	f.StringVar(&mem, "mem", "", "the Go engine's --mem budget (default: its own default)")
-	f.StringVar(&out, "out", "", "also write the table to this file")
-	f.StringVar(&engineArg, "engine", "go", "the Go side: go (the compiled mirror) or interp (the TLA+ interpreter)")
+	f.StringSliceVar(&o.cfgs, "cfg", []string{"spec/R0.cfg", "spec/R8.cfg", "spec/bench/R8-N11.cfg"}, "model files to measure")
+	f.StringVar(&o.spec, "spec", "spec/Resume.tla", "the spec the model files belong to")
+	f.StringVar(&o.workers, "workers", "1,all", "worker counts, comma-separated (all = every core)")
+	f.StringVar(&o.tlcMode, "tlc", "auto", "run TLC too: auto (when a tla2tools.jar and java are found) or off")
+	f.StringVar(&o.tf.jar, "jar", "", "tla2tools.jar (default: $TLA2TOOLS_JAR, else the default location; see tlcrun doctor)")
+	f.StringVar(&o.tf.java, "java", "", "the java to run TLC with (default: $JAVA_HOME/bin/java, else java on PATH)")
+	f.StringArrayVar(&o.tf.javaOpts, "java-opt", nil, "an option for TLC's JVM, e.g. --java-opt=-Xmx8g (repeatable)")
+	f.BoolVar(&o.asJSON, "json", false, "print the measurements, run by run, as JSON instead of Markdown tables")
+	f.StringSliceVar(&o.tlcSkip, "tlc-skip", nil, "model files not to run TLC on (too long for it)")
+	f.IntVar(&o.pairs, "pairs", 3, "interleaved Go/TLC pairs per model and worker count (minimum and median are printed)")
+	f.StringVar(&o.mem, "mem", "", "the Go engine's --mem budget (default: its own default)")
+	f.StringVar(&o.out, "out", "", "also write the table to this file")
+	f.StringVar(&o.engineArg, "engine", "go", "the Go side: go (the compiled mirror) or interp (the TLA+ interpreter)")
 	return cmd
 }
 
@@ -169,17 +107,21 @@ func parseWorkers(s string) ([]int, error) {
 	return out, nil
 }
 
-// benchDone prints the report (and writes it to out) and turns the
-// measurements into tlcrun's exit status: cancelled, counts that
-// disagree, a run that failed, or success.
-func benchDone(cmd *cobra.Command, report, out string, runs []bench.Measurement, disagree []string) error {
-	fmt.Fprint(cmd.OutOrStdout(), report)
-	if out != "" {
-		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
+// done prints the report (and writes it to --out, through a temporary
+// name) and turns the measurements into tlcrun's exit status: cancelled,
+// counts that disagree, a run that failed, or success.
+func (o *benchOptions) done(ctx context.Context, w io.Writer, report string, runs []bench.Measurement, disagree []string) error {
+	fmt.Fprint(w, report)
+	if o.out != "" {
+		err := atomicfile.WriteFile(o.out, func(f io.Writer) error {
+			_, err := io.WriteString(f, report)
+			return err
+		})
+		if err != nil {
 			return clibase.Exit(ExitFailure, err)
 		}
 	}
-	if cmd.Context().Err() != nil {
+	if ctx.Err() != nil {
 		return clibase.Status(ExitCancelled)
 	}
 	if len(disagree) > 0 {
@@ -193,4 +135,87 @@ func benchDone(cmd *cobra.Command, report, out string, runs []bench.Measurement,
 		}
 	}
 	return nil
+}
+
+// validate checks the flags before anything runs.
+func (o *benchOptions) validate() error {
+	ws, err := parseWorkers(o.workers)
+	if err != nil {
+		return clibase.Usage(err)
+	}
+	o.ws = ws
+	if o.engineArg != "go" && o.engineArg != "interp" {
+		return clibase.Usage(fmt.Errorf("--engine %q: want go (the compiled mirror) or interp (the TLA+ interpreter)", o.engineArg))
+	}
+	if o.engineArg == "go" {
+		if err := mirrorPreflight("go", o.spec); err != nil {
+			return err
+		}
+	}
+	if o.pairs < 1 {
+		return clibase.Usage(fmt.Errorf("--pairs %d: want 1 or more", o.pairs))
+	}
+	if o.tlcMode != "auto" && o.tlcMode != "off" {
+		return clibase.Usage(fmt.Errorf("--tlc %q: want auto or off", o.tlcMode))
+	}
+	return nil
+}
+
+// run measures every model, prints the tables (or the JSON report) on
+// out and the runs' progress on errw.
+func (o *benchOptions) run(ctx context.Context, out, errw io.Writer) error {
+	self, err := os.Executable()
+	if err != nil {
+		return clibase.Exit(ExitFailure, err)
+	}
+	c := bench.Config{Cfgs: o.cfgs, Spec: o.spec, Workers: o.ws, Tlcrun: self, Pairs: o.pairs,
+		Mem: o.mem, Log: errw, TLCSkip: map[string]bool{}, Interp: o.engineArg == "interp"}
+	for _, s := range o.tlcSkip {
+		c.TLCSkip[s] = true
+	}
+	note := "TLC not run (--tlc off)."
+	if o.tlcMode == "auto" {
+		note = ""
+		t, err := bench.FindTLC(ctx, o.tf.jar, o.tf.java)
+		if err != nil {
+			note = fmt.Sprintf("TLC not run: %v (see tlcrun doctor).", err)
+		} else {
+			t.JavaOptions = o.tf.javaOpts
+			c.TLC = t
+		}
+	}
+	machine := bench.Machine()
+	start := time.Now()
+	runs := bench.Measure(ctx, c)
+	var sb strings.Builder
+	if o.asJSON {
+		disagree := bench.WriteTable(io.Discard, runs)
+		if err := bench.WriteJSON(&sb, bench.Report{Machine: machine, Pairs: o.pairs, Note: note,
+			Measurements: runs, Disagreements: disagree, Took: time.Since(start)}); err != nil {
+			return clibase.Exit(ExitFailure, err)
+		}
+		return o.done(ctx, out, sb.String(), runs, disagree)
+	}
+	fmt.Fprintf(&sb, "Measured %s on %s.\n\n", time.Now().UTC().Format("2006-01-02"), machine)
+	if c.Interp {
+		sb.WriteString("The go rows are the TLA+ interpreter (check --engine interp), which reads the spec's text.\n\n")
+	}
+	disagree := bench.WriteTable(&sb, runs)
+	var scaling strings.Builder
+	bench.WriteScaling(&scaling, runs)
+	if scaling.Len() > 0 {
+		fmt.Fprintf(&sb, "\nMore workers, the same model (wall times):\n\n%s", scaling.String())
+	}
+	if note != "" {
+		fmt.Fprintf(&sb, "\n%s\n", note)
+	}
+	if c.TLC != nil && len(disagree) == 0 {
+		sb.WriteString("\nGo and TLC agree on every count they both produced.\n")
+	}
+	for _, d := range disagree {
+		fmt.Fprintf(&sb, "\nDISAGREEMENT: %s\n", d)
+	}
+	fmt.Fprintf(&sb, "\n(%d interleaved pairs per model and worker count, Go first; the whole benchmark took %s)\n",
+		o.pairs, time.Since(start).Round(time.Second))
+	return o.done(ctx, out, sb.String(), runs, disagree)
 }

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -13,8 +15,14 @@ import (
 	"github.com/resumecontract/resumecheck/internal/tlc"
 )
 
+// doctorOptions are tlcrun doctor's flags: the jar and the java to check
+// instead of the ones found.
+type doctorOptions struct {
+	jar, java string
+}
+
 func newDoctorCmd() *cobra.Command {
-	var jar, java string
+	o := &doctorOptions{}
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Say whether TLC can run here: the Java and the TLC jar found, or what is missing",
@@ -40,97 +48,12 @@ default of check, verify and sweep) needs neither.`,
   tlcrun doctor --jar ~/Downloads/tla2tools.jar`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out := cmd.OutOrStdout()
-			var problems int
-			line := func(what, text string) {
-				fmt.Fprintf(out, "%-8s %s\n", what+":", strings.ReplaceAll(text, "\n", "\n         "))
-			}
-			s := &tlc.Setup{}
-			var err error
-
-			// Java.
-			if s.Java, s.JavaFrom, err = tlc.FindJava(java); err == nil {
-				s.JavaInfo, err = tlc.CheckJava(cmd.Context(), s.Java)
-			}
-			switch {
-			case err == nil:
-				line("Java", fmt.Sprintf("%s (%s)\n%s: Java %d, ok (TLC needs %d or later)", s.Java, from(s.JavaFrom), s.JavaInfo.Description, s.JavaInfo.Major, tlc.MinJava))
-			default:
-				problems++
-				line("Java", "MISSING: "+err.Error())
-			}
-			javaOK := err == nil
-			// javac: only the distributed server needs it (it compiles a
-			// plug-in against the jar), so its absence is said, not counted.
-			if javaOK {
-				if javac, jerr := tlc.FindJavac(s.Java); jerr == nil {
-					line("javac", javac+" (check --distributed's server needs it; nothing else does)")
-				} else {
-					line("javac", "none beside "+s.Java+" nor on PATH: check --distributed's server will not start "+
-						"(it compiles a plug-in against the jar); everything else runs without it. To add it: "+tlc.JDKHint)
-				}
-			}
-
-			// The jar.
-			if s.Jar, s.JarFrom, err = tlc.FindJar(jar); err == nil {
-				s.JarInfo, err = tlc.CheckJar(s.Jar)
-			}
-			if err != nil {
-				problems++
-				line("TLC", "MISSING: "+err.Error())
-			} else {
-				desc := "a TLC jar"
-				if s.JarInfo.Version != "" || s.JarInfo.Revision != "" {
-					desc = fmt.Sprintf("release %s, revision %s", orUnknown(s.JarInfo.Version), orUnknown(s.JarInfo.Revision))
-				}
-				probe := javaOK
-				if javaOK {
-					if v, verr := s.TLCVersion(cmd.Context()); verr == nil {
-						desc = v + ", " + desc
-					} else {
-						problems++
-						probe = false
-						desc = "BROKEN: " + verr.Error()
-					}
-				}
-				line("TLC", fmt.Sprintf("%s (%s)\n%s", s.Jar, from(s.JarFrom), desc))
-				// A jar can answer -version and fail every run (its standard
-				// modules missing): only a run of a spec says it works.
-				if probe {
-					took, perr := s.Probe(cmd.Context())
-					if perr != nil {
-						problems++
-						line("Probe", "FAILED: "+perr.Error())
-					} else {
-						line("Probe", fmt.Sprintf("TLC checked a %d-state spec that extends %s: ok (%s)",
-							tlc.ProbeStates, tlc.ProbeModules, took.Round(100*time.Millisecond)))
-					}
-				}
-			}
-
-			def, derr := tlc.DefaultJar()
-			switch {
-			case derr != nil:
-				line("Default", derr.Error())
-			default:
-				state := "present"
-				if _, err := os.Stat(def); errors.Is(err, os.ErrNotExist) {
-					state = "absent; tlcrun install --version V --sha256 H puts a release there"
-				}
-				line("Default", fmt.Sprintf("%s (%s)", def, state))
-			}
-			fmt.Fprintln(out)
-			if problems > 0 {
-				fmt.Fprintf(out, "Not ready: --engine tlc and --engine both cannot run TLC (%d problem%s above). The Go engine needs neither.\n", problems, plural(problems))
-				return clibase.Status(ExitNoTLC)
-			}
-			fmt.Fprintln(out, "Ready: --engine tlc and --engine both will run this TLC.")
-			return nil
+			return o.run(cmd.Context(), cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&jar, "jar", "", "tla2tools.jar to check (default: $TLA2TOOLS_JAR, else the default location)")
-	f.StringVar(&java, "java", "", "java to check (default: $JAVA_HOME/bin/java, else java on PATH)")
+	f.StringVar(&o.jar, "jar", "", "tla2tools.jar to check (default: $TLA2TOOLS_JAR, else the default location)")
+	f.StringVar(&o.java, "java", "", "java to check (default: $JAVA_HOME/bin/java, else java on PATH)")
 	return cmd
 }
 
@@ -162,4 +85,108 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// doctorReport is what doctor prints: one line per thing looked at, and
+// the problems counted.
+type doctorReport struct {
+	out      io.Writer
+	problems int
+}
+
+func (r *doctorReport) line(what, text string) {
+	fmt.Fprintf(r.out, "%-8s %s\n", what+":", strings.ReplaceAll(text, "\n", "\n         "))
+}
+
+// problem prints a line that counts as a problem.
+func (r *doctorReport) problem(what, text string) {
+	r.problems++
+	r.line(what, text)
+}
+
+// run looks for Java, javac, the jar, runs TLC on the probe spec, and
+// says where the default jar goes; exit 3 when TLC cannot run.
+func (o *doctorOptions) run(ctx context.Context, out io.Writer) error {
+	r := &doctorReport{out: out}
+	s := &tlc.Setup{}
+	javaOK := o.checkJava(ctx, r, s)
+	o.checkJar(ctx, r, s, javaOK)
+	if def, err := tlc.DefaultJar(); err != nil {
+		r.line("Default", err.Error())
+	} else {
+		state := "present"
+		if _, err := os.Stat(def); errors.Is(err, os.ErrNotExist) {
+			state = "absent; tlcrun install --version V --sha256 H puts a release there"
+		}
+		r.line("Default", fmt.Sprintf("%s (%s)", def, state))
+	}
+	fmt.Fprintln(out)
+	if r.problems > 0 {
+		fmt.Fprintf(out, "Not ready: --engine tlc and --engine both cannot run TLC (%d problem%s above). The Go engine needs neither.\n", r.problems, plural(r.problems))
+		return clibase.Status(ExitNoTLC)
+	}
+	fmt.Fprintln(out, "Ready: --engine tlc and --engine both will run this TLC.")
+	return nil
+}
+
+// checkJava finds and checks the java into s, and says whether its JDK's
+// javac is there: only the distributed server needs it (it compiles a
+// plug-in against the jar), so its absence is said, not counted.
+func (o *doctorOptions) checkJava(ctx context.Context, r *doctorReport, s *tlc.Setup) bool {
+	var err error
+	if s.Java, s.JavaFrom, err = tlc.FindJava(o.java); err == nil {
+		s.JavaInfo, err = tlc.CheckJava(ctx, s.Java)
+	}
+	if err != nil {
+		r.problem("Java", "MISSING: "+err.Error())
+		return false
+	}
+	r.line("Java", fmt.Sprintf("%s (%s)\n%s: Java %d, ok (TLC needs %d or later)", s.Java, from(s.JavaFrom), s.JavaInfo.Description, s.JavaInfo.Major, tlc.MinJava))
+	if javac, jerr := tlc.FindJavac(s.Java); jerr == nil {
+		r.line("javac", javac+" (check --distributed's server needs it; nothing else does)")
+	} else {
+		r.line("javac", "none beside "+s.Java+" nor on PATH: check --distributed's server will not start "+
+			"(it compiles a plug-in against the jar); everything else runs without it. To add it: "+tlc.JDKHint)
+	}
+	return true
+}
+
+// checkJar finds and checks the jar into s and, with a java, asks TLC its
+// version and runs it on the probe spec: a jar can answer -version and
+// fail every run (its standard modules missing), and only a run of a spec
+// says it works.
+func (o *doctorOptions) checkJar(ctx context.Context, r *doctorReport, s *tlc.Setup, javaOK bool) {
+	var err error
+	if s.Jar, s.JarFrom, err = tlc.FindJar(o.jar); err == nil {
+		s.JarInfo, err = tlc.CheckJar(s.Jar)
+	}
+	if err != nil {
+		r.problem("TLC", "MISSING: "+err.Error())
+		return
+	}
+	desc := "a TLC jar"
+	if s.JarInfo.Version != "" || s.JarInfo.Revision != "" {
+		desc = fmt.Sprintf("release %s, revision %s", orUnknown(s.JarInfo.Version), orUnknown(s.JarInfo.Revision))
+	}
+	probe := javaOK
+	if javaOK {
+		if v, verr := s.TLCVersion(ctx); verr == nil {
+			desc = v + ", " + desc
+		} else {
+			r.problems++
+			probe = false
+			desc = "BROKEN: " + verr.Error()
+		}
+	}
+	r.line("TLC", fmt.Sprintf("%s (%s)\n%s", s.Jar, from(s.JarFrom), desc))
+	if !probe {
+		return
+	}
+	took, err := s.Probe(ctx)
+	if err != nil {
+		r.problem("Probe", "FAILED: "+err.Error())
+		return
+	}
+	r.line("Probe", fmt.Sprintf("TLC checked a %d-state spec that extends %s: ok (%s)",
+		tlc.ProbeStates, tlc.ProbeModules, took.Round(100*time.Millisecond)))
 }

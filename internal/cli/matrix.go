@@ -1,9 +1,10 @@
 package cli
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -12,29 +13,37 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/internal/matrixtlc"
 	"github.com/resumecontract/resumecheck/matrix"
 )
 
+// matrixOptions are tlcrun matrix's flags.
+type matrixOptions struct {
+	specDir string
+	bounds  string
+	format  string
+	// asJSONFlag is --json, --format json by the name every command has.
+	asJSONFlag bool
+	doc        string
+	html       string
+	workers    int
+	engineArg  string
+	compare    bool
+	symmetry   bool
+	mem        string
+	spillDir   string
+	tf         tlcFlags
+	// Set before validate: whether --format and --compare-states were
+	// given; set by validate: --mem read.
+	formatSet, compareSet bool
+	budget                int64
+}
+
 func newMatrixCmd() *cobra.Command {
-	var (
-		specDir string
-		bounds  string
-		format  string
-		// asJSONFlag is --json, --format json by the name every command has.
-		asJSONFlag bool
-		doc        string
-		html       string
-		workers    int
-		engineArg  string
-		compare    bool
-		symmetry   bool
-		mem        string
-		spillDir   string
-		tf         tlcFlags
-	)
+	o := &matrixOptions{}
 	cmd := &cobra.Command{
 		Use:   "matrix",
 		Short: "Every fault against every obligation, and the independence claims",
@@ -69,156 +78,192 @@ model/ mirrors (exit 4 otherwise; see tlcrun check --help).`,
   tlcrun matrix --engine both         # needs TLC (tlcrun doctor)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if asJSONFlag {
-				if cmd.Flags().Changed("format") && format != "json" {
-					return clibase.Usage(fmt.Errorf("--json and --format %s: --json is --format json; give one", format))
-				}
-				format = "json"
-			}
-			switch format {
-			case "text", "json", "markdown":
-			default:
-				return clibase.Usage(fmt.Errorf("--format %q: want text, json or markdown", format))
-			}
-			if err := validEngine(engineArg); err != nil {
+			o.formatSet = cmd.Flags().Changed("format")
+			o.compareSet = cmd.Flags().Changed("compare-states")
+			if err := o.validate(cmd.Context(), cmd.ErrOrStderr()); err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
-				return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
-			}
-			if _, err := os.Stat(specDir); err != nil {
-				return clibase.Usage(fmt.Errorf("--spec-dir: %w", err))
-			}
-			if err := mirrorPreflight(engineArg, filepath.Join(specDir, check.Module+".tla")); err != nil {
-				return err
-			}
-			if bounds != "" {
-				if err := resumeBounds(bounds); err != nil {
-					return err
-				}
-			}
-			if err := tf.preflight(cmd.Context(), engineArg); err != nil {
-				return err
-			}
-			if hint := symmetryHint(bounds, symmetry, engineArg); hint != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), hint)
-			}
-			budget, err := memBudget(mem)
-			if err != nil {
-				return clibase.Usage(err)
-			}
-			if budget > 0 {
-				// As check: Go's own memory gets what the engine's
-				// tables (mapped outside the heap) leave.
-				debug.SetMemoryLimit(goLimit(budget, engineBudget(budget)))
-			}
-			start := time.Now()
-			// With --html the Go engine's matrix is built one model at a
-			// time and the page rewritten after each, so that a long run
-			// (R8) shows its finished rows long before the last.
-			rowAt, rowsOf := -1, 0
-			build := func(engine string, only ...string) (*matrix.Result, error) {
-				return matrix.Build(cmd.Context(), specDir, matrix.Options{
-					Bounds: bounds, Workers: workers, Engine: engine, Only: only, Symmetry: symmetry,
-					MemoryBudget: engineBudget(budget), SpillDir: spillDir,
-					Check: matrixtlc.Checker(tf.options(nil), engine == "tlc" && engineArg == "both" && compare),
-					Progress: func(row matrix.Row, i, n int) {
-						if rowAt >= 0 {
-							i, n = rowAt, rowsOf
-						}
-						fmt.Fprintf(cmd.ErrOrStderr(), "[%s %d/%d] %s (%s) after %s\n", engine, i+1, n, row.Name, row.Cfg, time.Since(start).Round(time.Millisecond))
-					},
-				})
-			}
-			first := engineArg
-			if first == "both" {
-				first = "go"
-			}
-			var res *matrix.Result
-			if html != "" && first == "go" {
-				rows := matrix.Rows(specDir)
-				rowsOf = len(rows)
-				res, err = matrixWithPages(cmd, html, rows, func(i int, name string) (*matrix.Result, error) {
-					rowAt = i
-					return build(first, name)
-				})
-				rowAt = -1
-			} else {
-				res, err = build(first)
-			}
-			if err != nil {
-				return runError(err)
-			}
-			var differences []string
-			if engineArg == "both" {
-				other, err := build("tlc")
-				if err != nil {
-					return runError(err)
-				}
-				differences = matrix.Differences(res, other)
-			}
-			out := cmd.OutOrStdout()
-			switch format {
-			case "json":
-				err = res.WriteJSON(out)
-			case "markdown":
-				err = res.WriteMarkdown(out)
-			default:
-				err = res.WriteText(out)
-			}
-			if err != nil {
-				return clibase.Exit(ExitFailure, err)
-			}
-			if doc != "" {
-				var buf bytes.Buffer
-				if err := res.WriteDoc(&buf); err != nil {
-					return clibase.Exit(ExitFailure, err)
-				}
-				if err := os.WriteFile(doc, buf.Bytes(), 0o644); err != nil {
-					return clibase.Exit(ExitFailure, err)
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", doc)
-			}
-			if html != "" {
-				if err := writeMatrixHTML(cmd, html, res); err != nil {
-					return err
-				}
-			}
-			if engineArg == "both" {
-				if len(differences) > 0 {
-					fmt.Fprintf(out, "\nThe Go engine and TLC disagree in %s:\n", english.Count(len(differences), "cell"))
-					for _, d := range differences {
-						fmt.Fprintf(out, "  %s\n", d)
-					}
-					return clibase.Status(ExitDisagree)
-				}
-				sets := "; state sets not compared (--compare-states=false)"
-				if compare {
-					sets = ", and on every model's state set"
-				}
-				fmt.Fprintf(out, "\nThe Go engine and TLC agree on every cell (%d models x %d properties)%s.\n", len(res.Rows), len(matrix.Columns), sets)
-			}
-			if !res.AllHold() {
-				return clibase.Status(ExitClaims)
-			}
-			return nil
+			return o.run(cmd)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&specDir, "spec-dir", "spec", "folder with Resume.tla, R0*.cfg and fault-*.cfg")
-	f.StringVar(&bounds, "bounds", "", "a cfg whose bounds replace every model's (e.g. spec/R8.cfg)")
-	f.StringVar(&format, "format", "text", "output: text, json or markdown")
-	f.BoolVar(&asJSONFlag, "json", false, "the same as --format json (the flag every command has for JSON output)")
-	f.StringVar(&doc, "doc", "", "also write the teaching page (docs/contract.md) to this file")
-	f.StringVar(&html, "html", "", "also write the matrix as one self-contained HTML page; a violated cell opens its counterexample")
-	f.IntVar(&workers, "workers", 0, "Go engine workers (0 = all cores)")
-	f.StringVar(&engineArg, "engine", "go", "checker: go, tlc, or both (and compare them cell by cell)")
-	f.BoolVar(&symmetry, "symmetry", false, "check every model under the spec's symmetry (SYMMETRY Symmetry: the values are interchangeable): one state per orbit, the same verdicts and counterexample lengths")
-	f.StringVar(&mem, "mem", "0", "the Go engine's memory budget for each model before it spills to disk, e.g. 300MiB, 4G (auto = half the RAM, 0 = none)")
-	f.StringVar(&spillDir, "spill-dir", "", "folder for spill files (default: the system's temporary folder)")
-	f.BoolVar(&compare, "compare-states", true, "with --engine both: compare each model's state set (TLC's -dump against the Go engine's); =false for bounds too large to hold in memory")
-	tf.add(f)
+	f.StringVar(&o.specDir, "spec-dir", "spec", "folder with Resume.tla, R0*.cfg and fault-*.cfg")
+	f.StringVar(&o.bounds, "bounds", "", "a cfg whose bounds replace every model's (e.g. spec/R8.cfg)")
+	f.StringVar(&o.format, "format", "text", "output: text, json or markdown")
+	f.BoolVar(&o.asJSONFlag, "json", false, "the same as --format json (the flag every command has for JSON output)")
+	f.StringVar(&o.doc, "doc", "", "also write the teaching page (docs/contract.md) to this file")
+	f.StringVar(&o.html, "html", "", "also write the matrix as one self-contained HTML page; a violated cell opens its counterexample")
+	f.IntVar(&o.workers, "workers", 0, "Go engine workers (0 = all cores)")
+	f.StringVar(&o.engineArg, "engine", "go", "checker: go, tlc, or both (and compare them cell by cell)")
+	f.BoolVar(&o.symmetry, "symmetry", false, "check every model under the spec's symmetry (SYMMETRY Symmetry: the values are interchangeable): one state per orbit, the same verdicts and counterexample lengths")
+	f.StringVar(&o.mem, "mem", "0", "the Go engine's memory budget for each model before it spills to disk, e.g. 300MiB, 4G (auto = half the RAM, 0 = none)")
+	f.StringVar(&o.spillDir, "spill-dir", "", "folder for spill files (default: the system's temporary folder)")
+	f.BoolVar(&o.compare, "compare-states", true, "with --engine both: compare each model's state set (TLC's -dump against the Go engine's); =false for bounds too large to hold in memory")
+	o.tf.add(f)
 	return cmd
+}
+
+// validate checks the flags, the spec folder, the bounds and TLC (when
+// asked for) before any model runs; the --symmetry hint goes to errw.
+func (o *matrixOptions) validate(ctx context.Context, errw io.Writer) error {
+	format, err := outputFormat(o.format, o.formatSet, o.asJSONFlag)
+	if err != nil {
+		return err
+	}
+	o.format = format
+	if err := validEngine(o.engineArg); err != nil {
+		return err
+	}
+	if o.compareSet && o.engineArg != "both" {
+		return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+	}
+	if _, err := os.Stat(o.specDir); err != nil {
+		return clibase.Usage(fmt.Errorf("--spec-dir: %w", err))
+	}
+	if err := mirrorPreflight(o.engineArg, filepath.Join(o.specDir, check.Module+".tla")); err != nil {
+		return err
+	}
+	if o.bounds != "" {
+		if err := resumeBounds(o.bounds); err != nil {
+			return err
+		}
+	}
+	if err := o.tf.preflight(ctx, o.engineArg); err != nil {
+		return err
+	}
+	if hint := symmetryHint(o.bounds, o.symmetry, o.engineArg); hint != "" {
+		fmt.Fprintln(errw, hint)
+	}
+	if o.budget, err = memBudget(o.mem); err != nil {
+		return clibase.Usage(err)
+	}
+	return nil
+}
+
+// run builds the matrix with the engine (and TLC with --engine both,
+// compared cell by cell), prints it, writes --doc and --html, and gives
+// the exit code: the engines disagreeing, or a claim that fails.
+func (o *matrixOptions) run(cmd *cobra.Command) error {
+	ctx, errw := cmd.Context(), cmd.ErrOrStderr()
+	if o.budget > 0 {
+		// As check: Go's own memory gets what the engine's tables
+		// (mapped outside the heap) leave.
+		debug.SetMemoryLimit(goLimit(o.budget, engineBudget(o.budget)))
+	}
+	start := time.Now()
+	// With --html the Go engine's matrix is built one model at a time and
+	// the page rewritten after each, so that a long run (R8) shows its
+	// finished rows long before the last.
+	rowAt, rowsOf := -1, 0
+	build := func(engine string, only ...string) (*matrix.Result, error) {
+		return matrix.Build(ctx, o.specDir, matrix.Options{
+			Bounds: o.bounds, Workers: o.workers, Engine: engine, Only: only, Symmetry: o.symmetry,
+			MemoryBudget: engineBudget(o.budget), SpillDir: o.spillDir,
+			Check: matrixtlc.Checker(o.tf.options(nil), engine == "tlc" && o.engineArg == "both" && o.compare),
+			Progress: func(row matrix.Row, i, n int) {
+				if rowAt >= 0 {
+					i, n = rowAt, rowsOf
+				}
+				fmt.Fprintf(errw, "[%s %d/%d] %s (%s) after %s\n", engine, i+1, n, row.Name, row.Cfg, time.Since(start).Round(time.Millisecond))
+			},
+		})
+	}
+	first := o.engineArg
+	if first == "both" {
+		first = "go"
+	}
+	var res *matrix.Result
+	var err error
+	if o.html != "" && first == "go" {
+		rows := matrix.Rows(o.specDir)
+		rowsOf = len(rows)
+		res, err = matrixWithPages(cmd, o.html, rows, func(i int, name string) (*matrix.Result, error) {
+			rowAt = i
+			return build(first, name)
+		})
+		rowAt = -1
+	} else {
+		res, err = build(first)
+	}
+	if err != nil {
+		return runError(err)
+	}
+	var differences []string
+	if o.engineArg == "both" {
+		other, err := build("tlc")
+		if err != nil {
+			return runError(err)
+		}
+		differences = matrix.Differences(res, other)
+	}
+	if err := o.write(cmd, res); err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if o.engineArg == "both" {
+		if len(differences) > 0 {
+			fmt.Fprintf(out, "\nThe Go engine and TLC disagree in %s:\n", english.Count(len(differences), "cell"))
+			for _, d := range differences {
+				fmt.Fprintf(out, "  %s\n", d)
+			}
+			return clibase.Status(ExitDisagree)
+		}
+		sets := "; state sets not compared (--compare-states=false)"
+		if o.compare {
+			sets = ", and on every model's state set"
+		}
+		fmt.Fprintf(out, "\nThe Go engine and TLC agree on every cell (%d models x %d properties)%s.\n", len(res.Rows), len(matrix.Columns), sets)
+	}
+	if !res.AllHold() {
+		return clibase.Status(ExitClaims)
+	}
+	return nil
+}
+
+// write prints the matrix in --format and writes --doc and --html, each
+// through a temporary name.
+func (o *matrixOptions) write(cmd *cobra.Command, res *matrix.Result) error {
+	out := cmd.OutOrStdout()
+	var err error
+	switch o.format {
+	case "json":
+		err = res.WriteJSON(out)
+	case "markdown":
+		err = res.WriteMarkdown(out)
+	default:
+		err = res.WriteText(out)
+	}
+	if err != nil {
+		return clibase.Exit(ExitFailure, err)
+	}
+	if o.doc != "" {
+		if err := atomicfile.WriteFile(o.doc, res.WriteDoc); err != nil {
+			return clibase.Exit(ExitFailure, err)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", o.doc)
+	}
+	if o.html != "" {
+		if err := writeMatrixHTML(cmd, o.html, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outputFormat reads --format and --json (--format json by the name every
+// command has for JSON output): text, json or markdown.
+func outputFormat(format string, formatSet, asJSON bool) (string, error) {
+	if asJSON {
+		if formatSet && format != "json" {
+			return "", clibase.Usage(fmt.Errorf("--json and --format %s: --json is --format json; give one", format))
+		}
+		format = "json"
+	}
+	switch format {
+	case "text", "json", "markdown":
+		return format, nil
+	}
+	return "", clibase.Usage(fmt.Errorf("--format %q: want text, json or markdown", format))
 }
 
 // symmetryHint is what matrix says before checking every model at other

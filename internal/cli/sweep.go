@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,22 +15,29 @@ import (
 	"github.com/resumecontract/resumecheck/internal/sweep"
 )
 
+// sweepOptions are tlcrun sweep's flags.
+type sweepOptions struct {
+	base      string
+	spec      string
+	sets      []string
+	engineArg string
+	format    string
+	// asJSONFlag is --json, --format json by the name every command has.
+	asJSONFlag bool
+	compare    bool
+	cfgDir     string
+	progress   time.Duration
+	workers    int
+	mem        string
+	tf         tlcFlags
+	// Set by validate.
+	formatSet, compareSet bool
+	params                []sweep.Param
+	budget                int64
+}
+
 func newSweepCmd() *cobra.Command {
-	var (
-		base      string
-		spec      string
-		sets      []string
-		engineArg string
-		format    string
-		// asJSONFlag is --json, --format json by the name every command has.
-		asJSONFlag bool
-		compare    bool
-		cfgDir     string
-		progress   time.Duration
-		workers    int
-		mem        string
-		tf         tlcFlags
-	)
+	o := &sweepOptions{}
 	cmd := &cobra.Command{
 		Use:   "sweep --set NAME=VALUES ... [--base CFG]",
 		Short: "Check a model over ranges of its constants and print a table",
@@ -59,83 +67,92 @@ engine's progress lines come in between (--progress 0: none).`,
   tlcrun sweep --set 'Faults={},{"replay"},{"redeliver"}' --engine both`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := validEngine(engineArg); err != nil {
+			o.formatSet = cmd.Flags().Changed("format")
+			o.compareSet = cmd.Flags().Changed("compare-states")
+			if err := o.validate(); err != nil {
 				return err
 			}
-			if asJSONFlag {
-				if cmd.Flags().Changed("format") && format != "json" {
-					return clibase.Usage(fmt.Errorf("--json and --format %s: --json is --format json; give one", format))
-				}
-				format = "json"
-			}
-			switch format {
-			case "text", "json", "markdown":
-			default:
-				return clibase.Usage(fmt.Errorf("--format %q: want text, json or markdown", format))
-			}
-			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
-				return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
-			}
-			var params []sweep.Param
-			for _, s := range sets {
-				p, err := sweep.ParseParam(s)
-				if err != nil {
-					return clibase.Usage(fmt.Errorf("--set %w", err))
-				}
-				params = append(params, p)
-			}
-			budget, err := memBudget(mem)
-			if err != nil {
-				return clibase.Usage(err)
-			}
-			var log io.Writer
-			gopt := check.RunOptions{Workers: workers, MemoryBudget: budget, ProgressEvery: progress}
-			if progress > 0 {
-				log = cmd.ErrOrStderr()
-				gopt.Progress = progressPrinter(log)
-			}
-			t, err := sweep.Run(cmd.Context(), base, spec, params, sweep.Options{
-				Engine: engineArg, CfgDir: cfgDir, Log: log, Load: goLoad,
-				Cross: crosscheck.Options{TLC: tf.options(log), Go: gopt, CompareStates: compare},
-			})
-			if err != nil {
-				return runError(err)
-			}
-			out := cmd.OutOrStdout()
-			switch format {
-			case "json":
-				err = t.WriteJSON(out)
-			case "markdown":
-				err = t.WriteMarkdown(out)
-			default:
-				err = t.WriteText(out)
-			}
-			if err != nil {
-				return clibase.Exit(ExitFailure, err)
-			}
-			if t.Disagreements() > 0 {
-				return clibase.Status(ExitDisagree)
-			}
-			for i := range t.Rows {
-				if code := expectCode(t.Rows[i].Found()); code != ExitOK {
-					return clibase.Status(code)
-				}
-			}
-			return nil
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&base, "base", "spec/R0.cfg", "the cfg whose constants the grid changes")
-	f.StringVar(&spec, "spec", "", "the spec (default: Resume.tla beside the base cfg)")
-	f.StringArrayVar(&sets, "set", nil, "NAME=VALUES: a constant and its values, a..b or v1,v2,... (repeatable)")
-	f.StringVar(&engineArg, "engine", "go", "checker to run: go, tlc, or both (and compare them)")
-	f.StringVar(&format, "format", "text", "table format: text, json or markdown")
-	f.BoolVar(&asJSONFlag, "json", false, "the same as --format json (the flag every command has for JSON output)")
-	f.BoolVar(&compare, "compare-states", true, "with --engine both: compare the state sets (TLC's -dump against the Go engine's); =false for cells too large to hold in memory")
-	f.StringVar(&cfgDir, "cfg-dir", "", "keep the generated cfgs in this folder (default: a temporary folder, removed)")
-	f.DurationVar(&progress, "progress", 10*time.Second, "interval between the Go engine's progress lines on stderr (0 = no progress at all)")
-	f.IntVar(&workers, "workers", 0, "the Go engine's goroutines (0 = every core)")
-	f.StringVar(&mem, "mem", "auto", "the Go engine's memory budget before it spills to disk (auto = half the RAM, 0 = none)")
-	tf.add(f)
+	f.StringVar(&o.base, "base", "spec/R0.cfg", "the cfg whose constants the grid changes")
+	f.StringVar(&o.spec, "spec", "", "the spec (default: Resume.tla beside the base cfg)")
+	f.StringArrayVar(&o.sets, "set", nil, "NAME=VALUES: a constant and its values, a..b or v1,v2,... (repeatable)")
+	f.StringVar(&o.engineArg, "engine", "go", "checker to run: go, tlc, or both (and compare them)")
+	f.StringVar(&o.format, "format", "text", "table format: text, json or markdown")
+	f.BoolVar(&o.asJSONFlag, "json", false, "the same as --format json (the flag every command has for JSON output)")
+	f.BoolVar(&o.compare, "compare-states", true, "with --engine both: compare the state sets (TLC's -dump against the Go engine's); =false for cells too large to hold in memory")
+	f.StringVar(&o.cfgDir, "cfg-dir", "", "keep the generated cfgs in this folder (default: a temporary folder, removed)")
+	f.DurationVar(&o.progress, "progress", 10*time.Second, "interval between the Go engine's progress lines on stderr (0 = no progress at all)")
+	f.IntVar(&o.workers, "workers", 0, "the Go engine's goroutines (0 = every core)")
+	f.StringVar(&o.mem, "mem", "auto", "the Go engine's memory budget before it spills to disk (auto = half the RAM, 0 = none)")
+	o.tf.add(f)
 	return cmd
+}
+
+// validate checks the flags and reads the grid and the budget, before
+// anything runs.
+func (o *sweepOptions) validate() error {
+	if err := validEngine(o.engineArg); err != nil {
+		return err
+	}
+	format, err := outputFormat(o.format, o.formatSet, o.asJSONFlag)
+	if err != nil {
+		return err
+	}
+	o.format = format
+	if o.compareSet && o.engineArg != "both" {
+		return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+	}
+	for _, s := range o.sets {
+		p, err := sweep.ParseParam(s)
+		if err != nil {
+			return clibase.Usage(fmt.Errorf("--set %w", err))
+		}
+		o.params = append(o.params, p)
+	}
+	if o.budget, err = memBudget(o.mem); err != nil {
+		return clibase.Usage(err)
+	}
+	return nil
+}
+
+// run checks every point of the grid and prints the table on out, the
+// progress on errw; the exit code is the first point's violation, or 15
+// when the engines disagree.
+func (o *sweepOptions) run(ctx context.Context, out, errw io.Writer) error {
+	var log io.Writer
+	gopt := check.RunOptions{Workers: o.workers, MemoryBudget: o.budget, ProgressEvery: o.progress}
+	if o.progress > 0 {
+		log = errw
+		gopt.Progress = progressPrinter(log)
+	}
+	t, err := sweep.Run(ctx, o.base, o.spec, o.params, sweep.Options{
+		Engine: o.engineArg, CfgDir: o.cfgDir, Log: log, Load: goLoad,
+		Cross: crosscheck.Options{TLC: o.tf.options(log), Go: gopt, CompareStates: o.compare},
+	})
+	if err != nil {
+		return runError(err)
+	}
+	switch o.format {
+	case "json":
+		err = t.WriteJSON(out)
+	case "markdown":
+		err = t.WriteMarkdown(out)
+	default:
+		err = t.WriteText(out)
+	}
+	if err != nil {
+		return clibase.Exit(ExitFailure, err)
+	}
+	if t.Disagreements() > 0 {
+		return clibase.Status(ExitDisagree)
+	}
+	for i := range t.Rows {
+		if code := expectCode(t.Rows[i].Found()); code != ExitOK {
+			return clibase.Status(code)
+		}
+	}
+	return nil
 }

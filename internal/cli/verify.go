@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -16,16 +18,22 @@ import (
 	"github.com/resumecontract/resumecheck/internal/english"
 )
 
+// verifyOptions are tlcrun verify's flags and argument.
+type verifyOptions struct {
+	path      string // the manifest
+	tier      string
+	only      []string
+	asJSON    bool
+	print     bool
+	engineArg string
+	compare   bool
+	tf        tlcFlags
+	// compareSet: --compare-states was given.
+	compareSet bool
+}
+
 func newVerifyCmd() *cobra.Command {
-	var (
-		tier      string
-		only      []string
-		asJSON    bool
-		print     bool
-		engineArg string
-		compare   bool
-		tf        tlcFlags
-	)
+	o := &verifyOptions{}
 	cmd := &cobra.Command{
 		Use:   "verify [MANIFEST]",
 		Short: "Check every model of the manifest against its recorded result",
@@ -58,171 +66,185 @@ deliberate change to the spec).`,
   tlcrun verify --engine both         # TLC too: the Go mirror and the spec agree, state sets included`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := "spec/manifest.json"
+			o.path = "spec/manifest.json"
 			if len(args) == 1 {
-				path = args[0]
+				o.path = args[0]
 			}
-			if tier != "quick" && tier != "long" && tier != "all" {
-				return clibase.Usage(fmt.Errorf("--tier %q: want quick, long or all", tier))
-			}
-			if err := validEngine(engineArg); err != nil {
+			o.compareSet = cmd.Flags().Changed("compare-states")
+			if err := o.validate(); err != nil {
 				return err
 			}
-			if print && engineArg == "both" {
-				return clibase.Usage(fmt.Errorf("--print writes what one engine found: use it with --engine go, interp or tlc"))
-			}
-			man, err := check.LoadManifest(path)
-			if err != nil {
-				return inputError(err)
-			}
-			// The compiled mirror for the text it mirrors, the interpreter
-			// for any other (as check does) or when asked.
-			load, goWords := goLoad, ""
-			if engineArg == "interp" {
-				load, goWords = interpLoad, " with the TLA+ interpreter"
-			} else if engineArg != "tlc" {
-				if err := check.VerifySpec(man.SpecPath()); errors.Is(err, check.ErrNotMirrored) {
-					fmt.Fprintf(cmd.ErrOrStderr(), "[verify] %s is not a text a Go mirror mirrors: the TLA+ interpreter checks it\n", man.SpecPath())
-					load, goWords = interpLoad, " with the TLA+ interpreter"
-				} else if err != nil {
-					return runError(fmt.Errorf("%s: %w", path, err))
-				}
-			}
-			if err := tf.preflight(cmd.Context(), engineArg); err != nil {
-				return err
-			}
-			for _, o := range only {
-				if !slices.ContainsFunc(man.Models, func(e check.Entry) bool { return e.Cfg == o }) {
-					return clibase.Usage(fmt.Errorf("--only %s: not in %s", o, path))
-				}
-			}
-			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
-				return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
-			}
-			selected := crosscheck.Select(man, tier, only)
-			for _, i := range selected {
-				e := man.Models[i]
-				if _, err := os.Stat(man.CfgPath(e)); err != nil {
-					return clibase.Usage(fmt.Errorf("%s: model %d: cfg %s: %w", path, i+1, e.Cfg, errors.Unwrap(err)))
-				}
-			}
-			if len(selected) == 0 {
-				// Nothing checked must not read as everything agreeing.
-				return clibase.Usage(fmt.Errorf("no model of %s is in tier %s%s: nothing to check", path, tier, onlyText(only)))
-			}
-			out := cmd.OutOrStdout()
-			bad, differ := 0, 0
-			// The name column is as wide as the longest cfg checked.
-			width := 0
-			for _, e := range man.Models {
-				width = max(width, len(e.Cfg))
-			}
-			vopt := crosscheck.VerifyOptions{Go: engineArg != "tlc", TLC: engineArg == "tlc" || engineArg == "both", Load: load,
-				Options: crosscheck.Options{TLC: tf.options(nil), CompareStates: compare, States: 1}}
-			vopt.Outcome = func(vo crosscheck.ModelOutcome) {
-				found := vo.First()
-				if print {
-					man.Models[vo.Index].Expect = found.Expect
-				}
-				mismatched := vo.Mismatched()
-				if mismatched {
-					bad++
-				}
-				if len(vo.EnginesDiffer) > 0 {
-					differ++
-				}
-				if asJSON || print {
-					return
-				}
-				status := "ok  "
-				if mismatched || len(vo.EnginesDiffer) > 0 {
-					status = "FAIL"
-				}
-				fmt.Fprintf(out, "%s %-*s %-9s %s\n", status, width, vo.Cfg, found.Expect.Result, describe(found.Expect))
-				for _, o := range []*check.Outcome{vo.Go, vo.TLC} {
-					if o == nil {
-						continue
-					}
-					for _, m := range o.Mismatches {
-						if engineArg == "both" {
-							m = engineName(o == vo.Go) + ": " + m
-						}
-						fmt.Fprintf(out, "     %s\n", m)
-					}
-				}
-				for _, d := range vo.EnginesDiffer {
-					fmt.Fprintf(out, "     the engines differ: %s\n", d)
-				}
-				if vo.States != nil && !vo.States.Equal() {
-					var sb strings.Builder
-					vo.States.Write(&sb)
-					fmt.Fprintf(out, "     %s\n", strings.ReplaceAll(strings.TrimRight(sb.String(), "\n"), "\n", "\n     "))
-				}
-			}
-			outcomes, err := crosscheck.VerifyManifest(cmd.Context(), man, selected, vopt)
-			if err != nil {
-				return runError(err)
-			}
-			switch {
-			case print:
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(man); err != nil {
-					return clibase.Exit(ExitFailure, err)
-				}
-				return nil
-			case asJSON:
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				var v any = outcomes
-				if engineArg != "both" {
-					// One engine: the outcomes as check.Outcomes.
-					list := make([]check.Outcome, len(outcomes))
-					for i, o := range outcomes {
-						list[i] = *o.First()
-					}
-					v = list
-				}
-				if err := enc.Encode(v); err != nil {
-					return clibase.Exit(ExitFailure, err)
-				}
-			default:
-				switch engineArg {
-				case "go", "interp":
-					fmt.Fprintf(out, "%s checked%s, %d agree with %s, %d differ\n", english.Count(len(outcomes), "model"), goWords, len(outcomes)-bad, path, bad)
-				case "tlc":
-					fmt.Fprintf(out, "%s checked with TLC, %d agree with %s, %d differ\n", english.Count(len(outcomes), "model"), len(outcomes)-bad, path, bad)
-				default:
-					sets := "state sets not compared (--compare-states=false)"
-					if compare {
-						sets = "state sets compared"
-					}
-					goName := "the Go engine"
-					if goWords != "" {
-						goName = "the TLA+ interpreter"
-					}
-					fmt.Fprintf(out, "%s checked with %s and TLC, %d agree with %s, %d differ; the engines differ on %d (%s)\n",
-						english.Count(len(outcomes), "model"), goName, len(outcomes)-bad, path, bad, differ, sets)
-				}
-			}
-			if differ > 0 {
-				return clibase.Status(ExitDisagree)
-			}
-			if bad > 0 {
-				return clibase.Status(ExitMismatch)
-			}
-			return nil
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&tier, "tier", "quick", "which models: quick, long or all")
-	f.StringSliceVar(&only, "only", nil, "check only these cfgs (as named in the manifest)")
-	f.BoolVar(&asJSON, "json", false, "print the outcomes as JSON")
-	f.BoolVar(&print, "print", false, "print the manifest as found (to update it)")
-	f.StringVar(&engineArg, "engine", "go", "checker to run: go (the compiled mirror, or the TLA+ interpreter for a text no mirror mirrors), interp (the interpreter always), tlc, or both (go and tlc, compared)")
-	f.BoolVar(&compare, "compare-states", true, "with --engine both: compare the state sets (TLC's -dump against the Go engine's); =false for models too large to hold in memory")
-	tf.add(f)
+	f.StringVar(&o.tier, "tier", "quick", "which models: quick, long or all")
+	f.StringSliceVar(&o.only, "only", nil, "check only these cfgs (as named in the manifest)")
+	f.BoolVar(&o.asJSON, "json", false, "print the outcomes as JSON")
+	f.BoolVar(&o.print, "print", false, "print the manifest as found (to update it)")
+	f.StringVar(&o.engineArg, "engine", "go", "checker to run: go (the compiled mirror, or the TLA+ interpreter for a text no mirror mirrors), interp (the interpreter always), tlc, or both (go and tlc, compared)")
+	f.BoolVar(&o.compare, "compare-states", true, "with --engine both: compare the state sets (TLC's -dump against the Go engine's); =false for models too large to hold in memory")
+	o.tf.add(f)
 	return cmd
+}
+
+// validate checks the flags against each other, before anything is read.
+func (o *verifyOptions) validate() error {
+	if o.tier != "quick" && o.tier != "long" && o.tier != "all" {
+		return clibase.Usage(fmt.Errorf("--tier %q: want quick, long or all", o.tier))
+	}
+	if err := validEngine(o.engineArg); err != nil {
+		return err
+	}
+	if o.print && o.engineArg == "both" {
+		return clibase.Usage(fmt.Errorf("--print writes what one engine found: use it with --engine go, interp or tlc"))
+	}
+	if o.compareSet && o.engineArg != "both" {
+		return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+	}
+	return nil
+}
+
+// run checks the manifest's models and prints the outcomes on out;
+// notes go to errw.
+func (o *verifyOptions) run(ctx context.Context, out, errw io.Writer) error {
+	man, err := check.LoadManifest(o.path)
+	if err != nil {
+		return inputError(err)
+	}
+	// The compiled mirror for the text it mirrors, the interpreter
+	// for any other (as check does) or when asked.
+	load, goWords := goLoad, ""
+	if o.engineArg == "interp" {
+		load, goWords = interpLoad, " with the TLA+ interpreter"
+	} else if o.engineArg != "tlc" {
+		if err := check.VerifySpec(man.SpecPath()); errors.Is(err, check.ErrNotMirrored) {
+			fmt.Fprintf(errw, "[verify] %s is not a text a Go mirror mirrors: the TLA+ interpreter checks it\n", man.SpecPath())
+			load, goWords = interpLoad, " with the TLA+ interpreter"
+		} else if err != nil {
+			return runError(fmt.Errorf("%s: %w", o.path, err))
+		}
+	}
+	if err := o.tf.preflight(ctx, o.engineArg); err != nil {
+		return err
+	}
+	for _, name := range o.only {
+		if !slices.ContainsFunc(man.Models, func(e check.Entry) bool { return e.Cfg == name }) {
+			return clibase.Usage(fmt.Errorf("--only %s: not in %s", name, o.path))
+		}
+	}
+	selected := crosscheck.Select(man, o.tier, o.only)
+	for _, i := range selected {
+		e := man.Models[i]
+		if _, err := os.Stat(man.CfgPath(e)); err != nil {
+			return clibase.Usage(fmt.Errorf("%s: model %d: cfg %s: %w", o.path, i+1, e.Cfg, errors.Unwrap(err)))
+		}
+	}
+	if len(selected) == 0 {
+		// Nothing checked must not read as everything agreeing.
+		return clibase.Usage(fmt.Errorf("no model of %s is in tier %s%s: nothing to check", o.path, o.tier, onlyText(o.only)))
+	}
+	bad, differ := 0, 0
+	// The name column is as wide as the longest cfg checked.
+	width := 0
+	for _, e := range man.Models {
+		width = max(width, len(e.Cfg))
+	}
+	vopt := crosscheck.VerifyOptions{Go: o.engineArg != "tlc", TLC: o.engineArg == "tlc" || o.engineArg == "both", Load: load,
+		Options: crosscheck.Options{TLC: o.tf.options(nil), CompareStates: o.compare, States: 1}}
+	vopt.Outcome = func(vo crosscheck.ModelOutcome) {
+		found := vo.First()
+		if o.print {
+			man.Models[vo.Index].Expect = found.Expect
+		}
+		mismatched := vo.Mismatched()
+		if mismatched {
+			bad++
+		}
+		if len(vo.EnginesDiffer) > 0 {
+			differ++
+		}
+		if o.asJSON || o.print {
+			return
+		}
+		status := "ok  "
+		if mismatched || len(vo.EnginesDiffer) > 0 {
+			status = "FAIL"
+		}
+		fmt.Fprintf(out, "%s %-*s %-9s %s\n", status, width, vo.Cfg, found.Expect.Result, describe(found.Expect))
+		for _, oc := range []*check.Outcome{vo.Go, vo.TLC} {
+			if oc == nil {
+				continue
+			}
+			for _, m := range oc.Mismatches {
+				if o.engineArg == "both" {
+					m = engineName(oc == vo.Go) + ": " + m
+				}
+				fmt.Fprintf(out, "     %s\n", m)
+			}
+		}
+		for _, d := range vo.EnginesDiffer {
+			fmt.Fprintf(out, "     the engines differ: %s\n", d)
+		}
+		if vo.States != nil && !vo.States.Equal() {
+			var sb strings.Builder
+			vo.States.Write(&sb)
+			fmt.Fprintf(out, "     %s\n", strings.ReplaceAll(strings.TrimRight(sb.String(), "\n"), "\n", "\n     "))
+		}
+	}
+	outcomes, err := crosscheck.VerifyManifest(ctx, man, selected, vopt)
+	if err != nil {
+		return runError(err)
+	}
+	switch {
+	case o.print:
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(man); err != nil {
+			return clibase.Exit(ExitFailure, err)
+		}
+		return nil
+	case o.asJSON:
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		var v any = outcomes
+		if o.engineArg != "both" {
+			// One engine: the outcomes as check.Outcomes.
+			list := make([]check.Outcome, len(outcomes))
+			for i, oc := range outcomes {
+				list[i] = *oc.First()
+			}
+			v = list
+		}
+		if err := enc.Encode(v); err != nil {
+			return clibase.Exit(ExitFailure, err)
+		}
+	default:
+		switch o.engineArg {
+		case "go", "interp":
+			fmt.Fprintf(out, "%s checked%s, %d agree with %s, %d differ\n", english.Count(len(outcomes), "model"), goWords, len(outcomes)-bad, o.path, bad)
+		case "tlc":
+			fmt.Fprintf(out, "%s checked with TLC, %d agree with %s, %d differ\n", english.Count(len(outcomes), "model"), len(outcomes)-bad, o.path, bad)
+		default:
+			sets := "state sets not compared (--o.compare-states=false)"
+			if o.compare {
+				sets = "state sets compared"
+			}
+			goName := "the Go engine"
+			if goWords != "" {
+				goName = "the TLA+ interpreter"
+			}
+			fmt.Fprintf(out, "%s checked with %s and TLC, %d agree with %s, %d differ; the engines differ on %d (%s)\n",
+				english.Count(len(outcomes), "model"), goName, len(outcomes)-bad, o.path, bad, differ, sets)
+		}
+	}
+	if differ > 0 {
+		return clibase.Status(ExitDisagree)
+	}
+	if bad > 0 {
+		return clibase.Status(ExitMismatch)
+	}
+	return nil
 }
 
 func onlyText(only []string) string {
