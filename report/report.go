@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/model"
 )
 
@@ -121,13 +121,11 @@ func (p *Page) Write(w io.Writer) error {
 	return err
 }
 
-// WritePath writes the page to a file.
+// WritePath writes the page to a file, through a temporary name renamed
+// into place: a reader (or a browser reloading the page while a long run
+// rewrites it) sees the old page or the whole new one.
 func (p *Page) WritePath(path string) error {
-	var buf bytes.Buffer
-	if err := p.Write(&buf); err != nil {
-		return err
-	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return atomicfile.WriteFile(path, p.Write)
 }
 
 // slug makes an HTML id fragment of s.

@@ -1,15 +1,16 @@
 package report
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
@@ -94,11 +95,10 @@ func WriteSite(ctx context.Context, dir string, opt SiteOptions) error {
 	if err != nil {
 		return err
 	}
-	var dot bytes.Buffer
-	if err := g.WriteDOT(&dot, dopt); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "redeliver.dot"), dot.Bytes(), 0o644); err != nil {
+	err = atomicfile.WriteFile(filepath.Join(dir, "redeliver.dot"), func(w io.Writer) error {
+		return g.WriteDOT(w, dopt)
+	})
+	if err != nil {
 		return err
 	}
 

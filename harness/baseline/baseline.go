@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 )
 
 // ProfileFile is the name of a profile's file in its folder.
@@ -214,21 +215,16 @@ func copyTree(src, dst string) error {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(target, b, 0o644)
+		return atomicfile.WriteFile(target, func(w io.Writer) error {
+			_, err := w.Write(b)
+			return err
+		})
 	})
 }
 
-// Save writes profile p to path.
+// Save writes profile p to path, through a temporary name.
 func Save(path string, p *harness.Profile) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := p.WriteJSON(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.WriteFile(path, p.WriteJSON)
 }
 
 // WriteTable writes table.md into dir: the table across the profiles ps
@@ -237,12 +233,10 @@ func WriteTable(dir string, ps []*harness.Profile) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(dir, "table.md"))
-	if err != nil {
-		return err
-	}
-	harness.Table(f, ps)
-	fmt.Fprintln(f)
-	harness.CellTable(f, ps)
-	return f.Close()
+	return atomicfile.WriteFile(filepath.Join(dir, "table.md"), func(w io.Writer) error {
+		harness.Table(w, ps)
+		fmt.Fprintln(w)
+		harness.CellTable(w, ps)
+		return nil
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/internal/jsonfile"
 )
 
@@ -63,12 +64,7 @@ func Rejudge(dir string) (*harness.Profile, error) {
 	if err := Refinish(p); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	f, err := os.Create(filepath.Join(dir, "profile.json"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return p, p.WriteJSON(f)
+	return p, atomicfile.WriteFile(filepath.Join(dir, "profile.json"), p.WriteJSON)
 }
 
 // Refinish decides a profile's cells again from the runs they hold, and

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 )
 
 // Options configure a profile run. The zero value runs every scenario
@@ -138,12 +139,7 @@ func RunProfile(ctx context.Context, subj harness.Subject, store string, opt Opt
 	}
 	subj.MarkConstructed(p)
 	p.Finish()
-	f, err := os.Create(filepath.Join(r.dir, "profile.json"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return p, p.WriteJSON(f)
+	return p, atomicfile.WriteFile(filepath.Join(r.dir, "profile.json"), p.WriteJSON)
 }
 
 // Dir is where a profile's runs are written.

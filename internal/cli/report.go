@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/matrix"
@@ -79,11 +80,8 @@ func writeCheckReports(cmd *cobra.Command, job *check.Job, rep *check.Report) er
 		if err != nil {
 			return clibase.Exit(ExitFailure, err)
 		}
-		var buf bytes.Buffer
-		if err := g.WriteDOT(&buf, opt); err != nil {
-			return clibase.Exit(ExitFailure, err)
-		}
-		if err := os.WriteFile(dot, buf.Bytes(), 0o644); err != nil {
+		err = atomicfile.WriteFile(dot, func(w io.Writer) error { return g.WriteDOT(w, opt) })
+		if err != nil {
 			return clibase.Exit(ExitFailure, err)
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d states, %d transitions)\n", dot, len(g.Nodes), len(g.Edges))

@@ -3,11 +3,13 @@ package conformcli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/baseline"
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 )
 
 // The generated parts of docs/conformance.md sit between markers: the
@@ -92,5 +94,8 @@ func updateDoc(path string, ps []*harness.Profile) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.WriteFile(path, []byte(out), 0o644)
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, out)
+		return err
+	})
 }
