@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/resumecontract/resumecheck/internal/jsonfile"
 )
@@ -27,8 +27,12 @@ type recordedVerdict struct {
 func recordedLogs(t testing.TB) map[string]recordedVerdict {
 	t.Helper()
 	var want map[string]recordedVerdict
-	require.NoError(t, jsonfile.Read(filepath.Join(logsDir, "verdicts.json"), &want, jsonfile.Options{Strict: true}))
-	require.NotEmpty(t, want)
+	if err := jsonfile.Read(filepath.Join(logsDir, "verdicts.json"), &want, jsonfile.Options{Strict: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 {
+		t.Fatalf("%s/verdicts.json records no verdicts, want the recorded logs'", logsDir)
+	}
 	return want
 }
 
@@ -39,14 +43,29 @@ func TestJudgeRecordedLogs(t *testing.T) {
 	for name, want := range recordedLogs(t) {
 		t.Run(strings.TrimSuffix(name, ".json"), func(t *testing.T) {
 			var l RunLog
-			require.NoError(t, jsonfile.Read(filepath.Join(logsDir, name), &l, jsonfile.Options{Strict: true}))
+			if err := jsonfile.Read(filepath.Join(logsDir, name), &l, jsonfile.Options{Strict: true}); err != nil {
+				t.Fatal(err)
+			}
 			rv, built, err := Judge(&l)
-			require.NoError(t, err)
-			require.NotNil(t, built)
-			assert.Equal(t, want.Verdict, rv.Verdict)
-			assert.Equal(t, want.Obligations, rv.Obligations)
-			assert.ElementsMatch(t, want.Explained, rv.Explained)
-			assert.Equal(t, len(built.Trace.Events), rv.Events)
+			if err != nil {
+				t.Fatalf("Judge: %v", err)
+			}
+			if built == nil {
+				t.Fatalf("Judge gave no trace, want the trace it judged")
+			}
+			if rv.Verdict != want.Verdict {
+				t.Errorf("verdict: got %s, want %s", rv.Verdict, want.Verdict)
+			}
+			if d := cmp.Diff(want.Obligations, rv.Obligations); d != "" {
+				t.Errorf("obligations (-want +got):\n%s", d)
+			}
+			// In any order; no fault model and an empty list are the same.
+			if d := cmp.Diff(want.Explained, rv.Explained, cmpopts.SortSlices(func(a, b string) bool { return a < b }), cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("explained by (-want +got):\n%s", d)
+			}
+			if rv.Events != len(built.Trace.Events) {
+				t.Errorf("events: the verdict counts %d, the trace has %d", rv.Events, len(built.Trace.Events))
+			}
 		})
 	}
 }
@@ -63,9 +82,15 @@ func TestJudgeRefusesBadWorkflow(t *testing.T) {
 	} {
 		l := RunLog{Run: "r", Workflow: w, Problems: []string{"adapter died"}}
 		rv, built, err := Judge(&l)
-		assert.ErrorContains(t, err, `run "r": harness: workflow:`, "%+v", w)
-		assert.Nil(t, rv)
-		assert.Nil(t, built)
+		if want := `run "r": harness: workflow:`; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Judge(workflow %+v): got error %v, want one containing %q", w, err, want)
+		}
+		if rv != nil {
+			t.Errorf("Judge(workflow %+v): got verdict %+v, want none", w, rv)
+		}
+		if built != nil {
+			t.Errorf("Judge(workflow %+v): got a trace, want none", w)
+		}
 	}
 }
 
@@ -83,11 +108,19 @@ func TestJudgeRefusesBadCounts(t *testing.T) {
 			`counts.applied of task 1 is -1`},
 	} {
 		var l RunLog
-		require.NoError(t, jsonfile.Decode("log.json", []byte(tt.log), &l, jsonfile.Options{}))
+		if err := jsonfile.Decode("log.json", []byte(tt.log), &l, jsonfile.Options{}); err != nil {
+			t.Fatal(err)
+		}
 		rv, built, err := Judge(&l)
-		assert.ErrorContains(t, err, tt.err)
-		assert.Nil(t, rv)
-		assert.Nil(t, built)
+		if err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("Judge(%s): got error %v, want one containing %q", tt.log, err, tt.err)
+		}
+		if rv != nil {
+			t.Errorf("Judge(%s): got verdict %+v, want none", tt.log, rv)
+		}
+		if built != nil {
+			t.Errorf("Judge(%s): got a trace, want none", tt.log)
+		}
 	}
 }
 
@@ -97,7 +130,9 @@ func TestJudgeRefusesBadCounts(t *testing.T) {
 func FuzzJudge(f *testing.F) {
 	for name := range recordedLogs(f) {
 		b, err := os.ReadFile(filepath.Join(logsDir, name))
-		require.NoError(f, err)
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(b)
 	}
 	f.Add([]byte(`{"scenario":"fd","run":"r","workflow":{"tasks":3,"gate":2,"values":["va","vb"]},"entries":[{"kind":"note","proc":1,"msg":{"type":"note","n":1,"kind":"effect","task":7}}]}`))
@@ -141,35 +176,57 @@ func FuzzJudge(f *testing.F) {
 // judged with the kill entry it reached, its verdict is unchanged.
 func TestUnreachedKillPoint(t *testing.T) {
 	var l RunLog
-	require.NoError(t, jsonfile.Read(filepath.Join(logsDir, "langgraph-1.2.9-sqlite-stray.json"), &l, jsonfile.Options{Strict: true}))
+	if err := jsonfile.Read(filepath.Join(logsDir, "langgraph-1.2.9-sqlite-stray.json"), &l, jsonfile.Options{Strict: true}); err != nil {
+		t.Fatal(err)
+	}
 	plain, _, err := Judge(&l)
-	require.NoError(t, err)
-	require.Equal(t, Holds, plain.Obligations["EO"], "the stray run holds EO: the test needs a run that holds something")
+	if err != nil {
+		t.Fatalf("Judge: %v", err)
+	}
+	if got := plain.Obligations["EO"]; got != Holds {
+		t.Fatalf("the stray run's EO: got %s, want %s: the test needs a run that holds something", got, Holds)
+	}
 
 	l.KillAt = KillPointName(CrashKillWhat, 1)
 	rv, _, err := Judge(&l)
-	require.NoError(t, err)
-	assert.True(t, rv.Unreached)
-	assert.Equal(t, l.KillAt, rv.KillPoint)
+	if err != nil {
+		t.Fatalf("Judge with kill point %q: %v", l.KillAt, err)
+	}
+	if !rv.Unreached {
+		t.Errorf("a run that never reached its kill point is not marked unreached")
+	}
+	if rv.KillPoint != l.KillAt {
+		t.Errorf("kill point: got %q, want %q", rv.KillPoint, l.KillAt)
+	}
 	for o, st := range rv.Obligations {
-		assert.NotEqual(t, Holds, st, "%s holds in a run whose kill point was not reached", o)
-		if plain.Obligations[o] == Violated {
-			assert.Equal(t, Violated, st, "%s: a violation seen stays one", o)
+		if st == Holds {
+			t.Errorf("%s holds in a run whose kill point was not reached", o)
+		}
+		if plain.Obligations[o] == Violated && st != Violated {
+			t.Errorf("%s: got %s, want %s: a violation seen stays one", o, st, Violated)
 		}
 	}
-	assert.Contains(t, strings.Join(rv.Notes, "\n"), "kill point was not reached")
+	if notes, want := strings.Join(rv.Notes, "\n"), "kill point was not reached"; !strings.Contains(notes, want) {
+		t.Errorf("notes: got %q, want them to say %q", notes, want)
+	}
 
 	l.Entries = append(l.Entries, Entry{Kind: EntryKill, Proc: 1})
 	reached, _, err := Judge(&l)
-	require.NoError(t, err)
-	assert.False(t, reached.Unreached)
+	if err != nil {
+		t.Fatalf("Judge with the kill entry: %v", err)
+	}
+	if reached.Unreached {
+		t.Errorf("a run with its kill entry is marked unreached")
+	}
 
 	// A cell of one unreached run cannot hold.
 	sc, _ := ScenarioByName("crash")
 	c := Cell{Name: "crash/resume", Scenario: "crash", Measures: sc.Measures, Runs: []RunVerdict{*rv}}
 	c.Finish(sc, Features{})
 	for _, o := range sc.Measures {
-		assert.NotEqual(t, Holds, c.Status[o], "cell %s", o)
+		if c.Status[o] == Holds {
+			t.Errorf("cell %s holds with one unreached run, want it not to", o)
+		}
 	}
 }
 
@@ -187,8 +244,12 @@ func TestLegacyKillPoint(t *testing.T) {
 		{"crash", "", "inside task 3, after its effect (occurrence 1)", false},
 	} {
 		got, unreached := LegacyKillPoint(tc.scenario, &RunVerdict{Notes: []string{tc.note}})
-		assert.Equal(t, tc.want, got, tc.note)
-		assert.Equal(t, tc.unreached, unreached, tc.note)
+		if got != tc.want {
+			t.Errorf("%s %q: kill point got %q, want %q", tc.scenario, tc.note, got, tc.want)
+		}
+		if unreached != tc.unreached {
+			t.Errorf("%s %q: unreached got %t, want %t", tc.scenario, tc.note, unreached, tc.unreached)
+		}
 	}
 }
 
@@ -214,6 +275,8 @@ func TestLVOverEveryRun(t *testing.T) {
 	}{{Violated, Violated}, {Undetermined, Undetermined}, {Holds, Holds}} {
 		p := &Profile{Features: Features{Fork: true}, Cells: []Cell{mk("parked", "parked", Holds), mk("killsweep", "killsweep/resume", tc.sweep)}}
 		p.Finish()
-		assert.Equal(t, tc.want, p.Obligations["LV"].Status, "a sweep run with LV %s", tc.sweep)
+		if got := p.Obligations["LV"].Status; got != tc.want {
+			t.Errorf("a sweep run with LV %s: the profile's LV got %s, want %s", tc.sweep, got, tc.want)
+		}
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/resumecontract/resumecheck/model"
 )
@@ -28,7 +26,9 @@ var (
 func r0Matrix(t *testing.T) *Result {
 	t.Helper()
 	r0Once.Do(func() { r0, r0Err = Build(context.Background(), "../spec", Options{}) })
-	require.NoError(t, r0Err)
+	if r0Err != nil {
+		t.Fatalf("the reference-bounds matrix: %v", r0Err)
+	}
 	return r0
 }
 
@@ -37,12 +37,18 @@ func r0Matrix(t *testing.T) *Result {
 // change to the spec, run go test ./matrix -update and review the diff.
 func TestMatrixGolden(t *testing.T) {
 	var got bytes.Buffer
-	require.NoError(t, r0Matrix(t).WriteJSON(&got))
+	if err := r0Matrix(t).WriteJSON(&got); err != nil {
+		t.Fatalf("WriteJSON: %v", err)
+	}
 	if *update {
-		require.NoError(t, os.WriteFile("testdata/R0.json", got.Bytes(), 0o644))
+		if err := os.WriteFile("testdata/R0.json", got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	want, err := os.ReadFile("testdata/R0.json")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if diff := cmp.Diff(string(want), got.String()); diff != "" {
 		t.Errorf("the fault matrix moved (-testdata/R0.json +now):\n%s\nIf intended: go test ./matrix -update", diff)
 	}
@@ -51,12 +57,18 @@ func TestMatrixGolden(t *testing.T) {
 // TestDocIsCurrent keeps docs/contract.md generated from the matrix.
 func TestDocIsCurrent(t *testing.T) {
 	var got bytes.Buffer
-	require.NoError(t, r0Matrix(t).WriteDoc(&got))
+	if err := r0Matrix(t).WriteDoc(&got); err != nil {
+		t.Fatalf("WriteDoc: %v", err)
+	}
 	if *update {
-		require.NoError(t, os.WriteFile("../docs/contract.md", got.Bytes(), 0o644))
+		if err := os.WriteFile("../docs/contract.md", got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	want, err := os.ReadFile("../docs/contract.md")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if diff := cmp.Diff(string(want), got.String()); diff != "" {
 		t.Errorf("docs/contract.md is stale (-file +generated):\n%s\nRegenerate: go run ./cmd/tlcrun matrix --doc docs/contract.md", diff)
 	}
@@ -64,7 +76,9 @@ func TestDocIsCurrent(t *testing.T) {
 
 func TestEveryClaimHolds(t *testing.T) {
 	for _, c := range r0Matrix(t).Claims {
-		assert.True(t, c.Holds, "claim %s does not hold: %s (%v)", c.ID, c.Statement, c.Witnesses)
+		if !c.Holds {
+			t.Errorf("claim %s does not hold: %s (%v)", c.ID, c.Statement, c.Witnesses)
+		}
 	}
 }
 
@@ -77,7 +91,9 @@ func TestSeparatingFaults(t *testing.T) {
 	}
 	for _, c := range r0Matrix(t).Claims {
 		if f, ok := want[c.ID]; ok {
-			assert.Equal(t, f, c.Witnesses, c.ID)
+			if d := cmp.Diff(f, c.Witnesses); d != "" {
+				t.Errorf("%s: witnesses (-want +got):\n%s", c.ID, d)
+			}
 		}
 	}
 }
@@ -109,18 +125,26 @@ func TestClaimsCanFail(t *testing.T) {
 			failed[c.ID] = true
 		}
 	}
-	assert.Equal(t, map[string]bool{"independent-EO": true, "reference": true, "implied-COEffect": true}, failed)
+	if d := cmp.Diff(map[string]bool{"independent-EO": true, "reference": true, "implied-COEffect": true}, failed); d != "" {
+		t.Errorf("the claims that fail (-want +got):\n%s", d)
+	}
 }
 
 func TestStoryTellsTheDoubleEffect(t *testing.T) {
 	row, ok := r0Matrix(t).Row("redeliver")
-	require.True(t, ok)
+	if !ok {
+		t.Fatal("the matrix has no redeliver row")
+	}
 	m, err := model.New(row.Params)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("model.New: %v", err)
+	}
 	story := strings.Join(Story(m, row.Cells["EO"].Trace), "\n")
-	assert.Contains(t, story, "Task 1 runs; task 1's effect fires.")
-	assert.Contains(t, story, `decides "redeliver"`)
-	assert.Contains(t, story, "fired 2 times")
+	for _, want := range []string{"Task 1 runs; task 1's effect fires.", `decides "redeliver"`, "fired 2 times"} {
+		if !strings.Contains(story, want) {
+			t.Errorf("the story does not say %q:\n%s", want, story)
+		}
+	}
 }
 
 func TestScaledBoundsRebound(t *testing.T) {
@@ -130,22 +154,40 @@ func TestScaledBoundsRebound(t *testing.T) {
 	// A small step beyond R0 keeps the test quick while exercising Bounds.
 	dir := t.TempDir()
 	b, err := os.ReadFile("../spec/R0.cfg")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	bounds := strings.Replace(strings.Replace(string(b), "NTasks = 3", "NTasks = 4", 1), "IP = 2", "IP = 3", 1)
-	require.NoError(t, os.WriteFile(dir+"/R1.cfg", []byte(bounds), 0o644))
+	if err := os.WriteFile(dir+"/R1.cfg", []byte(bounds), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	res, err := Build(context.Background(), "../spec", Options{Bounds: dir + "/R1.cfg"})
-	require.NoError(t, err)
-	assert.Equal(t, "R1", res.Bounds)
+	if err != nil {
+		t.Fatalf("Build at R1: %v", err)
+	}
+	if res.Bounds != "R1" {
+		t.Errorf("bounds: got %q, want R1", res.Bounds)
+	}
 	for _, rr := range res.Rows {
-		assert.Equal(t, 4, rr.Params.NTasks, rr.Name)
-		assert.Equal(t, 3, rr.Params.IP, rr.Name)
+		if rr.Params.NTasks != 4 {
+			t.Errorf("%s: NTasks got %d, want 4", rr.Name, rr.Params.NTasks)
+		}
+		if rr.Params.IP != 3 {
+			t.Errorf("%s: IP got %d, want 3", rr.Name, rr.Params.IP)
+		}
 	}
 	ref, _ := res.Row("reference")
-	assert.Greater(t, ref.Cells["EO"].Distinct, uint64(59))
+	if got := ref.Cells["EO"].Distinct; got <= 59 {
+		t.Errorf("reference at R1: %d distinct states, want more than R0's 59", got)
+	}
 	regate, _ := res.Row("regate")
-	assert.Equal(t, 2, regate.Params.MaxCrashes, "rows that need two crashes keep them")
+	if regate.Params.MaxCrashes != 2 {
+		t.Errorf("regate: MaxCrashes got %d, want 2: rows that need two crashes keep them", regate.Params.MaxCrashes)
+	}
 	for _, c := range res.Claims {
-		assert.True(t, c.Holds, "%s at R1: %v", c.ID, c.Witnesses)
+		if !c.Holds {
+			t.Errorf("%s does not hold at R1: %v", c.ID, c.Witnesses)
+		}
 	}
 }
 
@@ -153,7 +195,9 @@ func TestDifferences(t *testing.T) {
 	a := r0Matrix(t)
 	b := *a
 	b.Engine = "tlc"
-	assert.Empty(t, Differences(a, &b))
+	if d := Differences(a, &b); len(d) != 0 {
+		t.Errorf("a matrix against its own copy: got differences %q, want none", d)
+	}
 	b.Rows = nil
 	for _, rr := range a.Rows {
 		cp := rr
@@ -170,10 +214,13 @@ func TestDifferences(t *testing.T) {
 			b.Rows = append(b.Rows, cp)
 		}
 	}
-	assert.Equal(t, []string{
+	want := []string{
 		"replay, EO: go says violated (4), tlc says violated (5)",
 		"nointent: only in the go matrix",
-	}, Differences(a, &b))
+	}
+	if d := cmp.Diff(want, Differences(a, &b)); d != "" {
+		t.Errorf("Differences (-want +got):\n%s", d)
+	}
 }
 
 // TestSymmetryKeepsEveryCell: under the spec's symmetry every cell of the
@@ -182,28 +229,46 @@ func TestDifferences(t *testing.T) {
 // a third value too, where orbits have up to six states.
 func TestSymmetryKeepsEveryCell(t *testing.T) {
 	sym, err := Build(context.Background(), "../spec", Options{Symmetry: true})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Build under symmetry: %v", err)
+	}
 	compareSymmetric(t, r0Matrix(t), sym)
 	var text bytes.Buffer
-	require.NoError(t, sym.WriteText(&text))
-	assert.Contains(t, text.String(), "Under SYMMETRY Symmetry")
+	if err := sym.WriteText(&text); err != nil {
+		t.Fatalf("WriteText: %v", err)
+	}
+	if want := "Under SYMMETRY Symmetry"; !strings.Contains(text.String(), want) {
+		t.Errorf("the text does not say %q:\n%s", want, text.String())
+	}
 
 	bounds := t.TempDir() + "/V3.cfg"
 	b, err := os.ReadFile("../spec/R0.cfg")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	v3 := strings.Replace(strings.Replace(string(b), "Values = {va, vb}", "Values = {va, vb, vc}", 1), "MaxResumes = 2", "MaxResumes = 3", 1)
-	require.NoError(t, os.WriteFile(bounds, []byte(v3), 0o644))
+	if err := os.WriteFile(bounds, []byte(v3), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	full, err := Build(context.Background(), "../spec", Options{Bounds: bounds})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Build with three values: %v", err)
+	}
 	symV3, err := Build(context.Background(), "../spec", Options{Bounds: bounds, Symmetry: true})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Build with three values under symmetry: %v", err)
+	}
 	compareSymmetric(t, full, symV3)
 }
 
 func compareSymmetric(t *testing.T, full, sym *Result) {
 	t.Helper()
-	require.Equal(t, len(full.Rows), len(sym.Rows))
-	assert.Equal(t, "Symmetry", sym.Symmetry)
+	if len(sym.Rows) != len(full.Rows) {
+		t.Fatalf("%d rows under symmetry, want %d as without", len(sym.Rows), len(full.Rows))
+	}
+	if sym.Symmetry != "Symmetry" {
+		t.Errorf("symmetry: got %q, want Symmetry", sym.Symmetry)
+	}
 	for i, fr := range full.Rows {
 		sr := sym.Rows[i]
 		for _, c := range Columns {
@@ -216,9 +281,16 @@ func compareSymmetric(t *testing.T, full, sym *Result) {
 			}
 		}
 	}
+	if len(sym.Claims) != len(full.Claims) {
+		t.Fatalf("%d claims under symmetry, want %d as without", len(sym.Claims), len(full.Claims))
+	}
 	for i, c := range full.Claims {
-		assert.Equal(t, c.Holds, sym.Claims[i].Holds, c.ID)
-		assert.Equal(t, c.Witnesses, sym.Claims[i].Witnesses, c.ID)
+		if got := sym.Claims[i].Holds; got != c.Holds {
+			t.Errorf("%s: holds %t under symmetry, %t without", c.ID, got, c.Holds)
+		}
+		if d := cmp.Diff(c.Witnesses, sym.Claims[i].Witnesses); d != "" {
+			t.Errorf("%s: witnesses (-without +with symmetry):\n%s", c.ID, d)
+		}
 	}
 }
 
@@ -232,8 +304,12 @@ func TestMatrixOnDisk(t *testing.T) {
 	}
 	want := r0Matrix(t)
 	got, err := Build(context.Background(), "../spec", Options{MemoryBudget: 1, SpillDir: t.TempDir()})
-	require.NoError(t, err)
-	require.Len(t, got.Rows, len(want.Rows))
+	if err != nil {
+		t.Fatalf("Build from disk: %v", err)
+	}
+	if len(got.Rows) != len(want.Rows) {
+		t.Fatalf("%d rows from disk, want %d as in memory", len(got.Rows), len(want.Rows))
+	}
 	for i, r := range got.Rows {
 		for name, c := range r.Cells {
 			w := want.Rows[i].Cells[name]

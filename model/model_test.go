@@ -1,21 +1,23 @@
 package model
 
 import (
+	"errors"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/google/go-cmp/cmp"
 )
 
 // reachable explores p breadth-first and returns every distinct state.
 func reachable(t testing.TB, p Params) (*Model, []State) {
 	t.Helper()
 	m, err := New(p)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
 	seen := map[string]bool{}
 	var states []State
 	add := func(s State) {
@@ -60,7 +62,9 @@ func variants() map[string]Params {
 
 func TestReferenceCounts(t *testing.T) {
 	_, states := reachable(t, R0())
-	assert.Len(t, states, 59, "docs/resume-contract.md: the reference semantics has 59 distinct states at R0")
+	if len(states) != 59 {
+		t.Errorf("%d distinct states at R0, want 59 (docs/resume-contract.md: the reference semantics has 59)", len(states))
+	}
 }
 
 func TestEncodingRoundTrips(t *testing.T) {
@@ -69,37 +73,56 @@ func TestEncodingRoundTrips(t *testing.T) {
 		for _, s := range states {
 			enc := m.Encode(nil, s)
 			back, err := m.Decode(enc)
-			require.NoError(t, err, name)
-			require.True(t, s.Equal(back), "%s: Decode(Encode(s)) != s for\n%s", name, m.Format(s))
+			if err != nil {
+				t.Fatalf("%s: Decode(Encode(s)): %v for\n%s", name, err, m.Format(s))
+			}
+			if !s.Equal(back) {
+				t.Fatalf("%s: Decode(Encode(s)) != s for\n%s", name, m.Format(s))
+			}
 			fromTLA, err := m.StateFromVars(m.Vars(s))
-			require.NoError(t, err, name)
-			require.True(t, s.Equal(fromTLA), "%s: StateFromVars(Vars(s)) != s for\n%s", name, m.Format(s))
-			require.True(t, m.TypeOK(s), "%s: TypeOK fails in a reachable state\n%s", name, m.Format(s))
+			if err != nil {
+				t.Fatalf("%s: StateFromVars(Vars(s)): %v for\n%s", name, err, m.Format(s))
+			}
+			if !s.Equal(fromTLA) {
+				t.Fatalf("%s: StateFromVars(Vars(s)) != s for\n%s", name, m.Format(s))
+			}
+			if !m.TypeOK(s) {
+				t.Fatalf("%s: TypeOK fails in a reachable state\n%s", name, m.Format(s))
+			}
 		}
 	}
 }
 
 func TestDecodeRejectsGarbage(t *testing.T) {
 	m, err := New(R0())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
 	enc := m.Encode(nil, m.Init())
 	for _, b := range [][]byte{nil, enc[:5], append(slices.Clone(enc), 7), append(enc[:len(enc)-1:len(enc)-1], 200)} {
-		_, err := m.Decode(b)
-		assert.Error(t, err, "Decode(%v)", b)
+		if _, err := m.Decode(b); err == nil {
+			t.Errorf("Decode(%v): no error, want one", b)
+		}
 	}
 }
 
 func TestStateFromVarsNamesProblems(t *testing.T) {
 	m, err := New(R0())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
 	vars := m.Vars(m.Init())
 	delete(vars, "pc")
 	vars["bogus"] = vars["waiting"]
 	vars["consumed"] = vars["frontier"]
 	_, err = m.StateFromVars(vars)
-	require.Error(t, err)
+	if err == nil {
+		t.Fatal("StateFromVars: no error, want one naming pc, bogus and consumed")
+	}
 	for _, want := range []string{"pc: missing", "bogus: not a variable", "consumed: want one of the model values"} {
-		assert.Contains(t, err.Error(), want)
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("StateFromVars: got %q, want it to say %q", err, want)
+		}
 	}
 }
 
@@ -111,7 +134,9 @@ func step(t *testing.T, m *Model, ls ...Label) State {
 	for i, l := range ls {
 		var ok bool
 		s, ok = m.Apply(s, l)
-		require.True(t, ok, "step %d (%s) is disabled", i+1, m.LabelString(l))
+		if !ok {
+			t.Fatalf("step %d (%s) is disabled", i+1, m.LabelString(l))
+		}
 	}
 	return s
 }
@@ -129,32 +154,55 @@ func forkOf(v int8) Label    { return Label{Action: ForkResume, Value: v} }
 
 func TestReferenceActions(t *testing.T) {
 	m, err := New(R0())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
 
 	s := step(t, m, exec)
-	_, ok := m.ExecTask(s)
-	assert.False(t, ok, "the gated task cannot run before a value is consumed")
+	if _, ok := m.ExecTask(s); ok {
+		t.Errorf("ExecTask is enabled, want it disabled: the gated task cannot run before a value is consumed")
+	}
 
 	s = step(t, m, exec, emit)
-	_, ok = m.CrashRecover(s, Skip)
-	assert.False(t, ok, "without the parked-crash extension a parked run does not crash")
+	if _, ok := m.CrashRecover(s, Skip); ok {
+		t.Errorf("CrashRecover is enabled, want it disabled: without the parked-crash extension a parked run does not crash")
+	}
 
 	s = step(t, m, exec, emit, consumeOf(vb))
-	assert.Equal(t, []uint8{1, 1, 0}, s.Effects)
-	assert.Equal(t, vb, s.Consumed)
-	assert.Equal(t, int8(3), s.PC)
-	assert.Equal(t, int8(2), s.Frontier)
+	if d := cmp.Diff([]uint8{1, 1, 0}, s.Effects); d != "" {
+		t.Errorf("effects after consuming vb (-want +got):\n%s", d)
+	}
+	if s.Consumed != vb {
+		t.Errorf("consumed: got %d, want vb (%d)", s.Consumed, vb)
+	}
+	if s.PC != 3 {
+		t.Errorf("pc after consuming vb: got %d, want 3", s.PC)
+	}
+	if s.Frontier != 2 {
+		t.Errorf("frontier after consuming vb: got %d, want 2", s.Frontier)
+	}
 
 	s = step(t, m, exec, emit, consumeOf(vb), crash)
-	assert.Equal(t, int8(3), s.PC, "recovery continues at frontier+1")
-	assert.Equal(t, []Recovery{{Frontier: 2, Decision: Skip}}, s.Recoveries)
+	if s.PC != 3 {
+		t.Errorf("pc after the crash: got %d, want 3: recovery continues at frontier+1", s.PC)
+	}
+	if d := cmp.Diff([]Recovery{{Frontier: 2, Decision: Skip}}, s.Recoveries); d != "" {
+		t.Errorf("recoveries (-want +got):\n%s", d)
+	}
 
 	s = step(t, m, exec, emit, consumeOf(va), exec, forkOf(vb), stray)
-	assert.Equal(t, []uint8{1, 1, 1}, s.Effects, "a stray resume and a fork fire nothing")
-	assert.True(t, m.Safety(s))
-	assert.True(t, m.Completed(s))
-	_, ok = m.ForkResume(s, va)
-	assert.False(t, ok, "MaxResumes = 2 bounds the resumes")
+	if d := cmp.Diff([]uint8{1, 1, 1}, s.Effects); d != "" {
+		t.Errorf("effects: a stray resume and a fork fire nothing (-want +got):\n%s", d)
+	}
+	if !m.Safety(s) {
+		t.Errorf("Safety fails, want it to hold in\n%s", m.Format(s))
+	}
+	if !m.Completed(s) {
+		t.Errorf("the run is not completed, want it completed in\n%s", m.Format(s))
+	}
+	if _, ok := m.ForkResume(s, va); ok {
+		t.Errorf("ForkResume is enabled, want it disabled: MaxResumes = 2 bounds the resumes")
+	}
 }
 
 func TestEachFaultBreaksWhatItShould(t *testing.T) {
@@ -178,11 +226,15 @@ func TestEachFaultBreaksWhatItShould(t *testing.T) {
 		t.Run(string(c.fault), func(t *testing.T) {
 			p := variants()[string(c.fault)]
 			m, err := New(p)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
 			s := step(t, m, c.path...)
 			for _, inv := range Invariants {
 				want := !slices.Contains(c.broken, inv.Name)
-				assert.Equal(t, want, inv.Holds(m, s), "%s after %d steps:\n%s", inv.Name, len(c.path), m.Format(s))
+				if got := inv.Holds(m, s); got != want {
+					t.Errorf("%s after %d steps: holds %t, want %t:\n%s", inv.Name, len(c.path), got, want, m.Format(s))
+				}
 			}
 		})
 	}
@@ -190,16 +242,28 @@ func TestEachFaultBreaksWhatItShould(t *testing.T) {
 
 func TestVolatileParkLosesTheInterrupt(t *testing.T) {
 	m, err := New(variants()[string(VolatilePark)])
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
 	s := step(t, m, exec, emit, crash)
-	assert.True(t, s.Lost)
-	assert.Empty(t, m.Successors(s), "nothing can raise the lost interrupt again")
-	assert.False(t, m.Completed(s))
+	if !s.Lost {
+		t.Errorf("the interrupt is not lost after the crash, want it lost:\n%s", m.Format(s))
+	}
+	if succ := m.Successors(s); len(succ) != 0 {
+		t.Errorf("%d successors, want none: nothing can raise the lost interrupt again", len(succ))
+	}
+	if m.Completed(s) {
+		t.Errorf("the run is completed, want it not to be: its interrupt is lost")
+	}
 
 	durable, err := New(variants()["parked"])
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
 	s = step(t, durable, exec, emit, crash)
-	assert.True(t, s.Waiting, "a durable park survives the crash")
+	if !s.Waiting {
+		t.Errorf("not waiting after the crash, want waiting: a durable park survives the crash")
+	}
 }
 
 func TestParamsValidate(t *testing.T) {
@@ -220,39 +284,65 @@ func TestParamsValidate(t *testing.T) {
 		mutate(&p)
 		err := p.Validate()
 		var pe *ParamError
-		require.ErrorAs(t, err, &pe, constant)
-		assert.Equal(t, constant, pe.Constant)
-		assert.ErrorIs(t, err, ErrParams)
+		if !errors.As(err, &pe) {
+			t.Fatalf("%s: Validate: got %v, want a *ParamError", constant, err)
+		}
+		if pe.Constant != constant {
+			t.Errorf("%s: the error names %s, want %s", constant, pe.Constant, constant)
+		}
+		if !errors.Is(err, ErrParams) {
+			t.Errorf("%s: Validate: got %v, want an error that is ErrParams", constant, err)
+		}
 	}
-	assert.NoError(t, R0().Validate())
-	assert.NoError(t, R8().Validate())
+	if err := R0().Validate(); err != nil {
+		t.Errorf("R0: %v", err)
+	}
+	if err := R8().Validate(); err != nil {
+		t.Errorf("R8: %v", err)
+	}
 	// The bounds of a long run (many recoveries, racers and strays) are
 	// constants too, far past a byte (TestLongRunBounds goes further).
 	long := R0()
 	long.MaxCrashes, long.MaxExtraResumes, long.Racers = 100, 100, 53
-	assert.NoError(t, long.Validate())
+	if err := long.Validate(); err != nil {
+		t.Errorf("a long run's bounds: %v", err)
+	}
 }
 
 // TestVocabularyMatchesSpec keeps spec/Resume.tla and this package in one
 // language: the same constants, variables, actions, invariants and faults.
 func TestVocabularyMatchesSpec(t *testing.T) {
 	src, err := os.ReadFile("../spec/Resume.tla")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	spec := stripComments(string(src))
 
-	assert.Equal(t, ConstantNames, declared(t, spec, "CONSTANTS"), "CONSTANTS")
-	assert.Equal(t, VarNames, declared(t, spec, "VARIABLES"), "VARIABLES")
+	if d := cmp.Diff(ConstantNames, declared(t, spec, "CONSTANTS")); d != "" {
+		t.Errorf("CONSTANTS (-Go +spec):\n%s", d)
+	}
+	if d := cmp.Diff(VarNames, declared(t, spec, "VARIABLES")); d != "" {
+		t.Errorf("VARIABLES (-Go +spec):\n%s", d)
+	}
 	for _, a := range Actions {
-		assert.Regexp(t, `(?m)^`+a.String()+`(\(\w+\))? ==`, spec, "action %s is defined in the spec", a)
+		if !regexp.MustCompile(`(?m)^` + a.String() + `(\(\w+\))? ==`).MatchString(spec) {
+			t.Errorf("action %s is not defined in the spec", a)
+		}
 	}
 	for _, inv := range Invariants {
-		assert.Regexp(t, `(?m)^`+inv.Name+` ==`, spec, "invariant %s is defined in the spec", inv.Name)
+		if !regexp.MustCompile(`(?m)^` + inv.Name + ` ==`).MatchString(spec) {
+			t.Errorf("invariant %s is not defined in the spec", inv.Name)
+		}
 	}
 	for _, f := range AllFaults {
-		assert.Contains(t, spec, `"`+string(f)+`"`, "fault %s is named in the spec", f)
+		if !strings.Contains(spec, `"`+string(f)+`"`) {
+			t.Errorf("fault %s is not named in the spec", f)
+		}
 	}
 	for _, d := range decisionNames {
-		assert.Contains(t, spec, `"`+d+`"`, "decision %s is named in the spec", d)
+		if !strings.Contains(spec, `"`+d+`"`) {
+			t.Errorf("decision %s is not named in the spec", d)
+		}
 	}
 }
 
@@ -265,7 +355,9 @@ func declared(t *testing.T, spec, keyword string) []string {
 	t.Helper()
 	re := regexp.MustCompile(`\n` + keyword + `\s+((?:\w+\s*,\s*)*\w+)`)
 	m := re.FindStringSubmatch(spec)
-	require.NotNil(t, m, "no %s block in the spec", keyword)
+	if m == nil {
+		t.Fatalf("no %s block in the spec", keyword)
+	}
 	var names []string
 	for _, f := range strings.Split(m[1], ",") {
 		if n := strings.TrimSpace(f); n != "" {

@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 type doc struct {
@@ -43,14 +40,24 @@ func TestDecode(t *testing.T) {
 			var d doc
 			err := Decode("f.json", []byte(tc.in), &d, Options{Strict: tc.strict})
 			if tc.want == "" {
-				require.NoError(t, err)
-				assert.Equal(t, "a", d.Name)
+				if err != nil {
+					t.Fatalf("Decode: %v, want no error", err)
+				}
+				if d.Name != "a" {
+					t.Errorf("Name: got %q, want %q", d.Name, "a")
+				}
 				return
 			}
-			require.Error(t, err)
-			assert.Equal(t, tc.want, err.Error())
+			if err == nil {
+				t.Fatalf("Decode: no error, want %q", tc.want)
+			}
+			if got := err.Error(); got != tc.want {
+				t.Errorf("Decode error: got %q, want %q", got, tc.want)
+			}
 			var fe *Error
-			assert.True(t, errors.As(err, &fe), "an *Error")
+			if !errors.As(err, &fe) {
+				t.Errorf("Decode error is a %T, want an *Error", err)
+			}
 		})
 	}
 }
@@ -58,12 +65,20 @@ func TestDecode(t *testing.T) {
 func TestRead(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "p.json")
-	require.NoError(t, os.WriteFile(p, []byte(`{"count": 3}`), 0o644))
+	if err := os.WriteFile(p, []byte(`{"count": 3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var d doc
-	require.NoError(t, Read(p, &d, Options{Strict: true}))
-	assert.Equal(t, 3, d.Count)
+	if err := Read(p, &d, Options{Strict: true}); err != nil {
+		t.Fatalf("Read(%s): %v", p, err)
+	}
+	if d.Count != 3 {
+		t.Errorf("Count: got %d, want 3", d.Count)
+	}
 	err := Read(filepath.Join(dir, "missing.json"), &d, Options{})
-	assert.ErrorIs(t, err, os.ErrNotExist)
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Read(missing.json): got %v, want an error that is os.ErrNotExist", err)
+	}
 }
 
 func TestPosition(t *testing.T) {
@@ -72,8 +87,9 @@ func TestPosition(t *testing.T) {
 		off       int64
 		line, col int
 	}{{0, 1, 1}, {1, 1, 1}, {2, 1, 2}, {3, 2, 1}, {4, 2, 1}, {5, 2, 2}, {99, 3, 1}, {-4, 1, 1}} {
-		l, c := Position(data, tc.off)
-		assert.Equal(t, [2]int{tc.line, tc.col}, [2]int{l, c}, "offset %d", tc.off)
+		if l, c := Position(data, tc.off); l != tc.line || c != tc.col {
+			t.Errorf("Position(offset %d): got %d:%d, want %d:%d", tc.off, l, c, tc.line, tc.col)
+		}
 	}
 }
 

@@ -3,10 +3,8 @@ package matrixtlc
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/resumecontract/resumecheck/internal/tlc"
 	"github.com/resumecontract/resumecheck/matrix"
@@ -26,17 +24,33 @@ func TestTLCAgrees(t *testing.T) {
 	}
 	only := []string{"reference", "redeliver", "volatilepark", "rebuild"}
 	tlcRes, err := matrix.Build(context.Background(), "../../spec", matrix.Options{Engine: "tlc", Only: only, Check: Checker(tlc.Options{}, true)})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("matrix with TLC: %v", err)
+	}
 	for _, r := range tlcRes.Rows {
-		if assert.NotNil(t, r.States, "%s: state sets not compared", r.Name) {
-			assert.True(t, r.States.Equal(), "%s: state sets differ: %+v", r.Name, r.States)
-			assert.Positive(t, r.States.Go, "%s: no states compared", r.Name)
-			assert.Equal(t, r.States.TLC, r.States.Go, "%s: state counts", r.Name)
-			t.Logf("%s: %d states in both (TLC %d, Go %d)", r.Name, r.States.Go, r.States.TLC, r.States.Go)
+		if r.States == nil {
+			t.Errorf("%s: state sets not compared", r.Name)
+			continue
 		}
+		if !r.States.Equal() {
+			t.Errorf("%s: state sets differ: %+v", r.Name, r.States)
+		}
+		if r.States.Go <= 0 {
+			t.Errorf("%s: no states compared: the Go model has %d, want more than 0", r.Name, r.States.Go)
+		}
+		if r.States.Go != r.States.TLC {
+			t.Errorf("%s: state counts: Go has %d, TLC %d", r.Name, r.States.Go, r.States.TLC)
+		}
+		t.Logf("%s: %d states in both (TLC %d, Go %d)", r.Name, r.States.Go, r.States.TLC, r.States.Go)
 	}
 	goRes, err := matrix.Build(context.Background(), "../../spec", matrix.Options{Only: only})
-	require.NoError(t, err)
-	require.Len(t, tlcRes.Rows, len(only))
-	assert.Empty(t, matrix.Differences(goRes, tlcRes))
+	if err != nil {
+		t.Fatalf("matrix with the Go engine: %v", err)
+	}
+	if len(tlcRes.Rows) != len(only) {
+		t.Fatalf("TLC's matrix has %d rows, want %d (%v)", len(tlcRes.Rows), len(only), only)
+	}
+	if d := matrix.Differences(goRes, tlcRes); len(d) != 0 {
+		t.Errorf("the Go and TLC matrices differ, want no differences:\n%s", strings.Join(d, "\n"))
+	}
 }

@@ -8,31 +8,55 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
 func TestParseEveryProjectCfg(t *testing.T) {
 	files, err := filepath.Glob("../../spec/*.cfg")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no ../../spec/*.cfg files, want the project's models")
+	}
 	for _, f := range files {
 		cfg, err := ParseFile(f)
-		require.NoError(t, err, f)
-		assert.Equal(t, "FairSpec", cfg.Specification, f)
-		assert.Equal(t, []string{"TypeOK", "EO", "PC", "FD", "CV", "CO", "RD"}, cfg.Invariants, f)
-		assert.False(t, cfg.DeadlockChecked(), f)
+		if err != nil {
+			t.Fatalf("ParseFile(%s): %v", f, err)
+		}
+		if cfg.Specification != "FairSpec" {
+			t.Errorf("%s: SPECIFICATION: got %q, want FairSpec", f, cfg.Specification)
+		}
+		if d := cmp.Diff([]string{"TypeOK", "EO", "PC", "FD", "CV", "CO", "RD"}, cfg.Invariants); d != "" {
+			t.Errorf("%s: INVARIANTS (-want +got):\n%s", f, d)
+		}
+		if cfg.DeadlockChecked() {
+			t.Errorf("%s: deadlock is checked, want CHECK_DEADLOCK FALSE", f)
+		}
 		// Writing and re-reading gives the same configuration.
 		var buf bytes.Buffer
-		require.NoError(t, cfg.Write(&buf))
+		if err := cfg.Write(&buf); err != nil {
+			t.Fatalf("%s: Write: %v", f, err)
+		}
 		again, err := Parse(f, buf.String())
-		require.NoError(t, err, "re-reading\n%s", buf.String())
-		assert.Equal(t, len(cfg.Constants), len(again.Constants))
+		if err != nil {
+			t.Fatalf("%s: re-reading: %v\n%s", f, err, buf.String())
+		}
+		if len(again.Constants) != len(cfg.Constants) {
+			t.Errorf("%s: re-read has %d constants, want %d", f, len(again.Constants), len(cfg.Constants))
+		}
 		for i, k := range cfg.Constants {
-			assert.Equal(t, k.Name, again.Constants[i].Name)
-			assert.True(t, tlavalue.Equal(k.Value, again.Constants[i].Value), "%s: %s", f, k.Name)
+			if i >= len(again.Constants) {
+				t.Fatalf("%s: constant %d (%s) lost in the re-read", f, i, k.Name)
+			}
+			if got := again.Constants[i].Name; got != k.Name {
+				t.Errorf("%s: re-read constant %d: got name %s, want %s", f, i, got, k.Name)
+			}
+			if got := again.Constants[i].Value; !tlavalue.Equal(k.Value, got) {
+				t.Errorf("%s: %s re-read as %v, want %v", f, k.Name, got, k.Value)
+			}
 		}
 	}
 }
@@ -58,16 +82,26 @@ SYMMETRY Sym
 CHECK_DEADLOCK TRUE
 `
 	cfg, err := Parse("x.cfg", src)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
 	want := map[string]string{"N": "3", "S": `{"a", "b"}`, "Neg": "-2", "T": "<<1, [x |-> TRUE]>>", "M": "M"}
 	for name, v := range want {
 		k, ok := cfg.Constant(name)
-		require.True(t, ok, name)
-		assert.Equal(t, v, k.Value.String(), name)
+		if !ok {
+			t.Fatalf("Constant(%s): not found", name)
+		}
+		if got := k.Value.String(); got != v {
+			t.Errorf("%s: got %s, want %s", name, got, v)
+		}
 	}
 	op, _ := cfg.Constant("Op")
-	assert.Equal(t, "MCOp", op.Subst)
-	assert.Equal(t, "", op.Module, "Constant finds the unqualified substitution")
+	if op.Subst != "MCOp" {
+		t.Errorf("Op: substitution got %q, want MCOp", op.Subst)
+	}
+	if op.Module != "" {
+		t.Errorf("Op: module got %q, want none: Constant finds the unqualified substitution", op.Module)
+	}
 	var qualified []string
 	for _, k := range cfg.Constants {
 		if k.Module != "" {
@@ -78,30 +112,60 @@ CHECK_DEADLOCK TRUE
 			}
 		}
 	}
-	assert.Equal(t, []string{"Op<-[Inner]InnerOp", "Nat<-[Inner]MCNat", "NoHash=[Inner]NoHashVal", "Two=[Inner]{1, 2}"}, qualified)
+	if d := cmp.Diff([]string{"Op<-[Inner]InnerOp", "Nat<-[Inner]MCNat", "NoHash=[Inner]NoHashVal", "Two=[Inner]{1, 2}"}, qualified); d != "" {
+		t.Errorf("module-qualified constants (-want +got):\n%s", d)
+	}
 	var buf bytes.Buffer
-	require.NoError(t, cfg.Write(&buf))
+	if err := cfg.Write(&buf); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
 	again, err := Parse("x.cfg", buf.String())
-	require.NoError(t, err, "re-reading\n%s", buf.String())
-	require.Equal(t, len(cfg.Constants), len(again.Constants))
+	if err != nil {
+		t.Fatalf("re-reading: %v\n%s", err, buf.String())
+	}
+	if len(again.Constants) != len(cfg.Constants) {
+		t.Fatalf("re-read has %d constants, want %d\n%s", len(again.Constants), len(cfg.Constants), buf.String())
+	}
 	for i, k := range cfg.Constants {
 		a := again.Constants[i]
-		assert.Equal(t, []string{k.Name, k.Module, k.Subst}, []string{a.Name, a.Module, a.Subst}, "written and read back")
-		assert.True(t, tlavalue.Equal(k.Value, a.Value), "%s written and read back", k.Name)
+		if d := cmp.Diff([]string{k.Name, k.Module, k.Subst}, []string{a.Name, a.Module, a.Subst}); d != "" {
+			t.Errorf("constant %d written and read back: name, module, substitution (-want +got):\n%s", i, d)
+		}
+		if !tlavalue.Equal(k.Value, a.Value) {
+			t.Errorf("%s written and read back: got %v, want %v", k.Name, a.Value, k.Value)
+		}
 	}
 	for _, k := range cfg.Constants {
 		if k.Name == "NoHash" {
-			assert.Equal(t, tlavalue.Model("NoHashVal"), k.Value, "= [M] X: X is a model value")
+			// = [M] X: X is a model value (Equal compares kinds first: the
+			// string "NoHashVal" is not it).
+			if want := tlavalue.Model("NoHashVal"); !tlavalue.Equal(k.Value, want) {
+				t.Errorf("NoHash: got %v (a %v), want the model value %v", k.Value, k.Value.Kind(), want)
+			}
 		}
 	}
 	n, _ := cfg.Constant("N")
-	assert.Equal(t, 2, n.Line)
-	assert.Equal(t, "Init", cfg.Init)
-	assert.Equal(t, []string{"Inv1", "Inv2", "Inv3"}, cfg.Invariants)
-	assert.Equal(t, 15, cfg.Line("INVARIANTS", "Inv3"))
-	assert.Equal(t, []string{"P"}, cfg.Properties)
-	assert.Equal(t, []string{"Sym"}, cfg.Other["SYMMETRY"])
-	assert.True(t, cfg.DeadlockChecked())
+	if n.Line != 2 {
+		t.Errorf("N: line got %d, want 2", n.Line)
+	}
+	if cfg.Init != "Init" {
+		t.Errorf("INIT: got %q, want Init", cfg.Init)
+	}
+	if d := cmp.Diff([]string{"Inv1", "Inv2", "Inv3"}, cfg.Invariants); d != "" {
+		t.Errorf("INVARIANTS (-want +got):\n%s", d)
+	}
+	if got := cfg.Line("INVARIANTS", "Inv3"); got != 15 {
+		t.Errorf("Line(INVARIANTS, Inv3): got %d, want 15", got)
+	}
+	if d := cmp.Diff([]string{"P"}, cfg.Properties); d != "" {
+		t.Errorf("PROPERTY (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"Sym"}, cfg.Other["SYMMETRY"]); d != "" {
+		t.Errorf("SYMMETRY (-want +got):\n%s", d)
+	}
+	if !cfg.DeadlockChecked() {
+		t.Errorf("deadlock is not checked, want CHECK_DEADLOCK TRUE to check it")
+	}
 }
 
 func TestParseErrorsNamePositions(t *testing.T) {
@@ -135,10 +199,16 @@ func TestParseErrorsNamePositions(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := Parse("x.cfg", c.src)
-		require.Error(t, err, "%q", c.src)
-		assert.Contains(t, err.Error(), c.want, "%q", c.src)
+		if err == nil {
+			t.Fatalf("Parse(%q): no error, want %q", c.src, c.want)
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%q): got %q, want it to contain %q", c.src, err, c.want)
+		}
 		var ce *Error
-		assert.True(t, errors.As(err, &ce), "%q: want a *tlacfg.Error, got %T", c.src, err)
+		if !errors.As(err, &ce) {
+			t.Errorf("Parse(%q): want a *tlacfg.Error, got %T", c.src, err)
+		}
 	}
 }
 
@@ -146,13 +216,19 @@ func TestParseErrorsNamePositions(t *testing.T) {
 // (short, mixed case, or far from every keyword) are names.
 func TestKeywordLikeNamesStillParse(t *testing.T) {
 	cfg, err := Parse("x.cfg", "SPECIFICATION FairSpec\nINVARIANTS TypeOK EO PC FD CV CO RD NEXTSTEP SAFE\nPROPERTY Liveness\n")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"TypeOK", "EO", "PC", "FD", "CV", "CO", "RD", "NEXTSTEP", "SAFE"}, cfg.Invariants)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if d := cmp.Diff([]string{"TypeOK", "EO", "PC", "FD", "CV", "CO", "RD", "NEXTSTEP", "SAFE"}, cfg.Invariants); d != "" {
+		t.Errorf("INVARIANTS (-want +got):\n%s", d)
+	}
 }
 
 func TestParseFileMissing(t *testing.T) {
 	_, err := ParseFile(filepath.Join(t.TempDir(), "none.cfg"))
-	assert.ErrorIs(t, err, os.ErrNotExist)
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ParseFile(none.cfg): got %v, want an error that is os.ErrNotExist", err)
+	}
 }
 
 // FuzzParse: any input either parses or fails with a positioned error;
