@@ -62,8 +62,10 @@ func variants() map[string]Params {
 
 func TestReferenceCounts(t *testing.T) {
 	_, states := reachable(t, R0())
-	if len(states) != 59 {
-		t.Errorf("%d distinct states at R0, want 59 (docs/resume-contract.md: the reference semantics has 59)", len(states))
+	// docs/resume-contract.md: the reference semantics has 59 distinct
+	// states at R0.
+	if want := 59; len(states) != want {
+		t.Errorf("%d distinct states at R0, want %d", len(states), want)
 	}
 }
 

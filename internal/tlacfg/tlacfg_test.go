@@ -140,7 +140,7 @@ CHECK_DEADLOCK TRUE
 			// = [M] X: X is a model value (Equal compares kinds first: the
 			// string "NoHashVal" is not it).
 			if want := tlavalue.Model("NoHashVal"); !tlavalue.Equal(k.Value, want) {
-				t.Errorf("NoHash: got %v (a %v), want the model value %v", k.Value, k.Value.Kind(), want)
+				t.Errorf("NoHash: got %v (a %v), want %v (a %v)", k.Value, k.Value.Kind(), want, want.Kind())
 			}
 		}
 	}
