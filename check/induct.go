@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -17,6 +18,8 @@ import (
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/tla/eval"
 	"github.com/resumecontract/resumecheck/tla/interp"
+	"github.com/resumecontract/resumecheck/tla/syntax"
+	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
@@ -179,9 +182,11 @@ type CTI struct {
 	// Conjunct is the first conjunct of Invariant the last state
 	// violates, by its name where it is written as one (CommitSent), and
 	// At where it is (TwoPhaseInd.tla:27:5).
-	Conjunct string    `json:"conjunct,omitempty"`
-	At       string    `json:"at,omitempty"`
-	Trace    Violation `json:"trace"`
+	Conjunct string `json:"conjunct,omitempty"`
+	At       string `json:"at,omitempty"`
+	// Text is the conjunct as its file writes it (conjunctSource).
+	Text  string    `json:"text,omitempty"`
+	Trace Violation `json:"trace"`
 	// Reachable, when asked (InductJob.Reachable), says whether the
 	// first state is reachable from Init at the cfg's bounds; Explored
 	// is how many reachable states were explored to find out.
@@ -220,6 +225,37 @@ func (j *InductJob) Reachable(ctx context.Context, c *CTI) error {
 	}
 	c.Reachable, c.Explored = &found, n
 	return nil
+}
+
+// Job is the model as check loads it from the same cfg: what Reachable
+// explores, and where the page finds the cfg's constants.
+func (j *InductJob) Job() *Job { return j.reach }
+
+// Conjuncts names the candidate's conjuncts, in order, as ConjunctText
+// does ("CommitSent at TwoPhaseInd.tla:27:5"), an unnamed one of one line
+// followed by its text.
+func (j *InductJob) Conjuncts() []string {
+	p := &j.sp.M.Invariants[0]
+	var out []string
+	for i := range p.Conjuncts() {
+		file, pos, name := p.ConjunctAt(i)
+		c := CTI{Conjunct: name, At: fmt.Sprintf("%s:%d:%d", filepath.Base(file), pos.Line, pos.Col)}
+		text := c.ConjunctText()
+		if src := conjunctSource(file, pos, nil); name == "" && src != "" && !strings.Contains(src, "\n") {
+			// An unnamed conjunct of one line: its text says what it is.
+			text += ": " + src
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+// Any is the spec as induct compiled it, its types hidden: its
+// properties are the candidate and the type invariant, and a
+// counterexample's states (TraceState.Spec) are its states. The HTML page
+// draws a counterexample with it.
+func (j *InductJob) Any() tlaspec.Any {
+	return tlaspec.Erase[interp.State, interp.Label](j.sp)
 }
 
 // vars are the state's values as TLA+ values.
@@ -472,6 +508,13 @@ func (j *InductJob) cti(kind string, bad int, states [][]eval.Value, l interp.La
 		file, pos, name := p.ConjunctAt(i)
 		where := fmt.Sprintf("%s:%d:%d", filepath.Base(file), pos.Line, pos.Col)
 		c.Conjunct, c.At = name, where
+		var next *syntax.Pos
+		if i+1 < len(p.Conjuncts()) {
+			if nf, np, _ := p.ConjunctAt(i + 1); nf == file {
+				next = &np
+			}
+		}
+		c.Text = conjunctSource(file, pos, next)
 	}
 	for i, s := range states {
 		st := interp.StateOf(s)
@@ -485,6 +528,70 @@ func (j *InductJob) cti(kind string, bad int, states [][]eval.Value, l interp.La
 		c.Trace.Trace = append(c.Trace.Trace, ts)
 	}
 	return c
+}
+
+// conjunctSource is the text of the conjunct at pos in file, as written:
+// the rest of its line and the lines after it indented past its column
+// (TLA+'s layout: an item of a bulleted conjunction ends where a line
+// starts at the item's column or left of it), up to a blank line, and
+// cut where the next conjunct starts when that is on the same lines (an
+// inline A /\ B). "" when the file cannot be read; a page or a message
+// shows the position then.
+func conjunctSource(file string, pos syntax.Pos, next *syntax.Pos) string {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(src), "\n")
+	if pos.Line < 1 || pos.Line > len(lines) {
+		return ""
+	}
+	// Columns count runes, as the lexer does.
+	runes := func(s string) []rune { return []rune(strings.TrimRight(s, "\r")) }
+	first := runes(lines[pos.Line-1])
+	if pos.Col < 1 || pos.Col > len(first) {
+		return ""
+	}
+	const maxLines = 40
+	var out []string
+	for ln := pos.Line; ln <= len(lines) && len(out) < maxLines; ln++ {
+		r := runes(lines[ln-1])
+		from := 0
+		if ln == pos.Line {
+			from = pos.Col - 1
+		} else {
+			indent := len(r) - len(strings.TrimLeft(string(r), " \t"))
+			if strings.TrimSpace(string(r)) == "" || indent < pos.Col {
+				break
+			}
+		}
+		to := len(r)
+		cut := next != nil && next.Line == ln && next.Col-1 > from && next.Col-1 <= len(r)
+		if cut {
+			to = next.Col - 1
+		}
+		out = append(out, string(r[from:to]))
+		if cut {
+			break
+		}
+	}
+	text := strings.TrimRight(strings.Join(out, "\n"), " \t\n")
+	text = strings.TrimSpace(strings.TrimSuffix(text, "/\\"))
+	// Continuation lines keep their indentation relative to the first.
+	return dedent(text, pos.Col-1)
+}
+
+// dedent removes up to n leading spaces from every line but the first.
+func dedent(text string, n int) string {
+	lines := strings.Split(text, "\n")
+	for i := 1; i < len(lines); i++ {
+		k := 0
+		for k < n && k < len(lines[i]) && lines[i][k] == ' ' {
+			k++
+		}
+		lines[i] = lines[i][k:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // WriteText prints the report: the counterexample as TLC prints a

@@ -41,6 +41,9 @@ type graphDef struct {
 	Kinds []nodeKind
 	// Missing says why the graph is not drawn.
 	Missing string
+	// Caption, when set, replaces the caption's sentence about the
+	// breadth-first layers (a drawing that is not a model's graph).
+	Caption string
 	g       *Graph
 	w, h    float64
 }

@@ -34,6 +34,9 @@ type Graph struct {
 	Nodes []Node
 	Edges []Edge
 	index map[string]int
+	// oneStep marks the drawing of one state and its successors (the
+	// induct page's): a state with no successor drawn is not an end.
+	oneStep bool
 	// Width and Height are the drawing's size in SVG units.
 	Width, Height float64
 }
@@ -315,7 +318,7 @@ func (g *Graph) kind(id int) string {
 		cls = append(cls, "done")
 	case g.m != nil && n.State.Waiting:
 		cls = append(cls, "parked")
-	case g.m == nil && !g.hasSuccessor(id):
+	case g.m == nil && !g.oneStep && !g.hasSuccessor(id):
 		cls = append(cls, "done")
 	}
 	if n.Bad {

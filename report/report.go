@@ -80,6 +80,7 @@ type pageView struct {
 	Conformance *confView
 	Explore     *exploreView
 	SpecExplore *specExploreView
+	Induct      *inductView
 	Graphs      []*graphDef
 	// Extra is a script of the page's own, after the common one.
 	Extra template.JS

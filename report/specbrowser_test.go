@@ -121,3 +121,47 @@ func TestBrowserSpecCheck(t *testing.T) {
 		b.clean(fmt.Sprintf("the two-phase check page at %d px", w))
 	}
 }
+
+// TestBrowserInductPage opens tlcrun induct's pages of the two-phase
+// example at both widths: Consistent's counterexample to induction (its
+// step drawn, both states in view) and IndInv's inductive verdict, with
+// the checks of every page (no overflow, AA contrast, nothing fetched).
+func TestBrowserInductPage(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	pages := map[string]string{}
+	for _, inv := range []string{"Consistent", "IndInv"} {
+		rep, job, _ := inductPage(t, inv)
+		page, err := Induct(job.Any(), rep, InductOptions{Constants: "RM = {r1, r2, r3}, EarlyCommit = FALSE", Conjuncts: job.Conjuncts()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[inv] = filepath.Join(dir, inv+".html")
+		if err := page.WritePath(pages[inv]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, w := range widths {
+		b.load(pages["Consistent"], w, "section.cti")
+		if got := b.count("section.cti g.path g.pn"); got != 2 {
+			t.Errorf("at %d px: the counterexample's drawing has %d states on its path, want 2", w, got)
+		}
+		b.step("scrolling to the drawing", scrollTo("section.cti figure.graph"))
+		if p := b.pathInView("section.cti"); len(p) > 0 {
+			t.Errorf("at %d px: %s", w, strings.Join(p, "; "))
+		}
+		if p := b.overflow(); len(p) > 0 {
+			t.Errorf("at %d px: %s", w, strings.Join(p, "; "))
+		}
+		b.readable(fmt.Sprintf("the induct page of Consistent at %d px", w))
+		b.clean(fmt.Sprintf("the induct page of Consistent at %d px", w))
+		b.screenshot(shotName("report-induct-cti", w), "")
+
+		b.load(pages["IndInv"], w, "section.checked")
+		if p := b.overflow(); len(p) > 0 {
+			t.Errorf("at %d px: %s", w, strings.Join(p, "; "))
+		}
+		b.readable(fmt.Sprintf("the induct page of IndInv at %d px", w))
+		b.clean(fmt.Sprintf("the induct page of IndInv at %d px", w))
+	}
+}

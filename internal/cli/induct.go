@@ -15,6 +15,7 @@ import (
 	"github.com/resumecontract/resumecheck/internal/bench"
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
+	"github.com/resumecontract/resumecheck/report"
 )
 
 func newInductCmd() *cobra.Command {
@@ -29,6 +30,7 @@ func newInductCmd() *cobra.Command {
 		cont     bool
 		compare  bool
 		reach    bool
+		html     string
 		tf       tlcFlags
 	)
 	cmd := &cobra.Command{
@@ -65,6 +67,13 @@ counterexample, for complete counts (the first counterexample is kept).
 whether the counterexample's first state is one: when it is, the candidate
 is not even an invariant.
 
+--html FILE also writes the report as one self-contained HTML page: the
+verdict and the counts, and a counterexample told as two states (the
+state, the action, the successor and the conjunct it breaks, with what
+changed), whether the state is reachable from Init (explored for the
+page, as --reachable does), and a drawing of the state and all its
+successors.
+
 --compare-tlc also runs TLC's IndCheck-style check of the same step (a
 module of its own in a temporary folder: Init == Type /\ Inv, Next the
 spec's, Type and Inv as invariants, CONSTRAINT TLCGet("level") = 1 so
@@ -72,6 +81,7 @@ that TLC takes one step) and compares the consecution verdict, the states
 (TLC's distinct initial states) and the successors, with both times;
 exit 15 when they disagree.`,
 		Example: `  tlcrun induct --lib examples/twophase examples/twophase/induct/TwoPhaseInd.cfg
+  tlcrun induct --html cti.html --inv Consistent --lib examples/twophase examples/twophase/induct/TwoPhaseInd.cfg
   tlcrun induct --inv Consistent --lib examples/twophase examples/twophase/induct/TwoPhaseInd.cfg
   tlcrun induct --json --type TypeOK --inv IndInv MC.cfg`,
 		Args: cobra.ExactArgs(1),
@@ -97,7 +107,10 @@ exit 15 when they disagree.`,
 				}
 				return clibase.Exit(ExitFailure, err)
 			}
-			if reach && rep.CTI != nil && rep.CTI.Kind == "consecution" {
+			// The page always says whether the counterexample's state is
+			// reachable: it is what tells a too-weak candidate from a
+			// false one.
+			if (reach || html != "") && rep.CTI != nil && rep.CTI.Kind == "consecution" {
 				if err := job.Reachable(cmd.Context(), rep.CTI); err != nil {
 					return clibase.Exit(ExitFailure, err)
 				}
@@ -129,6 +142,16 @@ exit 15 when they disagree.`,
 			if err != nil {
 				return clibase.Exit(ExitFailure, err)
 			}
+			if html != "" {
+				start := time.Now()
+				page, err := report.Induct(job.Any(), rep, report.InductOptions{Constants: cfgConstants(job.Job()), Conjuncts: job.Conjuncts()})
+				if err != nil {
+					return clibase.Exit(ExitFailure, err)
+				}
+				if err := writePageSince(cmd, html, page, start); err != nil {
+					return err
+				}
+			}
 			if progress > 0 {
 				secs := max(rep.Seconds, 1e-9)
 				fmt.Fprintf(cmd.ErrOrStderr(), "Summary: %s states, %s successors in %.2fs with %d workers: %s states/s. Peak RSS %s.\n",
@@ -157,6 +180,7 @@ exit 15 when they disagree.`,
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.BoolVar(&cont, "continue", false, "check every state after a counterexample, for complete counts")
 	f.BoolVar(&reach, "reachable", false, "after a counterexample to induction, explore the reachable states (as check does) to say whether its first state is one")
+	f.StringVar(&html, "html", "", "also write the report as one self-contained HTML page (a counterexample as a story of two states, its reachability explored)")
 	f.BoolVar(&compare, "compare-tlc", false, "also run TLC's IndCheck-style check of the same step and compare (implies --continue)")
 	tf.add(f)
 	return cmd

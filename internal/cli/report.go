@@ -149,7 +149,9 @@ func writePage(cmd *cobra.Command, path string, page *report.Page) error {
 // writePageSince writes the page and says so with its size and the time
 // since start (the page's drawing began).
 func writePageSince(cmd *cobra.Command, path string, page *report.Page, start time.Time) error {
-	if err := page.WritePath(path); err != nil {
+	// Through a temporary, renamed into place: a page open in a browser,
+	// reloaded while the command runs, is the old one or the whole new one.
+	if err := atomicfile.WriteFile(path, page.Write); err != nil {
 		return clibase.Exit(ExitFailure, err)
 	}
 	size := ""

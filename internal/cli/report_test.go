@@ -45,6 +45,11 @@ func TestReportFiles(t *testing.T) {
 			map[string][]string{"twophase-interp.html": {"the TLA+ interpreter", "TMCommit is not enabled"}}},
 		{[]string{"explore", "--html", out("hop.html"), "../../report/testdata/hop/Hop.cfg"}, ExitOK,
 			map[string][]string{"hop.html": {`"module":"Hop"`, `id="ex-init"`, `"stuck":true`, "BelowTop"}}},
+		{[]string{"induct", "--progress", "0", "--inv", "Consistent", "--html", out("cti.html"), "--lib", "../../examples/twophase", "../../examples/twophase/induct/TwoPhaseInd.cfg"}, ExitSafety,
+			map[string][]string{"cti.html": {"Consistent is not inductive", "RMRcvCommitMsg(r1)", "Consistent at TwoPhase.tla:118:5",
+				"not reachable from Init at these bounds", `"kind":"induct"`}}},
+		{[]string{"induct", "--progress", "0", "--html", out("ind.html"), "--lib", "../../examples/twophase", "../../examples/twophase/induct/TwoPhaseInd.cfg"}, ExitOK,
+			map[string][]string{"ind.html": {"IndInv is inductive", "What was checked"}}},
 		{[]string{"check", "--property", "Nope", "../../spec/R0.cfg"}, ExitUsage, nil},
 		{[]string{"check", "--engine", "tlc", "--property", "EO", "../../spec/R0.cfg"}, ExitUsage, nil},
 		{[]string{"report", "trace", "../../testdata/traces/partial/doc-example.ndjson"}, ExitUsage, nil},
@@ -83,6 +88,11 @@ func TestReportFiles(t *testing.T) {
 				t.Errorf("tlcrun %s: stderr does not say it wrote %s: %q", strings.Join(tc.args, " "), name, stderr.String())
 			}
 		}
+	}
+	// The pages go through temporaries (internal/atomicfile): none is left.
+	left, _ := filepath.Glob(filepath.Join(work, ".*.tmp"))
+	if len(left) > 0 {
+		t.Errorf("temporaries left beside the pages: %v", left)
 	}
 }
 
