@@ -35,8 +35,8 @@ type ctiView struct {
 	// TwoPhaseInd.tla:27:5"), Text is it as written.
 	Conjunct, Text string
 	// Reach says whether step 0 is reachable from Init; ReachClass is
-	// good (not reachable: the candidate is only too weak), bad (reachable:
-	// not even an invariant) or "" (not computed).
+	// unreachable (the candidate misses a fact of the reachable states),
+	// bad (reachable: not even an invariant) or "" (not computed).
 	Reach, ReachClass string
 	Before, After     []VarValue
 	Diffs             []ctiDiff
@@ -170,11 +170,15 @@ func ctiOf(sp tlaspec.Any, rep *check.InductReport, gs *graphs) (*ctiView, error
 	case c.Reachable == nil:
 		v.Reach = "Whether this state is reachable from Init was not explored."
 	case *c.Reachable:
-		v.Reach = fmt.Sprintf("This state is reachable from Init (found among %d reachable states): %s is not even an invariant; tlcrun check shows a behaviour that breaks it.", c.Explored, rep.Inv)
+		// The invariant the successor breaks, the candidate or the type:
+		// a reachable state steps to a reachable state that breaks it.
+		v.Reach = fmt.Sprintf("This state is reachable from Init (found among %d reachable states): %s is not even an invariant; tlcrun check shows a behaviour that breaks it.", c.Explored, c.Invariant)
 		v.ReachClass = "bad"
 	default:
-		v.Reach = fmt.Sprintf("This state is not reachable from Init at these bounds: all %d reachable states were explored. %s is an invariant here that is too weak to prove itself: it forgets a fact that the reachable states keep.", c.Explored, rep.Inv)
-		v.ReachClass = "good"
+		// Not a claim that the candidate holds in every reachable state:
+		// only this state was looked for (tlcrun check answers that).
+		v.Reach = fmt.Sprintf("This state is not reachable from Init at these bounds: all %d reachable states were explored. So the step does not show %s failing in a behaviour of the spec: it shows a fact about the reachable states that %s does not say (whether %s holds in all of them is tlcrun check's question).", c.Explored, rep.Inv, rep.Inv, rep.Inv)
+		v.ReachClass = "unreachable"
 	}
 	after := sp.Vars(tr[1].Spec)
 	for i, x := range after {
@@ -279,7 +283,9 @@ func stepGraph(sp tlaspec.Any, rep *check.InductReport, gs *graphs, from, to tla
 		g.oneStep = true
 		return g, nil
 	})
-	if d.g != nil {
+	if d.g == nil && strings.Contains(d.Missing, "too many to draw") {
+		d.Missing = fmt.Sprintf("Step 0 and its successors are not drawn: it has more than %d, too many to draw legibly. The story above tells the step.", gs.opt.maxGraphStates())
+	} else {
 		d.Caption = fmt.Sprintf("Step 0 (left) and its %s by Next (depth 1), %s. The thick red line is the counterexample's step, its two states numbered 0 and 1 as in the story above and labelled with its action.",
 			english.Count(d.States-1, "distinct successor"), english.Count(d.Transitions, "transition"))
 		for i := range d.Kinds {
@@ -293,7 +299,11 @@ func stepGraph(sp tlaspec.Any, rep *check.InductReport, gs *graphs, from, to tla
 			}
 		}
 	}
-	return d.useSpec([]tlaspec.State{from, to}, []string{"", label}, -1)
+	u := d.useSpec([]tlaspec.State{from, to}, []string{"", label}, -1)
+	if d.g == nil {
+		u.Missing = d.Missing
+	}
+	return u
 }
 
 // oneStep is a spec whose one initial state is from and whose only steps

@@ -36,7 +36,12 @@ func inductPage(t *testing.T, inv string) (*check.InductReport, *check.InductJob
 
 func writeInduct(t *testing.T, job *check.InductJob, rep *check.InductReport) string {
 	t.Helper()
-	page, err := Induct(job.Any(), rep, InductOptions{Constants: "RM = {r1, r2, r3}, EarlyCommit = FALSE", Conjuncts: job.Conjuncts()})
+	return writeInductWith(t, job, rep, Options{})
+}
+
+func writeInductWith(t *testing.T, job *check.InductJob, rep *check.InductReport, opt Options) string {
+	t.Helper()
+	page, err := Induct(job.Any(), rep, InductOptions{Options: opt, Constants: "RM = {r1, r2, r3}, EarlyCommit = FALSE", Conjuncts: job.Conjuncts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +109,50 @@ func TestInductPageCTI(t *testing.T) {
 	}
 }
 
+// A state with more successors than a drawing holds: the page says why
+// there is no drawing, not that the model is too large.
+func TestInductPageTooManySuccessors(t *testing.T) {
+	rep, job, _ := inductPage(t, "Consistent")
+	page := writeInductWith(t, job, rep, Options{MaxGraphStates: 2})
+	if !strings.Contains(page, "Step 0 and its successors are not drawn: it has more than 2") || strings.Contains(page, "<svg viewBox") {
+		t.Error("a step 0 with more successors than MaxGraphStates is drawn, or not said so")
+	}
+}
+
+// A reachable state whose step leaves the type: the invariant that is not
+// even an invariant is the type, not the candidate.
+func TestInductPageReachableTypeBreak(t *testing.T) {
+	job, rep := inductSpec(t, "---- MODULE Spec ----\nEXTENDS Naturals\nVARIABLE x\nTypeOK == x \\in 0..3\nInv == x # 5\nInit == x = 0\nNext == x' = x + 1\n====\n")
+	if err := job.Reachable(context.Background(), rep.CTI); err != nil {
+		t.Fatal(err)
+	}
+	page := writeInduct(t, job, rep)
+	if !strings.Contains(page, "TypeOK is not even an invariant") || strings.Contains(page, "Inv is not even") {
+		t.Error("the page does not say that the type invariant is the one broken from a reachable state")
+	}
+}
+
+// inductSpec runs induct on a spec of one module, written into a folder
+// of its own with a cfg naming TypeOK and Inv.
+func inductSpec(t *testing.T, spec string) (*check.InductJob, *check.InductReport) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range map[string]string{"Spec.tla": spec, "Spec.cfg": "INIT Init\nNEXT Next\nINVARIANTS TypeOK Inv\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job, err := check.LoadInduct(check.InductInput{Cfg: filepath.Join(dir, "Spec.cfg"), Type: "TypeOK"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := job.Run(context.Background(), check.InductOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job, rep
+}
+
 // A conjunct written over several lines is shown whole, as written.
 func TestInductPageConjunctText(t *testing.T) {
 	_, _, page := inductPage(t, "NoPreparedAbortsTold")
@@ -139,21 +188,7 @@ func TestInductPageInductive(t *testing.T) {
 // An initial state that violates the candidate: the page shows that state
 // and the conjunct, no step and no drawing.
 func TestInductPageInitiation(t *testing.T) {
-	dir := t.TempDir()
-	spec := "---- MODULE Spec ----\nEXTENDS Naturals\nVARIABLE x\nTypeOK == x \\in 0..3\nInv == x > 0\nInit == x = 0\nNext == x < 3 /\\ x' = x + 1\n====\n"
-	for name, text := range map[string]string{"Spec.tla": spec, "Spec.cfg": "INIT Init\nNEXT Next\nINVARIANTS TypeOK Inv\n"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	job, err := check.LoadInduct(check.InductInput{Cfg: filepath.Join(dir, "Spec.cfg"), Type: "TypeOK"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := job.Run(context.Background(), check.InductOptions{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	job, rep := inductSpec(t, "---- MODULE Spec ----\nEXTENDS Naturals\nVARIABLE x\nTypeOK == x \\in 0..3\nInv == x > 0\nInit == x = 0\nNext == x < 3 /\\ x' = x + 1\n====\n")
 	page := writeInduct(t, job, rep)
 	for _, want := range []string{"Inv is not inductive", "Initiation fails", "The initial state that violates Inv", `/\ x = 0`, "Inv at Spec.tla:5:8", "x > 0</pre>"} {
 		if !strings.Contains(page, want) {

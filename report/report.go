@@ -54,6 +54,14 @@ type Options struct {
 	Pending []string
 }
 
+// maxGraphStates is MaxGraphStates or its default.
+func (o Options) maxGraphStates() int {
+	if o.MaxGraphStates <= 0 {
+		return DefaultMaxStates
+	}
+	return o.MaxGraphStates
+}
+
 // Page is one self-contained HTML report: its styles, its script and its
 // data are inside the file, and it loads nothing from anywhere.
 type Page struct {
