@@ -241,7 +241,7 @@ func (j *InductJob) Conjuncts() []string {
 		file, pos, name := p.ConjunctAt(i)
 		c := CTI{Conjunct: name, At: fmt.Sprintf("%s:%d:%d", filepath.Base(file), pos.Line, pos.Col)}
 		text := c.ConjunctText()
-		if src := conjunctSource(file, pos, nil); name == "" && src != "" && !strings.Contains(src, "\n") {
+		if src := conjunctText(p, i); name == "" && src != "" && !strings.Contains(src, "\n") {
 			// An unnamed conjunct of one line: its text says what it is.
 			text += ": " + src
 		}
@@ -508,13 +508,7 @@ func (j *InductJob) cti(kind string, bad int, states [][]eval.Value, l interp.La
 		file, pos, name := p.ConjunctAt(i)
 		where := fmt.Sprintf("%s:%d:%d", filepath.Base(file), pos.Line, pos.Col)
 		c.Conjunct, c.At = name, where
-		var next *syntax.Pos
-		if i+1 < len(p.Conjuncts()) {
-			if nf, np, _ := p.ConjunctAt(i + 1); nf == file {
-				next = &np
-			}
-		}
-		c.Text = conjunctSource(file, pos, next)
+		c.Text = conjunctText(p, i)
 	}
 	for i, s := range states {
 		st := interp.StateOf(s)
@@ -528,6 +522,19 @@ func (j *InductJob) cti(kind string, bad int, states [][]eval.Value, l interp.La
 		c.Trace.Trace = append(c.Trace.Trace, ts)
 	}
 	return c
+}
+
+// conjunctText is the text of p's i-th conjunct as written, cut where
+// the next one starts (conjunctSource).
+func conjunctText(p *eval.Pred, i int) string {
+	file, pos, _ := p.ConjunctAt(i)
+	var next *syntax.Pos
+	if i+1 < len(p.Conjuncts()) {
+		if nf, np, _ := p.ConjunctAt(i + 1); nf == file {
+			next = &np
+		}
+	}
+	return conjunctSource(file, pos, next)
 }
 
 // conjunctSource is the text of the conjunct at pos in file, as written:

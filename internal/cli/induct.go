@@ -108,8 +108,8 @@ exit 15 when they disagree.`,
 				return clibase.Exit(ExitFailure, err)
 			}
 			// The page always says whether the counterexample's state is
-			// reachable: it is what tells a too-weak candidate from a
-			// false one.
+			// reachable: a reader's first question (reachable, the
+			// invariant it breaks is not even an invariant).
 			if (reach || html != "") && rep.CTI != nil && rep.CTI.Kind == "consecution" {
 				if err := job.Reachable(cmd.Context(), rep.CTI); err != nil {
 					return clibase.Exit(ExitFailure, err)
