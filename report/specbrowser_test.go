@@ -155,7 +155,7 @@ func TestBrowserInductPage(t *testing.T) {
 		}
 		b.readable(fmt.Sprintf("the induct page of Consistent at %d px", w))
 		b.clean(fmt.Sprintf("the induct page of Consistent at %d px", w))
-		b.screenshot(shotName("report-induct-cti", w), "")
+		b.screenshot(shotName("report-induct-cti", w), "section.cti")
 
 		b.load(pages["IndInv"], w, "section.checked")
 		if p := b.overflow(); len(p) > 0 {
