@@ -6,10 +6,12 @@ import (
 	"html"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
 // inductPage runs tlcrun induct's check of inv on the two-phase example
@@ -207,4 +209,34 @@ func mainOf(page string) string {
 		return page[i:]
 	}
 	return page
+}
+
+// valueDiff says where two values differ: a function's, record's or
+// tuple's components, a set's elements gained and lost, and the whole
+// value where the shapes differ.
+func TestValueDiff(t *testing.T) {
+	parse := func(s string) tlavalue.Value {
+		v, err := tlavalue.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		a, b string
+		want []string
+	}{
+		{`(r1 :> "a" @@ r2 :> "b")`, `(r1 :> "a" @@ r2 :> "c")`, []string{`f[r2]: "b" → "c"`}},
+		{`[x |-> 1, y |-> <<1, 2>>]`, `[x |-> 1, y |-> <<1, 3>>]`, []string{`f.y[2]: 2 → 3`}},
+		{`{1, 2}`, `{2, 3}`, []string{"f gains 3", "f loses 1"}},
+		{`<<1>>`, `<<1, 2>>`, []string{`f: <<1>> → <<1, 2>>`}},
+		{`1`, `2`, []string{`f: 1 → 2`}},
+		{`{1}`, `{1}`, nil},
+	} {
+		var got []string
+		valueDiff("f", parse(tc.a), parse(tc.b), &got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s to %s: got %q, want %q", tc.a, tc.b, got, tc.want)
+		}
+	}
 }
