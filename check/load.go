@@ -127,7 +127,7 @@ var constants = model.ConstantNames
 const Symmetry = "Symmetry"
 
 // Properties are the temporal properties a cfg may list.
-var Properties = []string{"Liveness"}
+var Properties = []string{model.Liveness}
 
 var moduleRE = regexp.MustCompile(`(?m)^-{4,}\s*MODULE\s+(\w+)\s*-{4,}`)
 

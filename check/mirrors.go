@@ -1,6 +1,8 @@
 package check
 
 import (
+	"github.com/resumecontract/resumecheck/model"
+
 	"context"
 	"errors"
 	"fmt"
@@ -141,7 +143,7 @@ var mirrors = map[string]Mirrored{
 		Module:     twophase.ModuleName,
 		Constants:  twophase.ConstantNames,
 		Invariants: []string{"TypeOK", "Consistent"},
-		Temporal:   []string{"Liveness"},
+		Temporal:   []string{model.Liveness},
 		Record:     twophase.MirrorRecord,
 		Bind: func(consts map[string]tlavalue.Value, props []string) (Bound, error) {
 			m, err := twophase.Bind(consts, props)

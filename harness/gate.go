@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"github.com/resumecontract/resumecheck/model"
+
 	"fmt"
 	"math"
 	"slices"
@@ -213,10 +215,10 @@ func gateCell(f *Finding, bc, fc *Cell) {
 	case f.Was == NA:
 		f.Kind, f.Why = FindingConfirmed, "the baseline could not measure it, this run did"
 		return
-	case o == "RD":
+	case o == model.RD:
 		gateRD(f, bc, fc)
 		return
-	case o == "FI" && len(fc.Runs) == 0:
+	case o == model.FI && len(fc.Runs) == 0:
 		f.Kind, f.Why = FindingConfirmed, "FI follows from the adapter's fork feature: "+fc.Summary
 		return
 	}

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"github.com/resumecontract/resumecheck/model"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,7 +71,7 @@ func (p *Profile) DirName() string { return p.Subject + "@" + p.Version + "-" + 
 func (p *Profile) Finish() {
 	p.Obligations = map[string]ObligationVerdict{}
 	for _, o := range Obligations {
-		if o == "FI" {
+		if o == model.FI {
 			p.Obligations[o] = p.judgeFI()
 			continue
 		}
@@ -126,9 +128,9 @@ func (p *Profile) Finish() {
 		p.splitConstructed(o, &v)
 		p.Obligations[o] = v
 	}
-	fi := p.Obligations["FI"]
-	p.splitConstructed("FI", &fi)
-	p.Obligations["FI"] = fi
+	fi := p.Obligations[model.FI]
+	p.splitConstructed(model.FI, &fi)
+	p.Obligations[model.FI] = fi
 }
 
 // splitConstructed separates an obligation's verdict over the cells
@@ -238,7 +240,7 @@ func (p *Profile) judgeFI() ObligationVerdict {
 			v.Cells = append(v.Cells, c.Name)
 		}
 	}
-	half, ok := fork.Status["FI"]
+	half, ok := fork.Status[model.FI]
 	if !ok || half == NA {
 		v.Evidence = fork.Skipped
 		if v.Evidence == "" {
@@ -263,7 +265,7 @@ func (p *Profile) judgeFI() ObligationVerdict {
 	}
 	var co, eo Status
 	if stray != nil {
-		co, eo = stray.Status["CO"], stray.Status["EO"]
+		co, eo = stray.Status[model.CO], stray.Status[model.EO]
 	}
 	switch {
 	case stray == nil || stray.Skipped != "" || co == "" || eo == "" || co == NA || eo == NA:

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"github.com/resumecontract/resumecheck/model"
+
 	"fmt"
 	"maps"
 	"slices"
@@ -37,9 +39,9 @@ func Recheck(tr *trace.Trace, rv *RunVerdict, w Workflow) (string, error) {
 	// The direct checks' report and completion inputs, read back.
 	cv := Undetermined
 	if rv.Direct || slices.Contains(rv.Notes, "CV violated by direct evidence") {
-		cv = rv.Obligations["CV"]
+		cv = rv.Obligations[model.CV]
 	}
-	completed := rv.Obligations["LV"] != Violated
+	completed := rv.Obligations[model.LV] != Violated
 	direct := directFrom(w, rv.Counts, rv.Consumers, rv.Outcomes, rv.Recoveries, cv, completed)
 	got := &RunVerdict{Obligations: map[string]Status{}, KillPoint: rv.KillPoint, Unreached: rv.Unreached}
 	if err := got.decide(tr, res, direct); err != nil {

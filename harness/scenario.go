@@ -1,5 +1,7 @@
 package harness
 
+import "github.com/resumecontract/resumecheck/model"
+
 // Scenario is one kind of cell (docs/harness.md, "Scenarios").
 type Scenario struct {
 	Name     string
@@ -22,14 +24,14 @@ func wf(tasks, gate, invalid int) Workflow {
 
 // The scenarios, in the profile's order.
 var Scenarios = []Scenario{
-	{"fd", wf(3, 2, 0), []string{"FD", "EO", "CO", "LV"}, "a second resume value aimed at the interrupt checkpoint"},
-	{"stray", wf(3, 2, 0), []string{"CO", "EO", "LV"}, "a resume after completion"},
-	{"cv", wf(3, 2, 3), []string{"CV"}, "the last task writes a schema-invalid state"},
-	{"crash", wf(4, 2, 0), []string{"EO", "PC", "LV"}, "SIGKILL inside task 3, after its effect; recovery through an address"},
-	{"killsweep", wf(4, 2, 0), []string{"EO", "PC", "RD", "LV"}, "SIGKILL at every note of start + resume; recovery through an address"},
-	{"race", wf(3, 3, 0), []string{"CO", "LV"}, "k processes resume one parked interrupt behind a barrier"},
-	{"parked", wf(3, 2, 0), []string{"LV"}, "SIGKILL while parked, then resume"},
-	{"fork", wf(3, 2, 0), []string{"FI", "FD", "LV"}, "a resume with explicit fork intent"},
+	{"fd", wf(3, 2, 0), []string{model.FD, model.EO, model.CO, model.LV}, "a second resume value aimed at the interrupt checkpoint"},
+	{"stray", wf(3, 2, 0), []string{model.CO, model.EO, model.LV}, "a resume after completion"},
+	{"cv", wf(3, 2, 3), []string{model.CV}, "the last task writes a schema-invalid state"},
+	{"crash", wf(4, 2, 0), []string{model.EO, model.PC, model.LV}, "SIGKILL inside task 3, after its effect; recovery through an address"},
+	{"killsweep", wf(4, 2, 0), []string{model.EO, model.PC, model.RD, model.LV}, "SIGKILL at every note of start + resume; recovery through an address"},
+	{"race", wf(3, 3, 0), []string{model.CO, model.LV}, "k processes resume one parked interrupt behind a barrier"},
+	{"parked", wf(3, 2, 0), []string{model.LV}, "SIGKILL while parked, then resume"},
+	{"fork", wf(3, 2, 0), []string{model.FI, model.FD, model.LV}, "a resume with explicit fork intent"},
 }
 
 // ScenarioByName returns the scenario with that name.

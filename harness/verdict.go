@@ -213,11 +213,11 @@ func (rv *RunVerdict) decide(tr *trace.Trace, res *tracecheck.Result, direct map
 				rv.Obligations[o] = Undetermined
 			}
 		}
-		rv.Obligations["LV"] = direct["LV"]
+		rv.Obligations[model.LV] = direct[model.LV]
 	}
 	// What the ledger shows directly is never overruled: a duplicate
 	// effect is a violation of EO whatever model explains the trace.
-	for _, o := range []string{"EO", "CO", "CV", "FD"} {
+	for _, o := range []string{model.EO, model.CO, model.CV, model.FD} {
 		if direct[o] == Violated && rv.Obligations[o] != Violated {
 			rv.Obligations[o] = Violated
 			rv.Notes = append(rv.Notes, o+" violated by direct evidence")
@@ -248,27 +248,27 @@ func directChecks(l *RunLog, b *Built) map[string]Status {
 // and replies say: whether the durable records validate (cv) and whether
 // a reply said completed.
 func directFrom(w Workflow, c Counts, consumers int, outcomes []OutcomeObs, recoveries []RecoveryObs, cv Status, completed bool) map[string]Status {
-	st := map[string]Status{"EO": Holds, "CO": Holds, "FD": Holds, "CV": cv, "PC": Holds, "RD": Holds, "LV": Violated}
+	st := map[string]Status{model.EO: Holds, model.CO: Holds, model.FD: Holds, model.CV: cv, model.PC: Holds, model.RD: Holds, model.LV: Violated}
 	for _, n := range c.Applied {
 		if n > 1 {
-			st["EO"] = Violated
+			st[model.EO] = Violated
 		}
 	}
 	if w.Gate-1 < len(c.Applied) && c.Applied[w.Gate-1] > 1 || consumers > 1 {
-		st["CO"] = Violated
+		st[model.CO] = Violated
 	}
 	for _, o := range outcomes {
 		if o.Error == "" && o.Role != RoleStray && o.Role != RoleRacer && !o.OwnValue() {
-			st["FD"] = Violated
+			st[model.FD] = Violated
 		}
 	}
 	for _, r := range recoveries {
 		if r.Decision == "replay" || r.Decision == "reexec" {
-			st["PC"] = Violated
+			st[model.PC] = Violated
 		}
 	}
 	if completed {
-		st["LV"] = Holds
+		st[model.LV] = Holds
 	}
 	return st
 }
@@ -333,7 +333,7 @@ func (c *Cell) Aggregate() {
 		return
 	}
 	for _, o := range c.Measures {
-		if o == "RD" {
+		if o == model.RD {
 			continue
 		}
 		st := Holds
@@ -353,10 +353,10 @@ func (c *Cell) Aggregate() {
 		}
 		c.Status[o] = st
 	}
-	if slices.Contains(c.Measures, "RD") {
-		c.Status["RD"] = Holds
+	if slices.Contains(c.Measures, model.RD) {
+		c.Status[model.RD] = Holds
 		if pairs := c.rdConflicts(); len(pairs) > 0 {
-			c.Status["RD"] = Violated
+			c.Status[model.RD] = Violated
 		}
 	}
 	c.Summary = c.summarize()
@@ -425,11 +425,11 @@ func (c *Cell) summarize() string {
 		}
 	}
 	for _, o := range c.Measures {
-		if c.Status[o] == Violated && o != "RD" {
+		if c.Status[o] == Violated && o != model.RD {
 			parts = append(parts, fmt.Sprintf("%s violated in %d/%s", o, viol[o], english.Count(len(c.Runs), "run")))
 		}
 	}
-	if pairs := c.rdConflicts(); len(pairs) > 0 && slices.Contains(c.Measures, "RD") {
+	if pairs := c.rdConflicts(); len(pairs) > 0 && slices.Contains(c.Measures, model.RD) {
 		parts = append(parts, "RD violated: "+strings.Join(pairs, "; "))
 	}
 	if len(explained) > 0 {
@@ -469,7 +469,7 @@ func (c *Cell) Finish(sc Scenario, f Features) {
 	}
 	if sc.Name == "fork" && !f.Fork {
 		c.Skipped = ""
-		c.Status = map[string]Status{"FI": Violated, "FD": NA, "LV": NA}
+		c.Status = map[string]Status{model.FI: Violated, model.FD: NA, model.LV: NA}
 		c.Summary = "the subject's resume interface has no fork intent (adapter feature fork=false): a second delivery to a consumed checkpoint cannot be told from a retry (see the fd cell for which of FD and CO it gives up)"
 		return
 	}
@@ -480,11 +480,11 @@ func (c *Cell) Finish(sc Scenario, f Features) {
 			st = Undetermined
 		}
 		for _, run := range c.Runs {
-			if run.Obligations["FD"] != Holds {
+			if run.Obligations[model.FD] != Holds {
 				st = Violated
 			}
 		}
-		c.Status["FI"] = st
+		c.Status[model.FI] = st
 	}
 }
 
@@ -515,7 +515,7 @@ func RaceGridOf(runs []RunVerdict, gate int) []RacePoint {
 		pt.Gated += gated
 		pt.Served += r.Consumers
 		pt.Saturation += float64(max(0, gated-1)) / float64(k-1)
-		switch st := r.Obligations["CO"]; {
+		switch st := r.Obligations[model.CO]; {
 		case st == Violated:
 			pt.CO = Violated
 		case st != Holds && pt.CO == Holds:

@@ -1,6 +1,8 @@
 package matrix
 
 import (
+	"github.com/resumecontract/resumecheck/model"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -29,7 +31,7 @@ func (r *Result) faultRows() []RowResult {
 // Claims evaluates the contract's independence claims on a matrix.
 func Claims(r *Result) []Claim {
 	var out []Claim
-	obligations := append(slices.Clone(Safety), "Liveness")
+	obligations := append(slices.Clone(Safety), model.Liveness)
 
 	// Each safety obligation is violated, alone, by some fault.
 	for _, o := range Safety {
@@ -50,7 +52,7 @@ func Claims(r *Result) []Claim {
 		c := Claim{ID: "independent-COCount",
 			Statement: "CO's count clause is independent: some fault violates COCount while EO, PC, FD, CV, RD, Liveness and CO's effect clause hold"}
 		for _, rr := range r.faultRows() {
-			if rr.Cells["COCount"].Violated && len(rr.Violated(append(others(obligations, "CO"), "COEffect")...)) == 0 {
+			if rr.Cells[model.COCount].Violated && len(rr.Violated(append(others(obligations, model.CO), model.COEffect)...)) == 0 {
 				c.Witnesses = append(c.Witnesses, rr.Name)
 			}
 		}
@@ -63,7 +65,7 @@ func Claims(r *Result) []Claim {
 		c := Claim{ID: "independent-PCLineage",
 			Statement: "PC's lineage clause is independent: some fault violates PCLineage while PC's prefix clause and every other obligation hold"}
 		for _, rr := range r.faultRows() {
-			if rr.Cells["PCLineage"].Violated && len(rr.Violated(append(others(obligations, "PC"), "PCPrefix")...)) == 0 {
+			if rr.Cells[model.PCLineage].Violated && len(rr.Violated(append(others(obligations, model.PC), model.PCPrefix)...)) == 0 {
 				c.Witnesses = append(c.Witnesses, rr.Name)
 			}
 		}
@@ -76,7 +78,7 @@ func Claims(r *Result) []Claim {
 		c := Claim{ID: "independent-Liveness",
 			Statement: "Liveness is independent of safety: some fault violates Liveness while every safety obligation and clause holds"}
 		for _, rr := range r.faultRows() {
-			if rr.Cells["Liveness"].Violated && len(rr.Violated(others(columnNames(), "Liveness")...)) == 0 {
+			if rr.Cells[model.Liveness].Violated && len(rr.Violated(others(columnNames(), model.Liveness)...)) == 0 {
 				c.Witnesses = append(c.Witnesses, rr.Name)
 			}
 		}
@@ -90,7 +92,7 @@ func Claims(r *Result) []Claim {
 			Statement: "CO's effect clause follows from EO: no model violates COEffect while EO holds"}
 		c.Holds = true
 		for _, rr := range r.Rows {
-			if rr.Cells["COEffect"].Violated && !rr.Cells["EO"].Violated {
+			if rr.Cells[model.COEffect].Violated && !rr.Cells[model.EO].Violated {
 				c.Holds = false
 				c.Witnesses = append(c.Witnesses, rr.Name)
 			}
@@ -108,8 +110,8 @@ func Claims(r *Result) []Claim {
 		serve, ok1 := r.Row("nointent")
 		inert, ok2 := r.Row("forkignore")
 		c.Holds = ok1 && ok2 &&
-			serve.Cells["CO"].Violated && !serve.Cells["FD"].Violated &&
-			inert.Cells["FD"].Violated && !inert.Cells["CO"].Violated
+			serve.Cells[model.CO].Violated && !serve.Cells[model.FD].Violated &&
+			inert.Cells[model.FD].Violated && !inert.Cells[model.CO].Violated
 		if ok1 {
 			c.Witnesses = append(c.Witnesses, "nointent")
 		}

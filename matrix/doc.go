@@ -19,34 +19,34 @@ type lesson struct {
 }
 
 var lessons = []lesson{
-	{"EO", "EO, effect exactly-once",
+	{model.EO, "EO, effect exactly-once",
 		"Every task's external effect (the email, the card charge) fires at most once, however often the run crashes, recovers or is resumed.",
 		"An effect that fires twice is the failure users notice first: the customer is charged twice.",
-		"independent-EO", "EO"},
-	{"PC", "PC, prefix continuation",
+		"independent-EO", model.EO},
+	{model.PC, "PC, prefix continuation",
 		"After a crash, execution continues after the durable prefix: it never re-executes a task whose completion is durable, and recovery continues from the durable log, not from a rebuild of the run's initial input.",
 		"Re-entering the prefix is how duplicate effects and lost updates start; a rebuild may reach the same place by a different path, which the lineage clause catches even when no effect fires twice.",
-		"independent-PC", "PC"},
-	{"FD", "FD, fork determinism",
+		"independent-PC", model.PC},
+	{model.FD, "FD, fork determinism",
 		"Every resume aimed at the interrupt checkpoint observes the outcome of its own value.",
 		"A human who forks a run with a new answer must see that answer's consequences, not the first answer's.",
-		"independent-FD", "FD"},
-	{"CV", "CV, checkpoint validity",
+		"independent-FD", model.FD},
+	{model.CV, "CV, checkpoint validity",
 		"Every durable record is valid: state that fails its schema is refused, never persisted.",
 		"An invalid record persisted silently poisons every later recovery that reads it.",
-		"independent-CV", "CV"},
-	{"CO", "CO, consume-once",
+		"independent-CV", model.CV},
+	{model.CO, "CO, consume-once",
 		"A parked interrupt is consumed at most once (the count clause), and the gated effect fires at most once (the effect clause, which EO already implies).",
 		"When several processes resume one parked run, exactly one may pass the gate; the others must get an explicit conflict.",
-		"independent-CO", "CO"},
-	{"RD", "RD, recovery determinism",
+		"independent-CO", model.CO},
+	{model.RD, "RD, recovery determinism",
 		"Two recoveries from the same durable state make the same decision.",
 		"Recovery must be a function of what is durable, not of which process recovers or when; otherwise the same crash has different outcomes.",
-		"independent-RD", "RD"},
-	{"Liveness", "Liveness",
+		"independent-RD", model.RD},
+	{model.Liveness, model.Liveness,
 		"Every fair run eventually completes.",
 		"Safety alone is satisfied by a system that refuses every resume; liveness rules that out.",
-		"independent-Liveness", "Liveness"},
+		"independent-Liveness", model.Liveness},
 }
 
 // faultClasses are the real-world classes of docs/resume-contract.md, "Faults".
@@ -119,7 +119,7 @@ func (r *Result) WriteDoc(w io.Writer) error {
 	}
 	if row, ok := r.Row("nointent"); ok {
 		sb.WriteString("\nWithout fork intent, a second delivery served its own value is a second consumption:\n\n")
-		writeStory(&sb, row, "CO")
+		writeStory(&sb, row, model.CO)
 	}
 	sb.WriteString("## The matrix\n\n")
 	sb.WriteString("Each property is checked on its own over the model's whole state space. ")
@@ -253,37 +253,37 @@ func (r RowResult) Why(column string) string {
 // state of a counterexample of the model at p.
 func WhyFails(column string, p model.Params, last model.State) string {
 	switch column {
-	case "EO":
+	case model.EO:
 		i := slices.IndexFunc(last.Effects, func(e uint8) bool { return e > 1 })
 		if i < 0 {
 			return "an effect fired more than once"
 		}
 		return fmt.Sprintf("task %d's effect fired %d times", i+1, last.Effects[i])
-	case "PC":
+	case model.PC:
 		if last.Rebuilt {
 			return "a recovery rebuilt the run from its initial input instead of continuing from the durable log"
 		}
 		return "a task whose completion was durable ran again"
-	case "FD":
+	case model.FD:
 		return "a resume observed the outcome of another value"
-	case "CV":
+	case model.CV:
 		return "the log holds an invalid record"
-	case "CO":
+	case model.CO:
 		if last.Consumes > 1 {
 			return fmt.Sprintf("the parked interrupt was consumed %d times", last.Consumes)
 		}
 		return "the gated effect fired twice"
-	case "COEffect":
+	case model.COEffect:
 		return fmt.Sprintf("the gated effect fired %d times", last.Effects[p.IP-1])
-	case "COCount":
+	case model.COCount:
 		return fmt.Sprintf("the parked interrupt was consumed %d times", last.Consumes)
-	case "PCPrefix":
+	case model.PCPrefix:
 		return "a task whose completion was durable ran again"
-	case "PCLineage":
+	case model.PCLineage:
 		return "a recovery rebuilt the run from its initial input instead of continuing from the durable log"
-	case "RD":
+	case model.RD:
 		return "two recoveries at the same durable frontier decided differently"
-	case "Liveness":
+	case model.Liveness:
 		return "the run can never complete"
 	}
 	return "its last state violates it"

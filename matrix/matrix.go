@@ -26,19 +26,18 @@ type Column struct {
 }
 
 // Columns are the six safety obligations, liveness, then the named
-// clauses of CO and PC.
-var Columns = []Column{
-	{Name: "EO", Doc: "effect exactly-once"},
-	{Name: "PC", Doc: "prefix continuation"},
-	{Name: "FD", Doc: "fork determinism"},
-	{Name: "CV", Doc: "checkpoint validity"},
-	{Name: "CO", Doc: "consume-once"},
-	{Name: "RD", Doc: "recovery determinism"},
-	{Name: "Liveness", Doc: "every fair run completes"},
-	{Name: "COEffect", Clause: "CO", Doc: "the gated effect fired at most once"},
-	{Name: "COCount", Clause: "CO", Doc: "the parked interrupt was consumed at most once"},
-	{Name: "PCPrefix", Clause: "PC", Doc: "no task at or below the frontier re-executed"},
-	{Name: "PCLineage", Clause: "PC", Doc: "no recovery rebuilt from the initial input"},
+// clauses of CO and PC: model.Terms, in their order.
+var Columns = columns()
+
+func columns() []Column {
+	out := make([]Column, len(model.Terms))
+	for i, t := range model.Terms {
+		out[i] = Column{Name: t.Property, Doc: t.Gloss}
+		if t.Clause {
+			out[i].Clause = t.Obligation
+		}
+	}
+	return out
 }
 
 // Safety are the six safety obligations.
@@ -285,11 +284,11 @@ func WithColumns(cfg *tlacfg.Config) *tlacfg.Config {
 	c := *cfg
 	c.Invariants = nil
 	for _, col := range Columns {
-		if col.Name != "Liveness" {
+		if col.Name != model.Liveness {
 			c.Invariants = append(c.Invariants, col.Name)
 		}
 	}
-	c.Properties = []string{"Liveness"}
+	c.Properties = []string{model.Liveness}
 	c.Specification, c.Init, c.Next = "FairSpec", "", ""
 	return &c
 }

@@ -41,8 +41,12 @@ func effectsChanged(a, b model.State) []string {
 func narrate(m *model.Model, a, b model.State, action string) string {
 	var sb strings.Builder
 	fx := effectsChanged(a, b)
-	switch action {
-	case "ExecTask":
+	act, ok := model.ParseAction(action)
+	if !ok {
+		return action + "."
+	}
+	switch act {
+	case model.ExecTask:
 		fmt.Fprintf(&sb, "Task %d runs", a.PC)
 		if a.PC <= a.Frontier {
 			fmt.Fprintf(&sb, " again, although its completion is already durable (frontier %d)", a.Frontier)
@@ -58,15 +62,15 @@ func narrate(m *model.Model, a, b model.State, action string) string {
 		} else {
 			fmt.Fprintf(&sb, ". Its record is persisted INVALID, silently, and the frontier is %d.", b.Frontier)
 		}
-	case "EmitInterrupt":
+	case model.EmitInterrupt:
 		fmt.Fprintf(&sb, "The run reaches the gate before task %d and parks, waiting for a human's resume value.", m.P.IP)
-	case "Consume":
+	case model.Consume:
 		fmt.Fprintf(&sb, "A resume with value %s consumes the parked interrupt; the gated task %d fires its effect", m.ValueName(b.Consumed), m.P.IP)
 		if len(fx) > 0 && b.Effects[m.P.IP-1] > 1 {
 			fmt.Fprintf(&sb, " (%s)", strings.Join(fx, "; "))
 		}
 		sb.WriteString(".")
-	case "ForkResume":
+	case model.ForkResume:
 		r := b.Resumes[len(b.Resumes)-1]
 		fmt.Fprintf(&sb, "A fork aimed at the interrupt checkpoint with value %s observes the outcome <<%s>>",
 			m.ValueName(r.Value), m.ValueName(r.Observed))
@@ -77,7 +81,7 @@ func narrate(m *model.Model, a, b model.State, action string) string {
 			fmt.Fprintf(&sb, "; with no fork intent the system cannot tell it from a retry and serves it as a fresh consumption: the interrupt has now been consumed %d times", b.Consumes)
 		}
 		sb.WriteString(".")
-	case "CrashRecover":
+	case model.CrashRecover:
 		r := b.Recoveries[len(b.Recoveries)-1]
 		if a.Waiting {
 			fmt.Fprintf(&sb, "The process crashes while parked. Recovery finds durable frontier %d", r.Frontier)
@@ -107,14 +111,14 @@ func narrate(m *model.Model, a, b model.State, action string) string {
 			}
 			sb.WriteString(".")
 		}
-	case "ExtraResume":
+	case model.ExtraResume:
 		sb.WriteString("A stray resume arrives after the run completed")
 		if len(fx) > 0 {
 			fmt.Fprintf(&sb, ", and consumes the gate again: %s.", strings.Join(fx, "; "))
 		} else {
 			sb.WriteString("; it is inert.")
 		}
-	case "RaceResume":
+	case model.RaceResume:
 		sb.WriteString("A second process that loaded the same parked interrupt reaches the gate after the first consumed it")
 		switch {
 		case len(fx) > 0:
@@ -124,8 +128,6 @@ func narrate(m *model.Model, a, b model.State, action string) string {
 		default:
 			sb.WriteString("; the consume gate refuses it with a conflict.")
 		}
-	default:
-		fmt.Fprintf(&sb, "%s.", action)
 	}
 	return sb.String()
 }

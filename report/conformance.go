@@ -8,6 +8,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/internal/english"
+	"github.com/resumecontract/resumecheck/model"
 )
 
 type confObligation struct{ Name, Doc string }
@@ -56,18 +57,15 @@ type confRun struct {
 }
 
 // obligationDocs say what each obligation of the conformance table
-// means; FI and LV are not columns of the fault matrix, so the page
-// explains them too.
-var obligationDocs = map[string]string{
-	"EO": "effect exactly-once: every task's external effect fires at most once",
-	"PC": "prefix continuation: after a crash, no task whose completion is durable runs again",
-	"FD": "fork determinism: every resume aimed at the interrupt observes the outcome of its own value",
-	"CV": "checkpoint validity: every durable record is valid",
-	"CO": "consume-once: a parked interrupt is consumed at most once and the gated effect fires at most once",
-	"RD": "recovery determinism: two recoveries from the same durable state decide the same",
-	"FI": "fork intent: the resume interface tells an ordinary resume (a retry) from a fork; without it FD and CO cannot both hold",
-	"LV": "liveness (called Liveness in the fault matrix): every fair run eventually completes",
-}
+// means (model.ObligationMeaning); FI and LV are not columns of the fault
+// matrix, so the page explains them too.
+var obligationDocs = func() map[string]string {
+	out := map[string]string{}
+	for _, o := range model.Obligations {
+		out[o.ID] = model.ObligationMeaning(o.ID)
+	}
+	return out
+}()
 
 // Conformance is the page of the conformance table: a row per subject,
 // version and store, a column per obligation (harness.Obligations, then

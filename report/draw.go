@@ -75,17 +75,20 @@ type edgeStyle struct {
 	Action, Stroke, Dash string
 }
 
-// edgeStyles are the actions' styles, in the legend's order. They are
-// keyed by the action's name, as the spec spells it.
-var edgeStyles = []edgeStyle{
-	{"ExecTask", "#7f8ca0", ""},
-	{"EmitInterrupt", "#a87a00", "1.5 3"},
-	{"Consume", "#2f66b3", "9 3"},
-	{"ForkResume", "#7448b8", "9 3 2 3"},
-	{"CrashRecover", "#c45a12", "4 2.5"},
-	{"ExtraResume", "#2f8070", "2 2 2 6"},
-	{"RaceResume", "#a8307a", "13 3 3 3 3 3"},
-}
+// edgeStyles are the actions' styles, in the legend's order (Next's,
+// model.Actions), keyed by the action's name as the spec spells it; the
+// colours and dash patterns are given in that order.
+var edgeStyles = func() []edgeStyle {
+	looks := [][2]string{
+		{"#7f8ca0", ""}, {"#a87a00", "1.5 3"}, {"#2f66b3", "9 3"}, {"#7448b8", "9 3 2 3"},
+		{"#c45a12", "4 2.5"}, {"#2f8070", "2 2 2 6"}, {"#a8307a", "13 3 3 3 3 3"},
+	}
+	out := make([]edgeStyle, len(model.Actions))
+	for i, a := range model.Actions {
+		out[i] = edgeStyle{Action: a.String(), Stroke: looks[i%len(looks)][0], Dash: looks[i%len(looks)][1]}
+	}
+	return out
+}()
 
 func styleOf(action string) edgeStyle {
 	if i := slices.IndexFunc(edgeStyles, func(s edgeStyle) bool { return s.Action == action }); i >= 0 {

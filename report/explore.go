@@ -252,7 +252,7 @@ func exploreModelOf(m *model.Model, row matrix.Row, bounds string, max int, in *
 			xs.Fx = append(xs.Fx, int(e))
 		}
 		for _, c := range matrix.Columns {
-			if c.Name == "Liveness" {
+			if c.Name == model.Liveness {
 				continue
 			}
 			inv, err := model.LookupInvariant(c.Name)
@@ -261,7 +261,7 @@ func exploreModelOf(m *model.Model, row matrix.Row, bounds string, max int, in *
 			}
 		}
 		if xs.Stuck {
-			xs.Bad = append(xs.Bad, [2]int{in.id("Liveness"), in.id("the run can never complete from here")})
+			xs.Bad = append(xs.Bad, [2]int{in.id(model.Liveness), in.id("the run can never complete from here")})
 		}
 		enabled := map[string]bool{}
 		for _, e := range out[n.ID] {
@@ -296,11 +296,4 @@ func exploreModelOf(m *model.Model, row matrix.Row, bounds string, max int, in *
 }
 
 // labelOrder orders transitions as Next lists them.
-func labelOrder(text string) int {
-	for i, a := range []string{"ExecTask", "EmitInterrupt", "Consume", "ForkResume", "CrashRecover", "ExtraResume", "RaceResume"} {
-		if strings.HasPrefix(text, a) {
-			return i
-		}
-	}
-	return 99
-}
+func labelOrder(text string) int { return model.ActionOrder(text) }

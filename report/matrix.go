@@ -216,19 +216,19 @@ func claimCells(c matrix.Claim) []cellRef {
 		}
 	case c.ID == "fork-intent":
 		for _, w := range c.Witnesses {
-			col := map[string]string{"nointent": "CO", "forkignore": "FD"}[w]
+			col := map[string]string{"nointent": model.CO, "forkignore": model.FD}[w]
 			if col != "" {
 				out = append(out, cellRef{Row: w, Col: col})
 			}
 		}
 	case c.ID == "implied-COEffect":
 		for _, w := range c.Witnesses {
-			out = append(out, cellRef{Row: w, Col: "COEffect"})
+			out = append(out, cellRef{Row: w, Col: model.COEffect})
 		}
 	case c.ID == "reference":
 		for _, w := range c.Witnesses {
 			if !strings.Contains(w, " ") {
-				out = append(out, cellRef{Row: w, Col: "EO", Label: w + "'s row"})
+				out = append(out, cellRef{Row: w, Col: model.EO, Label: w + "'s row"})
 			}
 		}
 	}

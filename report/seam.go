@@ -56,7 +56,7 @@ func (r resumeAny) Holds(name string, s tlaspec.State) bool {
 }
 
 func (r resumeAny) Goal(name string, s tlaspec.State) bool {
-	return name == "Liveness" && r.m.Completed(s.(model.State))
+	return name == model.Liveness && r.m.Completed(s.(model.State))
 }
 
 func (r resumeAny) Properties() []tlaspec.PropertyInfo {
@@ -64,7 +64,7 @@ func (r resumeAny) Properties() []tlaspec.PropertyInfo {
 	for _, inv := range model.Invariants {
 		out = append(out, tlaspec.PropertyInfo{Name: inv.Name, Kind: tlaspec.Invariant, Text: inv.Doc})
 	}
-	return append(out, tlaspec.PropertyInfo{Name: "Liveness", Kind: tlaspec.Eventually, Text: "the run eventually completes"})
+	return append(out, tlaspec.PropertyInfo{Name: model.Liveness, Kind: tlaspec.Eventually, Text: "the run eventually completes"})
 }
 
 func (r resumeAny) Key(s tlaspec.State) string { return string(r.m.Encode(nil, s.(model.State))) }

@@ -412,25 +412,7 @@ func (d *Decoder) eventParams(ev *Event, hasValue *bool, value *int8, valueCol *
 }
 
 // parseAction is model.ParseAction on the line's bytes.
-func parseAction(b []byte) (model.Action, bool) {
-	switch string(b) {
-	case "ExecTask":
-		return model.ExecTask, true
-	case "EmitInterrupt":
-		return model.EmitInterrupt, true
-	case "Consume":
-		return model.Consume, true
-	case "ForkResume":
-		return model.ForkResume, true
-	case "CrashRecover":
-		return model.CrashRecover, true
-	case "ExtraResume":
-		return model.ExtraResume, true
-	case "RaceResume":
-		return model.RaceResume, true
-	}
-	return 0, false
-}
+func parseAction(b []byte) (model.Action, bool) { return model.ParseAction(string(b)) }
 
 // value reads a model value name: one of Values, or NoVal when allowed.
 func (d *Decoder) value(path string, allowNoVal bool) (int8, error) {

@@ -289,7 +289,7 @@ func Disabled(m *model.Model, s model.State, l model.Label) string { return m.Di
 // complete ends incomplete); otherwise the trace leaves it open (also
 // when the search runs out of its budget).
 func (c *Checker) liveness() Obligation {
-	o := Obligation{Name: "LV", Doc: "liveness: under weak fairness the run eventually completes"}
+	o := Obligation{Name: model.LV, Doc: "liveness: under weak fairness the run eventually completes"}
 	completed := 0
 	for i := range c.cur {
 		if c.m.Completed(c.cur[i].s) {

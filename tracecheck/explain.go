@@ -208,7 +208,7 @@ func (j *explainJob) explanation() Explanation {
 		e.Faults = append(e.Faults, string(f))
 	}
 	for _, o := range j.res.Obligations {
-		if o.Status == Violated && o.Name != "LV" {
+		if o.Status == Violated && o.Name != model.LV {
 			e.Violates = append(e.Violates, o.Name)
 		}
 	}

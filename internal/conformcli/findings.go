@@ -1,6 +1,8 @@
 package conformcli
 
 import (
+	"github.com/resumecontract/resumecheck/model"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -43,9 +45,9 @@ func renderFindings(ps []*harness.Profile) string {
 			continue
 		}
 		switch {
-		case c.Status["FD"] == harness.Violated && strings.Contains(c.Summary, "forkignore"):
+		case c.Status[model.FD] == harness.Violated && strings.Contains(c.Summary, "forkignore"):
 			fdv = append(fdv, p.ID())
-		case c.Status["FD"] == harness.Holds && strings.HasPrefix(p.Subject, "remit"):
+		case c.Status[model.FD] == harness.Holds && strings.HasPrefix(p.Subject, "remit"):
 			fdh = append(fdh, p.ID())
 		}
 	}
@@ -57,7 +59,7 @@ func renderFindings(ps []*harness.Profile) string {
 	// 2. invalid state.
 	var cvv, cvh, cvna []string
 	for _, p := range ps {
-		switch p.Obligations["CV"].Status {
+		switch p.Obligations[model.CV].Status {
 		case harness.Violated:
 			cvv = append(cvv, p.ID())
 		case harness.Holds:
@@ -74,8 +76,8 @@ func renderFindings(ps []*harness.Profile) string {
 	var lg []string
 	for _, p := range byID("langgraph@1.2.9/") {
 		lg = append(lg, fmt.Sprintf("%s: crash/resume EO %s, PC %s; crash/resubmit EO %s, PC %s; killsweep/resume EO %s, PC %s; killsweep/resubmit EO %s, PC %s",
-			p.Store, rate(p, "crash/resume", "EO"), rate(p, "crash/resume", "PC"), rate(p, "crash/resubmit", "EO"), rate(p, "crash/resubmit", "PC"),
-			rate(p, "killsweep/resume", "EO"), rate(p, "killsweep/resume", "PC"), rate(p, "killsweep/resubmit", "EO"), rate(p, "killsweep/resubmit", "PC")))
+			p.Store, rate(p, "crash/resume", model.EO), rate(p, "crash/resume", model.PC), rate(p, "crash/resubmit", model.EO), rate(p, "crash/resubmit", model.PC),
+			rate(p, "killsweep/resume", model.EO), rate(p, "killsweep/resume", model.PC), rate(p, "killsweep/resubmit", model.EO), rate(p, "killsweep/resubmit", model.PC)))
 	}
 	row(3, "LangGraph 1.2.9 re-executes durably recorded work after a real SIGKILL (both recovery addresses)",
 		"runs violating, of the cell's runs, with the 95% Wilson interval: "+strings.Join(lg, "; "),
@@ -85,8 +87,8 @@ func renderFindings(ps []*harness.Profile) string {
 	var cr []string
 	for _, p := range byID("crewai@") {
 		cr = append(cr, fmt.Sprintf("%s: crash/resume EO %s, PC %s; crash/resubmit EO %s, PC %s (%s)", p.Store,
-			rate(p, "crash/resume", "EO"), rate(p, "crash/resume", "PC"), rate(p, "crash/resubmit", "EO"), rate(p, "crash/resubmit", "PC"),
-			strings.Join(p.Obligations["PC"].Explained, ", ")))
+			rate(p, "crash/resume", model.EO), rate(p, "crash/resume", model.PC), rate(p, "crash/resubmit", model.EO), rate(p, "crash/resubmit", model.PC),
+			strings.Join(p.Obligations[model.PC].Explained, ", ")))
 	}
 	row(4, "CrewAI 1.15.2 re-executes completed effect-bearing methods on restore", strings.Join(cr, "; "),
 		"**reproduced**, through both addresses")
@@ -95,12 +97,12 @@ func renderFindings(ps []*harness.Profile) string {
 	var pg []string
 	for _, p := range byID("pydantic-graph@") {
 		pg = append(pg, fmt.Sprintf("%s: runs that did not complete (LV not holds): crash/resume %s, killsweep/resume %s; profile LV %s",
-			p.Store, notHolding(p, "crash/resume", "LV"), notHolding(p, "killsweep/resume", "LV"), p.Obligations["LV"].Status))
+			p.Store, notHolding(p, "crash/resume", model.LV), notHolding(p, "killsweep/resume", model.LV), p.Obligations[model.LV].Status))
 	}
 	var lv []string
 	for _, p := range ps {
 		if v, u, n := lvCounts(p); v+u > 0 {
-			lv = append(lv, fmt.Sprintf("%s %d violated, %d undetermined of %s (profile: %s)", p.ID(), v, u, english.Count(n, "run"), p.Obligations["LV"].Status))
+			lv = append(lv, fmt.Sprintf("%s %d violated, %d undetermined of %s (profile: %s)", p.ID(), v, u, english.Count(n, "run"), p.Obligations[model.LV].Status))
 		}
 	}
 	pg = append(pg, "LV judged over every run (every cell but cv), where some run did not hold it: "+strings.Join(lv, "; "))
@@ -173,7 +175,7 @@ func renderFindings(ps []*harness.Profile) string {
 		}
 		sc, _ := harness.ScenarioByName("cv")
 		rm = append(rm, fmt.Sprintf("%s: %s, yet CV %s (%s): the final checkpoint report holds task %d's invalid record (trace `%s`)",
-			p.Store, refused, c.Status["CV"], strings.Join(r.Explained, ", "), sc.Workflow.InvalidTask, r.Trace))
+			p.Store, refused, c.Status[model.CV], strings.Join(r.Explained, ", "), sc.Workflow.InvalidTask, r.Trace))
 	}
 	row(9, "REMIT repairs the validity cell", strings.Join(rm, "; "),
 		"**contradicted**: REMIT's validator checks `put`, not `put_writes`; the invalid value is durable in the writes table")
@@ -237,7 +239,7 @@ func sharedProfiles(ps []*harness.Profile) string {
 		}
 		return strings.Join(s, " ")
 	}
-	safety := []string{"EO", "PC", "FD", "CV", "CO", "RD"}
+	safety := []string{model.EO, model.PC, model.FD, model.CV, model.CO, model.RD}
 	var all, safe []string
 	for i, a := range ps {
 		for _, b := range ps[i+1:] {
@@ -249,7 +251,7 @@ func sharedProfiles(ps []*harness.Profile) string {
 				all = append(all, a.ID()+" = "+b.ID())
 			case vec(a, safety) == vec(b, safety):
 				safe = append(safe, fmt.Sprintf("%s = %s, apart from FI (%s vs %s) and LV (%s vs %s)", a.ID(), b.ID(),
-					a.Obligations["FI"].Status, b.Obligations["FI"].Status, a.Obligations["LV"].Status, b.Obligations["LV"].Status))
+					a.Obligations[model.FI].Status, b.Obligations[model.FI].Status, a.Obligations[model.LV].Status, b.Obligations[model.LV].Status))
 			}
 		}
 	}
@@ -260,7 +262,7 @@ func sharedProfiles(ps []*harness.Profile) string {
 // undetermined, and all that could be driven.
 func lvCounts(p *harness.Profile) (v, u, n int) {
 	for _, c := range p.Cells {
-		if !slices.Contains(c.Measures, "LV") || c.Skipped != "" {
+		if !slices.Contains(c.Measures, model.LV) || c.Skipped != "" {
 			continue
 		}
 		for _, r := range c.Runs {
@@ -268,7 +270,7 @@ func lvCounts(p *harness.Profile) (v, u, n int) {
 				continue
 			}
 			n++
-			switch r.Obligations["LV"] {
+			switch r.Obligations[model.LV] {
 			case harness.Violated:
 				v++
 			case harness.Holds:

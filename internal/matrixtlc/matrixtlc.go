@@ -54,8 +54,8 @@ func checkRow(ctx context.Context, row matrix.Row, cfg *tlacfg.Config, spec stri
 		variant.Path = filepath.Join(work, fmt.Sprintf("%s-%s.cfg", row.Name, c.Name))
 		variant.Specification, variant.Init, variant.Next = "FairSpec", "", ""
 		variant.Invariants, variant.Properties = nil, nil
-		if c.Name == "Liveness" {
-			variant.Properties = []string{"Liveness"}
+		if c.Name == model.Liveness {
+			variant.Properties = []string{model.Liveness}
 		} else {
 			variant.Invariants = []string{c.Name}
 		}

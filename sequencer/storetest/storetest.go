@@ -6,6 +6,8 @@
 package storetest
 
 import (
+	"github.com/resumecontract/resumecheck/model"
+
 	"context"
 	"errors"
 	"fmt"
@@ -92,7 +94,7 @@ func (e *Env) Accepted(ctx context.Context, run string, complete bool) {
 	}
 	SaveTrace(e.T, tr, run, false)
 	for _, o := range r.Obligations {
-		if o.Status == tracecheck.Violated || (o.Status != tracecheck.Holds && (o.Name != "LV" || complete)) {
+		if o.Status == tracecheck.Violated || (o.Status != tracecheck.Holds && (o.Name != model.LV || complete)) {
 			e.T.Fatalf("run %s: obligation %s %s\n%s", run, o.Name, o.Status, TraceText(tr))
 		}
 	}

@@ -52,7 +52,7 @@ func New(m *model.Model, invariants []string, liveness bool) (*Spec, error) {
 	}
 	if liveness {
 		sp.props = append(sp.props, tlaspec.Property[model.Packed]{
-			Name: "Liveness", Kind: tlaspec.Eventually, Text: "the run eventually completes (pc = NTasks+1)",
+			Name: model.Liveness, Kind: tlaspec.Eventually, Text: "the run eventually completes (pc = NTasks+1)",
 			Goal: m.CompletedFunc(), Rank: m.ProgressFunc(),
 		})
 	}
