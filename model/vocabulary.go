@@ -133,26 +133,48 @@ const fiMeaning = "the resume interface tells an ordinary resume (a retry) from 
 
 // Teach is a term's one sentence for a reader meeting its name: "EO
 // (effect exactly-once): every task's external effect fires at most
-// once." A clause names its obligation.
+// once." A clause names its obligation; Liveness and LV name each other.
+// "" for a name of neither.
 func Teach(name string) string {
+	q, meaning := explain(name)
+	if meaning == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s (%s): %s.", name, q, meaning)
+}
+
+// Explain is Teach without the name and the final stop, for a table
+// whose row shows the name: "effect exactly-once: every task's external
+// effect fires at most once".
+func Explain(name string) string {
+	q, meaning := explain(name)
+	if meaning == "" {
+		return ""
+	}
+	return q + ": " + meaning
+}
+
+// explain returns what qualifies a name (the obligation's name, "a
+// clause of CO") and its one-sentence meaning.
+func explain(name string) (string, string) {
 	if o, ok := ObligationByID(name); ok && o.ID == FI {
-		return fmt.Sprintf("%s (%s): %s.", FI, o.Name, fiMeaning)
+		return o.Name, fiMeaning
 	}
 	t, ok := TermOf(name)
 	if !ok {
-		return ""
+		return "", ""
 	}
 	if t.Clause {
-		return fmt.Sprintf("%s (a clause of %s): %s.", t.Property, t.Obligation, t.Meaning)
+		return "a clause of " + t.Obligation, t.Meaning
 	}
 	o, _ := ObligationByID(t.Obligation)
 	switch {
 	case o.ID == t.Property:
-		return fmt.Sprintf("%s (%s): %s.", name, o.Name, t.Meaning)
+		return o.Name, t.Meaning
 	case name == o.ID:
-		return fmt.Sprintf("%s (%s, the property %s): %s.", name, o.Name, t.Property, t.Meaning)
+		return o.Name + ", the property " + t.Property, t.Meaning
 	}
-	return fmt.Sprintf("%s (%s, the obligation %s): %s.", name, o.Name, o.ID, t.Meaning)
+	return o.Name + ", the obligation " + o.ID, t.Meaning
 }
 
 // Mutation says what the fault's one switch changes in the reference

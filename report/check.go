@@ -74,6 +74,7 @@ func Check(p model.Params, rep *check.Report, opt Options) (*Page, error) {
 		ans.Reason = "Nothing was found violated in the states explored so far; the verdict is unknown."
 	}
 	ans.Violated = names
+	ans.Terms = teach(append(slices.Clone(names), rep.Checked...)...)
 	if f := p.Faults.Faults(); len(f) > 0 {
 		for _, x := range f {
 			ans.Faults = append(ans.Faults, string(x))

@@ -198,6 +198,7 @@ func confAnswer(profiles []*harness.Profile, obls []string) *answer {
 			ans.Violated = append(ans.Violated, o)
 		}
 	}
+	ans.Terms = teach(ans.Violated...)
 	for f := range faults {
 		ans.Faults = append(ans.Faults, f)
 	}

@@ -329,3 +329,25 @@ func pathEdge(g *Graph, from, to int, label, class string) svgEdge {
 	}
 	return svgEdge{D: g.edgePath(from, to), Class: class, Label: label, LX: num(lx), LY: num(ly - 8)}
 }
+
+// legendKeys are the node kinds and actions the legends of defs show,
+// once each. Their samples are drawn once, in the page's definitions, and
+// each legend uses them: a matrix page has a legend in each of its 176
+// panels, and drawing the samples in each cost it 112 KB.
+func legendKeys(defs []*graphDef) ([]nodeKind, []edgeStyle) {
+	var kinds []nodeKind
+	var actions []edgeStyle
+	for _, d := range defs {
+		for _, k := range d.Kinds {
+			if !slices.ContainsFunc(kinds, func(x nodeKind) bool { return x.Key == k.Key }) {
+				kinds = append(kinds, k)
+			}
+		}
+		for _, a := range d.Actions {
+			if !slices.ContainsFunc(actions, func(x edgeStyle) bool { return x.Action == a.Action }) {
+				actions = append(actions, a)
+			}
+		}
+	}
+	return kinds, actions
+}

@@ -121,11 +121,8 @@ func (in *interner) id(s string) int {
 func exploreProperties() []exploreProperty {
 	var out []exploreProperty
 	for _, c := range matrix.Columns {
-		doc := c.Doc
-		if c.Clause != "" {
-			doc += " (a clause of " + c.Clause + ")"
-		}
-		out = append(out, exploreProperty{Name: c.Name, Doc: doc})
+		// The meaning in one sentence, less the name the row shows.
+		out = append(out, exploreProperty{Name: c.Name, Doc: model.Explain(c.Name)})
 	}
 	return out
 }

@@ -58,6 +58,9 @@ type panel struct {
 	ID, Group string
 	Title     string
 	Lead      string
+	// Because says why the row's fault breaks, or leaves intact, the
+	// cell's property (model.Because).
+	Because string
 	// Why says why the property fails in the last state.
 	Why      string
 	Command  string
@@ -116,6 +119,11 @@ func Matrix(res *matrix.Result, opt Options) (*Page, error) {
 			row.Cells = append(row.Cells, mc)
 			p := &panel{ID: mc.Panel, Group: "cell", Violated: cell.Violated, Command: ReproduceCommand(rr.Cfg, c.Name, res.BoundsCfg, res.Symmetry != ""),
 				Proves: mc.Proves}
+			ext := ""
+			if rr.Fault == "" {
+				_, ext, _ = strings.Cut(rr.Name, "+")
+			}
+			p.Because = model.Because(model.Fault(rr.Fault), ext, c.Name, cell.Violated)
 			if cell.Violated && rr.Fault == "" {
 				bad = append(bad, rr.Name+" / "+c.Name)
 			}
@@ -157,6 +165,10 @@ func Matrix(res *matrix.Result, opt Options) (*Page, error) {
 		}
 	}
 	ans.FaultNote = "broken alone"
+	for _, f := range ans.Faults {
+		name, _, _ := strings.Cut(f, " by ")
+		ans.Terms = append(ans.Terms, teach(name)...)
+	}
 	ans.Reason = "The reference semantics satisfies every obligation; each fault below is a one-switch mutation of it. Select a cell to see its counterexample."
 	if len(failed) > 0 {
 		ans.Class = "bad"

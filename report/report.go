@@ -23,6 +23,7 @@ var pageJS string
 
 var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"join":        strings.Join,
+	"slug":        slug,
 	"add":         func(a, b int) int { return a + b },
 	"statusClass": statusClass,
 	// wbr lets a long name break after its separators (+ / @) only.
@@ -90,6 +91,10 @@ type pageView struct {
 	SpecExplore *specExploreView
 	Induct      *inductView
 	Graphs      []*graphDef
+	// KeyKinds and KeyActions are the legend's samples, drawn once in the
+	// page's definitions and used by every graph's legend (legendKeys).
+	KeyKinds   []nodeKind
+	KeyActions []edgeStyle
 	// Extra is a script of the page's own, after the common one.
 	Extra template.JS
 }
@@ -98,6 +103,9 @@ type pageView struct {
 // verdict, the fault that explains it and the obligations it violates.
 type answer struct {
 	Class, Headline, Reason string
+	// Terms teach, one sentence each, the obligations and properties the
+	// box names (teach).
+	Terms []string
 	// Faults are the faults that explain the result (a trace's diagnosis,
 	// or the faults switched on in a checked model).
 	Faults []string
@@ -122,6 +130,7 @@ func (p *Page) Write(w io.Writer) error {
 	v := p.v
 	v.CSS = template.CSS(pageCSS)
 	v.JS = template.JS(pageJS)
+	v.KeyKinds, v.KeyActions = legendKeys(v.Graphs)
 	var buf bytes.Buffer
 	if err := tmpl.Execute(&buf, &v); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -165,4 +174,19 @@ func params(p model.Params) string {
 		s += ", Faults = " + p.Faults.String()
 	}
 	return s
+}
+
+// teach is one sentence for each of the contract's names among names, in
+// their order and once each (model.Teach): what a page says where it
+// first names an obligation. A name the contract has not got is left out.
+func teach(names ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if s := model.Teach(n); s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }

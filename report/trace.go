@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/check"
@@ -292,5 +293,12 @@ func traceAnswer(in TraceInput, v *traceView) *answer {
 			ans.ViolatedNote = "violated under " + in.Accepting[0].Name()
 		}
 	}
+	names := slices.Clone(ans.Violated)
+	if in.Explained {
+		for _, e := range in.Accepting {
+			names = append(names, e.Violates...)
+		}
+	}
+	ans.Terms = teach(names...)
 	return ans
 }
