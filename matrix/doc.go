@@ -10,61 +10,29 @@ import (
 	"github.com/resumecontract/resumecheck/model"
 )
 
-// lesson is what the teaching page says about one obligation.
+// lesson is what the teaching page says about one obligation: its
+// title, the term's lesson and stake (model.Terms), the claim whose
+// witness breaks it alone and the column whose counterexample is told.
 type lesson struct {
-	id, title, plain, why string
-	// claim is the ID of the claim whose witness breaks it alone, and
-	// column the column whose counterexample is told.
-	claim, column string
+	title, plain, why string
+	claim, column     string
 }
 
-var lessons = []lesson{
-	{model.EO, "EO, effect exactly-once",
-		"Every task's external effect (the email, the card charge) fires at most once, however often the run crashes, recovers or is resumed.",
-		"An effect that fires twice is the failure users notice first: the customer is charged twice.",
-		"independent-EO", model.EO},
-	{model.PC, "PC, prefix continuation",
-		"After a crash, execution continues after the durable prefix: it never re-executes a task whose completion is durable, and recovery continues from the durable log, not from a rebuild of the run's initial input.",
-		"Re-entering the prefix is how duplicate effects and lost updates start; a rebuild may reach the same place by a different path, which the lineage clause catches even when no effect fires twice.",
-		"independent-PC", model.PC},
-	{model.FD, "FD, fork determinism",
-		"Every resume aimed at the interrupt checkpoint observes the outcome of its own value.",
-		"A human who forks a run with a new answer must see that answer's consequences, not the first answer's.",
-		"independent-FD", model.FD},
-	{model.CV, "CV, checkpoint validity",
-		"Every durable record is valid: state that fails its schema is refused, never persisted.",
-		"An invalid record persisted silently poisons every later recovery that reads it.",
-		"independent-CV", model.CV},
-	{model.CO, "CO, consume-once",
-		"A parked interrupt is consumed at most once (the count clause), and the gated effect fires at most once (the effect clause, which EO already implies).",
-		"When several processes resume one parked run, exactly one may pass the gate; the others must get an explicit conflict.",
-		"independent-CO", model.CO},
-	{model.RD, "RD, recovery determinism",
-		"Two recoveries from the same durable state make the same decision.",
-		"Recovery must be a function of what is durable, not of which process recovers or when; otherwise the same crash has different outcomes.",
-		"independent-RD", model.RD},
-	{model.Liveness, model.Liveness,
-		"Every fair run eventually completes.",
-		"Safety alone is satisfied by a system that refuses every resume; liveness rules that out.",
-		"independent-Liveness", model.Liveness},
-}
-
-// faultClasses are the real-world classes of docs/resume-contract.md, "Faults".
-var faultClasses = map[string]string{
-	"replay":         "recovery restarts at task 1 and re-executes the completed prefix (CrewAI @persist / from_checkpoint)",
-	"forkignore":     "a fork resume is served the first resume's outcome (LangGraph issue 6663)",
-	"invalidpersist": "the last task's record is persisted invalid, silently (LangGraph issue 6491 class)",
-	"nondetrec":      "at equal durable state, recovery either skips past the frontier or re-executes it (LangGraph issue 8039)",
-	"doubleconsume":  "a stray resume after completion re-fires the gated effect",
-	"prefixreplay":   "recovery restarts at task 1 but serves the gated effect from its record (LangGraph 1.2.9 crash path)",
-	"regate":         "at equal durable state, recovery may re-park the consumed gate",
-	"rebuild":        "recovery rebuilds from the initial input and memo-replays the durable prefix",
-	"redeliver":      "recovery continues at frontier+1 but re-fires the frontier task's effect",
-	"raceconsume":    "a second racer also consumes the parked interrupt, without firing the effect",
-	"raceeffect":     "the second racer also fires the gated effect",
-	"volatilepark":   "a crash while parked loses the interrupt",
-	"nointent":       "the resume interface has no fork intent: a second delivery is served as a fresh consumption",
-}
+// lessons are the obligations the page teaches, in the matrix's order.
+var lessons = func() []lesson {
+	var out []lesson
+	for _, t := range model.Terms {
+		if t.Clause {
+			continue
+		}
+		title := t.Property
+		if o, ok := model.ObligationByID(t.Property); ok && o.ID == t.Property {
+			title += ", " + o.Name
+		}
+		out = append(out, lesson{title, t.Lesson, t.Stake, "independent-" + t.Property, t.Property})
+	}
+	return out
+}()
 
 // WriteDoc writes the teaching page docs/contract.md from a matrix.
 func (r *Result) WriteDoc(w io.Writer) error {
@@ -98,7 +66,7 @@ func (r *Result) WriteDoc(w io.Writer) error {
 		}
 		fault := c.Witnesses[0]
 		row, _ := r.Row(fault)
-		fmt.Fprintf(&sb, "**The fault that breaks it alone: `%s`**: %s. ", fault, faultClasses[fault])
+		fmt.Fprintf(&sb, "**The fault that breaks it alone: `%s`**: %s. ", fault, model.Fault(fault).Class())
 		if also := violatedBy(r, l.column, fault); len(also) > 0 {
 			fmt.Fprintf(&sb, "(Also violated by %s, together with other obligations.)", strings.Join(also, ", "))
 		}
@@ -237,7 +205,7 @@ func failure(column string, row RowResult, cell Cell) string {
 
 // FaultClass says what a fault does and names its real-world class
 // (docs/resume-contract.md, "Faults"); "" for a name that is not a fault.
-func FaultClass(fault string) string { return faultClasses[fault] }
+func FaultClass(fault string) string { return model.Fault(fault).Class() }
 
 // Why says in words why a violated cell's property fails in the last state
 // of its counterexample ("" for a cell that holds).

@@ -52,35 +52,52 @@ type Term struct {
 	// Kept and Broken say what a run shows when the property holds and
 	// when it fails: the end of a cell's sentence.
 	Kept, Broken string
+	// Lesson and Stake teach an obligation at length (docs/contract.md):
+	// what it asks, and what goes wrong without it. A clause has none.
+	Lesson, Stake string
 }
 
 // Terms are the properties of the fault matrix in its column order: the
 // six safety obligations, liveness, then the clauses of CO and PC.
 var Terms = []Term{
 	{EO, EO, false, "effect exactly-once", "every task's external effect fires at most once",
-		"no task's effect fires more than once", "a task's effect fires more than once"},
+		"no task's effect fires more than once", "a task's effect fires more than once",
+		"Every task's external effect (the email, the card charge) fires at most once, however often the run crashes, recovers or is resumed.",
+		"An effect that fires twice is the failure users notice first: the customer is charged twice."},
 	{PC, PC, false, "prefix continuation", "after a crash, no task whose completion is durable runs again",
 		"no task at or below the frontier runs again and no recovery rebuilds from the initial input",
-		"execution re-enters the durable prefix or rebuilds it from the initial input"},
+		"execution re-enters the durable prefix or rebuilds it from the initial input",
+		"After a crash, execution continues after the durable prefix: it never re-executes a task whose completion is durable, and recovery continues from the durable log, not from a rebuild of the run's initial input.",
+		"Re-entering the prefix is how duplicate effects and lost updates start; a rebuild may reach the same place by a different path, which the lineage clause catches even when no effect fires twice."},
 	{FD, FD, false, "fork determinism", "every resume aimed at the interrupt observes the outcome of its own value",
-		"every resume observes its own value's outcome", "a resume observes an outcome that is not its own value's"},
+		"every resume observes its own value's outcome", "a resume observes an outcome that is not its own value's",
+		"Every resume aimed at the interrupt checkpoint observes the outcome of its own value.",
+		"A human who forks a run with a new answer must see that answer's consequences, not the first answer's."},
 	{CV, CV, false, "checkpoint validity", "every durable record is valid",
-		"every durable record is valid", "an invalid record becomes durable"},
+		"every durable record is valid", "an invalid record becomes durable",
+		"Every durable record is valid: state that fails its schema is refused, never persisted.",
+		"An invalid record persisted silently poisons every later recovery that reads it."},
 	{CO, CO, false, "consume-once", "a parked interrupt is consumed at most once and the gated effect fires at most once",
 		"the interrupt is consumed at most once and the gated effect fires at most once",
-		"the interrupt is consumed twice or the gated effect fires twice"},
+		"the interrupt is consumed twice or the gated effect fires twice",
+		"A parked interrupt is consumed at most once (the count clause), and the gated effect fires at most once (the effect clause, which EO already implies).",
+		"When several processes resume one parked run, exactly one may pass the gate; the others must get an explicit conflict."},
 	{RD, RD, false, "recovery determinism", "two recoveries from the same durable state decide the same",
-		"recoveries at the same frontier decide alike", "two recoveries at the same frontier decide differently"},
+		"recoveries at the same frontier decide alike", "two recoveries at the same frontier decide differently",
+		"Two recoveries from the same durable state make the same decision.",
+		"Recovery must be a function of what is durable, not of which process recovers or when; otherwise the same crash has different outcomes."},
 	{Liveness, LV, false, "every fair run completes", "every fair run eventually completes",
-		"every fair run still completes", "a fair run can stop short of completion for ever"},
+		"every fair run still completes", "a fair run can stop short of completion for ever",
+		"Every fair run eventually completes.",
+		"Safety alone is satisfied by a system that refuses every resume; liveness rules that out."},
 	{COEffect, CO, true, "the gated effect fired at most once", "the gated effect fired at most once",
-		"the gated effect fires at most once", "the gated effect fires twice"},
+		"the gated effect fires at most once", "the gated effect fires twice", "", ""},
 	{COCount, CO, true, "the parked interrupt was consumed at most once", "the parked interrupt was consumed at most once",
-		"the parked interrupt is consumed at most once", "the parked interrupt is consumed twice"},
+		"the parked interrupt is consumed at most once", "the parked interrupt is consumed twice", "", ""},
 	{PCPrefix, PC, true, "no task at or below the frontier re-executed", "no task at or below the frontier re-executed",
-		"no task at or below the frontier is re-run", "a task at or below the frontier is re-run"},
+		"no task at or below the frontier is re-run", "a task at or below the frontier is re-run", "", ""},
 	{PCLineage, PC, true, "no recovery rebuilt from the initial input", "no recovery rebuilt from the initial input",
-		"no recovery rebuilds from the initial input", "a recovery rebuilds from the initial input"},
+		"no recovery rebuilds from the initial input", "a recovery rebuilds from the initial input", "", ""},
 }
 
 // TermOf returns the term of a property or obligation name: Liveness and
@@ -179,36 +196,32 @@ func explain(name string) (string, string) {
 
 // Mutation says what the fault's one switch changes in the reference
 // semantics, in the words of the spec's actions.
-func (f Fault) Mutation() string {
-	switch f {
-	case Replay:
-		return "recovery restarts at task 1 and re-executes the completed prefix"
-	case ForkIgnore:
-		return "a fork resume is served the first resume's outcome"
-	case InvalidPersist:
-		return "the last task's record is persisted invalid, silently"
-	case NondetRec:
-		return "recovery at one durable frontier may skip past it or re-execute it"
-	case DoubleConsume:
-		return "a stray resume after completion consumes the gate again and re-fires the gated effect"
-	case PrefixReplay:
-		return "recovery restarts at task 1 but serves the gated effect from its record"
-	case Regate:
-		return "recovery may re-park the consumed gate"
-	case Rebuild:
-		return "recovery rebuilds the state from the initial input and memo-replays the durable prefix"
-	case Redeliver:
-		return "recovery continues after the frontier but fires the frontier task's effect again"
-	case RaceConsume:
-		return "a losing racer also consumes the parked interrupt, without firing the effect"
-	case RaceEffect:
-		return "a losing racer also consumes the parked interrupt and fires the gated effect"
-	case VolatilePark:
-		return "a crash while parked loses the interrupt"
-	case NoIntent:
-		return "the resume interface has no fork intent: a second delivery is served as a fresh consumption"
+func (f Fault) Mutation() string { return faultTexts[f][0] }
+
+// Class is the fault's real-world class (docs/resume-contract.md,
+// "Faults"): its mutation, and where it was met, if it was.
+func (f Fault) Class() string {
+	if t := faultTexts[f]; t[1] != "" {
+		return t[0] + " (" + t[1] + ")"
 	}
-	return ""
+	return faultTexts[f][0]
+}
+
+// faultTexts are each fault's mutation and where it was met.
+var faultTexts = map[Fault][2]string{
+	Replay:         {"recovery restarts at task 1 and re-executes the completed prefix", "CrewAI @persist / from_checkpoint"},
+	ForkIgnore:     {"a fork resume is served the first resume's outcome", "LangGraph issue 6663"},
+	InvalidPersist: {"the last task's record is persisted invalid, silently", "LangGraph issue 6491 class"},
+	NondetRec:      {"at equal durable state, recovery either skips past the frontier or re-executes it", "LangGraph issue 8039"},
+	DoubleConsume:  {"a stray resume after completion re-fires the gated effect", ""},
+	PrefixReplay:   {"recovery restarts at task 1 but serves the gated effect from its record", "LangGraph 1.2.9 crash path"},
+	Regate:         {"at equal durable state, recovery may re-park the consumed gate", ""},
+	Rebuild:        {"recovery rebuilds from the initial input and memo-replays the durable prefix", ""},
+	Redeliver:      {"recovery continues at frontier+1 but re-fires the frontier task's effect", ""},
+	RaceConsume:    {"a second racer also consumes the parked interrupt, without firing the effect", ""},
+	RaceEffect:     {"the second racer also fires the gated effect", ""},
+	VolatilePark:   {"a crash while parked loses the interrupt", ""},
+	NoIntent:       {"the resume interface has no fork intent: a second delivery is served as a fresh consumption", ""},
 }
 
 // Extensions name the reference semantics' optional behaviours (the

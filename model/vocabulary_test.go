@@ -154,7 +154,7 @@ func TestVocabulary(t *testing.T) {
 		}
 	}
 	got := Because(Redeliver, "", PC, false)
-	if want := "Under redeliver, recovery continues after the frontier but fires the frontier task's effect again; PC still holds: no task at or below the frontier runs again and no recovery rebuilds from the initial input."; got != want {
+	if want := "Under redeliver, recovery continues at frontier+1 but re-fires the frontier task's effect; PC still holds: no task at or below the frontier runs again and no recovery rebuilds from the initial input."; got != want {
 		t.Errorf("Because(redeliver, PC, holds) = %q", got)
 	}
 	if got := Because(Redeliver, "", EO, true); !strings.Contains(got, "this breaks EO: a task's effect fires more than once") {

@@ -82,7 +82,7 @@ func TestMatrixCellsTeach(t *testing.T) {
 			}
 		}
 	}
-	const redeliverPC = "Under redeliver, recovery continues after the frontier but fires the frontier task's effect again; PC still holds: no task at or below the frontier runs again and no recovery rebuilds from the initial input."
+	const redeliverPC = "Under redeliver, recovery continues at frontier+1 but re-fires the frontier task's effect; PC still holds: no task at or below the frontier runs again and no recovery rebuilds from the initial input."
 	if !strings.Contains(html.UnescapeString(panelHTML(t, page, "cell-redeliver-PC")), redeliverPC) {
 		t.Errorf("redeliver × PC lacks %q", redeliverPC)
 	}
