@@ -1,11 +1,14 @@
 package model
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,10 +46,15 @@ func vocabularyNames() map[string]bool {
 	return names
 }
 
+// quoted is a string literal of the pages' scripts and templates: in
+// single or double quotes, on one line.
+var quoted = regexp.MustCompile(`'[^'\n]*'|"[^"\n]*"`)
+
 // vocabularyCopies walks the Go source under root (test files, testdata,
 // hidden folders, this package's folder and the exceptions left out) and
 // returns "file:line:col: literal" for every string literal that is
-// exactly a name of the vocabulary.
+// exactly a name of the vocabulary; in the scripts (.js) and templates
+// (.tmpl) the pages embed, every quoted text that is.
 func vocabularyCopies(root, self string, except map[string]string) ([]string, error) {
 	names := vocabularyNames()
 	var out []string
@@ -59,6 +67,20 @@ func vocabularyCopies(root, self string, except map[string]string) ([]string, er
 			base := d.Name()
 			if path != root && (strings.HasPrefix(base, ".") || base == "testdata" || rel == self || except[filepath.ToSlash(rel)] != "") {
 				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".js") || strings.HasSuffix(path, ".tmpl") {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for _, m := range quoted.FindAllSubmatchIndex(b, -1) {
+				if lit := string(b[m[0]:m[1]]); names[lit[1:len(lit)-1]] {
+					line := 1 + bytes.Count(b[:m[0]], []byte("\n"))
+					col := m[0] - bytes.LastIndexByte(b[:m[0]], '\n')
+					out = append(out, filepath.ToSlash(rel)+":"+strconv.Itoa(line)+":"+strconv.Itoa(col)+": "+lit)
+				}
 			}
 			return nil
 		}
@@ -101,14 +123,15 @@ func TestNoVocabularyCopies(t *testing.T) {
 	}
 }
 
-// TestVocabularyScanCatchesCopies: the scan finds the fixture's two
-// copies, at their lines, and neither a longer text nor a test file.
+// TestVocabularyScanCatchesCopies: the scan finds the fixture's three
+// copies (two in Go, one in a page's script), at their lines, and
+// neither a longer text nor a test file.
 func TestVocabularyScanCatchesCopies(t *testing.T) {
 	copies, err := vocabularyCopies(filepath.Join("testdata", "vocabcopy"), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{`copier/copier.go:6:22: "ExecTask"`, "copier/copier.go:9:16: `EO`"}
+	want := []string{`copier/copier.go:6:22: "ExecTask"`, "copier/copier.go:9:16: `EO`", `copier/page.js:3:21: 'Liveness'`}
 	if !slices.Equal(copies, want) {
 		t.Errorf("copies = %q, want %q", copies, want)
 	}

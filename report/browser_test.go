@@ -997,9 +997,17 @@ func TestBrowserExplorer(t *testing.T) {
 	if got := text("#ex-enabled"); !strings.Contains(got, "the run is stuck") {
 		t.Errorf("the Liveness walk's last state offers %q, want none (stuck)", got)
 	}
+	// Liveness is told apart by the page's data, not by its name in the
+	// script: its violation is marked as a loop, not as a violation.
+	if got := b.count("#ex-timeline tr.has-loop .mark-loop"); got != 1 {
+		t.Errorf("the Liveness walk marks %d loops, want 1 (its last step)", got)
+	}
 	// Its last step taken by a click: no action is left, and the focus
 	// stays on the (empty) list of enabled actions.
 	b.step("going back one step from the dead end", scrollTo("#ex-back"), chromedp.Click("#ex-back", chromedp.ByQuery, chromedp.NodeVisible))
+	if got := text("#ex-obls"); !strings.Contains(got, "Liveness") || !strings.Contains(got, "the run can still complete from here") {
+		t.Errorf("a step before the dead end, the obligations table says %q, want Liveness: the run can still complete", got)
+	}
 	click("CrashRecover(skip)")
 	if got := focused(); got != "#ex-enabled div#ex-enabled" {
 		t.Errorf("at the dead end the focus is on %s, not on the list of enabled actions", got)

@@ -60,6 +60,9 @@ type explorer struct {
 type exploreProperty struct {
 	Name string `json:"name"`
 	Doc  string `json:"doc"`
+	// Liveness: the property is the spec's liveness, violated by a run
+	// that can no longer complete rather than at a state.
+	Liveness bool `json:"liveness,omitempty"`
 }
 
 type exploreModel struct {
@@ -122,7 +125,7 @@ func exploreProperties() []exploreProperty {
 	var out []exploreProperty
 	for _, c := range matrix.Columns {
 		// The meaning in one sentence, less the name the row shows.
-		out = append(out, exploreProperty{Name: c.Name, Doc: model.Explain(c.Name)})
+		out = append(out, exploreProperty{Name: c.Name, Doc: model.Explain(c.Name), Liveness: c.Name == model.Liveness})
 	}
 	return out
 }

@@ -19,6 +19,12 @@
     return null;
   }
 
+  // isLiveness: the property of that name is the spec's liveness (the
+  // page's data says which: the script spells no property's name).
+  function isLiveness(name) {
+    return data.obligations.some(function (o) { return o.name === name && o.liveness; });
+  }
+
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) { e.className = cls; }
@@ -103,7 +109,7 @@
       }
     }
     Object.keys(broken).forEach(function (name) {
-      if (broken[name].step === k) { marks.push([name === 'Liveness' ? 'loop' : 'violation', name + ' violated']); }
+      if (broken[name].step === k) { marks.push([isLiveness(name) ? 'loop' : 'violation', name + ' violated']); }
     });
     if (marks.length) {
       var box = el('div', 'marks');
@@ -225,7 +231,7 @@
       tr.appendChild(th);
       var td = el('td');
       td.appendChild(el('span', 'status ' + (b ? 'violated' : 'holds'), b ? 'violated' : 'holds'));
-      td.appendChild(document.createTextNode(b ? ' at step ' + b.step + ': ' + b.why : (o.name === 'Liveness' ? ': the run can still complete from here' : ' so far')));
+      td.appendChild(document.createTextNode(b ? ' at step ' + b.step + ': ' + b.why : (o.liveness ? ': the run can still complete from here' : ' so far')));
       tr.appendChild(td);
       tr.appendChild(el('td', '', o.doc));
       obls.appendChild(tr);
