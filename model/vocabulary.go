@@ -10,8 +10,8 @@ import (
 // clauses, a sentence that teaches each, what a fault switch changes, and
 // the order of the actions. Every other package (the fault matrix, the
 // pages, the trace decoder, the stories) takes its names and texts from
-// here; TestNoVocabularyCopies fails when a string
-// literal outside this package spells one of them.
+// here; TestNoVocabularyCopies fails when a string literal outside this
+// package spells one of them.
 
 // The obligations' IDs (Obligation.ID), the spec's property names that are
 // not an ID, and the named clauses. A name of the spec is also the name of
