@@ -103,6 +103,10 @@ func TestRegistry(t *testing.T) {
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "exact version") {
 		t.Errorf("a version 'latest': %v", err)
 	}
+	bad = Registry{Subjects: []Subject{{Name: "x", Version: "1", Command: []string{"x"}, Stores: []string{"sqlite"}, Interpreted: map[string]string{"XX": "a guess"}}}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "interpreted names an obligation that does not exist") {
+		t.Errorf("an interpreted obligation XX: %v", err)
+	}
 }
 
 func TestDiffAndTable(t *testing.T) {

@@ -27,6 +27,11 @@ type Profile struct {
 	// Obligations maps each obligation to its verdict.
 	Obligations map[string]ObligationVerdict `json:"obligations"`
 	Cells       []Cell                       `json:"cells"`
+	// Interpreted names, by obligation, the verdicts that rest on how
+	// the adapter reads the subject's stores (a judgement of its own,
+	// such as which of two stores says the run is parked): the
+	// registry's declaration (Subject.Interpreted). The tables mark them.
+	Interpreted map[string]string `json:"interpreted,omitempty"`
 	// Dir is the folder the profile was read from (ReadProfile sets it;
 	// "" for a profile made in memory): its runs' traces are relative to
 	// it.
@@ -372,6 +377,27 @@ func ReadProfiles(paths ...string) ([]*Profile, error) {
 	return out, nil
 }
 
+// NoForkAPI is how the tables show an FI verdict that the adapter's
+// declaration decided (fork=false: the subject has no fork intent, so FI
+// is violated by definition), not a run (Profile.ForkDeclared).
+const NoForkAPI = "no fork API (fork=false)"
+
+// InterpretedMark follows a verdict that rests on the adapter's reading of
+// the subject's stores (Profile.Interpreted).
+const InterpretedMark = " (adapter-interpreted store)"
+
+// ForkDeclared reports whether the profile's FI verdict is violated
+// because the adapter declares no fork intent (fork=false), not because a
+// run was served another value: the verdict says what the API lacks.
+func (p *Profile) ForkDeclared() bool {
+	v := p.Obligations["FI"]
+	if v.Status != Violated || p.Features.Fork {
+		return false
+	}
+	fork := p.cellOf("fork")
+	return fork != nil && slices.Equal(v.Violated, []string{fork.Name})
+}
+
 func statusCell(v ObligationVerdict) string {
 	switch v.Status {
 	case Violated:
@@ -390,28 +416,42 @@ func statusCell(v ObligationVerdict) string {
 	return string(v.Status)
 }
 
-// tableCell is an obligation's entry in the table: its verdict, and,
+// TableCell is an obligation's entry in the table: its verdict, and,
 // where some measuring cells rest on what the adapter builds, the
 // framework's verdict (over the other cells) apart from the adapter-built
 // cells' ("holds; adapter-built: undetermined"), or "adapter-built: ..."
-// when every measuring cell is.
-func tableCell(v ObligationVerdict) string {
-	if len(v.Constructed) == 0 {
-		return statusCell(v)
+// when every measuring cell is. FI decided by a fork=false declaration
+// is NoForkAPI, and a verdict that rests on the adapter's reading of the
+// stores carries InterpretedMark.
+func (p *Profile) TableCell(o string) string {
+	v := p.Obligations[o]
+	var s string
+	switch {
+	case o == "FI" && p.ForkDeclared():
+		s = NoForkAPI
+		if len(v.Constructed) > 0 && v.Framework == NA {
+			s = "adapter-built: " + s
+		}
+	case len(v.Constructed) == 0:
+		s = statusCell(v)
+	case v.Framework == NA:
+		s = "adapter-built: " + statusCell(v)
+	default:
+		fw := v
+		fw.Status = v.Framework
+		if v.Framework != Violated {
+			fw.Explained, fw.Direct = nil, false
+		}
+		ad := string(v.Adapter)
+		if v.Adapter == Violated {
+			ad = "**violated**"
+		}
+		s = statusCell(fw) + "; adapter-built: " + ad
 	}
-	if v.Framework == NA {
-		return "adapter-built: " + statusCell(v)
+	if p.Interpreted[o] != "" {
+		s += InterpretedMark
 	}
-	fw := v
-	fw.Status = v.Framework
-	if v.Framework != Violated {
-		fw.Explained, fw.Direct = nil, false
-	}
-	ad := string(v.Adapter)
-	if v.Adapter == Violated {
-		ad = "**violated**"
-	}
-	return statusCell(fw) + "; adapter-built: " + ad
+	return s
 }
 
 // Table writes one Markdown table across profiles: a row per
@@ -422,7 +462,7 @@ func Table(w io.Writer, ps []*Profile) {
 	for _, p := range ps {
 		row := make([]string, len(Obligations))
 		for i, o := range Obligations {
-			row[i] = tableCell(p.Obligations[o])
+			row[i] = p.TableCell(o)
 		}
 		fmt.Fprintf(w, "| %s | %s |\n", p.ID(), strings.Join(row, " | "))
 	}
@@ -439,7 +479,7 @@ func CellTable(w io.Writer, ps []*Profile) {
 			if c.Constructed != "" {
 				name += " (adapter-built)"
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", p.ID(), name, c.verdicts(), c.summaryCell())
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", p.ID(), name, p.cellVerdicts(&c), c.summaryCell())
 		}
 	}
 }
@@ -460,20 +500,47 @@ func ProfileCells(w io.Writer, p *Profile) {
 			}
 			why[c.Constructed] = append(why[c.Constructed], "`"+c.Name+"`")
 		}
-		fmt.Fprintf(w, "| %s | %s | %s |\n", name, c.verdicts(), c.summaryCell())
+		fmt.Fprintf(w, "| %s | %s | %s |\n", name, p.cellVerdicts(&c), c.summaryCell())
 	}
 	for _, b := range built {
 		fmt.Fprintf(w, "\nAdapter-built (%s): %s.\n", strings.Join(why[b], ", "), b)
 	}
+	var interp []string
+	byWhy := map[string][]string{}
+	for _, o := range Obligations {
+		if why := p.Interpreted[o]; why != "" {
+			if byWhy[why] == nil {
+				interp = append(interp, why)
+			}
+			byWhy[why] = append(byWhy[why], o)
+		}
+	}
+	for _, why := range interp {
+		fmt.Fprintf(w, "\nAdapter-interpreted store (%s): %s.\n", strings.Join(byWhy[why], ", "), why)
+	}
+	if p.ForkDeclared() {
+		fmt.Fprintf(w, "\nFI: %s: the adapter declares no fork intent, so the fork cell's FI is violated by definition; no run decided it.\n", NoForkAPI)
+	}
 }
 
-// verdicts lists the cell's statuses in the obligations' order.
-func (c *Cell) verdicts() string {
+// cellVerdicts lists the cell's statuses in the obligations' order, FI
+// decided by a fork=false declaration as NoForkAPI and a verdict that
+// rests on the adapter's reading of the stores marked.
+func (p *Profile) cellVerdicts(c *Cell) string {
 	var vs []string
 	for _, o := range Obligations {
-		if st, ok := c.Status[o]; ok {
-			vs = append(vs, o+" "+string(st))
+		st, ok := c.Status[o]
+		if !ok {
+			continue
 		}
+		v := o + " " + string(st)
+		if o == "FI" && st == Violated && !p.Features.Fork && c.Scenario == "fork" {
+			v = o + " " + NoForkAPI
+		}
+		if p.Interpreted[o] != "" && st != NA {
+			v += InterpretedMark
+		}
+		vs = append(vs, v)
 	}
 	return strings.Join(vs, ", ")
 }

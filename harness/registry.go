@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/resumecontract/resumecheck/internal/jsonfile"
 )
@@ -33,6 +34,12 @@ type Subject struct {
 	// parked), with what it builds. Their verdicts are the adapter's as
 	// much as the framework's; the table shows them apart.
 	Constructed map[string]string `json:"constructed,omitempty"`
+	// Interpreted names, by obligation, the verdicts that rest on a
+	// judgement the adapter makes in reading the subject's stores (CrewAI
+	// keeps two, and the adapter decides from both whether the run is
+	// parked and which feedback was consumed), with what it judges. The
+	// tables mark those verdicts (Profile.Interpreted).
+	Interpreted map[string]string `json:"interpreted,omitempty"`
 }
 
 // MarkConstructed sets each cell's Constructed from the subject's
@@ -41,6 +48,7 @@ func (s Subject) MarkConstructed(p *Profile) {
 	for i := range p.Cells {
 		p.Cells[i].Constructed = s.Constructed[p.Cells[i].Scenario]
 	}
+	p.Interpreted = maps.Clone(s.Interpreted)
 }
 
 // ID is name@version.
@@ -74,6 +82,8 @@ func (r *Registry) Validate() error {
 			return fmt.Errorf("harness: registry: %s: listed twice", at)
 		case slices.ContainsFunc(slices.Collect(maps.Keys(s.Constructed)), func(sc string) bool { _, ok := ScenarioByName(sc); return !ok }):
 			return fmt.Errorf("harness: registry: %s: constructed names a scenario that does not exist (want one of the scenarios)", at)
+		case slices.ContainsFunc(slices.Collect(maps.Keys(s.Interpreted)), func(o string) bool { return !slices.Contains(Obligations, o) }):
+			return fmt.Errorf("harness: registry: %s: interpreted names an obligation that does not exist (want one of %s)", at, strings.Join(Obligations, ", "))
 		}
 		for _, st := range s.Stores {
 			if !slices.Contains([]string{StoreSQLite, StorePostgres, StoreMemory}, st) {

@@ -29,6 +29,12 @@ type confCell struct {
 	Status                              harness.Status
 	// Built: some of the verdict's cells were built by the adapter.
 	Built bool
+	// Shown is the status as the page shows it: harness.NoForkAPI for an
+	// FI the adapter's fork=false declaration decided.
+	Shown string
+	// Interpreted: the verdict rests on the adapter's reading of the
+	// subject's stores (Profile.Interpreted), and why.
+	Interpreted string
 }
 
 type confPanel struct {
@@ -99,8 +105,13 @@ func Conformance(profiles []*harness.Profile, opt Options) (*Page, error) {
 			id := "conf-" + slug(p.ID()) + "-" + slug(o)
 			class := statusClass(ov.Status)
 			counts[class]++
+			shown := string(ov.Status)
+			if o == "FI" && p.ForkDeclared() {
+				shown = harness.NoForkAPI
+			}
 			row.Cells = append(row.Cells, confCell{Obligation: o, Status: ov.Status, Class: class,
-				Explained: strings.Join(ov.Explained, ", "), Panel: id, Built: len(ov.Constructed) > 0})
+				Explained: strings.Join(ov.Explained, ", "), Panel: id, Built: len(ov.Constructed) > 0,
+				Shown: shown, Interpreted: p.Interpreted[o]})
 			cp := &confPanel{ID: id, Title: fmt.Sprintf("%s: %s %s", p.ID(), o, ov.Status), Status: ov.Status, Class: class,
 				Evidence: ov.Evidence, Explained: ov.Explained, Obligation: o,
 				Constructed: ov.Constructed, Framework: ov.Framework, Adapter: ov.Adapter}

@@ -61,9 +61,9 @@ func renderFindings(ps []*harness.Profile) string {
 	for _, p := range ps {
 		switch p.Obligations[model.CV].Status {
 		case harness.Violated:
-			cvv = append(cvv, p.ID())
+			cvv = append(cvv, marked(p, "cv"))
 		case harness.Holds:
-			cvh = append(cvh, p.ID())
+			cvh = append(cvh, marked(p, "cv"))
 		default:
 			cvna = append(cvna, p.ID())
 		}
@@ -86,8 +86,12 @@ func renderFindings(ps []*harness.Profile) string {
 	// 4. CrewAI.
 	var cr []string
 	for _, p := range byID("crewai@") {
-		cr = append(cr, fmt.Sprintf("%s: crash/resume EO %s, PC %s; crash/resubmit EO %s, PC %s (%s)", p.Store,
-			rate(p, "crash/resume", model.EO), rate(p, "crash/resume", model.PC), rate(p, "crash/resubmit", model.EO), rate(p, "crash/resubmit", model.PC),
+		pc := model.PC
+		if p.Interpreted[model.PC] != "" {
+			pc += harness.InterpretedMark
+		}
+		cr = append(cr, fmt.Sprintf("%s: crash/resume EO %s, %s %s; crash/resubmit EO %s, %s %s (%s)", p.Store,
+			rate(p, "crash/resume", model.EO), pc, rate(p, "crash/resume", model.PC), rate(p, "crash/resubmit", model.EO), pc, rate(p, "crash/resubmit", model.PC),
 			strings.Join(p.Obligations[model.PC].Explained, ", ")))
 	}
 	row(4, "CrewAI 1.15.2 re-executes completed effect-bearing methods on restore", strings.Join(cr, "; "),
@@ -102,15 +106,16 @@ func renderFindings(ps []*harness.Profile) string {
 	var lv []string
 	for _, p := range ps {
 		if v, u, n := lvCounts(p); v+u > 0 {
-			lv = append(lv, fmt.Sprintf("%s %d violated, %d undetermined of %s (profile: %s)", p.ID(), v, u, english.Count(n, "run"), p.Obligations[model.LV].Status))
+			lv = append(lv, fmt.Sprintf("%s %d violated, %d undetermined of %s (profile: %s)", marked(p, p.Obligations[model.LV].Cells...), v, u, english.Count(n, "run"), p.Obligations[model.LV].Status))
 		}
 	}
 	pg = append(pg, "LV judged over every run (every cell but cv), where some run did not hold it: "+strings.Join(lv, "; "))
 	row(5, "pydantic-graph 1.x cannot resume after a mid-node crash (the snapshot stays `running`)", strings.Join(pg, "; "),
 		"**reproduced**: the crash leaves a run that does not complete (LV, judged over every run)")
 
-	// 6. saturation.
-	var sat []string
+	// 6. saturation, per store, with the load the baselines were
+	// recorded under.
+	var sat, lgStores []string
 	lgSat, lgDup, lgCells := 0, 0, 0
 	for _, p := range ps {
 		c := p.Cell("race")
@@ -126,19 +131,20 @@ func renderFindings(ps []*harness.Profile) string {
 				full++
 			}
 		}
+		lo, hi := harness.Wilson(full, len(c.Grid))
 		if strings.HasPrefix(p.ID(), "langgraph@1.2.9/") {
 			lgSat, lgDup, lgCells = lgSat+full, lgDup+dup, lgCells+len(c.Grid)
+			lgStores = append(lgStores, fmt.Sprintf("%s %d of %d [%.2f, %.2f]", p.Store, full, len(c.Grid), lo, hi))
 		}
 		if dup > 0 {
-			lo, hi := harness.Wilson(full, len(c.Grid))
-			sat = append(sat, fmt.Sprintf("%s %d/%d duplicated, %d/%d saturated [%.2f, %.2f]", p.ID(), dup, len(c.Grid), full, len(c.Grid), lo, hi))
+			sat = append(sat, fmt.Sprintf("%s %d/%d duplicated, %d/%d saturated [%.2f, %.2f]", marked(p, "race"), dup, len(c.Grid), full, len(c.Grid), lo, hi))
 		}
 	}
 	lo, hi := harness.Wilson(lgSat, lgCells)
 	row(6, "k processes resuming one parked interrupt fire the gated effect k times: saturation 1.0 in 36 of 40 cells",
-		fmt.Sprintf("LangGraph 1.2.9, both stores: saturation 1.0 in **%d of %d** cells (95%% Wilson [%.2f, %.2f]; the paper's 36/40 = 0.90), the gated effect duplicated in %d of %d. Per profile (cells with more than one gated effect; cells saturated): %s",
-			lgSat, lgCells, lo, hi, lgDup, lgCells, strings.Join(sat, "; ")),
-		"**reproduced** (duplicates); **refined** for saturation: lower here, and load-dependent (see the load measurement below)")
+		fmt.Sprintf("baselines recorded on an idle machine (1-minute load under 1; other loads: the load table below). LangGraph 1.2.9 per store: %s; both stores: saturation 1.0 in **%d of %d** cells (95%% Wilson [%.2f, %.2f]; the paper's 36/40 = 0.90), the gated effect duplicated in %d of %d. Per profile (cells with more than one gated effect; cells saturated): %s",
+			strings.Join(lgStores, "; "), lgSat, lgCells, lo, hi, lgDup, lgCells, strings.Join(sat, "; ")),
+		"**reproduced** (duplicates); **refined** for saturation: lower here, per store and load-dependent (PostgreSQL 9 to 10 of 20 in every measurement; SQLite 13 of 20 idle, 38 of 40 under load: the load table below)")
 
 	// 7. consumption gate.
 	var one []string
@@ -148,7 +154,7 @@ func renderFindings(ps []*harness.Profile) string {
 			continue
 		}
 		if !slices.ContainsFunc(c.Grid, func(g harness.RacePoint) bool { return g.Gated > g.Reps }) {
-			one = append(one, p.ID())
+			one = append(one, marked(p, "race"))
 		}
 	}
 	row(7, "a consumption gate in the shared store serves one racer and refuses the rest",
@@ -157,7 +163,7 @@ func renderFindings(ps []*harness.Profile) string {
 
 	// 8. shared profiles.
 	row(8, "no two probed frameworks share a conformance profile", sharedProfiles(ps),
-		"**refined**: no two share a profile, but CrewAI and LlamaIndex Workflows agree on every safety obligation")
+		"**refined**: no two share all eight verdicts, but on the six safety obligations CrewAI equals LlamaIndex Workflows and pydantic-graph equals REMIT; they differ only in FI and LV, and the FI side of each pair is a fork=false declaration (no fork API), not a measured run")
 
 	// 9. REMIT's validity cell.
 	var rm []string
@@ -180,6 +186,45 @@ func renderFindings(ps []*harness.Profile) string {
 	row(9, "REMIT repairs the validity cell", strings.Join(rm, "; "),
 		"**contradicted**: REMIT's validator checks `put`, not `put_writes`; the invalid value is durable in the writes table")
 	return b.String()
+}
+
+// marked is the profile's ID, followed by "(adapter-built)" when one of
+// the named cells rests on what the adapter builds (Cell.Constructed):
+// the figure is the adapter's as much as the framework's.
+func marked(p *harness.Profile, cells ...string) string {
+	for _, name := range cells {
+		if c := p.Cell(name); c != nil && c.Constructed != "" {
+			return p.ID() + " (adapter-built)"
+		}
+	}
+	return p.ID()
+}
+
+// markedAll is the profile's ID, marked when some of its cells are
+// adapter-built, and which.
+func markedAll(p *harness.Profile) string {
+	var built []string
+	for _, c := range p.Cells {
+		if c.Constructed != "" {
+			built = append(built, c.Name)
+		}
+	}
+	if len(built) == 0 {
+		return p.ID()
+	}
+	if len(built) == len(p.Cells) {
+		return p.ID() + " (every cell adapter-built)"
+	}
+	return p.ID() + " (adapter-built: " + strings.Join(built, ", ") + ")"
+}
+
+// fiShown is the profile's FI as the tables show it: NoForkAPI where a
+// fork=false declaration decided it.
+func fiShown(p *harness.Profile) string {
+	if p.ForkDeclared() {
+		return harness.NoForkAPI
+	}
+	return string(p.Obligations["FI"].Status)
 }
 
 func ids(s []string) string {
@@ -250,8 +295,8 @@ func sharedProfiles(ps []*harness.Profile) string {
 			case vec(a, harness.Obligations) == vec(b, harness.Obligations):
 				all = append(all, a.ID()+" = "+b.ID())
 			case vec(a, safety) == vec(b, safety):
-				safe = append(safe, fmt.Sprintf("%s = %s, apart from FI (%s vs %s) and LV (%s vs %s)", a.ID(), b.ID(),
-					a.Obligations[model.FI].Status, b.Obligations[model.FI].Status, a.Obligations[model.LV].Status, b.Obligations[model.LV].Status))
+				safe = append(safe, fmt.Sprintf("%s = %s, apart from FI (%s vs %s) and LV (%s vs %s)", markedAll(a), markedAll(b),
+					fiShown(a), fiShown(b), a.Obligations[model.LV].Status, b.Obligations[model.LV].Status))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package conformcli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,6 +80,103 @@ func TestSharedProfile(t *testing.T) {
 	}
 	if a.Obligations["LV"].Status == b.Obligations["LV"].Status {
 		t.Errorf("LV: both %s: the doc's finding 8 says they differ", a.Obligations["LV"].Status)
+	}
+}
+
+// TestSharedSafetyProfiles: the doc's finding 8 names every pair of
+// different frameworks equal on the six safety obligations, CrewAI =
+// LlamaIndex and pydantic-graph = REMIT (both stores), with the FI side
+// of each pair a fork=false declaration.
+func TestSharedSafetyProfiles(t *testing.T) {
+	ps, err := baseline.Read(baselines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sharedProfiles(ps)
+	for _, want := range []string{
+		"crewai@1.15.2/sqlite = llama-index-workflows@2.22.2/sqlite (every cell adapter-built), apart from FI (holds vs " + harness.NoForkAPI + ")",
+		"pydantic-graph@1.107.10/sqlite (adapter-built: fd, stray, race, parked, fork) = remit-contract@0.1.2/postgres, apart from FI (" + harness.NoForkAPI + " vs holds)",
+		"pydantic-graph@1.107.10/sqlite (adapter-built: fd, stray, race, parked, fork) = remit-contract@0.1.2/sqlite",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("finding 8 does not say %q:\n%s", want, got)
+		}
+	}
+	if strings.Count(got, " = ") != 3 {
+		t.Errorf("finding 8 names other pairs than the three: %s", got)
+	}
+}
+
+// TestMarksEverywhere: every view of the verdicts (the table, the
+// paper's findings, a subject's cells) marks what the adapter decided.
+// FI decided by a fork=false declaration is "no fork API", never
+// **violated**; a real FI violation (Eino: a stray resume re-fired, with
+// fork=true) stays **violated**. The findings table marks each profile
+// whose counted cell is adapter-built, and CrewAI's PC and RD carry the
+// adapter-interpreted store mark. Undeclaring the marks (a profile with no
+// Interpreted, a fork=true declaration) removes them: the marks come
+// from the declarations, not from the subject's name.
+func TestMarksEverywhere(t *testing.T) {
+	ps, err := baseline.Read(baselines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tb strings.Builder
+	harness.Table(&tb, ps)
+	row := func(id string) []string {
+		for _, l := range strings.Split(tb.String(), "\n") {
+			if strings.HasPrefix(l, "| "+id+" |") {
+				return strings.Split(strings.Trim(l, "| "), " | ")
+			}
+		}
+		t.Fatalf("no row %s", id)
+		return nil
+	}
+	fi := 1 + slices.Index(harness.Obligations, "FI")
+	for _, id := range []string{"langgraph@1.2.9/sqlite", "langgraph@1.2.24/postgres", "langgraphjs@1.7.3/sqlite", "go-workflows@1.4.2/sqlite", "pydantic-graph@1.107.10/sqlite", "llama-index-workflows@2.22.2/sqlite"} {
+		if c := row(id)[fi]; !strings.Contains(c, harness.NoForkAPI) || strings.Contains(c, "violated") {
+			t.Errorf("%s FI: %q, want %q", id, c, harness.NoForkAPI)
+		}
+	}
+	if c := row("eino@0.9.13/sqlite")[fi]; c != "**violated**" {
+		t.Errorf("Eino's FI (a stray resume re-fired, fork=true): %q", c)
+	}
+	crew := row("crewai@1.15.2/sqlite")
+	for i, o := range harness.Obligations {
+		if has := strings.HasSuffix(crew[i+1], harness.InterpretedMark); has != (o == "PC" || o == "RD") {
+			t.Errorf("CrewAI %s: %q (the mark is for PC and RD)", o, crew[i+1])
+		}
+	}
+	f := renderFindings(ps)
+	for _, want := range []string{
+		"llama-index-workflows@2.22.2/sqlite (adapter-built), pydantic-graph", // finding 2: LlamaIndex's cv cell
+		"eino@0.9.13/sqlite (adapter-built) 20/20 duplicated",                 // finding 6: Eino's race
+		"llama-index-workflows@2.22.2/sqlite (adapter-built) 20/20 duplicated",
+		"go-workflows@1.4.2/sqlite, pydantic-graph@1.107.10/sqlite (adapter-built), remit", // finding 7
+		"PC" + harness.InterpretedMark + " 10/10",                                          // finding 4: CrewAI
+		"LangGraph 1.2.9 per store: postgres 9 of 20 [0.26, 0.66]; sqlite 13 of 20 [0.43, 0.82]",
+		"1-minute load under 1",
+	} {
+		if !strings.Contains(f, want) {
+			t.Errorf("the findings table does not say %q", want)
+		}
+	}
+	var cells strings.Builder
+	harness.ProfileCells(&cells, committed(t, "crewai@1.15.2/sqlite"))
+	if !strings.Contains(cells.String(), "RD holds"+harness.InterpretedMark) || !strings.Contains(cells.String(), "Adapter-interpreted store (PC, RD): ") {
+		t.Errorf("CrewAI's cells do not mark PC and RD:\n%s", cells.String())
+	}
+
+	// The marks follow the declarations.
+	lg := committed(t, "langgraph@1.2.9/sqlite")
+	lg.Features.Fork = true
+	if c := lg.TableCell("FI"); c != "**violated**" {
+		t.Errorf("FI violated with fork=true declared: %q", c)
+	}
+	cr := committed(t, "crewai@1.15.2/sqlite")
+	cr.Interpreted = nil
+	if c := cr.TableCell("PC"); strings.Contains(c, harness.InterpretedMark) {
+		t.Errorf("PC with nothing declared interpreted: %q", c)
 	}
 }
 

@@ -50,6 +50,11 @@ func RecheckBaselines(dir string, reg *harness.Registry) ([]string, error) {
 					problems = append(problems, fmt.Sprintf("%s cell %s: marked adapter-built %q, the registry declares %q", p.ID(), c.Name, c.Constructed, want))
 				}
 			}
+			for _, o := range harness.Obligations {
+				if want := subj[0].Interpreted[o]; p.Interpreted[o] != want {
+					problems = append(problems, fmt.Sprintf("%s %s: marked adapter-interpreted %q, the registry declares %q", p.ID(), o, p.Interpreted[o], want))
+				}
+			}
 		} else {
 			problems = append(problems, fmt.Sprintf("%s: not in the registry", p.ID()))
 		}

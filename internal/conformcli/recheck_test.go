@@ -92,6 +92,9 @@ func TestRecheckCatchesDoctoredBaselines(t *testing.T) {
 		{"a framework cell marked adapter-built", func(t *testing.T, dir string) {
 			editProfile(t, dir, lg, func(p *harness.Profile) { cellNamed(p, "fd").Constructed = "the adapter's own fork" })
 		}, []string{"langgraph@1.2.9/sqlite cell fd: marked adapter-built \"the adapter's own fork\", the registry declares \"\""}},
+		{"a verdict marked adapter-interpreted the registry does not declare", func(t *testing.T, dir string) {
+			editProfile(t, dir, lg, func(p *harness.Profile) { p.Interpreted = map[string]string{"PC": "the adapter's guess"} })
+		}, []string{"langgraph@1.2.9/sqlite PC: marked adapter-interpreted \"the adapter's guess\", the registry declares \"\""}},
 		{"a trace no run names", func(t *testing.T, dir string) {
 			if err := os.WriteFile(filepath.Join(dir, seq, "traces", "fd", "extra.ndjson"), []byte("{}\n"), 0o644); err != nil {
 				t.Fatal(err)
