@@ -76,7 +76,7 @@ type Finding struct {
 }
 
 func (f Finding) String() string {
-	if f.Obligation == "features" {
+	if f.Obligation == "features" || f.Obligation == RunsNotMeasured {
 		return f.Profile + ": " + f.Why
 	}
 	where := f.Profile
@@ -150,12 +150,77 @@ func gateProfile(b, p *Profile) []Finding {
 			out = append(out, f)
 		}
 	}
+	if f, ok := uncoveredRuns(b, p); ok {
+		out = append(out, f)
+	}
 	for i := range p.Cells {
 		if b.cellNamed(p.Cells[i].Name) == nil {
 			out = append(out, Finding{Profile: p.ID(), Cell: p.Cells[i].Name, Obligation: "*", Now: "new cell", Kind: FindingConfirmed, Why: "the baseline has no such cell"})
 		}
 	}
 	return out
+}
+
+// RunsNotMeasured is the obligation of the finding that names the fresh
+// runs which could not be driven or did not reach their kill point, at
+// points where the baseline has a run that did (uncoveredRuns).
+const RunsNotMeasured = "runs"
+
+// uncoveredRuns is a confirmed finding naming every fresh run that did
+// not measure its point (the adapter failed, or the kill did not land)
+// where some baseline run at the same point did. Such a run hides the
+// point's verdicts: a pydantic-graph adapter made to exit on every
+// recover turned its crash cells undetermined, and the gate reported
+// their lost violations as unmeasured and passed. An adapter that fails,
+// or a kill point that moved, is a change to look at whichever way the
+// verdicts went, so the gate fails on it (docs/conformance.md, "The
+// regression gate"). A run at a point the baseline never reached is not
+// named: nothing was lost there.
+func uncoveredRuns(b, p *Profile) (Finding, bool) {
+	var named []string
+	var ev []*RunVerdict
+	for i := range p.Cells {
+		fc := &p.Cells[i]
+		bc := b.cellNamed(fc.Name)
+		if bc == nil || fc.Skipped != "" || bc.Skipped != "" {
+			continue
+		}
+		for j := range fc.Runs {
+			r := &fc.Runs[j]
+			if covers(r) {
+				continue
+			}
+			pt := pointOf(fc.Scenario, r)
+			base := 0
+			for _, br := range runsAt(bc, pt) {
+				if covers(br) {
+					base++
+				}
+			}
+			if base == 0 {
+				continue
+			}
+			why := "could not be driven"
+			if r.Verdict != "error" {
+				why = "did not reach its kill point"
+			}
+			if len(r.Problems) > 0 {
+				why += ": " + r.Problems[0]
+			}
+			named = append(named, fmt.Sprintf("cell %s run %s at %s (%s; the baseline measured it in %s)", fc.Name, r.Run, pt, why, english.Count(base, "run")))
+			ev = append(ev, r)
+		}
+	}
+	if len(named) == 0 {
+		return Finding{}, false
+	}
+	f := Finding{Profile: p.ID(), Obligation: RunsNotMeasured, Kind: FindingConfirmed,
+		Why: fmt.Sprintf("%s did not measure points the baseline measured (a failing adapter or a kill that no longer lands hides their verdicts): %s",
+			english.Count(len(named), "run"), strings.Join(named, "; "))}
+	for _, r := range ev {
+		f.Runs = append(f.Runs, r.Run)
+	}
+	return f, true
 }
 
 // Cell returns the profile's cell of that name, or nil.

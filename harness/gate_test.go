@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,10 +28,17 @@ func TestUndrivenRunIsNamed(t *testing.T) {
 		t.Errorf("an undriven run: summary %q", failed.Summary)
 	}
 	fs := Gate([]*Profile{profileOf(held)}, []*Profile{profileOf(failed)})
-	if len(fs) != 4 {
-		t.Fatalf("findings %v, want one per obligation of the cell", fs)
+	if len(fs) != 5 {
+		t.Fatalf("findings %v, want one per obligation of the cell and one naming the run", fs)
 	}
-	for _, f := range fs {
+	// The run that was not driven, at a point the baseline measured,
+	// fails the gate by itself (uncoveredRuns).
+	runs := fs[4]
+	if runs.Obligation != RunsNotMeasured || runs.Kind != FindingConfirmed || !slices.Equal(runs.Runs, []string{"fd"}) ||
+		!strings.Contains(runs.Why, "cell fd run fd at fd (could not be driven: start did not park: failed (PanicException)") {
+		t.Errorf("%s (%s), want the run named and confirmed", runs, runs.Kind)
+	}
+	for _, f := range fs[:4] {
 		if f.Kind != FindingUnmeasured || !strings.HasSuffix(f.Why, "inconclusive: fd (could not be driven)") {
 			t.Errorf("%s (%s)", f, f.Kind)
 		}

@@ -41,6 +41,12 @@ type Options struct {
 	// SweepStride kills at every SweepStride-th note of the kill sweep
 	// (default 1: every note); CI bounds the sweep with it.
 	SweepStride int
+	// SweepOffset picks which notes a strided sweep kills at: the notes
+	// 1+SweepOffset, 1+SweepOffset+SweepStride, ... (taken modulo the
+	// stride). Consecutive offsets cover every note within SweepStride
+	// runs; the conformance command derives it from the commit
+	// (docs/conformance.md, "The regression gate").
+	SweepOffset int
 	// CrashRuns is how many times each crash cell runs (default 1). A
 	// kill lands at a fixed note, but what the subject had made durable
 	// by then can vary (asynchronous writes), so one run can be a draw.

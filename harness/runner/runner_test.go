@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -300,6 +301,45 @@ func TestRetestRunsThePointAgain(t *testing.T) {
 		got := harness.Retested(*f, again.Cells[0].Runs)
 		if got.Kind != tc.kind {
 			t.Errorf("re-runs with faults %q: %s (%s), want %s", tc.faults, got, got.Kind, tc.kind)
+		}
+	}
+}
+
+// TestSweepStrideRotates: a sweep at stride 3 kills at every third note,
+// starting at the note its offset picks; the three offsets together kill
+// at every note of the dry run, each once. (CI's stride 3 used to start at
+// note 1 on every run and never reached go-workflows' kill points inside
+// tasks 1 to 4 after their effects.)
+func TestSweepStrideRotates(t *testing.T) {
+	const stride = 3
+	seen := map[string]int{}
+	notes := 0
+	for off := range stride {
+		p, _ := profileWith(t, "", func(o *runner.Options) { o.SweepStride, o.SweepOffset = stride, off }, "killsweep")
+		c := cell(t, p, "killsweep/resume")
+		for _, r := range c.Runs {
+			if r.Run == "dry" {
+				if _, err := fmt.Sscanf(r.Notes[0], "the dry run (no kill) sent %d notes", &notes); err != nil {
+					t.Fatalf("the dry run's note %q: %v", r.Notes[0], err)
+				}
+				continue
+			}
+			var i int
+			if _, err := fmt.Sscanf(r.Run, "note-%d", &i); err != nil {
+				t.Fatalf("run %s: %v", r.Run, err)
+			}
+			if (i-1)%stride != off {
+				t.Errorf("offset %d killed at note %d", off, i)
+			}
+			seen[r.KillPoint]++
+		}
+	}
+	if notes < 2*stride || len(seen) != notes {
+		t.Fatalf("%d distinct kill points over the %d offsets, the dry run sent %d notes", len(seen), stride, notes)
+	}
+	for pt, n := range seen {
+		if n != 1 {
+			t.Errorf("kill point %s reached %d times over the offsets, want once", pt, n)
 		}
 	}
 }

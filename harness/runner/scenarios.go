@@ -341,7 +341,8 @@ func (r *Runner) sweep(ctx context.Context, sc harness.Scenario, c *harness.Cell
 	}
 	rv.Notes = append([]string{fmt.Sprintf("the dry run (no kill) sent %s: the sweep's kill points", english.Count(len(points), "note"))}, rv.Notes...)
 	c.Runs = append(c.Runs, *rv)
-	for i := 1; i <= len(points); i += r.opt.SweepStride {
+	first := 1 + (r.opt.SweepOffset%r.opt.SweepStride+r.opt.SweepStride)%r.opt.SweepStride
+	for i := first; i <= len(points); i += r.opt.SweepStride {
 		label := fmt.Sprintf("note-%02d", i)
 		rc, err := r.newRun(ctx, c.Name, label, sc.Workflow)
 		if err != nil {

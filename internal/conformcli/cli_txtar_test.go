@@ -84,7 +84,7 @@ func runCase(t *testing.T, c *clitest.Case, fake func() (string, error)) clitest
 		c.Vars = append(c.Vars, "$FAKEADAPTER", exe)
 	}
 	c.WriteFiles(t, "args", "exit", "stdout", "stderr", "env")
-	for _, name := range []string{"RESUMECHECK_PG_DSN", "CONFORMANCE_GRID", "CONFORMANCE_REPS", "CONFORMANCE_SWEEP_STRIDE", "CONFORMANCE_CRASH_RUNS", "CONFORMANCE_RETEST_RUNS", "CONFORMANCE_ON_CHANGE", "FAKE_FAULTS"} {
+	for _, name := range []string{"RESUMECHECK_PG_DSN", "CONFORMANCE_GRID", "CONFORMANCE_REPS", "CONFORMANCE_SWEEP_STRIDE", "CONFORMANCE_SWEEP_SEED", "CONFORMANCE_CRASH_RUNS", "CONFORMANCE_RETEST_RUNS", "CONFORMANCE_ON_CHANGE", "FAKE_FAULTS"} {
 		t.Setenv(name, "")
 	}
 	c.Setenv(t)

@@ -3,6 +3,7 @@ package conformcli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/resumecontract/resumecheck/harness"
@@ -87,7 +88,7 @@ func remitRefused(t *testing.T, fresh string, refused bool) {
 }
 
 func TestGateFlippedBaselines(t *testing.T) {
-	const seq, lg, remit = "sequencer@1-sqlite", "langgraph@1.2.9-sqlite", "remit-contract@0.1.2-sqlite"
+	const seq, lg, remit, pg = "sequencer@1-sqlite", "langgraph@1.2.9-sqlite", "remit-contract@0.1.2-sqlite", "pydantic-graph@1.107.10-sqlite"
 	for _, tc := range []struct {
 		name   string
 		ids    []string
@@ -133,8 +134,10 @@ func TestGateFlippedBaselines(t *testing.T) {
 			keepRuns(t, fresh, seq, "crash/resume", 1)
 			setRuns(t, fresh, seq, "crash/resume", "LV", harness.Undetermined, all)
 		}, ExitChanged, []string{"sequencer@1/sqlite cell crash/resume LV: holds -> undetermined (run crash-resume)", "the baseline's 10 runs all holds"}},
-		// A crash run that never reached its kill point is inconclusive:
-		// not a change (go-workflows under load).
+		// A crash run that never reached its kill point measured nothing
+		// there: its verdicts are unmeasured, but the run itself, at a
+		// point the baseline's ten runs reached, fails the gate (a kill
+		// that no longer lands hides the point's verdicts).
 		{"a fresh crash run that did not reach its kill point", []string{seq}, func(t *testing.T, _, fresh string) {
 			keepRuns(t, fresh, seq, "crash/resume", 1)
 			editProfile(t, fresh, seq, func(p *harness.Profile) {
@@ -145,7 +148,35 @@ func TestGateFlippedBaselines(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-		}, ExitOK, []string{"no confirmed change", "sequencer@1/sqlite cell crash/resume EO: holds -> undetermined (run crash-resume): undetermined only where the run is inconclusive"}},
+		}, ExitChanged, []string{"1 confirmed change", "sequencer@1/sqlite: 1 run did not measure points the baseline measured",
+			"cell crash/resume run crash-resume at inside task 3, after its effect (occurrence 1) (did not reach its kill point; the baseline measured it in 10 runs)",
+			"sequencer@1/sqlite cell crash/resume EO: holds -> undetermined (run crash-resume): undetermined only where the run is inconclusive"}},
+		// The issue's partly broken adapter: pydantic-graph's adapter
+		// made to exit on every recover. Every crash and sweep run but
+		// the sweeps' dry runs could not be driven; the lost EO and PC
+		// violations are unmeasured, and the step passed. The runs that
+		// were not driven fail it, each named.
+		{"a pydantic-graph adapter that exits on every recover", []string{pg}, func(t *testing.T, _, fresh string) {
+			editProfile(t, fresh, pg, func(p *harness.Profile) {
+				for i := range p.Cells {
+					c := &p.Cells[i]
+					if c.Scenario != "crash" && c.Scenario != "killsweep" {
+						continue
+					}
+					for j := range c.Runs {
+						if r := &c.Runs[j]; r.Run != "dry" {
+							r.Verdict, r.Obligations = "error", map[string]harness.Status{}
+							r.Problems = []string{"recover: the adapter exited (status 1)"}
+						}
+					}
+				}
+				if err := runner.Refinish(p); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}, ExitChanged, []string{"pydantic-graph@1.107.10/sqlite: ", "runs did not measure points the baseline measured",
+			"66 runs did not measure", "cell crash/resume run crash-resume at inside task 3, after its effect (occurrence 1) ", "(could not be driven: recover: the adapter exited (status 1); the baseline measured it in 10 runs)",
+			"cell killsweep/resume run note-01 at "}},
 		// REMIT on PostgreSQL re-executed task 3 after a resubmit in all
 		// ten baseline runs; in a loaded CI run its recovery was refused
 		// as a conflict (the killed process's claim was still held) and
@@ -188,5 +219,27 @@ func TestGateUndoctored(t *testing.T) {
 	}
 	if f := harness.Gate(ps, ps); len(f) > 0 {
 		t.Errorf("findings against itself: %v", f)
+	}
+}
+
+// TestSweepSeed: the seed of a strided sweep comes from the flag, the
+// environment, or the commit's number, and a bad one is a usage error
+// naming where it came from.
+func TestSweepSeed(t *testing.T) {
+	t.Setenv("CONFORMANCE_SWEEP_SEED", "")
+	if n, from, err := sweepSeed("7", "."); err != nil || n != 7 || from != "--sweep-seed" {
+		t.Errorf("--sweep-seed 7: %d %q %v", n, from, err)
+	}
+	// The commit's number: this checkout has commits, so a positive count.
+	if n, from, err := sweepSeed("", "."); err != nil || !strings.Contains(from, "git rev-list --count HEAD") || n == 0 && !strings.Contains(from, "failed") {
+		t.Errorf("from the commit: %d %q %v", n, from, err)
+	}
+	t.Setenv("CONFORMANCE_SWEEP_SEED", "12")
+	if n, from, err := sweepSeed("", "."); err != nil || n != 12 || from != "CONFORMANCE_SWEEP_SEED" {
+		t.Errorf("CONFORMANCE_SWEEP_SEED=12: %d %q %v", n, from, err)
+	}
+	t.Setenv("CONFORMANCE_SWEEP_SEED", "-1")
+	if _, _, err := sweepSeed("", "."); err == nil || !strings.Contains(err.Error(), `CONFORMANCE_SWEEP_SEED "-1"`) {
+		t.Errorf("CONFORMANCE_SWEEP_SEED=-1: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ type runOptions struct {
 	reps      int
 	crashRuns int
 	stride    int
+	seed      string
 	scenarios []string
 	timeout   time.Duration
 	doc       string
@@ -69,6 +71,7 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 	f.IntVar(&o.reps, "reps", 0, "race repetitions per grid point (default: $CONFORMANCE_REPS or 1)")
 	f.IntVar(&o.crashRuns, "crash-runs", 0, "runs of each crash cell (default: $CONFORMANCE_CRASH_RUNS or 1); a crash's outcome can vary from run to run")
 	f.IntVar(&o.stride, "sweep-stride", 0, "kill at every n-th note of the kill sweep (default: $CONFORMANCE_SWEEP_STRIDE or 1, every note)")
+	f.StringVar(&o.seed, "sweep-seed", "", "with --sweep-stride n, which notes the sweep kills at: the seed modulo n picks the first (default: $CONFORMANCE_SWEEP_SEED, else the commit's number, git rev-list --count HEAD, so that n consecutive commits kill at every note)")
 	f.StringSliceVar(&o.scenarios, "scenario", nil, "scenarios to run (default: all): "+scenarioNames())
 	f.DurationVar(&o.timeout, "timeout", 120*time.Second, "bound on one adapter request")
 	f.StringVar(&o.doc, "doc", "docs/conformance.md", "with --update, the document whose table is rewritten")
@@ -125,6 +128,37 @@ func positive(flag int, name, env string) (int, error) {
 		return 0, clibase.Usagef("%s=%q: want a positive number", env, v)
 	}
 	return n, nil
+}
+
+// sweepSeed is the seed of a strided sweep's first note: the flag, else
+// $CONFORMANCE_SWEEP_SEED, else the number of commits up to HEAD in root
+// (git rev-list --count HEAD). The commit's number rotates the stride by
+// one per commit, so n consecutive commits at stride n together kill at
+// every note of the sweep: a point the baseline measured is reached in
+// one of any n CI runs, and that run fails the gate when the kill does
+// not land there (harness.RunsNotMeasured). With no git and no seed the
+// seed is 0, and the run says so. from says where the seed came from.
+func sweepSeed(flag, root string) (seed uint64, from string, err error) {
+	v, from := flag, "--sweep-seed"
+	if v == "" {
+		v, from = strings.TrimSpace(os.Getenv("CONFORMANCE_SWEEP_SEED")), "CONFORMANCE_SWEEP_SEED"
+	}
+	if v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return 0, "", clibase.Usagef("%s %q: want a number of 0 or more", from, v)
+		}
+		return n, from, nil
+	}
+	out, err := exec.Command("git", "-C", root, "rev-list", "--count", "HEAD").Output()
+	if err != nil {
+		return 0, "no commit to number (git rev-list --count HEAD failed), so 0", nil
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		return 0, "", fmt.Errorf("git rev-list --count HEAD said %q: %w", strings.TrimSpace(string(out)), err)
+	}
+	return n, "the commit's number, git rev-list --count HEAD", nil
 }
 
 // planned is one profile a run measures: a subject on a store.
@@ -212,6 +246,15 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	opt := runner.Options{Root: root, Out: o.out, PGDSN: os.Getenv("RESUMECHECK_PG_DSN"), Grid: grid,
 		Timeout: o.timeout, Scenarios: o.scenarios, Progress: progress, SweepStride: stride, CrashRuns: crashRuns}
+	if stride > 1 {
+		seed, from, err := sweepSeed(o.seed, root)
+		if err != nil {
+			return err
+		}
+		opt.SweepOffset = int(seed % uint64(stride))
+		fmt.Fprintf(progress, "conformance: sweep stride %d, first note %d (seed %d, %s; %d consecutive seeds kill at every note)\n",
+			stride, 1+opt.SweepOffset, seed, from, stride)
+	}
 	// What runs: each subject on each of its stores the run selects. The
 	// PostgreSQL warning is for a run that has PostgreSQL cells to skip.
 	var plan []planned
