@@ -23,8 +23,10 @@ import (
 //     undetermined run) is confirmed when the fresh run covered a point
 //     (the same kill point, the same single-run scenario) where every
 //     baseline run had that value: the outcome was deterministic there
-//     and now it is not. Where the baseline's runs at the point varied
-//     (a crash whose outcome is a draw), the scenario is a race, or a
+//     and now it is not. A race is tested pooled over the cell
+//     (gateRaceLost: a one-sided Fisher exact test of the fresh runs'
+//     count against the baseline's). Where the baseline's runs at the
+//     point varied (a crash whose outcome is a draw), or a
 //     recovery there was refused as a conflict (a race with the killed
 //     process's hold: RecoveryRefusedAsConflict), the fresh runs are a
 //     sample: the loss is confirmed only when a baseline
@@ -33,7 +35,9 @@ import (
 //     otherwise reported with those statistics;
 //   - a change at a point the fresh run did not cover (a bounded run's
 //     stride, a kill point it did not reach, a cell it did not run, a
-//     store it skipped) is unmeasured, and reported as such.
+//     store it skipped) is unmeasured, and reported as such; but a run
+//     that could not be driven, or did not reach its kill point, where a
+//     baseline run did, fails the gate by itself (uncoveredRuns).
 //
 // A change that the first two rules confirm on the word of one run at a
 // crash cell's kill point (a new violation or undetermined run, a lost
@@ -417,7 +421,8 @@ func gateLost(f *Finding, bc, fc *Cell) {
 		return
 	}
 	if bc.Scenario == "race" {
-		points = racePool(bc, fc, points)
+		gateRaceLost(f, bc, fc)
+		return
 	}
 	var confirmed, samples, uncovered []string
 	var ev []*RunVerdict
@@ -441,12 +446,6 @@ func gateLost(f *Finding, bc, fc *Cell) {
 			}
 		}
 		n, m := len(base), len(now)
-		if k == 0 {
-			// A pooled race: the baseline had it only at grid points
-			// this run did not measure.
-			uncovered = append(uncovered, "grid points other than the ones this run measured ("+strings.TrimPrefix(pt, racePoolPrefix)+")")
-			continue
-		}
 		// An undetermined outcome is inconclusive: one such run at a
 		// point is no evidence that the point is deterministic. Nor is
 		// a point where a recovery, in the baseline or now, was refused
@@ -560,27 +559,112 @@ func retestAt(f *Finding, bc *Cell, scenario string, ev []*RunVerdict, outcome S
 	f.Kind, f.Retest = FindingRetest, rt
 }
 
-// racePool pools a race cell's points: the grid points both the
-// baseline and the fresh run measured, as one point named "race points
-// <p1>, <p2>, ...". A grid point holds one run per repetition (one in the
-// baselines), too few to say anything alone; a race is a sample whichever
-// way, so its runs are pooled. It returns the points unchanged when the
-// fresh run covered none of them.
-func racePool(bc, fc *Cell, points []string) []string {
+// gateRaceLost: the fresh race cell lost the baseline's outcome (CO
+// violated, mostly: the gated effect fired more than once). A grid point
+// holds one run per repetition, too few to say anything alone, so the
+// gate pools the cell: it tests the fresh runs' count of the outcome (0
+// of m: the cell lost it) against the baseline's k of n with a one-sided
+// Fisher exact test (RacePooled). The baseline's pool is its whole grid
+// when every point the fresh run measured had the outcome in all its
+// baseline runs (CI's points are chosen so: CIGrid), since those points'
+// rate is then at least the grid's and the grid's larger n only makes the
+// test harder to pass; otherwise it is the points both runs measured.
+// Below GateAlpha the loss is confirmed, and otherwise reported with the
+// p-value and the fresh runs that would have been needed.
+func gateRaceLost(f *Finding, bc, fc *Cell) {
+	o, lost := f.Obligation, f.Was
+	var now []*RunVerdict
+	for i := range fc.Runs {
+		if r := &fc.Runs[i]; covers(r) {
+			now = append(now, r)
+		}
+	}
 	var common []string
-	for i := range bc.Runs {
-		pt := pointOf(bc.Scenario, &bc.Runs[i])
-		if len(runsAt(fc, pt)) > 0 && !slices.Contains(common, pt) {
+	for _, r := range now {
+		if pt := pointOf(fc.Scenario, r); len(runsAt(bc, pt)) > 0 && !slices.Contains(common, pt) {
 			common = append(common, pt)
 		}
 	}
 	if len(common) == 0 {
-		return points
+		f.Kind, f.Why = FindingUnmeasured, "this run measured no grid point the baseline has"
+		return
 	}
-	return []string{racePoolPrefix + strings.Join(common, ", ")}
+	pool := bc
+	saturated := true
+	for _, pt := range common {
+		for _, r := range runsAt(bc, pt) {
+			saturated = saturated && covers(r) && r.Obligations[o] == lost
+		}
+	}
+	var base []*RunVerdict
+	for i := range pool.Runs {
+		r := &pool.Runs[i]
+		if covers(r) && (saturated || slices.Contains(common, pointOf(bc.Scenario, r))) {
+			base = append(base, r)
+		}
+	}
+	k, kNow := 0, 0
+	for _, r := range base {
+		if r.Obligations[o] == lost {
+			k++
+		}
+	}
+	var m int
+	for _, r := range now {
+		if slices.Contains(common, pointOf(fc.Scenario, r)) {
+			m++
+			if r.Obligations[o] == lost {
+				kNow++
+			}
+		}
+	}
+	st := RacePooled(k, len(base), kNow, m)
+	over := fmt.Sprintf("the baseline's whole grid (%s; every point this run measured, %s, had it in all its baseline runs)",
+		english.Count(len(base), "run"), strings.Join(common, ", "))
+	if !saturated {
+		over = fmt.Sprintf("the grid points both runs measured (%s; not every one had it in all its baseline runs)", strings.Join(common, ", "))
+	}
+	line := fmt.Sprintf("pooled over %s: baseline %s %d/%d, this run %d/%d; one-sided Fisher exact p = %.3g", over, lost, k, len(base), kNow, m, st.P)
+	if st.P < GateAlpha {
+		addEvidence(f, now)
+		f.Kind, f.Why = FindingConfirmed, line+fmt.Sprintf(" < %.2g", GateAlpha)
+		return
+	}
+	f.Kind = FindingSample
+	f.Why = line + fmt.Sprintf(", not below %.2g", GateAlpha)
+	if st.Needed > 0 {
+		f.Why += fmt.Sprintf(" (%d runs without it would have been needed)", st.Needed)
+	} else {
+		f.Why += " (no number of runs could confirm it against this baseline)"
+	}
 }
 
-const racePoolPrefix = "the race points both runs measured: "
+// Pooled is the race's pooled test: k of n baseline runs had an outcome,
+// kNow of m fresh runs; P is the one-sided Fisher exact p-value of so few
+// fresh runs having it were both one population, and Needed the fewest
+// fresh runs, all without the outcome, that would make P < GateAlpha (0
+// when none up to 1,000 would).
+type Pooled struct {
+	K, N, KNow, M int
+	P             float64
+	Needed        int
+}
+
+// RacePooled computes Pooled.
+func RacePooled(k, n, kNow, m int) Pooled {
+	s := Pooled{K: k, N: n, KNow: kNow, M: m, P: 1}
+	if n == 0 || m == 0 {
+		return s
+	}
+	s.P = FisherTail(k, n, kNow, m, false)
+	for x := 1; x <= 1000; x++ {
+		if FisherTail(k, n, 0, x, false) < GateAlpha {
+			s.Needed = x
+			break
+		}
+	}
+	return s
+}
 
 // anyRefusedAsConflict reports whether a recovery of one of rs was
 // refused as a conflict.
@@ -589,11 +673,9 @@ func anyRefusedAsConflict(rs []*RunVerdict) bool {
 }
 
 func runsAt(c *Cell, pt string) []*RunVerdict {
-	pooled, isPool := strings.CutPrefix(pt, racePoolPrefix)
 	var out []*RunVerdict
 	for i := range c.Runs {
-		rp := pointOf(c.Scenario, &c.Runs[i])
-		if rp == pt || isPool && slices.Contains(strings.Split(pooled, ", "), rp) {
+		if pointOf(c.Scenario, &c.Runs[i]) == pt {
 			out = append(out, &c.Runs[i])
 		}
 	}

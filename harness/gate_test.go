@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -42,5 +43,90 @@ func TestUndrivenRunIsNamed(t *testing.T) {
 		if f.Kind != FindingUnmeasured || !strings.HasSuffix(f.Why, "inconclusive: fd (could not be driven)") {
 			t.Errorf("%s (%s)", f, f.Kind)
 		}
+	}
+}
+
+// raceCell is a race cell with one run per grid point name, CO violated
+// at the points viol says.
+func raceCell(points []string, viol func(pt string) bool) Cell {
+	sc, _ := ScenarioByName("race")
+	c := Cell{Name: "race", Scenario: "race", Store: StoreSQLite, Measures: sc.Measures}
+	for _, pt := range points {
+		st := Holds
+		if viol(pt) {
+			st = Violated
+		}
+		c.Runs = append(c.Runs, RunVerdict{Run: pt + "-r1", Verdict: "accepted", Obligations: map[string]Status{"CO": st, "LV": Holds}})
+	}
+	c.Finish(sc, Features{})
+	return c
+}
+
+func gridPoints(g RaceGrid) []string {
+	var out []string
+	for _, k := range g.Ks {
+		for _, j := range g.JitterMS {
+			out = append(out, fmt.Sprintf("k%02d-j%02d", k, j))
+		}
+	}
+	return out
+}
+
+// TestRacePooled: on synthetic counts, the old per-point rule let a lost
+// race through at CI's four points, and the pooled one catches it. A
+// baseline grid of 20 points with CO violated at 18 (LangGraph 1.2.9 on
+// SQLite), CI's four points all among the 18, and a fresh run with one
+// gated effect everywhere: the old rule pooled only the four common
+// points (4 of 4; Wilson lower end 0.51) and put the chance of missing
+// the race by sampling at most 0.058, above 0.01, so it reported a
+// sample and passed. The pooled test against the whole grid (18 of 20 vs
+// 0 of 4) gives p = 0.0014 and confirms it.
+func TestRacePooled(t *testing.T) {
+	if old := SampleStats(4, 4, 4); old.MissMax < GateAlpha {
+		t.Fatalf("the old rule's bound %.3g: this test's premise is gone", old.MissMax)
+	}
+	if s := RacePooled(18, 20, 0, 4); s.P >= GateAlpha || s.P < 0.0013 || s.P > 0.0015 || s.Needed != 3 {
+		t.Errorf("18/20 against 0/4: %+v, want p = 15/10626 = 0.0014 and 3 runs needed", s)
+	}
+	// Hand-worked tails: P(X = 0) for 4 fresh runs drawn from 24 with 17
+	// hits is C(7,4)/C(24,4) = 35/10626.
+	if s := RacePooled(17, 20, 0, 4); s.P < 0.00329 || s.P > 0.00330 {
+		t.Errorf("17/20 against 0/4: p = %.5g, want 0.003294", s.P)
+	}
+	// A fresh run that kept the race at one point of four: no loss.
+	if s := RacePooled(18, 20, 1, 4); s.P < GateAlpha {
+		t.Errorf("18/20 against 1/4 confirmed a loss: %+v", s)
+	}
+
+	full, ci := gridPoints(FullGrid(1)), gridPoints(CIGrid())
+	base := raceCell(full, func(pt string) bool { return pt != "k02-j25" && pt != "k03-j25" })
+	prof := func(c Cell) *Profile { return profileOf(c) }
+	lost := raceCell(ci, func(string) bool { return false })
+	fs := Gate([]*Profile{prof(base)}, []*Profile{prof(lost)})
+	var co *Finding
+	for i := range fs {
+		if fs[i].Obligation == "CO" {
+			co = &fs[i]
+		}
+	}
+	if co == nil || co.Kind != FindingConfirmed || !strings.Contains(co.Why, "baseline violated 18/20, this run 0/4; one-sided Fisher exact p = 0.00141 < 0.01") {
+		t.Fatalf("the race lost at CI's points: %v", co)
+	}
+	if len(co.Runs) != 4 {
+		t.Errorf("evidence %v, want CI's four runs", co.Runs)
+	}
+	// The same loss at points where the baseline did not always have it
+	// (the old corners, k=2 with 25 ms among them): pooled over those
+	// points only, 3 of 4 against 0 of 4, not significant: a sample.
+	corners := []string{"k02-j00", "k02-j25", "k16-j00", "k16-j25"}
+	fs = Gate([]*Profile{prof(base)}, []*Profile{prof(raceCell(corners, func(string) bool { return false }))})
+	for _, f := range fs {
+		if f.Obligation == "CO" && (f.Kind != FindingSample || !strings.Contains(f.Why, "baseline violated 3/4, this run 0/4") || !strings.Contains(f.Why, "runs without it would have been needed")) {
+			t.Errorf("the loss at the corners: %s (%s)", f, f.Kind)
+		}
+	}
+	// Kept at CI's points: no finding at all.
+	if fs := Gate([]*Profile{prof(base)}, []*Profile{prof(raceCell(ci, func(string) bool { return true }))}); slices.ContainsFunc(fs, func(f Finding) bool { return f.Obligation == "CO" }) {
+		t.Errorf("the race kept: %v", fs)
 	}
 }

@@ -170,7 +170,7 @@ func TestCrashRuns(t *testing.T) {
 // TestGateCatchesABrokenAdapter: a subject measured with a framework
 // behaviour (the fake's faults: no idempotency key, replay on recovery,
 // an ignored fork value) is the baseline; the same subject run again,
-// bounded as CI bounds it (the CI race corners, every third kill point,
+// bounded as CI bounds it (CI's race points, every third kill point,
 // one crash run), by an adapter that no longer shows the behaviour, must
 // be a confirmed change of the cells that measured it, naming the cell
 // and the run.

@@ -114,7 +114,7 @@ func TestGateFlippedBaselines(t *testing.T) {
 		}, ExitOK, []string{"no confirmed change", "langgraph@1.2.9/sqlite cell killsweep/resume EO: violated -> holds", "baseline violated 1/1"}},
 		{"a fresh race with one gated effect everywhere", []string{lg}, func(t *testing.T, _, fresh string) {
 			setRuns(t, fresh, lg, "race", "CO", harness.Holds, all)
-		}, ExitChanged, []string{"langgraph@1.2.9/sqlite cell race CO: violated -> holds", "race point"}},
+		}, ExitChanged, []string{"langgraph@1.2.9/sqlite cell race CO: violated -> holds", "baseline violated 18/20, this run 0/20; one-sided Fisher exact p = "}},
 		// REMIT's crash outcome is a draw (EO violated in 8 of the
 		// baseline's 10 runs): one run that did not violate is a sample,
 		// reported with its statistics, not a failure.

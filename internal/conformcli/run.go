@@ -67,7 +67,7 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&o.out, "out", ".conformance", "where the runs, traces and profiles go")
 	f.StringVar(&o.baseline, "baseline", "testdata/conformance", "the baselines to compare with (\"\": none)")
 	f.BoolVar(&o.update, "update", false, "write the profiles as the new baselines (and the generated tables into --doc)")
-	f.StringVar(&o.grid, "grid", "", "race grid: full (k in {2,3,4,8,16} x jitter {0,1,5,25} ms) or ci (k in {2,16} x {0,25} ms); default: $CONFORMANCE_GRID or full")
+	f.StringVar(&o.grid, "grid", "", "race grid: full (k in {2,3,4,8,16} x jitter {0,1,5,25} ms) or ci (k in {4,16} x {1,5} ms, points where every violating baseline duplicated); default: $CONFORMANCE_GRID or full")
 	f.IntVar(&o.reps, "reps", 0, "race repetitions per grid point (default: $CONFORMANCE_REPS or 1)")
 	f.IntVar(&o.crashRuns, "crash-runs", 0, "runs of each crash cell (default: $CONFORMANCE_CRASH_RUNS or 1); a crash's outcome can vary from run to run")
 	f.IntVar(&o.stride, "sweep-stride", 0, "kill at every n-th note of the kill sweep (default: $CONFORMANCE_SWEEP_STRIDE or 1, every note)")
