@@ -201,21 +201,35 @@ func marked(p *harness.Profile, cells ...string) string {
 }
 
 // markedAll is the profile's ID, marked when some of its cells are
-// adapter-built, and which.
+// adapter-built (and which), and when some verdicts rest on the adapter's
+// reading of the stores (and which).
 func markedAll(p *harness.Profile) string {
-	var built []string
+	var built, interp []string
 	for _, c := range p.Cells {
 		if c.Constructed != "" {
 			built = append(built, c.Name)
 		}
 	}
-	if len(built) == 0 {
+	for _, o := range harness.Obligations {
+		if p.Interpreted[o] != "" {
+			interp = append(interp, o)
+		}
+	}
+	var marks []string
+	switch {
+	case len(built) == 0:
+	case len(built) == len(p.Cells):
+		marks = append(marks, "every cell adapter-built")
+	default:
+		marks = append(marks, "adapter-built: "+strings.Join(built, ", "))
+	}
+	if len(interp) > 0 {
+		marks = append(marks, "adapter-interpreted store: "+strings.Join(interp, ", "))
+	}
+	if len(marks) == 0 {
 		return p.ID()
 	}
-	if len(built) == len(p.Cells) {
-		return p.ID() + " (every cell adapter-built)"
-	}
-	return p.ID() + " (adapter-built: " + strings.Join(built, ", ") + ")"
+	return p.ID() + " (" + strings.Join(marks, "; ") + ")"
 }
 
 // fiShown is the profile's FI as the tables show it: NoForkAPI where a

@@ -94,7 +94,7 @@ func TestSharedSafetyProfiles(t *testing.T) {
 	}
 	got := sharedProfiles(ps)
 	for _, want := range []string{
-		"crewai@1.15.2/sqlite = llama-index-workflows@2.22.2/sqlite (every cell adapter-built), apart from FI (holds vs " + harness.NoForkAPI + ")",
+		"crewai@1.15.2/sqlite (adapter-interpreted store: PC, RD) = llama-index-workflows@2.22.2/sqlite (every cell adapter-built), apart from FI (holds vs " + harness.NoForkAPI + ")",
 		"pydantic-graph@1.107.10/sqlite (adapter-built: fd, stray, race, parked, fork) = remit-contract@0.1.2/postgres, apart from FI (" + harness.NoForkAPI + " vs holds)",
 		"pydantic-graph@1.107.10/sqlite (adapter-built: fd, stray, race, parked, fork) = remit-contract@0.1.2/sqlite",
 	} {
