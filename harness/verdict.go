@@ -74,7 +74,9 @@ func Judge(l *RunLog) (*RunVerdict, *Built, error) {
 	}
 	rv := &RunVerdict{Run: l.Run, Obligations: map[string]Status{}, Counts: Count(l.Rows, l.Workflow.Tasks), Problems: l.Problems}
 	if len(l.Problems) > 0 {
-		rv.Verdict = "error"
+		// The kill point it was aimed at is kept: the gate names an
+		// undriven run at a point the baseline measured (uncoveredRuns).
+		rv.Verdict, rv.KillPoint = "error", l.KillAt
 		return rv, nil, nil
 	}
 	b, err := BuildTrace(l)

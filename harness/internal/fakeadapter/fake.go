@@ -30,6 +30,7 @@ const (
 	RaceEffect     = "raceeffect"     // no consume gate: every racer runs the gate (see raceWindow)
 	VolatilePark   = "volatilepark"   // the park is not durable
 	NondetRec      = "nondetrec"      // recovery re-runs the frontier task unless a claim is pending
+	ExitRecover    = "exitrecover"    // the adapter exits on every recover: a partly broken adapter
 )
 
 // raceWindow is how long the winning racer of the raceeffect fake lingers
@@ -303,6 +304,9 @@ func (f *fake) Resume(ctx context.Context, s *adapterkit.Session, value, intent 
 }
 
 func (f *fake) Recover(ctx context.Context, s *adapterkit.Session, address string, input map[string]any) (adapterkit.Result, error) {
+	if f.has(ExitRecover) {
+		os.Exit(3)
+	}
 	if address == harness.AddressResubmit {
 		return f.Start(ctx, s, input)
 	}
