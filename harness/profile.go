@@ -390,7 +390,7 @@ const InterpretedMark = " (adapter-interpreted store)"
 // because the adapter declares no fork intent (fork=false), not because a
 // run was served another value: the verdict says what the API lacks.
 func (p *Profile) ForkDeclared() bool {
-	v := p.Obligations["FI"]
+	v := p.Obligations[model.FI]
 	if v.Status != Violated || p.Features.Fork {
 		return false
 	}
@@ -427,7 +427,7 @@ func (p *Profile) TableCell(o string) string {
 	v := p.Obligations[o]
 	var s string
 	switch {
-	case o == "FI" && p.ForkDeclared():
+	case o == model.FI && p.ForkDeclared():
 		s = NoForkAPI
 		if len(v.Constructed) > 0 && v.Framework == NA {
 			s = "adapter-built: " + s
@@ -534,7 +534,7 @@ func (p *Profile) cellVerdicts(c *Cell) string {
 			continue
 		}
 		v := o + " " + string(st)
-		if o == "FI" && st == Violated && !p.Features.Fork && c.Scenario == "fork" {
+		if o == model.FI && st == Violated && !p.Features.Fork && c.Scenario == "fork" {
 			v = o + " " + NoForkAPI
 		}
 		if p.Interpreted[o] != "" && st != NA {

@@ -106,7 +106,7 @@ func Conformance(profiles []*harness.Profile, opt Options) (*Page, error) {
 			class := statusClass(ov.Status)
 			counts[class]++
 			shown := string(ov.Status)
-			if o == "FI" && p.ForkDeclared() {
+			if o == model.FI && p.ForkDeclared() {
 				shown = harness.NoForkAPI
 			}
 			row.Cells = append(row.Cells, confCell{Obligation: o, Status: ov.Status, Class: class,

@@ -238,7 +238,7 @@ func fiShown(p *harness.Profile) string {
 	if p.ForkDeclared() {
 		return harness.NoForkAPI
 	}
-	return string(p.Obligations["FI"].Status)
+	return string(p.Obligations[model.FI].Status)
 }
 
 func ids(s []string) string {
