@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -43,6 +44,48 @@ func TestUndrivenRunIsNamed(t *testing.T) {
 		if f.Kind != FindingUnmeasured || !strings.HasSuffix(f.Why, "inconclusive: fd (could not be driven)") {
 			t.Errorf("%s (%s)", f, f.Kind)
 		}
+	}
+}
+
+// TestUndrivenRunDraw: where the baseline's own runs missed their points
+// too (CrewAI's PanicException, about one run in fourteen), one fresh
+// miss is a draw: reported, not failed; many are confirmed.
+func TestUndrivenRunDraw(t *testing.T) {
+	sc, _ := ScenarioByName("fd")
+	driven := RunVerdict{Verdict: "accepted", Obligations: map[string]Status{"FD": Holds, "EO": Holds, "CO": Holds, "LV": Holds}}
+	undriven := RunVerdict{Verdict: "error", Obligations: map[string]Status{}, Problems: []string{"start did not park: failed (PanicException)"}}
+	cell := func(missed, n int) Cell {
+		c := Cell{Name: "fd", Scenario: "fd", Store: StoreSQLite, Measures: sc.Measures}
+		for i := range n {
+			r := driven
+			if i < missed {
+				r = undriven
+			}
+			r.Run = "fd"
+			r.Obligations = maps.Clone(r.Obligations)
+			c.Runs = append(c.Runs, r)
+		}
+		c.Finish(sc, Features{})
+		return c
+	}
+	runsFinding := func(base, fresh Cell) Finding {
+		t.Helper()
+		for _, f := range Gate([]*Profile{profileOf(base)}, []*Profile{profileOf(fresh)}) {
+			if f.Obligation == RunsNotMeasured {
+				return f
+			}
+		}
+		t.Fatal("no finding names the missed runs")
+		return Finding{}
+	}
+	if f := runsFinding(cell(1, 14), cell(1, 14)); f.Kind != FindingSample || !strings.Contains(f.Why, "a draw; reported, not failed") {
+		t.Errorf("one miss in 14, as the baseline's: %s (%s), want a sample", f, f.Kind)
+	}
+	if f := runsFinding(cell(1, 14), cell(14, 14)); f.Kind != FindingConfirmed {
+		t.Errorf("every run missed where the baseline missed one in 14: %s (%s), want confirmed", f, f.Kind)
+	}
+	if f := runsFinding(cell(0, 14), cell(1, 14)); f.Kind != FindingConfirmed || !strings.Contains(f.Why, "none of the baseline's 14 runs missed") {
+		t.Errorf("one miss where the baseline never missed: %s (%s), want confirmed", f, f.Kind)
 	}
 }
 

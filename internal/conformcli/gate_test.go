@@ -148,7 +148,7 @@ func TestGateFlippedBaselines(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-		}, ExitChanged, []string{"1 confirmed change", "sequencer@1/sqlite: 1 run did not measure points the baseline measured",
+		}, ExitChanged, []string{"1 confirmed change", "sequencer@1/sqlite: 1 of 84 fresh runs at points the baseline measured missed them", "none of the baseline's 93 runs missed its point",
 			"cell crash/resume run crash-resume at inside task 3, after its effect (occurrence 1) (did not reach its kill point; the baseline measured it in 10 runs)",
 			"sequencer@1/sqlite cell crash/resume EO: holds -> undetermined (run crash-resume): undetermined only where the run is inconclusive"}},
 		// The partly broken adapter: pydantic-graph's adapter
@@ -174,8 +174,8 @@ func TestGateFlippedBaselines(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-		}, ExitChanged, []string{"pydantic-graph@1.107.10/sqlite: ", "runs did not measure points the baseline measured",
-			"66 runs did not measure", "cell crash/resume run crash-resume at inside task 3, after its effect (occurrence 1) ", "(could not be driven: recover: the adapter exited (status 1); the baseline measured it in 10 runs)",
+		}, ExitChanged, []string{"pydantic-graph@1.107.10/sqlite: ", "fresh runs at points the baseline measured missed them",
+			"66 of 92 fresh runs", "cell crash/resume run crash-resume at inside task 3, after its effect (occurrence 1) ", "(could not be driven: recover: the adapter exited (status 1); the baseline measured it in 10 runs)",
 			"cell killsweep/resume run note-01 at "}},
 		// REMIT on PostgreSQL re-executed task 3 after a resubmit in all
 		// ten baseline runs; in a loaded CI run its recovery was refused
