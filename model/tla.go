@@ -26,45 +26,88 @@ func (m *Model) VarState(s State) tlavalue.State {
 
 // Vars returns s as TLA+ values, one per spec variable.
 func (m *Model) Vars(s State) map[string]tlavalue.Value {
-	effects := make([]tlavalue.Value, len(s.Effects))
-	for i, e := range s.Effects {
-		effects[i] = tlavalue.Int(int64(e))
+	out := make(map[string]tlavalue.Value, len(VarNames))
+	for _, name := range VarNames {
+		out[name] = m.VarValue(&s, name)
 	}
-	log := make([]tlavalue.Value, len(s.Log))
-	for i, r := range s.Log {
-		log[i] = tlavalue.Record(
-			tlavalue.Field{Name: "task", Value: tlavalue.Int(int64(r.Task))},
-			tlavalue.Field{Name: "valid", Value: tlavalue.Bool(r.Valid)})
+	return out
+}
+
+// Seq is one of a state's sequence variables seen element by element:
+// its length, and its element i (0-based) as a TLA+ value. A report
+// that shows or compares a few elements of a long sequence (a million
+// recoveries) builds those, not the whole sequence.
+type Seq struct {
+	Len  int
+	Elem func(i int) tlavalue.Value
+}
+
+// SeqVar returns the sequence variable name of s (effects, log, resumes,
+// recoveries); false for any other name. Elem reads s when called.
+func (m *Model) SeqVar(s *State, name string) (Seq, bool) {
+	switch name {
+	case "effects":
+		return Seq{len(s.Effects), func(i int) tlavalue.Value { return tlavalue.Int(int64(s.Effects[i])) }}, true
+	case "log":
+		return Seq{len(s.Log), func(i int) tlavalue.Value {
+			r := s.Log[i]
+			return tlavalue.Record(
+				tlavalue.Field{Name: "task", Value: tlavalue.Int(int64(r.Task))},
+				tlavalue.Field{Name: "valid", Value: tlavalue.Bool(r.Valid)})
+		}}, true
+	case "resumes":
+		return Seq{len(s.Resumes), func(i int) tlavalue.Value {
+			r := s.Resumes[i]
+			return tlavalue.Record(
+				tlavalue.Field{Name: "value", Value: m.valueOf(r.Value)},
+				tlavalue.Field{Name: "observed", Value: m.OutValue(r.Observed)})
+		}}, true
+	case "recoveries":
+		return Seq{len(s.Recoveries), func(i int) tlavalue.Value {
+			r := s.Recoveries[i]
+			return tlavalue.Record(
+				tlavalue.Field{Name: "frontier", Value: tlavalue.Int(int64(r.Frontier))},
+				tlavalue.Field{Name: "decision", Value: tlavalue.Str(r.Decision.String())})
+		}}, true
 	}
-	resumes := make([]tlavalue.Value, len(s.Resumes))
-	for i, r := range s.Resumes {
-		resumes[i] = tlavalue.Record(
-			tlavalue.Field{Name: "value", Value: m.valueOf(r.Value)},
-			tlavalue.Field{Name: "observed", Value: m.OutValue(r.Observed)})
+	return Seq{}, false
+}
+
+// VarValue returns the variable name of s as a TLA+ value: Vars(s)[name]
+// without building the other variables.
+func (m *Model) VarValue(s *State, name string) tlavalue.Value {
+	if q, ok := m.SeqVar(s, name); ok {
+		es := make([]tlavalue.Value, q.Len)
+		for i := range es {
+			es[i] = q.Elem(i)
+		}
+		return tlavalue.Tuple(es...)
 	}
-	recoveries := make([]tlavalue.Value, len(s.Recoveries))
-	for i, r := range s.Recoveries {
-		recoveries[i] = tlavalue.Record(
-			tlavalue.Field{Name: "frontier", Value: tlavalue.Int(int64(r.Frontier))},
-			tlavalue.Field{Name: "decision", Value: tlavalue.Str(r.Decision.String())})
+	switch name {
+	case "pc":
+		return tlavalue.Int(int64(s.PC))
+	case "frontier":
+		return tlavalue.Int(int64(s.Frontier))
+	case "waiting":
+		return tlavalue.Bool(s.Waiting)
+	case "consumed":
+		return m.valueOf(s.Consumed)
+	case "crashes":
+		return tlavalue.Int(int64(s.Crashes))
+	case "strays":
+		return tlavalue.Int(int64(s.Strays))
+	case "reentered":
+		return tlavalue.Bool(s.Reentered)
+	case "rebuilt":
+		return tlavalue.Bool(s.Rebuilt)
+	case "consumes":
+		return tlavalue.Int(int64(s.Consumes))
+	case "raced":
+		return tlavalue.Int(int64(s.Raced))
+	case "lost":
+		return tlavalue.Bool(s.Lost)
 	}
-	return map[string]tlavalue.Value{
-		"pc":         tlavalue.Int(int64(s.PC)),
-		"effects":    tlavalue.Tuple(effects...),
-		"log":        tlavalue.Tuple(log...),
-		"frontier":   tlavalue.Int(int64(s.Frontier)),
-		"waiting":    tlavalue.Bool(s.Waiting),
-		"consumed":   m.valueOf(s.Consumed),
-		"resumes":    tlavalue.Tuple(resumes...),
-		"crashes":    tlavalue.Int(int64(s.Crashes)),
-		"recoveries": tlavalue.Tuple(recoveries...),
-		"strays":     tlavalue.Int(int64(s.Strays)),
-		"reentered":  tlavalue.Bool(s.Reentered),
-		"rebuilt":    tlavalue.Bool(s.Rebuilt),
-		"consumes":   tlavalue.Int(int64(s.Consumes)),
-		"raced":      tlavalue.Int(int64(s.Raced)),
-		"lost":       tlavalue.Bool(s.Lost),
-	}
+	panic("model: no variable " + name)
 }
 
 // Value returns s as one TLA+ record whose fields are the spec's

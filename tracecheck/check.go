@@ -3,6 +3,7 @@ package tracecheck
 import (
 	"fmt"
 	"io"
+	"unsafe"
 
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/trace"
@@ -48,6 +49,14 @@ type Options struct {
 	// LivenessBudget bounds the states explored to decide whether the run
 	// could still complete after the last event. 0 means 100000.
 	LivenessBudget int
+	// ExplainMemory bounds the bytes of candidate states that the fault
+	// models Explain replays in one pass over the events hold together;
+	// models past it are replayed in further passes. 0 means 24 MiB.
+	ExplainMemory int
+	// ExplainPasses bounds the passes over the events Explain makes; the
+	// models left when they run out are not tried (Explanation.NotTried,
+	// CutNote). 0 means 6; a negative number, no bound.
+	ExplainPasses int
 }
 
 func (o Options) maxCandidates() int {
@@ -62,6 +71,20 @@ func (o Options) maxShown() int {
 		return o.MaxShown
 	}
 	return 3
+}
+
+func (o Options) explainMemory() int {
+	if o.ExplainMemory > 0 {
+		return o.ExplainMemory
+	}
+	return 24 << 20
+}
+
+func (o Options) explainPasses() int {
+	if o.ExplainPasses != 0 {
+		return o.ExplainPasses
+	}
+	return 6
 }
 
 func (o Options) livenessBudget() int {
@@ -121,6 +144,12 @@ type Checker struct {
 	// candidate violates obligation i (0: not yet).
 	firstSome, firstAll [numObligations]int
 	history             [][]cand
+	// verdictOnly: a rejection records the verdict without the report of
+	// why (Result.Failure), for Explain, which shows its models' verdicts
+	// only.
+	verdictOnly bool
+	// diagWork is what the report of the rejection did (for tests).
+	diagWork diagWork
 }
 
 // New returns a checker for the spec at p, in its initial state.
@@ -143,6 +172,18 @@ func NewChecker(m *model.Model, opt Options) *Checker {
 		c.history = append(c.history, []cand{c.cur[0]})
 	}
 	return c
+}
+
+// stateBytes is about the memory the candidate states hold: their
+// sequences' storage and their fixed fields.
+func (c *Checker) stateBytes() int {
+	n := 0
+	for i := range c.cur {
+		s := &c.cur[i].s
+		n += int(unsafe.Sizeof(cand{})) + cap(s.Effects) + cap(s.Log)*int(unsafe.Sizeof(model.Record{})) +
+			cap(s.Resumes)*int(unsafe.Sizeof(model.ResumeObs{})) + cap(s.Recoveries)*int(unsafe.Sizeof(model.Recovery{}))
+	}
+	return n
 }
 
 // Model is the model the checker replays against.

@@ -115,13 +115,24 @@ func named(ev *trace.Event, l model.Label) bool {
 	return !given || el == l
 }
 
+// reject ends the check at ev, which no candidate has a matching
+// successor for, and says why (Result.Failure). The report's cost is
+// linear in the candidate states, whatever their sequences' lengths: it
+// tries each transition from each candidate once, compares sequences as
+// bytes, and builds as TLA+ values only the elements it prints or
+// pinpoints (the first and last of a long sequence, the first that
+// differ), never a whole sequence of a million recoveries.
 func (c *Checker) reject(ev *trace.Event) {
 	c.done = true
+	c.result.Verdict = Rejected
+	if c.verdictOnly {
+		return
+	}
 	m := c.m
+	dg := &diagnoser{m: m}
 	f := &Failure{Event: c.ref(ev), TotalCandidates: len(c.cur)}
-	obsVars := m.Vars(ev.State)
 	for _, v := range ev.Observed.List() {
-		f.Observed = append(f.Observed, VarValue{Var: v.String(), Value: showValue(obsVars[v.String()])})
+		f.Observed = append(f.Observed, VarValue{Var: v.String(), Value: dg.show(&ev.State, v.String())})
 	}
 	type near struct {
 		cand  int
@@ -154,14 +165,14 @@ func (c *Checker) reject(ev *trace.Event) {
 		var cd Candidate
 		show := ci < c.opt.maxShown()
 		if show {
-			vars := m.Vars(*s)
 			for _, name := range model.VarNames {
-				cd.State = append(cd.State, VarValue{Var: name, Value: showValue(vars[name])})
+				cd.State = append(cd.State, VarValue{Var: name, Value: dg.show(s, name)})
 			}
 		}
 		for _, l := range ls {
 			isNamed := named(ev, l)
 			t, ok := m.Apply(*s, l)
+			dg.applied++
 			if ok {
 				f.NamedEnabled = f.NamedEnabled || isNamed
 				n := near{cand: ci, label: l, named: isNamed, diffs: countDiffs(ev, &t)}
@@ -174,7 +185,7 @@ func (c *Checker) reject(ev *trace.Event) {
 			}
 			ac := ActionCheck{Label: m.LabelString(l), Named: isNamed}
 			if ok {
-				ac.Diff = diffObserved(m, ev, obsVars, &t)
+				ac.Diff = dg.diffObserved(ev, &t)
 			} else {
 				ac.Disabled = Disabled(m, *s, l)
 			}
@@ -186,11 +197,12 @@ func (c *Checker) reject(ev *trace.Event) {
 	}
 	if best != nil {
 		t, _ := m.Apply(c.cur[best.cand].s, best.label)
+		dg.applied++
 		f.Nearest = &Nearest{Candidate: best.cand + 1, Label: m.LabelString(best.label), Named: best.named,
-			Diff: diffObserved(m, ev, obsVars, &t)}
+			Diff: dg.diffObserved(ev, &t)}
 	}
-	c.result.Verdict = Rejected
 	c.result.Failure = f
+	c.diagWork = dg.diagWork
 }
 
 func countDiffs(ev *trace.Event, t *model.State) int {
@@ -203,25 +215,62 @@ func countDiffs(ev *trace.Event, t *model.State) int {
 	return n
 }
 
-// diffObserved lists the observed variables on which t disagrees; obs
-// are the observation's variables as TLA+ values.
-func diffObserved(m *model.Model, ev *trace.Event, obs map[string]tlavalue.Value, t *model.State) []VarDiff {
+// diagnoser prints and compares states for a rejection's report, and
+// counts its work (diagWork) so that a test can assert that the report
+// of a trace a million events long builds no more than a short one's.
+type diagnoser struct {
+	m *model.Model
+	diagWork
+}
+
+// diagWork is what a rejection's report did: the sequence elements it
+// built as TLA+ values and the transitions it applied.
+type diagWork struct {
+	elems, applied int
+}
+
+// elem is element i of q, counted.
+func (d *diagnoser) elem(q model.Seq, i int) tlavalue.Value {
+	d.elems++
+	return q.Elem(i)
+}
+
+// value is the variable name of s as a TLA+ value, counted.
+func (d *diagnoser) value(s *model.State, name string) tlavalue.Value {
+	if q, ok := d.m.SeqVar(s, name); ok {
+		d.elems += q.Len
+	}
+	return d.m.VarValue(s, name)
+}
+
+// diffObserved lists the observed variables on which t disagrees with
+// the event.
+func (d *diagnoser) diffObserved(ev *trace.Event, t *model.State) []VarDiff {
 	var out []VarDiff
-	var spec map[string]tlavalue.Value
 	for _, v := range ev.Observed.List() {
 		if trace.VarEqual(v, &ev.State, t) {
 			continue
 		}
-		if spec == nil {
-			spec = m.Vars(*t)
-		}
 		name := v.String()
-		d := VarDiff{Var: name, Observed: showValue(obs[name]), Spec: showValue(spec[name])}
-		diffValue(name, obs[name], spec[name], &d.Details)
-		if len(d.Details) == 1 && d.Details[0] == fmt.Sprintf("%s: observed %s, spec %s", name, d.Observed, d.Spec) {
-			d.Details = nil
+		vd := VarDiff{Var: name, Observed: d.show(&ev.State, name), Spec: d.show(t, name)}
+		if oq, ok := d.m.SeqVar(&ev.State, name); ok {
+			// diffValue on the whole sequences, without building them:
+			// the length, then the elements that differ, in order, up to
+			// maxDetails.
+			sq, _ := d.m.SeqVar(t, name)
+			if oq.Len != sq.Len {
+				vd.Details = append(vd.Details, fmt.Sprintf("Len(%s): observed %d, spec %d", name, oq.Len, sq.Len))
+			}
+			for _, i := range trace.SeqDiffs(v, &ev.State, t, maxDetails) {
+				diffValue(fmt.Sprintf("%s[%d]", name, i+1), d.elem(oq, i), d.elem(sq, i), &vd.Details)
+			}
+		} else {
+			diffValue(name, d.value(&ev.State, name), d.value(t, name), &vd.Details)
 		}
-		out = append(out, d)
+		if len(vd.Details) == 1 && vd.Details[0] == fmt.Sprintf("%s: observed %s, spec %s", name, vd.Observed, vd.Spec) {
+			vd.Details = nil
+		}
+		out = append(out, vd)
 	}
 	return out
 }
@@ -233,21 +282,22 @@ const maxDetails = 4
 // elements and its length; the differences are pinpointed by index.
 const maxShownElems = 32
 
-// showValue prints v as TLA+, eliding the middle of a long sequence.
-func showValue(v tlavalue.Value) string {
-	if v.Kind() != tlavalue.KindTuple || v.Len() <= maxShownElems {
-		return v.String()
+// show prints the variable name of s as TLA+, eliding the middle of a
+// long sequence (and building only the elements it prints).
+func (d *diagnoser) show(s *model.State, name string) string {
+	q, ok := d.m.SeqVar(s, name)
+	if !ok || q.Len <= maxShownElems {
+		return d.value(s, name).String()
 	}
-	es := v.Elems()
 	parts := make([]string, 0, maxShownElems+1)
-	for _, e := range es[:maxShownElems/2] {
-		parts = append(parts, e.String())
+	for i := range maxShownElems / 2 {
+		parts = append(parts, d.elem(q, i).String())
 	}
-	parts = append(parts, fmt.Sprintf("... %d more ...", len(es)-maxShownElems*3/4))
-	for _, e := range es[len(es)-maxShownElems/4:] {
-		parts = append(parts, e.String())
+	parts = append(parts, fmt.Sprintf("... %d more ...", q.Len-maxShownElems*3/4))
+	for i := q.Len - maxShownElems/4; i < q.Len; i++ {
+		parts = append(parts, d.elem(q, i).String())
 	}
-	return "<<" + strings.Join(parts, ", ") + ">> (" + strconv.Itoa(len(es)) + " elements)"
+	return "<<" + strings.Join(parts, ", ") + ">> (" + strconv.Itoa(q.Len) + " elements)"
 }
 
 // diffValue pinpoints where two values differ, down to elements of
@@ -324,14 +374,17 @@ func (c *Checker) liveness() Obligation {
 // and reports whether they complete it.
 func (c *Checker) progresses(s model.State) bool {
 	forward := []model.Label{{Action: model.ExecTask}, {Action: model.EmitInterrupt}, {Action: model.Consume, Value: 0}}
+	// One copy, stepped in place: a state holding a long history is
+	// copied once, not once a step.
+	s = s.Clone()
 	for range 2*int(c.m.Done()) + 2 {
 		if c.m.Completed(s) {
 			return true
 		}
 		moved := false
 		for _, l := range forward {
-			if t, ok := c.m.Apply(s, l); ok {
-				s, moved = t, true
+			if _, ok := c.m.Step(&s, l); ok {
+				moved = true
 				break
 			}
 		}

@@ -23,6 +23,9 @@ type Explanation struct {
 	Matched int `json:"matched"`
 	// Obligations are those the trace violates under this model.
 	Violates []string `json:"violates,omitempty"`
+	// NotTried: the model was not replayed, Options.ExplainPasses having
+	// run out (Verdict is then Unknown).
+	NotTried bool `json:"not_tried,omitempty"`
 }
 
 // Name is the model's name: the faults joined by "+", or "reference".
@@ -95,6 +98,7 @@ type Source func() (EventReader, error)
 // the models' candidate sets, not the trace.
 func ExplainSource(base model.Params, open Source, opt Options) (accepting, tried []Explanation, err error) {
 	opt.Witness = false
+	passes := opt.explainPasses()
 	// The first round: the reference semantics (when the header claims
 	// faults), each fault alone, and each extension alone.
 	var round []explainJob
@@ -117,11 +121,11 @@ func ExplainSource(base model.Params, open Source, opt Options) (accepting, trie
 	}
 	nFaults := len(round)
 	round = append(round, extOnly...)
-	if err := replayAll(round, open, opt); err != nil {
+	if err := replayAll(round, open, opt, &passes); err != nil {
 		return nil, nil, err
 	}
 	for _, j := range round[:nFaults] {
-		if j.res == nil {
+		if j.res == nil && !j.notTried {
 			continue
 		}
 		e := j.explanation()
@@ -130,14 +134,18 @@ func ExplainSource(base model.Params, open Source, opt Options) (accepting, trie
 			accepting = append(accepting, e)
 		}
 	}
-	var extAccepting []Explanation
+	var extAccepting, extNotTried []Explanation
 	for _, j := range round[nFaults:] {
-		if j.res != nil && j.res.Verdict == Accepted {
+		switch {
+		case j.notTried:
+			extNotTried = append(extNotTried, Explanation{Faults: []string{}, Extension: j.ext, Verdict: Unknown, NotTried: true})
+		case j.res != nil && j.res.Verdict == Accepted:
 			e := Explanation{Faults: []string{}, Extension: j.ext, Verdict: Accepted, Matched: j.res.Matched}
 			extAccepting = append(extAccepting, e)
 		}
 	}
 	tried = append(tried, extAccepting...)
+	tried = append(tried, extNotTried...)
 	if len(extAccepting) > 0 {
 		// The extension explains the trace; the faults that needed it add
 		// nothing.
@@ -158,11 +166,11 @@ func ExplainSource(base model.Params, open Source, opt Options) (accepting, trie
 			pairs = append(pairs, newJob(base, f, g))
 		}
 	}
-	if err := replayAll(pairs, open, opt); err != nil {
+	if err := replayAll(pairs, open, opt, &passes); err != nil {
 		return nil, nil, err
 	}
 	for _, j := range pairs {
-		if j.res == nil {
+		if j.res == nil && !j.notTried {
 			continue
 		}
 		e := j.explanation()
@@ -181,6 +189,8 @@ type explainJob struct {
 	faults []model.Fault
 	ext    string
 	res    *Result
+	// notTried: the passes ran out before the model was replayed.
+	notTried bool
 }
 
 // newJob is the model of base with exactly the faults fs on, and the
@@ -203,10 +213,15 @@ func newJob(base model.Params, fs ...model.Fault) explainJob {
 }
 
 func (j *explainJob) explanation() Explanation {
-	e := Explanation{Faults: []string{}, Extension: j.ext, Verdict: j.res.Verdict, Matched: j.res.Matched}
+	e := Explanation{Faults: []string{}, Extension: j.ext}
 	for _, f := range j.faults {
 		e.Faults = append(e.Faults, string(f))
 	}
+	if j.notTried {
+		e.Verdict, e.NotTried = Unknown, true
+		return e
+	}
+	e.Verdict, e.Matched = j.res.Verdict, j.res.Matched
 	for _, o := range j.res.Obligations {
 		if o.Status == Violated && o.Name != model.LV {
 			e.Violates = append(e.Violates, o.Name)
@@ -215,49 +230,106 @@ func (j *explainJob) explanation() Explanation {
 	return e
 }
 
-// replayAll replays one pass of the events against every job's model,
-// stopping when each has accepted the whole trace, rejected an event, or
-// given up.
-func replayAll(jobs []explainJob, open Source, opt Options) error {
-	var checkers []*Checker
-	var idx []int
+// replayAll replays the events against every job's model, each until
+// it has accepted the whole trace, rejected an event, or given up. The
+// models share passes over the events, as many in one pass as
+// Options.ExplainMemory lets their candidate states hold together: a
+// model that pushes a pass over it is dropped from the pass and replayed
+// from the first event in a later one (at least one model stays in each
+// pass, so every pass finishes one). A short trace's models all run in
+// one pass; those of a trace a million crash recoveries long, whose
+// candidate states each hold the million recoveries, run a few at a time
+// instead of all together (docs/trace.md, "Diagnosing a long rejected
+// trace").
+func replayAll(jobs []explainJob, open Source, opt Options, passes *int) error {
+	var pending []int
+	models := make([]*model.Model, len(jobs))
 	for i := range jobs {
 		m, err := model.New(jobs[i].p)
 		if err != nil {
 			continue
 		}
-		checkers = append(checkers, NewChecker(m, opt))
-		idx = append(idx, i)
+		models[i] = m
+		pending = append(pending, i)
 	}
-	if len(checkers) == 0 {
-		return nil
+	for len(pending) > 0 && *passes != 0 {
+		var err error
+		if pending, err = replayPass(jobs, models, pending, open, opt); err != nil {
+			return err
+		}
+		*passes--
+	}
+	for _, i := range pending {
+		jobs[i].notTried = true
+	}
+	return nil
+}
+
+// memoryCheckEvery is how many events a pass steps between two sums of
+// its models' state sizes (after the first ones, summed after events 1,
+// 2, 4, ... 512): in between they grow by at most a few bytes an event
+// each.
+const memoryCheckEvery = 1024
+
+// replayPass replays one pass of the events against the models of the
+// jobs in idx, records the results of those that stay in the pass, and
+// returns the others. A model's result is taken when it stops, and its
+// checker let go, so that only the models still replaying hold states.
+func replayPass(jobs []explainJob, models []*model.Model, idx []int, open Source, opt Options) (dropped []int, err error) {
+	type run struct {
+		c   *Checker
+		job int
+	}
+	var active []run
+	for _, i := range idx {
+		c := NewChecker(models[i], opt)
+		c.verdictOnly = true
+		active = append(active, run{c: c, job: i})
 	}
 	r, err := open()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	active := slices.Clone(checkers)
 	var ev trace.Event
-	for len(active) > 0 {
+	for n := 1; len(active) > 0; n++ {
 		err := r.Next(&ev)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		kept := active[:0]
-		for _, c := range active {
-			if c.Step(&ev) {
-				kept = append(kept, c)
+		for _, x := range active {
+			if x.c.Step(&ev) {
+				kept = append(kept, x)
+			} else {
+				jobs[x.job].res = x.c.Result()
 			}
 		}
+		clear(active[len(kept):])
 		active = kept
+		if n%memoryCheckEvery != 0 && n&(n-1) != 0 || len(active) <= 1 {
+			continue
+		}
+		// Drop the last models until the pass fits; the first stays.
+		total := 0
+		for _, x := range active {
+			total += x.c.stateBytes()
+		}
+		for total > opt.explainMemory() && len(active) > 1 {
+			x := active[len(active)-1]
+			active[len(active)-1] = run{}
+			active = active[:len(active)-1]
+			total -= x.c.stateBytes()
+			dropped = append(dropped, x.job)
+		}
 	}
-	for k, c := range checkers {
-		jobs[idx[k]].res = c.Result()
+	for _, x := range active {
+		jobs[x.job].res = x.c.Result()
 	}
-	return nil
+	slices.Reverse(dropped)
+	return dropped, nil
 }
 
 // sliceReader yields events held in memory.
@@ -273,6 +345,43 @@ func (r *sliceReader) Next(ev *trace.Event) error {
 	*ev = r.events[r.i]
 	r.i++
 	return nil
+}
+
+// CutNote says, when some fault models were not tried (the passes over
+// the trace that Options.ExplainPasses allows ran out), how many and how
+// to try them all; "" when every model was tried. Summary's words are
+// then about the models tried.
+func CutNote(tried []Explanation, opt Options) string {
+	n := 0
+	for _, e := range tried {
+		if e.NotTried {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the diagnosis was cut: %d of the %d fault models were not tried. Each pass over the trace replays "+
+		"the models whose candidate states, which hold the trace's history, fit in %.4g MiB together, and the %d passes "+
+		"ran out (the verdict stands); --explain-passes -1 tries every model (more passes), --explain-memory more of "+
+		"them a pass (more memory)",
+		n, len(tried), float64(opt.explainMemory())/(1<<20), opt.explainPasses())
+}
+
+// SummaryTried is Summary, in words that stay true when some models were
+// not tried (CutNote): a rejection no model tried accepts is not said to
+// be accepted by no model.
+func SummaryTried(accepting, tried []Explanation) string {
+	n := 0
+	for _, e := range tried {
+		if !e.NotTried {
+			n++
+		}
+	}
+	if len(accepting) > 0 || n == len(tried) {
+		return Summary(accepting)
+	}
+	return fmt.Sprintf("none of the fault models tried (%d of %d) accepts it", n, len(tried))
 }
 
 // Summary says in one line what explains a rejected trace.

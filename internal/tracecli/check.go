@@ -24,6 +24,8 @@ type checkOptions struct {
 	faults        string
 	maxCandidates int
 	show          int
+	explainMemory float64 // MiB
+	explainPasses int
 	src           specSource
 }
 
@@ -84,10 +86,12 @@ With several traces the first of 1, 2, 4, 5 that applies is the exit code.`,
 	f.StringVar(&o.faults, "faults", "", `check against these faults (comma-separated, or "none") instead of the header's claim`)
 	f.IntVar(&o.maxCandidates, "max-candidates", 0, "give up when more states than this are candidates (0: 65536)")
 	f.IntVar(&o.show, "show", 0, "candidate states to describe in full on rejection (0: 3)")
+	f.Float64Var(&o.explainMemory, "explain-memory", 0, "MiB of candidate states the fault models replayed together in one pass over a rejected trace may hold; more models wait for further passes (0: 24)")
+	f.IntVar(&o.explainPasses, "explain-passes", 0, "passes over a rejected trace to try the fault models in; the models left are not tried, and a note says so (0: 6; -1: no limit)")
 	f.StringVar(&o.src.spec, "spec", "", `replay "tla-trace" traces through the TLA+ interpreter, against this spec (any spec in its fragment)`)
 	f.StringVar(&o.src.cfg, "cfg", "", "with --spec: a cfg for the behaviour spec, the invariants and the constants the header does not give (without --spec: its spec is the cfg's)")
 	f.StringArrayVar(&o.src.lib, "lib", nil, "with --spec: a folder searched for the modules the spec extends or instantiates; repeatable")
-	cmd.AddCommand(newConvert(stdout, stderr), newBench(stdout, stderr))
+	cmd.AddCommand(newConvert(stdout, stderr), newBench(stdout, stderr), newGenLong(stdout, stderr))
 	return cmd
 }
 
@@ -110,6 +114,9 @@ type Report struct {
 type Diagnosis struct {
 	Summary   string                   `json:"summary"`
 	Accepting []tracecheck.Explanation `json:"accepting"`
+	// Note says that the passes ran out before every fault model was
+	// tried (tracecheck.CutNote); Summary is then about those tried.
+	Note string `json:"note,omitempty"`
 }
 
 func parseFaults(s string) (model.FaultSet, error) {
@@ -139,7 +146,11 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if err := specUsage(o.src); err != nil {
 		return err
 	}
-	opt := tracecheck.Options{MaxCandidates: o.maxCandidates, MaxShown: o.show}
+	if o.explainMemory < 0 || o.explainPasses < -1 {
+		return clibase.Usage(fmt.Errorf("want --explain-memory >= 0 and --explain-passes >= -1"))
+	}
+	opt := tracecheck.Options{MaxCandidates: o.maxCandidates, MaxShown: o.show,
+		ExplainMemory: int(o.explainMemory * (1 << 20)), ExplainPasses: o.explainPasses}
 	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	var reports []Report
 	worst := ExitAccepted
@@ -181,6 +192,9 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 			}
 			if rep.Diagnosis != nil {
 				line += "; " + rep.Diagnosis.Summary
+				if rep.Diagnosis.Note != "" {
+					line += " (cut: not every fault model was tried)"
+				}
 			}
 			fmt.Fprintln(out, line)
 		default:
@@ -190,6 +204,9 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 			fmt.Fprint(out, rep.Result.Text())
 			if rep.Diagnosis != nil {
 				fmt.Fprint(out, tracecheck.ExplanationText(rep.Diagnosis.Accepting, nil))
+				if rep.Diagnosis.Note != "" {
+					fmt.Fprintf(out, "note: %s\n", rep.Diagnosis.Note)
+				}
 			}
 		}
 	}
@@ -312,7 +329,7 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 			}
 			return d, nil
 		}
-		accepting, _, err := tracecheck.ExplainSource(p, open, opt)
+		accepting, tried, err := tracecheck.ExplainSource(p, open, opt)
 		for _, f := range closers {
 			f.Close()
 		}
@@ -323,7 +340,7 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 			if accepting == nil {
 				accepting = []tracecheck.Explanation{}
 			}
-			rep.Diagnosis = &Diagnosis{Summary: tracecheck.Summary(accepting), Accepting: accepting}
+			rep.Diagnosis = &Diagnosis{Summary: tracecheck.SummaryTried(accepting, tried), Accepting: accepting, Note: tracecheck.CutNote(tried, opt)}
 		}
 	}
 	return rep, ExitRejected
