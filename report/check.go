@@ -90,6 +90,7 @@ func Check(p model.Params, rep *check.Report, opt Options) (*Page, error) {
 		Data:     map[string]any{"kind": "check", "report": rep},
 		Check:    v,
 		Graphs:   gs.defs,
+		Anchors:  resumeAnchors(timelines(v.Tabs...)...),
 	}}, nil
 }
 
@@ -212,6 +213,9 @@ func CheckSpec(sp tlaspec.Any, rep *check.Report, constants string, opt Options)
 			states[j], labels[j] = ts.Spec, ts.Label
 		}
 		tab.Timeline = NewSpecTimeline(sp, states, labels, TimelineOptions{LoopTo: viol.LoopTo, Stutters: viol.Stutters})
+		if opt.SpecConstants != nil {
+			tab.Timeline.Export = specHeader(sp.Module(), opt.SpecConstants)
+		}
 		loop := -1
 		if viol.LoopTo != nil {
 			loop = *viol.LoopTo
@@ -247,6 +251,7 @@ func CheckSpec(sp tlaspec.Any, rep *check.Report, constants string, opt Options)
 		Data:     map[string]any{"kind": "check", "report": rep},
 		Check:    v,
 		Graphs:   gs.defs,
+		Anchors:  anchorsOf(opt.SpecFile, opt.SpecSource, timelines(v.Tabs...)...),
 	}}, nil
 }
 

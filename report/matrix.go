@@ -208,6 +208,7 @@ func Matrix(res *matrix.Result, opt Options) (*Page, error) {
 		Data:     map[string]any{"kind": "matrix", "columns": names, "result": res},
 		Matrix:   v,
 		Graphs:   gs.defs,
+		Anchors:  resumeAnchors(timelines(v.Panels...)...),
 	}}
 	return page, nil
 }

@@ -21,6 +21,29 @@ var pageCSS string
 //go:embed assets/report.js
 var pageJS string
 
+//go:embed assets/anchors.js
+var anchorsJS string
+
+// anchorsMin is anchors.js without its comment lines and indentation:
+// the matrix page carries it once and must stay small (docs/report.md).
+var anchorsMin = minifyJS(anchorsJS)
+
+// minifyJS drops the lines that are only a // comment and each line's
+// leading spaces; the script keeps no string across lines, so nothing
+// else changes.
+func minifyJS(src string) string {
+	var sb strings.Builder
+	for _, l := range strings.Split(src, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "//") {
+			continue
+		}
+		sb.WriteString(t)
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
 var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"join":        strings.Join,
 	"slug":        slug,
@@ -37,9 +60,21 @@ var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 		}
 		return template.HTML(sb.String())
 	},
+	// text escapes what an element's text needs escaped, & and <, and
+	// leaves the rest as it is: the graphs' tooltips and the states are
+	// TLA+ full of >> and "", which html/template's escaping would make
+	// four to five times longer (44 KB of the R0 matrix page).
+	"text": escapeText,
+	// svgTitle is a drawing's tooltip element; html/template would escape
+	// its text as a <title>'s (RCDATA), >> included, whatever its type.
+	"svgTitle": func(s string) template.HTML { return "<title>" + escapeText(s) + "</title>" },
 	// neq writes TLA+'s "#" (not equal) as "≠" in a guard's explanation.
 	"neq": func(s string) string { return strings.ReplaceAll(s, " # ", " ≠ ") },
 }).Parse(pageTemplate))
+
+func escapeText(s string) template.HTML {
+	return template.HTML(strings.NewReplacer("&", "&amp;", "<", "&lt;").Replace(s))
+}
 
 // Options tune the pages. The zero value is the default.
 type Options struct {
@@ -53,6 +88,13 @@ type Options struct {
 	// Pending names the rows of a matrix still being checked: the page
 	// of a matrix in progress shows them as pending and judges no claim.
 	Pending []string
+	// SpecFile and SpecSource are the module a CheckSpec page draws, as
+	// the page names it and its text: a selected step shows its action's
+	// definition ("": not shown). Resume's pages carry Resume.tla's.
+	SpecFile, SpecSource string
+	// SpecConstants are the constants of a CheckSpec page's model as TLA+
+	// text, for the header of the traces it exports (nil: no export).
+	SpecConstants map[string]string
 }
 
 // maxGraphStates is MaxGraphStates or its default.
@@ -97,6 +139,9 @@ type pageView struct {
 	KeyActions []edgeStyle
 	// Extra is a script of the page's own, after the common one.
 	Extra template.JS
+	// Anchors are the definitions of the actions the page's timelines
+	// take, shown beside a selected step (nil: none).
+	Anchors *specText
 }
 
 // answer is what a reader came for, at the top of every page: the
@@ -131,6 +176,9 @@ func (p *Page) Write(w io.Writer) error {
 	v.CSS = template.CSS(pageCSS)
 	v.JS = template.JS(pageJS)
 	v.KeyKinds, v.KeyActions = legendKeys(v.Graphs)
+	if v.Anchors != nil {
+		v.JS += template.JS(anchorsMin)
+	}
 	var buf bytes.Buffer
 	if err := tmpl.Execute(&buf, &v); err != nil {
 		return fmt.Errorf("report: %w", err)

@@ -22,7 +22,22 @@ type Timeline struct {
 	Steps []Step
 	// End says how a liveness counterexample ends ("" for none).
 	End string
+	// Loop is the step a lasso returns to plus one (0: not a lasso), for
+	// the page's script, which marks the loop's rows and states.
+	Loop int
+	// Export is the first line (the header) of the trace file that
+	// "Export this path as a trace" writes ("": no export); the page's
+	// script writes the events from the rows. The page holds each header
+	// once: ExportID - 1 is this one's index there (0: none).
+	Export   string
+	ExportID int
 }
+
+// ExportIndex is the index of the timeline's header in the page.
+func (t *Timeline) ExportIndex() int { return t.ExportID - 1 }
+
+// LoopStep is the step a lasso returns to (-1: none).
+func (t *Timeline) LoopStep() int { return t.Loop - 1 }
 
 // Step is one row: the state after an action (the first row is the
 // initial state).
@@ -172,6 +187,7 @@ func NewTimeline(m *model.Model, states []model.State, labels []model.Label, opt
 		st.Marks = marks(m, before, states[i], l)
 	})
 	tl.Gate = m.P.IP
+	tl.Export = resumeHeader(m.P)
 	for t := 1; t <= m.P.NTasks; t++ {
 		tl.Tasks = append(tl.Tasks, t)
 	}
@@ -253,6 +269,7 @@ func newTimeline(sp tlaspec.Any, states []tlaspec.State, actions, labels []strin
 		tl.End = "Stuttering: nothing can happen any more, and the run is not complete."
 	case opt.LoopTo != nil && *opt.LoopTo >= 0:
 		tl.End = fmt.Sprintf("Back to step %d: the run can loop for ever without completing.", *opt.LoopTo)
+		tl.Loop = *opt.LoopTo + 1
 	}
 	if tl.End != "" && len(tl.Steps) > 0 {
 		last := &tl.Steps[len(tl.Steps)-1]

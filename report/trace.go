@@ -167,9 +167,10 @@ func Trace(in TraceInput, opt Options) (*Page, error) {
 			{Name: "matched", Value: fmt.Sprint(res.Matched)},
 			{Name: "candidate states", Value: fmt.Sprint(res.Candidates)},
 		},
-		Data:   data,
-		Trace:  v,
-		Graphs: gs.defs,
+		Data:    data,
+		Trace:   v,
+		Graphs:  gs.defs,
+		Anchors: resumeAnchors(append(timelines(v.Explanation), v.Timeline)...),
 	}}, nil
 }
 

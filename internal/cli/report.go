@@ -47,7 +47,12 @@ func writeCheckReports(cmd *cobra.Command, job *check.Job, rep *check.Report) er
 	html, _ := cmd.Flags().GetString("html")
 	dot, _ := cmd.Flags().GetString("dot")
 	if html != "" && job.Other() != nil {
-		page, err := report.CheckSpec(job.Other().Any(), rep, cfgConstants(job), report.Options{})
+		src, err := os.ReadFile(job.SpecPath)
+		if err != nil {
+			return clibase.Exit(ExitFailure, err)
+		}
+		page, err := report.CheckSpec(job.Other().Any(), rep, cfgConstants(job), report.Options{
+			SpecFile: job.SpecPath, SpecSource: string(src), SpecConstants: cfgConstantMap(job)})
 		if err != nil {
 			return clibase.Exit(ExitFailure, err)
 		}
@@ -337,6 +342,16 @@ runs it, and the report package's browser test reads the same pages.`,
 }
 
 // cfgConstants is a cfg's constants as it gives them: "RM = {r1, r2}, ...".
+// cfgConstantMap are the cfg's constants as TLA+ text, by name: the
+// constants of a spec trace's header.
+func cfgConstantMap(job *check.Job) map[string]string {
+	out := make(map[string]string, len(job.Cfg.Constants))
+	for _, k := range job.Cfg.Constants {
+		out[k.Name] = k.Value.String()
+	}
+	return out
+}
+
 func cfgConstants(job *check.Job) string {
 	parts := make([]string, len(job.Cfg.Constants))
 	for i, k := range job.Cfg.Constants {
