@@ -28,6 +28,10 @@ type specText struct {
 	// Headers are the first lines of the trace files the timelines
 	// export (Timeline.ExportID - 1 is a timeline's).
 	Headers []string `json:"headers,omitempty"`
+	// Models are, in the explorer, the index in Headers of each model's
+	// header by the model's name (the walk exports under the model
+	// chosen).
+	Models map[string]int `json:"models,omitempty"`
 }
 
 // actionText is one action's definition: its lines, from the one that
@@ -103,6 +107,16 @@ func anchorsOf(file, src string, tls ...*Timeline) *specText {
 // resumeAnchors is anchorsOf for Resume's pages.
 func resumeAnchors(tls ...*Timeline) *specText {
 	return anchorsOf(spec.ResumeFile, spec.ResumeSource, tls...)
+}
+
+// resumeActions is the text of every action of Resume, for the
+// explorer, which may take any.
+func resumeActions() *specText {
+	names := make([]string, len(model.Actions))
+	for i, a := range model.Actions {
+		names[i] = a.String()
+	}
+	return actionTexts(spec.ResumeFile, spec.ResumeSource, names)
 }
 
 // timelines are the panels' timelines.

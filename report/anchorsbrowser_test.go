@@ -43,7 +43,29 @@ func anchorsPages(t *testing.T) []anchorsPage {
 		t.Fatal("Spin's counterexample is no longer a lasso")
 	}
 	twophase, _ := anchorsSpecPage(t, filepath.Join(root, "examples/twophase"), "TwoPhase-early", filepath.Join(tmp, "twophase.html"))
+	tpExplorer := filepath.Join(tmp, "twophase-explorer.html")
+	job, err := loadJob(filepath.Join(root, "examples/twophase/TwoPhase.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(job.SpecPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts := map[string]string{}
+	for _, k := range job.Cfg.Constants {
+		consts[k.Name] = k.Value.String()
+	}
+	ex, err := ExploreSpec(job.Other().Any(), SpecExploreOptions{Cfg: "TwoPhase.cfg", SpecFile: job.SpecPath, SpecSource: string(src), SpecConstants: consts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.WritePath(tpExplorer); err != nil {
+		t.Fatal(err)
+	}
 	return []anchorsPage{
+		{name: "the explorer", file: filepath.Join(dir, "explorer.html") + "#fault=redeliver&steps=ExecTask,EmitInterrupt", action: "ExecTask ==", loop: -1, deep: "log[1]"},
+		{name: "the two-phase explorer", file: tpExplorer + "#steps=RMPrepare(r1),TMRcvPrepared(r1)", action: "RMPrepare(r) ==", loop: -1, deep: "rmState[r1]"},
 		{name: "the check page", file: filepath.Join(dir, "redeliver.html"), action: "ExecTask ==", loop: -1, deep: "effects[1]"},
 		{name: "the trace page", file: filepath.Join(dir, "trace.html"), action: "ExecTask ==", loop: -1, deep: "log[1]"},
 		{name: "a lasso's check page", file: spin, action: "Up ==", loop: loop, deep: "r.pos"},
@@ -91,7 +113,7 @@ func anchorsSpecPage(t *testing.T, dir, cfg, file string) (string, int) {
 // compares.
 const anchorsProbe = `window.__anchors = {
   box: function () {
-    var boxes = Array.prototype.filter.call(document.querySelectorAll('.tl-box'), function (b) { return b.getClientRects().length > 0; });
+    var boxes = Array.prototype.filter.call(document.querySelectorAll('.tl-box'), function (b) { return b.getClientRects().length > 0 && b.querySelector('table.timeline'); });
     return boxes[0];
   },
   rows: function () { return this.box().querySelectorAll('tbody tr.step'); },
@@ -158,6 +180,31 @@ func TestBrowserAnchors(t *testing.T) {
 			})()`, &watch))
 			if watch != "" {
 				t.Errorf("%s: the watch of the first variable: %s", what, watch)
+			}
+			// In an explorer, a step taken keeps the watches and anchors
+			// the new row.
+			var walked string
+			b.step(what+": one more step", chromedp.Evaluate(`(function(){
+				var take = document.querySelector('#ex-enabled button');
+				if (!take) { return ''; }
+				window.__before = window.__anchors.rows().length;
+				take.click();
+				return 'taken';
+			})()`, &walked))
+			if walked == "taken" {
+				b.step(what+": the new step", chromedp.Evaluate(`(function(){
+				var a = window.__anchors; var before = window.__before;
+				var rows = a.rows();
+				if (rows.length !== before + 1) { return 'the walk has ' + rows.length + ' rows after ' + before; }
+				var last = rows[rows.length - 1];
+				var bad = [];
+				rows.forEach(function (tr, i) { if (!tr.querySelector('td.watch-cell')) { bad.push('no watch at step ' + i); } });
+				if (!last.querySelector('button.tla-link')) { bad.push('no link on the new step'); }
+				return bad.join('; ');
+			})()`, &walked))
+			}
+			if walked != "" {
+				t.Errorf("%s: %s", what, walked)
 			}
 			var unknown string
 			b.step(what+": an unknown name", chromedp.Evaluate(`window.__anchors.watch('nosuchvar + 1')`, &unknown))

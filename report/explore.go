@@ -152,6 +152,8 @@ func Explore(opt ExploreOptions) (*Page, error) {
 		ex.Bounds = strings.TrimSuffix(filepath.Base(opt.Bounds), filepath.Ext(opt.Bounds))
 	}
 	in := &interner{index: map[string]int{}}
+	anchors := resumeActions()
+	anchors.Models = map[string]int{}
 	spec := filepath.Join(opt.SpecDir, check.Module+".tla")
 	// The page walks the Go model: only for the spec it mirrors.
 	if err := check.VerifySpec(spec); err != nil {
@@ -178,6 +180,13 @@ func Explore(opt ExploreOptions) (*Page, error) {
 			return nil, err
 		}
 		ex.Models = append(ex.Models, xm)
+		h := resumeHeader(job.Params)
+		i := slices.Index(anchors.Headers, h)
+		if i < 0 {
+			i = len(anchors.Headers)
+			anchors.Headers = append(anchors.Headers, h)
+		}
+		anchors.Models[xm.Name] = i
 	}
 	ex.Strs = in.strs
 	return &Page{v: pageView{
@@ -187,6 +196,7 @@ func Explore(opt ExploreOptions) (*Page, error) {
 		Explore:  &exploreView{Models: ex.Models},
 		Extra:    template.JS(explorerJS),
 		Data:     ex,
+		Anchors:  anchors,
 	}}, nil
 }
 

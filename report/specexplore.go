@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"fmt"
 	"html/template"
+	"slices"
+	"strings"
 
 	"github.com/resumecontract/resumecheck/tlaspec"
 )
@@ -42,6 +44,12 @@ type SpecExploreOptions struct {
 	// Err, when set, is asked after the graph is explored: an evaluation
 	// error the spec met (the interpreter records them rather than stop).
 	Err func() error
+	// SpecFile and SpecSource are the spec as the page names it and its
+	// text: a step of the walk shows its action's definition ("": not
+	// shown). SpecConstants are the model's constants as TLA+ text, for
+	// the header of the walk exported as a trace (nil: no export).
+	SpecFile, SpecSource string
+	SpecConstants        map[string]string
 }
 
 // specExplorer is the page's data: strings interned in Strs, states by
@@ -83,6 +91,9 @@ type specExploreView struct {
 	Module string
 	Multi  bool // more than one initial state
 	Init   []int
+	// Export: the walk can be exported as a trace (its header is the
+	// page's first).
+	Export bool
 }
 
 // ExploreSpec is the explorer page of one model of any spec: its whole
@@ -241,13 +252,26 @@ func ExploreSpec(sp tlaspec.Any, opt SpecExploreOptions) (*Page, error) {
 	if opt.Cfg != "" {
 		sub = fmt.Sprintf("The model of %s, its %d reachable states read by %s. ", opt.Cfg, len(states), engineName(opt.Engine)) + sub
 	}
+	actions := []string{}
+	for _, text := range order {
+		if name, _, _ := strings.Cut(text, "("); !slices.Contains(actions, name) {
+			actions = append(actions, name)
+		}
+	}
+	anchors := actionTexts(opt.SpecFile, opt.SpecSource, actions)
+	view := &specExploreView{Module: sp.Module(), Multi: len(ex.Init) > 1, Init: ex.Init}
+	if opt.SpecConstants != nil {
+		anchors.Headers = []string{specHeader(sp.Module(), opt.SpecConstants)}
+		view.Export = true
+	}
 	return &Page{v: pageView{
 		Kind:        "explore",
 		Title:       "Explore " + sp.Module(),
 		Subtitle:    sub,
-		SpecExplore: &specExploreView{Module: sp.Module(), Multi: len(ex.Init) > 1, Init: ex.Init},
+		SpecExplore: view,
 		Extra:       template.JS(specExplorerJS),
 		Data:        ex,
+		Anchors:     anchors,
 	}}, nil
 }
 

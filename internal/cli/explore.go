@@ -166,6 +166,19 @@ func exploreSpec(cmd *cobra.Command, html, cfgPath, specPath, engine string, lib
 			opt.KeepStep = func(s, t tlaspec.State) bool { return keep(s.(interp.State), t.(interp.State)) }
 		}
 	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return clibase.Exit(ExitFailure, err)
+	}
+	opt.SpecFile, opt.SpecSource = path, string(src)
+	if cfg, err := tlacfg.ParseFile(cfgPath); err == nil {
+		opt.SpecConstants = map[string]string{}
+		for _, k := range cfg.Constants {
+			if k.Subst == "" && k.Module == "" {
+				opt.SpecConstants[k.Name] = k.Value.String()
+			}
+		}
+	}
 	page, err := report.ExploreSpec(sp, opt)
 	switch {
 	case errors.Is(err, report.ErrExploreTooLarge):

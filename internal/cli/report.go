@@ -347,7 +347,9 @@ runs it, and the report package's browser test reads the same pages.`,
 func cfgConstantMap(job *check.Job) map[string]string {
 	out := make(map[string]string, len(job.Cfg.Constants))
 	for _, k := range job.Cfg.Constants {
-		out[k.Name] = k.Value.String()
+		if k.Subst == "" && k.Module == "" {
+			out[k.Name] = k.Value.String()
+		}
 	}
 	return out
 }

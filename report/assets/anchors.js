@@ -719,7 +719,25 @@
     return null;
   }
 
+  // headerOf is the first line of the box's exported trace: the page's
+  // header data-export names, or, in the explorer, the one of the model
+  // chosen in the select that data-export-by names (null: no export).
+  function headerOf(box) {
+    var hs = page().headers || [];
+    var by = box.getAttribute('data-export-by');
+    if (by) {
+      var sel = document.getElementById(by);
+      var i = sel && page().models ? page().models[sel.value] : undefined;
+      return i === undefined ? null : hs[i];
+    }
+    var hi = box.getAttribute('data-export');
+    return hi === null ? null : hs[parseInt(hi, 10)] || null;
+  }
+
   var boxes = 0;
+  // setUp adds the anchors to a timeline's box: the tools above it once,
+  // and the rows' decorations each time its rows change (the explorer
+  // draws them anew at every step).
   function setUp(box) {
     var table = box.querySelector('table.timeline');
     if (!table || box.hasAttribute('data-anchored')) {
@@ -727,17 +745,9 @@
     }
     box.setAttribute('data-anchored', '');
     var id = 'tl' + (++boxes);
-    var rows = rowsOf(table);
-    var states;
-    try {
-      states = rows.map(function (r) {
-        var s = {};
-        r.vars.forEach(function (x) { s[x[0]] = parseValue(x[1]); });
-        return s;
-      });
-    } catch (err) {
-      return;
-    }
+    var rows = [];
+    var states = [];
+    var watches = [];
     var tools = el('div', 'anchors');
     box.parentNode.insertBefore(tools, box);
 
@@ -750,19 +760,6 @@
     def.appendChild(defCap);
     def.appendChild(defPre);
     box.parentNode.insertBefore(def, box.nextSibling);
-    rows.forEach(function (r) {
-      var code = r.tr.querySelector('td.action > code');
-      if (!code || !actionText(r.label)) {
-        return;
-      }
-      var b = el('button', 'tla-link');
-      b.type = 'button';
-      b.setAttribute('aria-controls', def.id);
-      b.title = 'show the TLA+ definition of ' + r.label.split('(')[0];
-      code.parentNode.insertBefore(b, code);
-      b.appendChild(code);
-      b.addEventListener('click', function () { select(r); });
-    });
     function select(r) {
       var t = actionText(r.label);
       rows.forEach(function (x) {
@@ -777,22 +774,56 @@
       def.hidden = false;
     }
 
-    // The changes inside compound values.
-    rows.forEach(function (r, i) {
-      if (i === 0) {
+    function decorate() {
+      var read = rowsOf(table);
+      var parsed;
+      try {
+        parsed = read.map(function (r) {
+          var s = {};
+          r.vars.forEach(function (x) { s[x[0]] = parseValue(x[1]); });
+          return s;
+        });
+      } catch (err) {
         return;
       }
+      rows = read;
+      states = parsed;
+      def.hidden = true;
+      rows.forEach(function (r, i) {
+        var code = r.tr.querySelector('td.action > code');
+        if (code && actionText(r.label)) {
+          var b = el('button', 'tla-link');
+          b.type = 'button';
+          b.setAttribute('aria-controls', def.id);
+          b.title = 'show the TLA+ definition of ' + r.label.split('(')[0];
+          code.parentNode.insertBefore(b, code);
+          b.appendChild(code);
+          b.addEventListener('click', function () { select(r); });
+        }
+        if (i > 0) {
+          deepChanges(r, states[i - 1], states[i]);
+        }
+      });
+      lasso();
+      watchColumns();
+    }
+
+    // The changes inside compound values.
+    function deepChanges(r, before, now) {
       var cell = r.tr.querySelector('td.changed');
+      if (!cell || cell.querySelector('ul.deep')) {
+        return;
+      }
       var list = [];
       r.vars.forEach(function (x) {
-        var before = states[i - 1][x[0]];
-        var now = states[i][x[0]];
-        if (before === undefined || show(before) === show(now) || !parts(before) || !parts(now)) {
+        var a = before[x[0]];
+        var b = now[x[0]];
+        if (a === undefined || show(a) === show(b) || !parts(a) || !parts(b)) {
           return;
         }
-        diff(before, now, x[0]).forEach(function (d) { list.push(d); });
+        diff(a, b, x[0]).forEach(function (d) { list.push(d); });
       });
-      if (!list.length || !cell) {
+      if (!list.length) {
         return;
       }
       var ul = el('ul', 'deep');
@@ -807,30 +838,35 @@
         ul.appendChild(li);
       });
       cell.insertBefore(ul, cell.querySelector('details.state'));
-    });
+    }
 
     // The lasso: the loop's rows and states marked.
-    var loop = box.getAttribute('data-loop');
-    if (loop !== null) {
+    function lasso() {
+      var loop = box.getAttribute('data-loop');
+      if (loop === null || !rows.length) {
+        return;
+      }
       var k = parseInt(loop, 10);
-      var scope = box.closest('.panel, section, article') || document;
+      var last = rows[rows.length - 1].n;
       rows.forEach(function (r) {
-        if (r.n >= k) {
-          r.tr.classList.add('in-loop');
-          var story = r.tr.querySelector('td.story');
-          var marks = story && story.querySelector('.marks');
-          if (story && !marks) {
-            marks = story.appendChild(el('div', 'marks'));
+        if (r.n < k || r.tr.classList.contains('in-loop')) {
+          return;
+        }
+        r.tr.classList.add('in-loop');
+        var story = r.tr.querySelector('td.story');
+        var marks = story && story.querySelector('.marks');
+        if (story && !marks) {
+          marks = story.appendChild(el('div', 'marks'));
+        }
+        if (marks) {
+          var text = r.n === k ? 'the loop starts here' : 'in the loop';
+          if (r.n === last) {
+            text = (r.n === k ? 'the loop: ' : '') + '↩ back to step ' + k;
           }
-          if (marks) {
-            var tag = el('span', 'mark mark-loop lasso', r.n === k ? 'the loop starts here' : 'in the loop');
-            if (r.n === rows[rows.length - 1].n) {
-              tag.textContent = (r.n === k ? 'the loop: ' : '') + '↩ back to step ' + k;
-            }
-            marks.appendChild(tag);
-          }
+          marks.appendChild(el('span', 'mark mark-loop lasso', text));
         }
       });
+      var scope = box.closest('.panel, section, article') || document;
       scope.querySelectorAll('svg g.pn[data-step]').forEach(function (g) {
         if (parseInt(g.getAttribute('data-step'), 10) >= k) {
           g.classList.add('in-loop');
@@ -839,33 +875,34 @@
     }
 
     // Export.
-    var hi = box.getAttribute('data-export');
-    var header = hi !== null && page().headers ? page().headers[parseInt(hi, 10)] : null;
-    if (header) {
+    if (box.hasAttribute('data-export') || box.hasAttribute('data-export-by')) {
       var ex = el('button', 'export', 'Export this path as a trace');
       ex.type = 'button';
       ex.addEventListener('click', function () {
+        var header = headerOf(box);
+        if (!header || !rows.length) {
+          return;
+        }
         var text = exportTrace(header, rows);
         var a = el('a');
         a.href = 'data:application/x-ndjson;charset=utf-8,' + encodeURIComponent(text);
         a.download = 'path.ndjson';
-        a.setAttribute('data-trace', text);
         a.hidden = true;
         tools.appendChild(a);
         a.click();
         tools.removeChild(a);
-        ex.setAttribute('data-exported', String(text.length));
       });
       tools.appendChild(ex);
     }
 
-    // Watch expressions.
+    // Watch expressions: each a column, evaluated again when the rows
+    // change.
     var form = el('form', 'watch');
     var label = el('label', '', 'Watch ');
     var input = el('input');
     input.type = 'text';
     input.spellcheck = false;
-    input.placeholder = 'e.g. ' + (rows[0].vars[0] ? rows[0].vars[0][0] : 'x') + ' = 1';
+    input.placeholder = 'e.g. DOMAIN x, x.f, x[1] = 2';
     label.appendChild(input);
     var add = el('button', '', 'Evaluate at each step');
     add.type = 'submit';
@@ -875,13 +912,45 @@
     form.appendChild(add);
     tools.appendChild(form);
     tools.appendChild(err);
-    var head = table.querySelector('thead tr');
+    function watchColumns() {
+      var head = table.querySelector('thead tr');
+      head.querySelectorAll('th.watch-col').forEach(function (th) { head.removeChild(th); });
+      table.querySelectorAll('td.watch-cell').forEach(function (td) { td.parentNode.removeChild(td); });
+      var end = table.querySelector('tr.end td');
+      if (end) {
+        end.colSpan = parseInt(end.getAttribute('data-span') || String(end.colSpan), 10) + watches.length;
+        end.setAttribute('data-span', String(end.colSpan - watches.length));
+      }
+      watches.forEach(function (src) {
+        var results;
+        try {
+          results = watch(src, states);
+        } catch (x) {
+          if (!(x instanceof WatchError)) {
+            throw x;
+          }
+          results = states.map(function () { return { error: x.message }; });
+        }
+        var th = el('th', 'watch-col', src);
+        th.scope = 'col';
+        head.appendChild(th);
+        rows.forEach(function (r, i) {
+          var td = el('td', 'watch-cell');
+          td.appendChild(el('span', 'card-label', src));
+          var res = results[i];
+          td.appendChild(el('code', res.error ? 'watch-err' : 'watch-val', res.error ? res.error : res.value));
+          if (i > 0 && !res.error && !results[i - 1].error && results[i - 1].value !== res.value) {
+            td.classList.add('watch-changed');
+          }
+          r.tr.appendChild(td);
+        });
+      });
+    }
     form.addEventListener('submit', function (e) {
       e.preventDefault();
       var src = input.value;
-      var results;
       try {
-        results = watch(src, states);
+        watch(src, states.length ? states : [{}]);
       } catch (x) {
         if (!(x instanceof WatchError)) {
           throw x;
@@ -890,25 +959,13 @@
         return;
       }
       err.textContent = '';
-      var th = el('th', 'watch-col', src);
-      th.scope = 'col';
-      head.appendChild(th);
-      rows.forEach(function (r, i) {
-        var td = el('td', 'watch-cell');
-        td.appendChild(el('span', 'card-label', src));
-        var res = results[i];
-        td.appendChild(el('code', res.error ? 'watch-err' : 'watch-val', res.error ? res.error : res.value));
-        if (i > 0 && !res.error && !results[i - 1].error && results[i - 1].value !== res.value) {
-          td.classList.add('watch-changed');
-        }
-        r.tr.appendChild(td);
-      });
-      var end = table.querySelector('tr.end td');
-      if (end) {
-        end.colSpan += 1;
-      }
+      watches.push(src);
+      watchColumns();
       input.value = '';
     });
+
+    decorate();
+    new MutationObserver(decorate).observe(table.tBodies[0], { childList: true });
   }
 
   document.querySelectorAll('.tl-box').forEach(setUp);
