@@ -211,51 +211,95 @@ func runNode(t *testing.T, exports []pageTimeline, watches []watchReq) (ndjson [
 func TestAnchorsExportRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	for _, pg := range anchorPages(t) {
-		tls := timelinesOf(t, pg.html)
-		ndjson, _ := runNode(t, tls, nil)
-		for i, text := range ndjson {
-			if tls[i].Header == "" {
-				t.Fatalf("%s: timeline %d has no export", pg.name, i)
-			}
-			file := filepath.Join(dir, fmt.Sprintf("%s-%d.ndjson", filepath.Base(pg.name), i))
-			if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if code, out := runTool(tracecli.Tracecheck, append(slices.Clone(pg.traceArgs), file)...); code != 0 {
-				t.Errorf("%s: tracecheck refuses the exported path (exit %d):\n%s\n%s", pg.name, code, out, text)
-			}
-			if pg.resume {
-				tla := filepath.Join(dir, fmt.Sprintf("tla-%d-%s", i, filepath.Base(pg.name)))
-				if code, out := runTool(tracecli.Trace2tla, "--spec", "../spec/Resume.tla", "--out", tla, file); code != 0 {
-					t.Errorf("%s: trace2tla refuses the exported path (exit %d):\n%s", pg.name, code, out)
-				} else if mods, _ := filepath.Glob(filepath.Join(tla, "*.tla")); len(mods) == 0 {
-					t.Errorf("%s: trace2tla wrote no module", pg.name)
-				}
-			}
-			// Broken on purpose: the last event claims another state.
-			lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-			last := lines[len(lines)-1]
-			var bad string
-			if pg.resume {
-				bad = regexp.MustCompile(`"crashes":\d+`).ReplaceAllString(last, `"crashes":7`)
-			} else {
-				bad = strings.Replace(last, `"tmState":"\"init\""`, `"tmState":"\"aborted\""`, 1)
-				bad = strings.Replace(bad, `"tmState":"\"committed\""`, `"tmState":"\"aborted\""`, 1)
-				bad = regexp.MustCompile(`"x":"\d+"`).ReplaceAllString(bad, `"x":"7"`)
-			}
-			if bad == last {
-				t.Fatalf("%s: could not break the last event %s", pg.name, last)
-			}
-			lines[len(lines)-1] = bad
-			broken := file + ".broken"
-			if err := os.WriteFile(broken, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if code, out := runTool(tracecli.Tracecheck, append(slices.Clone(pg.traceArgs), broken)...); code == 0 {
-				t.Errorf("%s: tracecheck accepts an export with a changed state:\n%s", pg.name, out)
-			}
+		checkExports(t, pg, dir, -1)
+	}
+}
+
+// The same for every timeline of make report's matrix (the
+// counterexamples of every fault model) and trace pages (the matched
+// events, and the trace under the fault model that explains it).
+func TestAnchorsExportSite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the R0 matrix")
+	}
+	dir := t.TempDir()
+	site := filepath.Join(dir, "site")
+	if err := os.Mkdir(site, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := report.WriteSite(context.Background(), site, report.SiteOptions{SpecDir: "../spec",
+		Trace: "../testdata/traces/partial/doc-example-replay.ndjson", Profiles: filepath.Join(dir, "none"), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"matrix.html", "trace.html"} {
+		b, err := os.ReadFile(filepath.Join(site, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// trace2tla for the first three only: it writes a module each.
+		n := checkExports(t, anchorPage{name: name, html: string(b), resume: true}, dir, 3)
+		t.Logf("%s: %d timelines exported", name, n)
+		if name == "matrix.html" && n < 30 {
+			t.Errorf("the matrix page has %d timelines, not every counterexample's", n)
 		}
 	}
+}
+
+// checkExports exports every timeline of a page with the page's script
+// and checks that tracecheck accepts it and, for Resume's first convert
+// timelines (-1: all), that trace2tla converts it; and that the export
+// with its last state changed is rejected.
+func checkExports(t *testing.T, pg anchorPage, dir string, convert int) int {
+	t.Helper()
+	tls := timelinesOf(t, pg.html)
+	ndjson, _ := runNode(t, tls, nil)
+	for i, text := range ndjson {
+		if tls[i].Header == "" {
+			t.Fatalf("%s: timeline %d has no export", pg.name, i)
+		}
+		if n := strings.Count(text, "\n"); n != len(tls[i].Steps) {
+			t.Errorf("%s: timeline %d: %d lines exported for %d steps", pg.name, i, n, len(tls[i].Steps))
+		}
+		file := filepath.Join(dir, fmt.Sprintf("%s-%d.ndjson", filepath.Base(pg.name), i))
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, out := runTool(tracecli.Tracecheck, append(slices.Clone(pg.traceArgs), file)...); code != 0 {
+			t.Errorf("%s: tracecheck refuses the exported path (exit %d):\n%s\n%s", pg.name, code, out, text)
+		}
+		if pg.resume && (convert < 0 || i < convert) {
+			tla := filepath.Join(dir, fmt.Sprintf("tla-%d-%s", i, filepath.Base(pg.name)))
+			if code, out := runTool(tracecli.Trace2tla, "--spec", "../spec/Resume.tla", "--out", tla, file); code != 0 {
+				t.Errorf("%s: trace2tla refuses the exported path (exit %d):\n%s", pg.name, code, out)
+			} else if mods, _ := filepath.Glob(filepath.Join(tla, "*.tla")); len(mods) == 0 {
+				t.Errorf("%s: trace2tla wrote no module", pg.name)
+			}
+		}
+		// Broken on purpose: the last event claims another state.
+		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+		last := lines[len(lines)-1]
+		var bad string
+		if pg.resume {
+			bad = regexp.MustCompile(`"crashes":\d+`).ReplaceAllString(last, `"crashes":7`)
+		} else {
+			bad = strings.Replace(last, `"tmState":"\"init\""`, `"tmState":"\"aborted\""`, 1)
+			bad = strings.Replace(bad, `"tmState":"\"committed\""`, `"tmState":"\"aborted\""`, 1)
+			bad = regexp.MustCompile(`"x":"\d+"`).ReplaceAllString(bad, `"x":"7"`)
+		}
+		if bad == last {
+			t.Fatalf("%s: could not break the last event %s", pg.name, last)
+		}
+		lines[len(lines)-1] = bad
+		broken := file + ".broken"
+		if err := os.WriteFile(broken, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, out := runTool(tracecli.Tracecheck, append(slices.Clone(pg.traceArgs), broken)...); code == 0 {
+			t.Errorf("%s: tracecheck accepts an export with a changed state:\n%s", pg.name, out)
+		}
+	}
+	return len(ndjson)
 }
 
 func runTool(p clibase.Program, args ...string) (int, string) {
