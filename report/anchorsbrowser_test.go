@@ -206,6 +206,12 @@ func TestBrowserAnchors(t *testing.T) {
 			if walked != "" {
 				t.Errorf("%s: %s", what, walked)
 			}
+			if pg.loop >= 0 {
+				// docs/report.md's picture of the anchors: a step's
+				// definition, a watch, the lasso, the changes inside r.
+				b.step(what+": another watch", chromedp.Evaluate(`window.__anchors.watch('r.back \\/ x = 3')`, nil))
+				b.screenshot(shotName("report-anchors", w), ".panel:not([hidden])")
+			}
 			var unknown string
 			b.step(what+": an unknown name", chromedp.Evaluate(`window.__anchors.watch('nosuchvar + 1')`, &unknown))
 			if !strings.Contains(unknown, "unknown name nosuchvar") {

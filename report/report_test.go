@@ -421,7 +421,7 @@ func TestConformancePage(t *testing.T) {
 func TestDocScreenshots(t *testing.T) {
 	for _, name := range []string{"report-matrix.png", "report-counterexample.png", "report-trace.png",
 		"report-matrix-390.png", "report-counterexample-390.png", "report-trace-390.png",
-		"report-explorer.png", "report-explorer-390.png"} {
+		"report-explorer.png", "report-explorer-390.png", "report-anchors.png", "report-anchors-390.png"} {
 		b, err := os.ReadFile(filepath.Join("..", "docs", "img", name))
 		if err != nil {
 			t.Errorf("%v (make report-shots writes it)", err)

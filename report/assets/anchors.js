@@ -902,7 +902,7 @@
     var input = el('input');
     input.type = 'text';
     input.spellcheck = false;
-    input.placeholder = 'e.g. DOMAIN x, x.f, x[1] = 2';
+    input.placeholder = 'e.g. x[1] = 2';
     label.appendChild(input);
     var add = el('button', '', 'Evaluate at each step');
     add.type = 'submit';
