@@ -318,7 +318,8 @@ var watchExprs = map[bool][]string{
 		"DOMAIN effects", "log[1].valid", "DOMAIN log[1]", "Len(recoveries) > 0 /\\ recoveries[1].decision = \"redeliver\"",
 		"waiting /\\ ~lost", "crashes < 1 \\/ waiting", "effects # <<0, 0, 0>>", "pc <= 2", "consumed = NoVal",
 		"resumes", "Len(resumes) >= 1 /\\ resumes[1].observed[1] = va", "~(pc = 1)", "-pc + 3", "nosuch + 1",
-		"pc + TRUE", "effects[9]",
+		"pc + TRUE", "effects[9]", "pc = \"a\"", "pc = TRUE", "log = 1", "consumed = 1", "pc \\in {1, 2}",
+		"{frontier, pc, 1}", "{va, vb, consumed}", "<<pc, consumed>>", "{} = DOMAIN log", "pc \\in 3",
 	},
 	false: {
 		"x", "x + 1", "r.pos", "r.back", "r.pos = x", "DOMAIN r", "r.nosuch", "x[1]",
