@@ -32,6 +32,10 @@ type specText struct {
 	// header by the model's name (the walk exports under the model
 	// chosen).
 	Models map[string]int `json:"models,omitempty"`
+	// Decisions are the actions whose trace parameter is a recovery's
+	// decision rather than a resume value (Resume's CrashRecover): what
+	// an exported Resume event names its parameter by.
+	Decisions []string `json:"decisions,omitempty"`
 }
 
 // actionText is one action's definition: its lines, from the one that
@@ -106,8 +110,15 @@ func anchorsOf(file, src string, tls ...*Timeline) *specText {
 
 // resumeAnchors is anchorsOf for Resume's pages.
 func resumeAnchors(tls ...*Timeline) *specText {
-	return anchorsOf(spec.ResumeFile, spec.ResumeSource, tls...)
+	st := anchorsOf(spec.ResumeFile, spec.ResumeSource, tls...)
+	if st != nil {
+		st.Decisions = resumeDecisions()
+	}
+	return st
 }
+
+// resumeDecisions are Resume's actions whose parameter is a decision.
+func resumeDecisions() []string { return []string{model.CrashRecover.String()} }
 
 // resumeActions is the text of every action of Resume, for the
 // explorer, which may take any.
@@ -116,7 +127,9 @@ func resumeActions() *specText {
 	for i, a := range model.Actions {
 		names[i] = a.String()
 	}
-	return actionTexts(spec.ResumeFile, spec.ResumeSource, names)
+	st := actionTexts(spec.ResumeFile, spec.ResumeSource, names)
+	st.Decisions = resumeDecisions()
+	return st
 }
 
 // timelines are the panels' timelines.

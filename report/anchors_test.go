@@ -98,8 +98,9 @@ type pageStep struct {
 }
 
 type pageTimeline struct {
-	Header string     `json:"header"`
-	Steps  []pageStep `json:"steps"`
+	Header    string     `json:"header"`
+	Decisions []string   `json:"decisions"`
+	Steps     []pageStep `json:"steps"`
 }
 
 var (
@@ -116,8 +117,9 @@ var (
 func timelinesOf(t *testing.T, page string) []pageTimeline {
 	t.Helper()
 	var texts struct {
-		Headers []string `json:"headers"`
-		Actions []struct {
+		Headers   []string `json:"headers"`
+		Decisions []string `json:"decisions"`
+		Actions   []struct {
 			Name string `json:"name"`
 			Text string `json:"text"`
 		} `json:"actions"`
@@ -131,7 +133,7 @@ func timelinesOf(t *testing.T, page string) []pageTimeline {
 	}
 	var out []pageTimeline
 	for _, box := range tlBoxRE.FindAllStringSubmatch(page, -1) {
-		var tl pageTimeline
+		tl := pageTimeline{Decisions: texts.Decisions}
 		if box[2] != "" {
 			var i int
 			fmt.Sscan(box[2], &i)

@@ -632,9 +632,10 @@
   // (a Resume trace's or a spec trace's, trace.SpecFormat); steps are
   // [{label, vars: [[name, text]]}], the first the initial state. A
   // Resume event names its action and parameter (a value, or a
-  // recovery's decision) and every variable in TLC's JSON; a spec trace's
-  // event names its label and every variable as TLA+ text.
-  function exportTrace(header, steps) {
+  // recovery's decision: decisions are the actions whose parameter is
+  // one, from the page's #anchors-tla) and every variable in TLC's JSON; a
+  // spec trace's event names its label and every variable as TLA+ text.
+  function exportTrace(header, steps, decisions) {
     var h = JSON.parse(header);
     var lines = [header];
     for (var i = 1; i < steps.length; i++) {
@@ -647,7 +648,7 @@
         var m = /^([A-Za-z_]\w*)(?:\((.*)\))?$/.exec(st.label);
         ev.action = m ? m[1] : st.label;
         if (m && m[2] !== undefined) {
-          ev.params = m[1] === 'CrashRecover' ? { decision: m[2] } : { value: m[2] };
+          ev.params = (decisions || []).indexOf(m[1]) >= 0 ? { decision: m[2] } : { value: m[2] };
         }
         st.vars.forEach(function (x) { vars[x[0]] = toJSON(parseValue(x[1])); });
       }
@@ -883,7 +884,7 @@
         if (!header || !rows.length) {
           return;
         }
-        var text = exportTrace(header, rows);
+        var text = exportTrace(header, rows, page().decisions);
         var a = el('a');
         a.href = 'data:application/x-ndjson;charset=utf-8,' + encodeURIComponent(text);
         a.download = 'path.ndjson';

@@ -1,7 +1,7 @@
 // The Node side of report's anchors tests: it loads the page's own
 // assets/anchors.js and runs its exporter and its watch expressions on
 // what the Go test read out of a page, given as JSON on stdin:
-// {exports: [{header, steps: [{label, vars: [[name, text]]}]}],
+// {exports: [{header, decisions, steps: [{label, vars: [[name, text]]}]}],
 //  watches: [{exprs: [text], states: [[[name, text]]]}]}.
 // It prints {exports: [ndjson], watches: [[[{value}|{error}] per state] per
 // expression]}, an expression that fails to parse or names an unknown
@@ -16,7 +16,7 @@ process.stdin.on('end', () => {
   const req = JSON.parse(input);
   const out = { exports: [], watches: [] };
   for (const ex of req.exports || []) {
-    out.exports.push(anchors.exportTrace(ex.header, ex.steps));
+    out.exports.push(anchors.exportTrace(ex.header, ex.steps, ex.decisions));
   }
   for (const w of req.watches || []) {
     const states = w.states.map((vars) => {
