@@ -44,6 +44,7 @@ func newCheckCmd() *cobra.Command {
 		lib       []string
 		dist      string
 		distWait  time.Duration
+		insecure  bool
 		tf        tlcFlags
 	)
 	cmd := &cobra.Command{
@@ -85,7 +86,11 @@ partial figures (exit 130).
 that outgrow one machine: TLC's server here, holding the queue and the
 fingerprint set, and workers on other hosts (tlcrun tlc-worker --server
 ADDR[:PORT] on each) computing successors. ADDR is where the workers reach
-this host; PORT (default 10997) is TLC's RMI registry. That mode checks the
+this host, and the only address the server listens on: PORT (default
+10997) for TLC's RMI registry, PORT+1 for the objects it exports. RMI has
+no authentication and deserializes what it receives, so an ADDR that is
+not a loopback one needs --insecure-network: use it only on a network
+where every host that can connect is trusted. That mode checks the
 cfg's invariants and deadlock, no temporal property, and stops at the
 first violation; when and why to choose it over the Go engine's --mem are
 in docs/engine.md, "Past one machine".
@@ -100,7 +105,7 @@ small enough to draw (R0 bounds).`,
   tlcrun check --workers 1 --mem 200MiB spec/R8.cfg
   tlcrun check --engine tlc spec/fault-replay.cfg
   tlcrun check --engine both spec/R0.cfg        # the state sets compared too
-  tlcrun check --distributed 10.0.0.1 spec/R8.cfg   # then: tlcrun tlc-worker --server 10.0.0.1
+  tlcrun check --distributed 10.0.0.1 --insecure-network spec/R8.cfg   # then: tlcrun tlc-worker --server 10.0.0.1
   tlcrun check --html redeliver.html --dot redeliver.dot spec/fault-redeliver.cfg`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -120,11 +125,14 @@ small enough to draw (R0 bounds).`,
 			if dist == "" && cmd.Flags().Changed("worker-wait") {
 				return clibase.Usage(errors.New("--worker-wait is how long TLC's distributed server waits for its workers: it needs --distributed"))
 			}
+			if dist == "" && insecure {
+				return clibase.Usage(errors.New("--insecure-network lets TLC's distributed server listen on a network address: it needs --distributed"))
+			}
 			if dist != "" {
 				if err := distributedFlags(cmd, engineArg); err != nil {
 					return err
 				}
-				return checkDistributed(cmd, args[0], spec, dist, distWait, progress, asJSON, tf)
+				return checkDistributed(cmd, args[0], spec, dist, distWait, progress, asJSON, insecure, tf)
 			}
 			if engineArg == "tlc" {
 				if len(props) > 0 || bounds != "" || symmetry {
@@ -216,6 +224,7 @@ small enough to draw (R0 bounds).`,
 	f.BoolVar(&symmetry, "symmetry", false, "reduce by the spec's symmetry (SYMMETRY Symmetry: the values are interchangeable), as tlcrun matrix --symmetry does: one state per orbit, the same verdicts and counterexample lengths")
 	f.StringVar(&dist, "distributed", "", "run TLC's distributed server here, its workers reaching it at ADDR[:PORT] (tlcrun tlc-worker on each worker host)")
 	f.DurationVar(&distWait, "worker-wait", 10*time.Minute, "with --distributed: how long to wait for the first worker")
+	f.BoolVar(&insecure, "insecure-network", false, "with --distributed: allow an ADDR that is not a loopback address (TLC's RMI has no authentication)")
 	tf.add(f)
 	addReportFlags(cmd)
 	return cmd

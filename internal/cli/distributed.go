@@ -61,10 +61,16 @@ type distReport struct {
 
 // checkDistributed is check --distributed: TLC's distributed server here,
 // its workers on other hosts (tlcrun tlc-worker).
-func checkDistributed(cmd *cobra.Command, cfgPath, specPath, address string, wait, progress time.Duration, asJSON bool, tf tlcFlags) error {
+func checkDistributed(cmd *cobra.Command, cfgPath, specPath, address string, wait, progress time.Duration, asJSON, insecure bool, tf tlcFlags) error {
 	host, port, err := tlc.HostPort(address)
 	if err != nil {
 		return clibase.Usage(fmt.Errorf("--distributed %q: %v; give the address the workers reach this host at, HOST or HOST:PORT", address, err))
+	}
+	if !insecure && !tlc.IsLoopback(cmd.Context(), host) {
+		return clibase.Usage(fmt.Errorf("--distributed %q: not a loopback address, and TLC's distributed server speaks Java RMI, "+
+			"which has no authentication and deserializes what any host that reaches it sends (anyone who can connect can join "+
+			"as a worker, or attack the JVM); give --insecure-network to listen there anyway, on a network where every host is "+
+			"trusted (docs/engine.md, \"Past one machine\")", address))
 	}
 	specPath = check.SpecFor(cfgPath, specPath)
 	cfg, err := tlacfg.ParseFile(cfgPath)
@@ -281,14 +287,15 @@ and Java, but neither the spec nor the cfg: it fetches them from the
 server. It waits up to --wait for the server to accept connections, so
 workers may be started first. The server must reach the worker back: at
 --advertise, by default the address this host reaches the server from.
-Both sides pick further TCP ports for RMI, so the hosts must be able to
-connect to each other on any port (docs/engine.md, "Past one machine").
+The server listens on two ports (PORT and PORT+1); the worker on one of
+RMI's choosing, on every interface. RMI has no authentication: run
+workers on a trusted network only (docs/engine.md, "Past one machine").
 
 At the end the worker prints the successor states its threads computed:
 the server's states generated are its initial states plus every worker's
 figure (TLC's distributed server counts them wrongly itself).`,
 		Example: `  # on the server host, 10.0.0.1:
-  tlcrun check --distributed 10.0.0.1 spec/R8.cfg
+  tlcrun check --distributed 10.0.0.1 --insecure-network spec/R8.cfg
   # on each worker host:
   tlcrun tlc-worker --server 10.0.0.1 --threads 8`,
 		Args: cobra.NoArgs,

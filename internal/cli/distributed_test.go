@@ -143,7 +143,7 @@ func TestDistributedAcrossNamespaces(t *testing.T) {
 			}()
 			var stdout, stderr bytes.Buffer
 			code := Program.MainContext(ctx, []string{"check", "--distributed", server, "--worker-wait", "3m",
-				"--progress", "0", "--json", "--jar", jar, cfg}, &stdout, &stderr)
+				"--insecure-network", "--progress", "0", "--json", "--jar", jar, cfg}, &stdout, &stderr)
 			wg.Wait()
 			if code != tc.exit {
 				t.Fatalf("server exit %d, want %d\nstdout:\n%s\nstderr:\n%s\nworkers: %+v", code, tc.exit, stdout.String(), stderr.String(), workers)

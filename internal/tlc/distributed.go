@@ -52,8 +52,10 @@ type ServerOptions struct {
 	// the references to the server and its fingerprint set that it hands
 	// them, so it must be an address (or name) they can connect to.
 	Address string
-	// Port is the RMI registry's port (0: DefaultPort).
-	Port int
+	// Port is the RMI registry's port (0: DefaultPort), ObjectsPort that
+	// of the objects the server exports to its workers (0: Port+1). The
+	// server listens on Address only, on these two ports.
+	Port, ObjectsPort int
 	// WorkerWait is how long the server waits for its first worker once
 	// it is ready (0: 10 minutes); then Serve stops it with
 	// ErrNoWorkers.
@@ -117,43 +119,28 @@ func Serve(ctx context.Context, opt ServerOptions) (*Served, error) {
 	if err != nil {
 		return nil, err
 	}
-	// TLC would print a Java stack trace (ExportException) and exit.
-	ln, err := net.Listen("tcp", ":"+strconv.Itoa(port))
-	if err != nil {
-		return nil, fmt.Errorf("tlc: the distributed server's port %d is taken on this host (%v): another TLC server? choose another port", port, err)
+	objects := opt.ObjectsPort
+	if objects == 0 {
+		objects = port + 1
+		if objects > 65535 {
+			objects = port - 1
+		}
 	}
-	ln.Close()
+	// TLC would print a Java stack trace (ExportException) and exit.
+	for _, p := range []int{port, objects} {
+		ln, err := net.Listen("tcp", net.JoinHostPort(unbracket(opt.Address), strconv.Itoa(p)))
+		if err != nil {
+			return nil, fmt.Errorf("tlc: the distributed server cannot listen on %s port %d (%v): is it an address of this host, "+
+				"and is the port free (another TLC server?)", opt.Address, p, err)
+		}
+		ln.Close()
+	}
 	_, meta, tmp, done, err := workDirs(opt.WorkDir)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	report := opt.Report
-	if report <= 0 {
-		report = 5 * time.Second
-	}
-	args := append([]string{}, opt.JavaOptions...)
-	args = append(args, "-XX:+UseParallelGC", "-Djava.io.tmpdir="+tmp,
-		"-Djava.rmi.server.hostname="+unbracket(opt.Address),
-		"-Dtlc2.tool.distributed.TLCServer.port="+strconv.Itoa(port),
-		// The server notices the end of the search when a worker wakes it,
-		// or at its next report.
-		"-Dtlc2.tool.distributed.TLCServer.report="+strconv.FormatInt(max(report.Milliseconds(), 1000), 10),
-		"-Dtlc2.tool.fp.FPSet.impl="+PluginClass,
-		"-cp", setup.Jar+string(filepath.ListSeparator)+plugin,
-		"tlc2.tool.distributed.TLCServer", "-tool")
-	// The distributed server reads deadlock checking from its command
-	// line only, not from the cfg as TLC does; -deadlock turns it off.
-	if !conf.DeadlockChecked() {
-		args = append(args, "-deadlock")
-	}
-	// -fpbits 0: TLC makes the plug-in itself (with more bits it would
-	// make a MultiFPSet of its own, which is not exported).
-	// The distributed server looks the spec up in its working folder
-	// only (TLCApp drops the folder of a path): it runs in the spec's
-	// folder and writes nothing there (its states go to -metadir, its
-	// temporary files to java.io.tmpdir).
-	args = append(args, "-fpbits", "0", "-metadir", meta, "-config", cfg, filepath.Base(spec))
+	args := serverArgs(opt, port, objects, setup.Jar, plugin, tmp, meta, cfg, spec, conf.DeadlockChecked())
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -207,6 +194,61 @@ func Serve(ctx context.Context, opt ServerOptions) (*Served, error) {
 		return served, cause
 	}
 	return served, err
+}
+
+// serverArgs is the distributed server's java command line: RMI's
+// sockets listening on opt.Address only (the registry on port, the
+// server's exported objects on objects, through Bind), that address
+// advertised to the workers, the plug-in as the fingerprint set.
+func serverArgs(opt ServerOptions, port, objects int, jar, plugin, tmp, meta, cfg, spec string, deadlock bool) []string {
+	report := opt.Report
+	if report <= 0 {
+		report = 5 * time.Second
+	}
+	host := unbracket(opt.Address)
+	args := append([]string{}, opt.JavaOptions...)
+	args = append(args, "-XX:+UseParallelGC", "-Djava.io.tmpdir="+tmp,
+		"-Djava.rmi.server.hostname="+host,
+		"-D"+BindProperty+"="+host,
+		"-D"+ObjectsPortProperty+"="+strconv.Itoa(objects),
+		"-Dtlc2.tool.distributed.TLCServer.port="+strconv.Itoa(port),
+		// The server notices the end of the search when a worker wakes it,
+		// or at its next report.
+		"-Dtlc2.tool.distributed.TLCServer.report="+strconv.FormatInt(max(report.Milliseconds(), 1000), 10),
+		"-Dtlc2.tool.fp.FPSet.impl="+PluginClass,
+		"-cp", jar+string(filepath.ListSeparator)+plugin,
+		BindClass, "tlc2.tool.distributed.TLCServer", "-tool")
+	// The distributed server reads deadlock checking from its command
+	// line only, not from the cfg as TLC does; -deadlock turns it off.
+	if !deadlock {
+		args = append(args, "-deadlock")
+	}
+	// -fpbits 0: TLC makes the plug-in itself (with more bits it would
+	// make a MultiFPSet of its own, which is not exported).
+	// The distributed server looks the spec up in its working folder
+	// only (TLCApp drops the folder of a path): it runs in the spec's
+	// folder and writes nothing there (its states go to -metadir, its
+	// temporary files to java.io.tmpdir).
+	return append(args, "-fpbits", "0", "-metadir", meta, "-config", cfg, filepath.Base(spec))
+}
+
+// IsLoopback says whether every address host names is a loopback one
+// (127.0.0.0/8, ::1): "localhost" and names that resolve there only.
+func IsLoopback(ctx context.Context, host string) bool {
+	host = unbracket(host)
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.IsLoopback()
+	}
+	ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil || len(ips) == 0 {
+		return false
+	}
+	for _, ip := range ips {
+		if !ip.IP.IsLoopback() {
+			return false
+		}
+	}
+	return true
 }
 
 // takeStopped takes the server's unnamed counterexample out of the
@@ -423,7 +465,7 @@ func workerHint(failed, server, adv string) string {
 	case strings.Contains(failed, "Connection refused"), strings.Contains(failed, "ConnectException"),
 		strings.Contains(failed, "NoRouteToHost"), strings.Contains(failed, "UnknownHost"):
 		return fmt.Sprintf(" (the registry at %s answered, but the server's objects did not: the address the server advertises "+
-			"(the one given to tlcrun check --distributed) must be one this host can reach, on any port)", server)
+			"(the one given to tlcrun check --distributed) must be one this host can reach, on the registry's port and the next one, where tlcrun's server exports its objects)", server)
 	case strings.Contains(failed, "NotSerializableException"):
 		return " (the server runs without tlcrun's fingerprint-set plug-in: start it with tlcrun check --distributed)"
 	}
@@ -450,7 +492,7 @@ func reach(ctx context.Context, addr string, wait time.Duration, logf func(strin
 		}
 		if time.Now().After(deadline) {
 			return "", fmt.Errorf("%w at %s within %s: %v. Is `tlcrun check --distributed %s` running there, "+
-				"and may this host connect to it (that port, and any other: RMI picks the ports of its objects)?", ErrUnreachable, addr, wait, err, addr)
+				"and may this host connect to it (that port, and the next one, where tlcrun's server exports its objects)?", ErrUnreachable, addr, wait, err, addr)
 		}
 		if !said {
 			logf("tlc-worker: waiting for the TLC server at %s (%v); giving up after %s", addr, err, wait)

@@ -40,7 +40,7 @@ exit 0
 	if err := os.WriteFile(javac, []byte(`#!/bin/sh
 echo run >> `+dir+`/javac-runs
 while [ "$1" != -d ]; do shift; done
-mkdir -p "$2/resumecheck/tlc" && : > "$2/resumecheck/tlc/ExportedFPSet.class"
+mkdir -p "$2/resumecheck/tlc" && : > "$2/resumecheck/tlc/ExportedFPSet.class" && : > "$2/resumecheck/tlc/Bind.class"
 `), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestServe(t *testing.T) {
 	}{{cfg, true}, {noDeadlock, false}} {
 		port := freePort(t)
 		var codes []tlcout.Code
-		s, err := Serve(context.Background(), ServerOptions{Jar: jar, Spec: spec, Cfg: tc.cfg, Address: "10.1.2.3", Port: port,
+		s, err := Serve(context.Background(), ServerOptions{Jar: jar, Spec: spec, Cfg: tc.cfg, Address: "127.0.0.1", Port: port,
 			Progress: func(m tlcout.Message) { codes = append(codes, m.Code) }})
 		if err != nil {
 			t.Fatal(err)
@@ -94,9 +94,10 @@ func TestServe(t *testing.T) {
 		args := lines(t, filepath.Join(dir, "args"))
 		joined := strings.Join(args, " ")
 		plugin := filepath.Join(dir, "cache", "resumecheck", "tlc-plugin")
-		for _, want := range []string{"-Djava.rmi.server.hostname=10.1.2.3", "-Dtlc2.tool.distributed.TLCServer.port=" + strconv.Itoa(port),
+		for _, want := range []string{"-Djava.rmi.server.hostname=127.0.0.1", "-Dtlc2.tool.distributed.TLCServer.port=" + strconv.Itoa(port),
+			"-Dresumecheck.rmi.bind=127.0.0.1", "-Dresumecheck.rmi.objects=" + strconv.Itoa(port+1),
 			"-Dtlc2.tool.fp.FPSet.impl=resumecheck.tlc.ExportedFPSet", "-cp " + jar + ":" + plugin + "/",
-			"tlc2.tool.distributed.TLCServer -tool ", " -fpbits 0 -metadir "} {
+			"resumecheck.tlc.Bind tlc2.tool.distributed.TLCServer -tool ", " -fpbits 0 -metadir "} {
 			if !strings.Contains(joined, want) {
 				t.Errorf("arguments %q lack %q", joined, want)
 			}
@@ -110,7 +111,7 @@ func TestServe(t *testing.T) {
 		if pwd := lines(t, filepath.Join(dir, "pwd"))[0]; pwd != filepath.Dir(spec) {
 			t.Errorf("the server ran in %s, want the spec's folder %s", pwd, filepath.Dir(spec))
 		}
-		if s.Registered != 2 || s.Address != "10.1.2.3:"+strconv.Itoa(port) || s.Depth != 0 || s.ReportedDepth != 0 {
+		if s.Registered != 2 || s.Address != "127.0.0.1:"+strconv.Itoa(port) || s.Depth != 0 || s.ReportedDepth != 0 {
 			t.Errorf("registered %d, address %s, depth %d, reported depth %d", s.Registered, s.Address, s.Depth, s.ReportedDepth)
 		}
 		if s.Stopped == nil || s.Stopped.Trace == nil || len(s.Stopped.Trace.States) != 5 ||
@@ -139,7 +140,7 @@ func TestServe(t *testing.T) {
 func TestServeReadsSuccess(t *testing.T) {
 	_, jar := fakeDistributed(t, "server-R0.out")
 	spec, cfg := specFiles(t)
-	s, err := Serve(context.Background(), ServerOptions{Jar: jar, Spec: spec, Cfg: cfg, Address: "10.1.2.3", Port: freePort(t)})
+	s, err := Serve(context.Background(), ServerOptions{Jar: jar, Spec: spec, Cfg: cfg, Address: "127.0.0.1", Port: freePort(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,28 +151,71 @@ func TestServeReadsSuccess(t *testing.T) {
 	}
 }
 
-// TestServeRefuses: no address, a taken port, no javac.
+// TestServeRefuses: no address, a taken registry or objects port, an
+// address not this host's, no javac.
 func TestServeRefuses(t *testing.T) {
 	dir, jar := fakeDistributed(t, "server-R0.out")
 	spec, cfg := specFiles(t)
 	if _, err := Serve(context.Background(), ServerOptions{Jar: jar, Spec: spec, Cfg: cfg}); !errors.Is(err, ErrInput) {
 		t.Errorf("no address: %v", err)
 	}
-	ln, err := net.Listen("tcp", ":0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	_, err = Serve(context.Background(), ServerOptions{Jar: jar, Spec: spec, Cfg: cfg, Address: "h", Port: port})
-	if err == nil || !strings.Contains(err.Error(), "port "+strconv.Itoa(port)+" is taken") {
-		t.Errorf("a taken port: %v", err)
+	for _, opt := range []ServerOptions{{Port: port}, {Port: freePort(t), ObjectsPort: port}} {
+		opt.Jar, opt.Spec, opt.Cfg, opt.Address = jar, spec, cfg, "127.0.0.1"
+		_, err = Serve(context.Background(), opt)
+		if err == nil || !strings.Contains(err.Error(), "cannot listen on 127.0.0.1 port "+strconv.Itoa(port)) ||
+			!strings.Contains(err.Error(), "is the port free") {
+			t.Errorf("a taken port (%+v): %v", opt, err)
+		}
+	}
+	// 192.0.2.1 is TEST-NET-1, no host's address.
+	_, err = Serve(context.Background(), ServerOptions{Jar: jar, Spec: spec, Cfg: cfg, Address: "192.0.2.1", Port: freePort(t)})
+	if err == nil || !strings.Contains(err.Error(), "is it an address of this host") {
+		t.Errorf("an address not this host's: %v", err)
 	}
 	os.Remove(filepath.Join(dir, "bin", "javac"))
 	t.Setenv("PATH", filepath.Join(dir, "bin"))
 	_, err = Serve(context.Background(), ServerOptions{Jar: jar, Spec: spec, Cfg: cfg, Address: "h", Port: freePort(t)})
 	if !errors.Is(err, ErrNoJavac) || !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "JDK") {
 		t.Errorf("no javac: %v", err)
+	}
+}
+
+// TestServerArgs: for a loopback address the server's JVM listens there
+// only (Bind, told the address and the objects' port), advertises that
+// address, and pins the registry's port; the cfg's deadlock checking
+// decides -deadlock.
+func TestServerArgs(t *testing.T) {
+	opt := ServerOptions{Address: "[::1]", JavaOptions: []string{"-Xmx1g"}, Report: 2 * time.Second}
+	got := serverArgs(opt, 12000, 12001, "/j/tla2tools.jar", "/c/plugin", "/t", "/m", "/s/R0.cfg", "/s/Resume.tla", true)
+	want := []string{"-Xmx1g", "-XX:+UseParallelGC", "-Djava.io.tmpdir=/t",
+		"-Djava.rmi.server.hostname=::1", "-Dresumecheck.rmi.bind=::1", "-Dresumecheck.rmi.objects=12001",
+		"-Dtlc2.tool.distributed.TLCServer.port=12000", "-Dtlc2.tool.distributed.TLCServer.report=2000",
+		"-Dtlc2.tool.fp.FPSet.impl=resumecheck.tlc.ExportedFPSet", "-cp", "/j/tla2tools.jar:/c/plugin",
+		"resumecheck.tlc.Bind", "tlc2.tool.distributed.TLCServer", "-tool",
+		"-fpbits", "0", "-metadir", "/m", "-config", "/s/R0.cfg", "Resume.tla"}
+	if !slices.Equal(got, want) {
+		t.Errorf("arguments\n%q\nwant\n%q", got, want)
+	}
+	opt.Address = "127.0.0.1"
+	got = serverArgs(opt, 10997, 10998, "j", "p", "/t", "/m", "c.cfg", "S.tla", false)
+	if !slices.Contains(got, "-deadlock") || !slices.Contains(got, "-Dresumecheck.rmi.bind=127.0.0.1") ||
+		slices.Index(got, BindClass)+1 != slices.Index(got, "tlc2.tool.distributed.TLCServer") {
+		t.Errorf("arguments %q", got)
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for host, want := range map[string]bool{"127.0.0.1": true, "127.1.2.3": true, "::1": true, "[::1]": true, "localhost": true,
+		"10.0.0.1": false, "0.0.0.0": false, "::": false, "192.0.2.1": false, "no-such-host.invalid": false} {
+		if got := IsLoopback(context.Background(), host); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", host, got, want)
+		}
 	}
 }
 

@@ -22,6 +22,21 @@ import (
 //go:embed plugin/ExportedFPSet.java
 var pluginSource []byte
 
+// bindSource runs TLC's distributed server with its RMI sockets listening
+// on one address only. See the comment at its top.
+//
+//go:embed plugin/Bind.java
+var bindSource []byte
+
+// BindClass is the class that runs TLC's server with its RMI server
+// sockets bound to the address in the system property BindProperty, the
+// exported objects' port being the one in ObjectsPortProperty.
+const (
+	BindClass           = "resumecheck.tlc.Bind"
+	BindProperty        = "resumecheck.rmi.bind"
+	ObjectsPortProperty = "resumecheck.rmi.objects"
+)
+
 // PluginClass is the plug-in's class, named to TLC in its system property
 // for a custom fingerprint set (tlc2.tool.fp.FPSet.impl).
 const PluginClass = "resumecheck.tlc.ExportedFPSet"
@@ -54,7 +69,7 @@ func (s *Setup) Plugin(ctx context.Context) (string, error) {
 		return "", err
 	}
 	h := sha256.New()
-	for _, part := range [][]byte{pluginSource, []byte(jar), []byte(strconv.FormatInt(st.Size(), 10)),
+	for _, part := range [][]byte{pluginSource, bindSource, []byte(jar), []byte(strconv.FormatInt(st.Size(), 10)),
 		[]byte(st.ModTime().UTC().String()), []byte(javac)} {
 		h.Write(part)
 		h.Write([]byte{0})
@@ -65,7 +80,7 @@ func (s *Setup) Plugin(ctx context.Context) (string, error) {
 	}
 	parent := filepath.Join(cache, "resumecheck", "tlc-plugin")
 	dir := filepath.Join(parent, hex.EncodeToString(h.Sum(nil))[:16])
-	class := filepath.Join(dir, "resumecheck", "tlc", "ExportedFPSet.class")
+	class := filepath.Join(dir, "resumecheck", "tlc", "Bind.class")
 	if _, err := os.Stat(class); err == nil {
 		return dir, nil
 	}
@@ -81,8 +96,12 @@ func (s *Setup) Plugin(ctx context.Context) (string, error) {
 	if err := os.WriteFile(src, pluginSource, 0o644); err != nil {
 		return "", err
 	}
+	bind := filepath.Join(tmp, "Bind.java")
+	if err := os.WriteFile(bind, bindSource, 0o644); err != nil {
+		return "", err
+	}
 	classes := filepath.Join(tmp, "classes")
-	cmd := exec.CommandContext(ctx, javac, "-nowarn", "-d", classes, "-cp", jar, src)
+	cmd := exec.CommandContext(ctx, javac, "-nowarn", "-d", classes, "-cp", jar, src, bind)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
