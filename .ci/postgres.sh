@@ -4,10 +4,14 @@
 # Idempotent: installs the Debian packages if missing, initialises the
 # cluster once, starts it if it is not running, creates the database if it
 # is not there. Use:  export RESUMECHECK_PG_DSN="$(.ci/postgres.sh | tail -1)"
+# RESUMECHECK_PG_PORT, RESUMECHECK_PG_DATA and RESUMECHECK_PG_MAX_CONNECTIONS
+# (read when the cluster is initialised) make another cluster: a test of
+# many processes against few connection slots starts one with 20.
 set -euo pipefail
 
 PGPORT="${RESUMECHECK_PG_PORT:-54329}"
 PGDATA="${RESUMECHECK_PG_DATA:-/tmp/resumecheck-pg}"
+PGMAXCONN="${RESUMECHECK_PG_MAX_CONNECTIONS:-200}"
 PGDB=resumecheck
 PGUSER_NAME=resumecheck
 
@@ -41,7 +45,7 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
 listen_addresses = '127.0.0.1'
 port = $PGPORT
 unix_socket_directories = '$PGDATA'
-max_connections = 200
+max_connections = $PGMAXCONN
 fsync = on
 synchronous_commit = on
 CONF

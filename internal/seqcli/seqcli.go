@@ -165,7 +165,13 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer st
 	if err != nil {
 		return nil, err // it names the store
 	}
-	l, err := demo.OpenLedgerWith(ctx, ledger, sqlitestore.Options{BusyTimeout: g.busy})
+	var l *demo.Ledger
+	if pg, ok := st.(*pgstore.Store); ok && isPostgres(g.store) && ledger == g.store {
+		// One database: the ledger shares the store's connections.
+		l, err = demo.OpenLedgerOn(ctx, pg.DB(), ledger)
+	} else {
+		l, err = demo.OpenLedgerWith(ctx, ledger, sqlitestore.Options{BusyTimeout: g.busy})
+	}
 	if err != nil {
 		st.Close()
 		return nil, err // it names the ledger

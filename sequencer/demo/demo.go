@@ -80,6 +80,8 @@ type Ledger struct {
 	// error means (read-only, full).
 	name     string
 	classify func(error) error
+	// shared: db is a store's, which closes it.
+	shared bool
 }
 
 // fail names the ledger in a database error.
@@ -120,16 +122,37 @@ func OpenLedgerWith(ctx context.Context, target string, opt sqlitestore.Options)
 		return nil, err
 	}
 	l.db = db
+	if err := l.create(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// OpenLedgerOn is a PostgreSQL ledger in the database of a store's open
+// connections (pgstore.Store.DB), which dsn names: a process that keeps
+// its store and its ledger in one database then holds one pool, and in
+// practice one connection, not two. Close leaves db open: the store
+// closes it.
+func OpenLedgerOn(ctx context.Context, db *sql.DB, dsn string) (*Ledger, error) {
+	l := &Ledger{db: db, rebind: func(s string) string { return s }, name: pgstore.Name(dsn), classify: pgstore.Classify, shared: true}
+	if err := l.create(ctx); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// create makes the ledger's tables where they are missing.
+func (l *Ledger) create(ctx context.Context) error {
 	for _, stmt := range []string{
 		`CREATE TABLE IF NOT EXISTS demo_effects (key TEXT PRIMARY KEY, run TEXT NOT NULL, branch BIGINT NOT NULL, task BIGINT NOT NULL, what TEXT NOT NULL)`,
 		`CREATE TABLE IF NOT EXISTS demo_deliveries (key TEXT NOT NULL, run TEXT NOT NULL, task BIGINT NOT NULL)`,
 	} {
 		if err := l.ddl(ctx, stmt); err != nil {
-			db.Close()
-			return nil, l.fail(err)
+			return l.fail(err)
 		}
 	}
-	return l, nil
+	return nil
 }
 
 func (l *Ledger) ddl(ctx context.Context, stmt string) error {
@@ -235,4 +258,9 @@ func (l *Ledger) CheckExactlyOnce(ctx context.Context, run string, branches map[
 }
 
 // Close closes the ledger.
-func (l *Ledger) Close() error { return l.db.Close() }
+func (l *Ledger) Close() error {
+	if l.shared {
+		return nil
+	}
+	return l.db.Close()
+}

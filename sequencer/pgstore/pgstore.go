@@ -256,8 +256,8 @@ func connect(ctx context.Context, dsn string) (*sql.DB, bounds, error) {
 		ka.Count = n
 	}
 	cfg.DialFunc = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAliveConfig: ka}).DialContext
-	db := stdlib.OpenDB(*cfg)
-	db.SetMaxOpenConns(4)
+	db := sql.OpenDB(&retryConnector{next: stdlib.GetConnector(*cfg), limit: ConnectRetry, sleep: sleepCtx, now: time.Now})
+	db.SetMaxOpenConns(MaxConns)
 	// The bounds in effect, for the messages (the server's units).
 	var b bounds
 	if err := db.QueryRowContext(ctx, `SELECT current_setting('lock_timeout'), current_setting('statement_timeout'),
