@@ -3,11 +3,14 @@ package seqcli
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,6 +25,7 @@ import (
 func newBenchCmd(g *globals) *cobra.Command {
 	var dir, pg string
 	var runs, tasks, rounds int
+	var drivers []int
 	var fsyncFor time.Duration
 	c := &cobra.Command{
 		Use:   "bench",
@@ -32,7 +36,9 @@ func newBenchCmd(g *globals) *cobra.Command {
   - resume latency: from an ordinary resume call on a parked run to the
     durable commit of the gated task (mean, p50, p99);
   - the consume gate's share of it: the gate's compare-and-set
-    transaction alone.
+    transaction alone;
+each with --drivers concurrent drivers (each a sequencer of its own on
+the store, the runs shared among them), a row per count,
 next to the physical limit: 4 KiB write + fdatasync per operation on a
 file in --dir (the same disk as the SQLite file; the PostgreSQL server's
 data directory may be elsewhere: say so when you quote it).`,
@@ -40,6 +46,9 @@ data directory may be elsewhere: say so when you quote it).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runs < 1 || tasks < 2 || rounds < 1 {
 				return clibase.Usagef("bench needs --runs >= 1, --tasks >= 2, --rounds >= 1")
+			}
+			if len(drivers) == 0 || slices.Min(drivers) < 1 {
+				return clibase.Usagef("bench needs --drivers of 1 or more")
 			}
 			ctx := cmd.Context()
 			w := cmd.OutOrStdout()
@@ -55,11 +64,15 @@ data directory may be elsewhere: say so when you quote it).`,
 			// disk whose speed drifts (a shared virtual disk does) is
 			// measured under the same conditions for each.
 			var syncs, syncSecs float64
-			sqlite := &BenchResult{Store: "SQLite"}
-			var pgRes *BenchResult
+			var sqlites, pgs []*BenchResult
+			for _, d := range drivers {
+				sqlites = append(sqlites, &BenchResult{Store: "SQLite", Drivers: d})
+			}
 			var pgStore *pgstore.Store
 			if pg != "" {
-				pgRes = &BenchResult{Store: "PostgreSQL"}
+				for _, d := range drivers {
+					pgs = append(pgs, &BenchResult{Store: "PostgreSQL", Drivers: d})
+				}
 				st, err := pgstore.Open(ctx, pg)
 				if err != nil {
 					return err
@@ -86,25 +99,28 @@ data directory may be elsewhere: say so when you quote it).`,
 				}
 				syncs += n
 				syncSecs += secs
-				if err := RawCommits(ctx, sqlite, st.DB(), fsyncFor/time.Duration(rounds), sqlitestore.Dialect.Rebind); err != nil {
-					return err
-				}
-				if err := Bench(ctx, sqlite, st, per, tasks); err != nil {
-					return err
-				}
-				if pgRes != nil {
-					if err := RawCommits(ctx, pgRes, pgStore.DB(), fsyncFor/time.Duration(rounds), pgstore.Dialect.Rebind); err != nil {
+				for i, r := range sqlites {
+					if i == 0 {
+						if err := RawCommits(ctx, r, st.DB(), fsyncFor/time.Duration(rounds), sqlitestore.Dialect.Rebind); err != nil {
+							return err
+						}
+					}
+					if err := Bench(ctx, r, st, per, tasks, r.Drivers); err != nil {
 						return err
 					}
-					if err := Bench(ctx, pgRes, pgStore, per, tasks); err != nil {
+				}
+				for i, r := range pgs {
+					if i == 0 {
+						if err := RawCommits(ctx, r, pgStore.DB(), fsyncFor/time.Duration(rounds), pgstore.Dialect.Rebind); err != nil {
+							return err
+						}
+					}
+					if err := Bench(ctx, r, pgStore, per, tasks, r.Drivers); err != nil {
 						return err
 					}
 				}
 			}
-			rows := []*BenchResult{sqlite}
-			if pgRes != nil {
-				rows = append(rows, pgRes)
-			}
+			rows := append(sqlites, pgs...)
 			fs := syncs / syncSecs
 			if g.jsonOut {
 				return writeJSON(w, BenchJSON(fs, rows, tasks))
@@ -119,6 +135,7 @@ data directory may be elsewhere: say so when you quote it).`,
 	c.Flags().IntVar(&tasks, "tasks", 10, "tasks per run (task 2 gated)")
 	c.Flags().DurationVar(&fsyncFor, "fsync-for", 3*time.Second, "how long to measure write+fsync, in all")
 	c.Flags().IntVar(&rounds, "rounds", 3, "rounds of (fsync probe, SQLite, PostgreSQL), interleaved")
+	c.Flags().IntSliceVar(&drivers, "drivers", []int{1, 16}, "concurrent drivers on each store, a row per count (comma-separated)")
 	return c
 }
 
@@ -165,6 +182,7 @@ func FsyncRate(ctx context.Context, path string, d time.Duration) (n, secs float
 // BenchResult accumulates one store's measurements.
 type BenchResult struct {
 	Store   string
+	Drivers int // concurrent drivers, each with its own sequencer
 	Runs    int
 	Tasks   int
 	Commits int
@@ -179,6 +197,15 @@ type BenchResult struct {
 	// CPU is this process's CPU time during the runs (the sequencer,
 	// the driver; for SQLite the database too).
 	CPU time.Duration
+}
+
+// loadAvg is /proc/loadavg's three figures, or "unknown".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], ", ")
+	}
+	return "unknown"
 }
 
 func cpuTime() time.Duration {
@@ -227,8 +254,54 @@ func benchWorkflow(n int) *sequencer.Workflow {
 }
 
 // Bench runs runs runs of a tasks-task workflow on st, adding to r: each
-// run starts (and parks), then is resumed (and completes).
-func Bench(ctx context.Context, r *BenchResult, st sequencer.Store, runs, tasks int) error {
+// run starts (and parks), then is resumed (and completes). drivers
+// goroutines share the runs, each with a sequencer of its own on st, as
+// that many clients of one store would.
+func Bench(ctx context.Context, r *BenchResult, st sequencer.Store, runs, tasks, drivers int) error {
+	drivers = max(1, min(drivers, runs))
+	prefix := fmt.Sprintf("bench-%d-%d-", os.Getpid(), time.Now().UnixNano())
+	cpu0 := cpuTime()
+	defer func() { r.CPU += cpuTime() - cpu0 }()
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		errs []error
+	)
+	start := time.Now()
+	for d := range drivers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var local BenchResult
+			err := benchDriver(ctx, &local, st, fmt.Sprint(prefix, d, "-"), runs/drivers+boolInt(d < runs%drivers), tasks)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+			}
+			r.Commits += local.Commits
+			r.Runs += local.Runs
+			r.Resume = append(r.Resume, local.Resume...)
+			r.Gate = append(r.Gate, local.Gate...)
+			r.Commit = append(r.Commit, local.Commit...)
+		}()
+	}
+	wg.Wait()
+	r.Elapsed += time.Since(start)
+	r.Tasks = tasks
+	r.Drivers = drivers
+	return errors.Join(errs...)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// benchDriver is one driver of Bench: runs runs, one after the other.
+func benchDriver(ctx context.Context, r *BenchResult, st sequencer.Store, prefix string, runs, tasks int) error {
 	var gateDone, consumed, resumeStart time.Time
 	last := time.Now()
 	opt := sequencer.Options{AfterOp: func(op sequencer.Op) {
@@ -251,10 +324,6 @@ func Bench(ctx context.Context, r *BenchResult, st sequencer.Store, runs, tasks 
 	if err != nil {
 		return err
 	}
-	prefix := fmt.Sprintf("bench-%d-%d-", os.Getpid(), time.Now().UnixNano())
-	cpu0 := cpuTime()
-	defer func() { r.CPU += cpuTime() - cpu0 }()
-	start := time.Now()
 	for i := range runs {
 		run := fmt.Sprint(prefix, i)
 		last = time.Now()
@@ -268,10 +337,8 @@ func Bench(ctx context.Context, r *BenchResult, st sequencer.Store, runs, tasks 
 		}
 		r.Resume = append(r.Resume, consumed.Sub(resumeStart))
 		r.Gate = append(r.Gate, gateDone.Sub(resumeStart))
+		r.Runs++
 	}
-	r.Elapsed += time.Since(start)
-	r.Runs += runs
-	r.Tasks = tasks
 	return nil
 }
 
@@ -305,6 +372,7 @@ type BenchReport struct {
 // BenchStore is one store's row.
 type BenchStore struct {
 	Store            string  `json:"store"`
+	Drivers          int     `json:"drivers"`
 	Runs             int     `json:"runs"`
 	Transactions     int     `json:"transactions"`
 	CommitsPerSec    float64 `json:"commits_per_s"`
@@ -324,7 +392,7 @@ func BenchJSON(fsync float64, rows []*BenchResult, tasks int) BenchReport {
 	rep := BenchReport{FsyncPerSec: fsync, Tasks: tasks, Stores: []BenchStore{}}
 	for _, r := range rows {
 		secs := r.Elapsed.Seconds()
-		rep.Stores = append(rep.Stores, BenchStore{Store: r.Store, Runs: r.Runs, Transactions: r.Commits,
+		rep.Stores = append(rep.Stores, BenchStore{Store: r.Store, Drivers: r.Drivers, Runs: r.Runs, Transactions: r.Commits,
 			CommitsPerSec: float64(r.Commits) / secs, RawCommitsPerSec: float64(r.RawN) / r.RawSecs,
 			TasksPerSec: float64(r.Runs*r.Tasks) / secs, ResumeMeanMs: msf(mean(r.Resume)),
 			ResumeP50Ms: msf(pct(r.Resume, 50)), ResumeP99Ms: msf(pct(r.Resume, 99)), GateMeanMs: msf(mean(r.Gate)),
@@ -335,17 +403,21 @@ func BenchJSON(fsync float64, rows []*BenchResult, tasks int) BenchReport {
 
 // WriteBenchTable prints the figures as a Markdown table.
 func WriteBenchTable(w io.Writer, fsync float64, rows []*BenchResult, runs, tasks int) {
-	fmt.Fprintf(w, "| store | durable commits/s | the database's own commits/s (1-row INSERT) | tasks/s | resume latency mean / p50 / p99 | consume gate per resume (load + CAS transaction) | task commit transaction, mean | client CPU per transaction |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|\n")
-	fmt.Fprintf(w, "| write+fdatasync (4 KiB), same disk | %.0f | | | | | %s per sync | |\n", fsync, ms(time.Duration(float64(time.Second)/fsync)))
+	fmt.Fprintf(w, "| store | drivers | durable commits/s | %% of fdatasync/s | the database's own commits/s (1-row INSERT) | tasks/s | resume latency mean / p50 / p99 | consume gate per resume (load + CAS transaction) | task commit transaction, mean | client CPU per transaction |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| write+fdatasync (4 KiB), same disk | 1 | %.0f | 100%% | | | | | %s per sync | |\n", fsync, ms(time.Duration(float64(time.Second)/fsync)))
 	for _, r := range rows {
 		secs := r.Elapsed.Seconds()
-		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %s / %s / %s | %s (%.0f%% of a resume) | %s | %s |\n",
-			r.Store, float64(r.Commits)/secs, float64(r.RawN)/r.RawSecs, float64(r.Runs*r.Tasks)/secs,
+		raw := ""
+		if r.RawSecs > 0 {
+			raw = fmt.Sprintf("%.0f", float64(r.RawN)/r.RawSecs)
+		}
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.0f%% | %s | %.0f | %s / %s / %s | %s (%.0f%% of a resume) | %s | %s |\n",
+			r.Store, r.Drivers, float64(r.Commits)/secs, 100*float64(r.Commits)/secs/fsync, raw, float64(r.Runs*r.Tasks)/secs,
 			ms(mean(r.Resume)), ms(pct(r.Resume, 50)), ms(pct(r.Resume, 99)),
 			ms(mean(r.Gate)), 100*float64(mean(r.Gate))/float64(mean(r.Resume)), ms(mean(r.Commit)),
 			ms(r.CPU/time.Duration(max(1, r.Commits))))
 	}
-	fmt.Fprintf(w, "\n%s of %d tasks per store (task 2 gated), in rounds interleaved with the fsync probe; a run is %.0f store transactions, each synced.\n",
-		english.Count(rows[0].Runs, "run"), tasks, float64(rows[0].Commits)/float64(rows[0].Runs))
+	fmt.Fprintf(w, "\n%s of %d tasks per store and driver count (task 2 gated), in rounds interleaved with the fsync probe; a run is %.0f store transactions, each synced. Load average at the end: %s.\n",
+		english.Count(rows[0].Runs, "run"), tasks, float64(rows[0].Commits)/float64(rows[0].Runs), loadAvg())
 }
