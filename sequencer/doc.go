@@ -46,6 +46,13 @@
 // the tasks' effects) happens only in the Sequencer's methods around
 // them. Stores: MemStore (tests), sqlitestore (default), pgstore.
 //
+// What the sequencer does at each point where the contract decides (the
+// recovery decision, a fork's value, a second consumption, fencing, the
+// park, the last record's validity) it asks its Policy; Reference, the
+// default, is the contract, and the code has no other branch. Package
+// sequencer/faulty builds the spec's faults as policies, for the tests
+// that show the checks catch them.
+//
 // A sketch:
 //
 //	st, _ := sqlitestore.Open(ctx, "runs.db")

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/model"
@@ -40,32 +39,25 @@ type Op struct {
 // Options configure a Sequencer. The zero value is the reference
 // sequencer.
 type Options struct {
-	// Faults turns on the spec's faults in the sequencer: for tests only,
-	// to show that the trace check and the ledger check catch them.
-	Faults model.FaultSet
+	// Policy answers the sequencer's decision points; nil is Reference,
+	// the contract. It is the seam for fault injection: package
+	// sequencer/faulty builds the spec's faults as policies, to show that
+	// the trace check and the ledger check catch them.
+	Policy Policy
 	// AfterOp is called after every persistence operation (crash tests
 	// kill the process there).
 	AfterOp func(Op)
 	// Resumer names this process in the gate grants it takes.
 	Resumer string
-	// Choose picks one of n alternatives where a fault makes recovery
-	// nondeterministic (nondetrec, regate). Default: by process id.
-	Choose func(n int) int
-	// Unfenced is for tests only: the sequencer as it was before branch
-	// ownership. No process is fenced out of a branch another process
-	// took over, and a process that finds the task it is about to run
-	// already committed claims it again under a fresh key. The
-	// concurrency tests run with it to show that they catch the double
-	// effects this causes (docs/sequencer.md, "Concurrent processes").
-	Unfenced bool
 }
 
 // Sequencer runs one workflow's runs on a store.
 type Sequencer struct {
-	store Store
-	wf    *Workflow
-	opt   Options
-	ops   int
+	store  Store
+	wf     *Workflow
+	opt    Options
+	policy Policy
+	ops    int
 }
 
 // New validates the workflow and returns its sequencer.
@@ -73,13 +65,14 @@ func New(st Store, wf *Workflow, opt Options) (*Sequencer, error) {
 	if err := wf.Validate(); err != nil {
 		return nil, err
 	}
-	if opt.Choose == nil {
-		opt.Choose = func(n int) int { return os.Getpid() % n }
-	}
 	if opt.Resumer == "" {
 		opt.Resumer = fmt.Sprintf("pid %d", os.Getpid())
 	}
-	return &Sequencer{store: st, wf: wf, opt: opt}, nil
+	p := opt.Policy
+	if p == nil {
+		p = Reference{}
+	}
+	return &Sequencer{store: st, wf: wf, opt: opt, policy: p}, nil
 }
 
 // Status is where a run stands after a call.
@@ -90,16 +83,12 @@ type Status struct {
 	Next      int  `json:"next"`
 	Parked    bool `json:"parked"`
 	Completed bool `json:"completed"`
-	// Lost: the run can make no progress (only with the volatilepark
-	// fault).
+	// Lost: the run can make no progress (only under a policy whose
+	// recovery loses the park: the volatilepark fault).
 	Lost bool `json:"lost,omitempty"`
 	// Outcome is what the gated task returned for this branch's value.
 	Outcome []string `json:"outcome,omitempty"`
 	State   State    `json:"state,omitempty"`
-}
-
-func (s *Sequencer) fault(f model.Fault) bool {
-	return slices.Contains(model.AllFaults, f) && s.opt.Faults.Has(f)
 }
 
 func (s *Sequencer) afterOp(name, run string, branch, task int) {
@@ -115,13 +104,15 @@ func (s *Sequencer) afterOp(name, run string, branch, task int) {
 // the branch's epoch is still this one: a fencing token.
 type lease struct{ branch, epoch int }
 
-// unfenced is the lease of the fault paths that fire an effect outside
-// any drive (redeliver, doubleconsume, raceeffect): they check nothing.
-var unfenced = lease{epoch: -1}
+// outside is the lease of an effect the policy fires outside any drive
+// (Recovery.Redeliver, ConsumeAndFire): it holds no branch and checks
+// nothing.
+var outside = lease{epoch: -1}
 
-// holds returns ErrSuperseded when the branch was taken over from l.
+// holds returns ErrSuperseded when the branch was taken over from l (if
+// the policy fences drivers).
 func (s *Sequencer) holds(d *Durable, l lease, task int) error {
-	if l.epoch < 0 || s.opt.Unfenced {
+	if l.epoch < 0 || !s.policy.Fenced() {
 		return nil
 	}
 	if e := d.epoch(l.branch); e != l.epoch {
@@ -138,12 +129,6 @@ func (s *Sequencer) take(t *txn, branch int, op string) lease {
 	e := t.d.epoch(branch) + 1
 	t.put(Fact{Kind: kindOwner, K1: int64(branch), K2: int64(e), Body: mustJSON(ownerBody{By: s.opt.Resumer, Op: op})})
 	return lease{branch, e}
-}
-
-// reexecutes reports whether a fault on makes the sequencer run a
-// committed task again (the replay faults).
-func (s *Sequencer) reexecutes() bool {
-	return s.fault(model.Replay) || s.fault(model.PrefixReplay) || s.fault(model.NondetRec)
 }
 
 // txn is one transaction's view: the durable state loaded (with the
@@ -303,7 +288,7 @@ func (s *Sequencer) drive(ctx context.Context, run string, l lease, pc int) (Sta
 				if _, parked := t.d.Parks[0]; parked {
 					return nil
 				}
-				if !s.fault(model.VolatilePark) {
+				if s.policy.DurablePark() {
 					t.put(Fact{Kind: kindPark, K2: int64(pc), Body: mustJSON(parkBody{Task: pc})})
 				}
 				t.emit(model.EmitInterrupt, "", "", pc, 0)
@@ -322,11 +307,8 @@ func (s *Sequencer) drive(ctx context.Context, run string, l lease, pc int) (Sta
 			if !ok {
 				return Status{}, fmt.Errorf("%w: run %s has no branch %d", ErrNoCheckpoint, run, branch)
 			}
-			value = f.Value
-			if s.fault(model.ForkIgnore) {
-				g, _ := d.consumedGrant()
-				value = g.Value
-			}
+			g, _ := d.consumedGrant()
+			value = s.policy.ForkValue(f.Value, g.Value)
 		}
 		out, err := s.execTask(ctx, d, l, pc, value)
 		if err != nil {
@@ -345,14 +327,14 @@ func (s *Sequencer) execTask(ctx context.Context, d *Durable, l lease, pc int, v
 	run := d.Run
 	branch := l.branch
 	task := s.wf.Tasks[pc-1]
-	// A committed task runs again only under a replay fault. Without one,
-	// the claim below refuses it: a committed task is never claimed
-	// again, whoever asks.
-	reexec := d.committed(branch, pc) && (s.reexecutes() || s.opt.Unfenced)
+	// A committed task runs again only if the policy re-executes (the
+	// replay faults). Otherwise the claim below refuses it: a committed
+	// task is never claimed again, whoever asks.
+	reexec := d.committed(branch, pc) && s.policy.Reexecute()
 	gate := s.wf.Gate
 	var out TaskOutput
-	if reexec && branch == 0 && pc == gate && s.fault(model.PrefixReplay) {
-		// prefixreplay: the gate's effect is served from its record.
+	if reexec && branch == 0 && pc == gate && s.policy.MemoizedGate() {
+		// The gate's output is served from its record (prefixreplay).
 		for _, r := range d.Records[0] {
 			if r.Task == gate {
 				out = TaskOutput{State: r.State, Outcome: r.Outcome}
@@ -376,21 +358,19 @@ func (s *Sequencer) execTask(ctx context.Context, d *Durable, l lease, pc int, v
 	if out.State == nil {
 		out.State = State{}
 	}
-	if s.fault(model.InvalidPersist) && pc == len(s.wf.Tasks) {
-		// invalidpersist: the last state is persisted unchecked, and it
-		// is not what the schema allows.
-		out.State = maps.Clone(out.State)
-		out.State["unchecked"] = "\x00"
-	} else if err := s.wf.Schema.Validate(out.State); err != nil {
-		return nil, fmt.Errorf("run %s branch %d task %d (%s): %w; nothing persisted", run, branch, pc, task.Name, err)
+	st, check := s.policy.Persist(pc, len(s.wf.Tasks), out.State)
+	if check {
+		if err := s.wf.Schema.Validate(st); err != nil {
+			return nil, fmt.Errorf("run %s branch %d task %d (%s): %w; nothing persisted", run, branch, pc, task.Name, err)
+		}
 	}
+	out.State = st
 	err := s.update(ctx, run, "commit", branch, pc, func(t *txn) error {
 		d := t.d
 		if err := s.holds(d, l, pc); err != nil {
 			return err
 		}
-		replaying := s.reexecutes()
-		if f := d.Frontier(branch); f != pc-1 && !(replaying && pc <= f) {
+		if f := d.Frontier(branch); f != pc-1 && !(s.policy.Recommit() && pc <= f) {
 			return fmt.Errorf("%w: run %s branch %d: commit of task %d, but the frontier is %d", ErrConflict, run, branch, pc, f)
 		}
 		consume := branch == 0 && pc == gate && !d.committed(0, gate)
@@ -421,8 +401,9 @@ func (s *Sequencer) execTask(ctx context.Context, d *Durable, l lease, pc int, v
 // record is durable is refused. A claim already taken by an earlier owner
 // (one that crashed, or was taken over, before the commit) is handed out
 // again with the same key: its effect may have fired, and the key lets
-// the effect deduplicate. So every task has one key. fresh (the replay
-// faults) takes a new claim with a new key instead.
+// the effect deduplicate. So every task has one key. fresh (a policy
+// that re-executes, or fires an effect again) takes a new claim with a
+// new key instead.
 func (s *Sequencer) claim(ctx context.Context, run string, l lease, task int, fresh bool) (string, error) {
 	var key string
 	branch := l.branch
@@ -434,7 +415,7 @@ func (s *Sequencer) claim(ctx context.Context, run string, l lease, task int, fr
 		if t.d.committed(branch, task) && !fresh {
 			return fmt.Errorf("%w: run %s branch %d task %d is committed", ErrDuplicateClaim, run, branch, task)
 		}
-		if f := t.d.Frontier(branch); !fresh && !s.opt.Unfenced && f != task-1 {
+		if f := t.d.Frontier(branch); !fresh && s.policy.Fenced() && f != task-1 {
 			return fmt.Errorf("%w: run %s branch %d: claim of task %d, but the frontier is %d", ErrConflict, run, branch, task, f)
 		}
 		if len(cs) > 0 && !fresh {
@@ -448,10 +429,11 @@ func (s *Sequencer) claim(ctx context.Context, run string, l lease, task int, fr
 	return key, err
 }
 
-// fire runs a task's effect under a fresh claim: what the faults that
-// re-fire an effect do.
+// fire runs a main-branch task's effect under a fresh claim, outside any
+// drive: what a policy that fires an effect again asks for
+// (Recovery.Redeliver, ConsumeAndFire).
 func (s *Sequencer) fire(ctx context.Context, d *Durable, task int, value string) error {
-	key, err := s.claim(ctx, d.Run, unfenced, task, true)
+	key, err := s.claim(ctx, d.Run, outside, task, true)
 	if err != nil {
 		return err
 	}
@@ -481,15 +463,15 @@ func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent
 		return Status{}, fmt.Errorf("%w: %q (the gate accepts %s)", ErrBadValue, value, strings.Join(s.wf.Values, ", "))
 	}
 	gate := s.wf.Gate
-	if s.fault(model.NoIntent) {
-		// nointent: no way to tell a retry from a fork; a delivery to a
+	if !s.policy.Intents() {
+		// No way to tell a retry from a fork (nointent): a delivery to a
 		// consumed (not completed) checkpoint is served as a fresh
 		// consumption of its value.
 		if d, err := s.load(ctx, run); err == nil && d.committed(0, gate) && !d.completed(0) {
 			return s.Fork(ctx, run, gate, value)
 		}
 	}
-	raceFault := s.fault(model.RaceConsume) || s.fault(model.RaceEffect)
+	race, strays := s.policy.Race(), s.policy.Stray()
 	var result error
 	loser := false
 	stray := false
@@ -502,12 +484,12 @@ func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent
 		case d.completed(0):
 			stray = true
 			result = fmt.Errorf("%w: %w: run %s: the resume is recorded as stray and has no effect", ErrConflict, ErrCompleted, run)
-			if s.fault(model.DoubleConsume) {
-				return nil // handled below, after the effect
+			if strays != Refuse {
+				return nil // recorded below, after the effect
 			}
 			t.put(Fact{Kind: kindRefusal, K1: int64(len(d.Refusals)), Body: mustJSON(refusalBody{Kind: "stray", Value: value})})
 			t.emit(model.ExtraResume, "", "", 0, 0)
-		case (granted || d.committed(0, gate)) && raceFault:
+		case (granted || d.committed(0, gate)) && race != Refuse:
 			loser = true
 			result = fmt.Errorf("%w: run %s: the interrupt was consumed by another resume", ErrConflict, run)
 			t.put(Fact{Kind: kindGrant, K1: int64(gate), K2: int64(len(d.Grants)), Body: mustJSON(grantBody{Value: value, Resumer: s.opt.Resumer})})
@@ -533,14 +515,13 @@ func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent
 		return Status{}, err
 	}
 	switch {
-	case stray && s.fault(model.DoubleConsume):
-		// doubleconsume: the stray consumes again and re-fires the gate.
-		d, err := s.load(ctx, run)
-		if err != nil {
-			return Status{}, err
-		}
-		if err := s.fire(ctx, d, gate, value); err != nil {
-			return Status{}, err
+	case stray && strays != Refuse:
+		// The stray consumes again (and, doubleconsume, re-fires the
+		// gate's effect).
+		if strays == ConsumeAndFire {
+			if err := s.fireGate(ctx, run, value); err != nil {
+				return Status{}, err
+			}
 		}
 		err = s.update(ctx, run, "refuse", 0, gate, func(t *txn) error {
 			t.put(Fact{Kind: kindGrant, K1: int64(gate), K2: int64(len(t.d.Grants)), Body: mustJSON(grantBody{Value: value, Resumer: s.opt.Resumer})})
@@ -553,14 +534,10 @@ func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent
 		}
 		return Status{}, result
 	case loser:
-		// raceconsume: the loser consumed too; raceeffect: and it fires
-		// the gated effect.
-		if s.fault(model.RaceEffect) {
-			d, err := s.load(ctx, run)
-			if err != nil {
-				return Status{}, err
-			}
-			if err := s.fire(ctx, d, gate, value); err != nil {
+		// The loser consumed too (raceconsume), and may fire the gated
+		// effect (raceeffect).
+		if race == ConsumeAndFire {
+			if err := s.fireGate(ctx, run, value); err != nil {
 				return Status{}, err
 			}
 		}
@@ -577,6 +554,16 @@ func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent
 		return Status{}, result
 	}
 	return s.drive(ctx, run, held, gate)
+}
+
+// fireGate runs the gated task's effect again with value, under a fresh
+// claim (ConsumeAndFire).
+func (s *Sequencer) fireGate(ctx context.Context, run, value string) error {
+	d, err := s.load(ctx, run)
+	if err != nil {
+		return err
+	}
+	return s.fire(ctx, d, s.wf.Gate, value)
 }
 
 // Fork runs the gated task again on a new branch, keyed (checkpoint,
@@ -600,7 +587,8 @@ func (s *Sequencer) Fork(ctx context.Context, run string, checkpoint int, value 
 		branch := ordinal
 		t.put(Fact{Kind: kindFork, K1: int64(branch), Body: mustJSON(forkBody{Checkpoint: checkpoint, Ordinal: ordinal, Value: value})})
 		held = s.take(t, branch, "fork")
-		if s.fault(model.NoIntent) {
+		if !s.policy.Intents() {
+			// Every delivery is a consumption (nointent).
 			t.put(Fact{Kind: kindGrant, K1: int64(checkpoint), K2: int64(len(d.Grants)), Body: mustJSON(grantBody{Value: value, Resumer: s.opt.Resumer})})
 		}
 		return nil
@@ -612,8 +600,9 @@ func (s *Sequencer) Fork(ctx context.Context, run string, checkpoint int, value 
 }
 
 // Recover continues a run whose process died, from what is durable only:
-// recovery.Recover decides where (one past the durable frontier; parked
-// again if the park is durable and unconsumed). In one transaction it
+// the policy's Recover decides where (the reference's, recovery.Recover:
+// one past the durable frontier; parked again if the park is durable and
+// unconsumed). In one transaction it
 // records the recovery and takes over every branch it will drive (the
 // main branch unless parked or complete, every unfinished fork branch):
 // a process still working on them, presumed dead, is fenced out from its
@@ -621,60 +610,34 @@ func (s *Sequencer) Fork(ctx context.Context, run string, checkpoint int, value 
 // parks or completes. Recovering a run that completed changes nothing.
 func (s *Sequencer) Recover(ctx context.Context, run string) (Status, error) {
 	type plan struct {
-		recovery.Plan
-		decision  string
-		lost      bool
-		complete  bool
-		redeliver int
-		main      lease
-		forks     []lease
-		forkNext  []int
+		Recovery
+		complete bool
+		main     lease
+		forks    []lease
+		forkNext []int
 	}
 	var p plan
-	// The faults that make recovery nondeterministic choose here, outside
-	// the decision (which stays a function of the durable state and this
-	// choice).
-	choice := 0
-	if s.fault(model.NondetRec) || s.fault(model.Regate) {
-		choice = s.opt.Choose(2)
-	}
 	err := s.update(ctx, run, "recover", 0, 0, func(t *txn) error {
 		d := t.d
 		f := d.Frontier(0)
 		_, granted := d.consumedGrant()
 		_, park := d.Parks[0]
-		view := recovery.View{Frontier: f, Parked: park && !d.committed(0, d.Def.Gate), Consumed: granted}
-		p = plan{Plan: recovery.Recover(view), decision: recovery.Decision, complete: d.completed(0)}
-		// Complete, or nothing durable but the input (the initial state,
-		// which the spec does not recover from): no recovery to record.
-		if !p.complete && !(f == 0 && len(d.Events) == 0) {
-			switch {
-			case view.Parked:
-			case s.fault(model.VolatilePark) && f == d.Def.Gate-1 && !granted:
-				p.lost = true
-			case s.fault(model.Replay) || s.fault(model.PrefixReplay):
-				p.Next, p.decision = 1, "replay"
-			case s.fault(model.NondetRec):
-				if choice == 1 {
-					p.Next, p.decision = f, "reexec"
-				}
-			case s.fault(model.Regate) && d.committed(0, d.Def.Gate):
-				if choice == 1 {
-					p.decision = "regate"
-				}
-			case s.fault(model.Rebuild):
-				p.decision = "rebuild"
-			case s.fault(model.Redeliver):
-				p.decision = "redeliver"
-				if f != d.Def.Gate {
-					p.redeliver = f
-				}
-			}
+		gated := d.committed(0, d.Def.Gate)
+		view := RecoveryView{View: recovery.View{Frontier: f, Parked: park && !gated, Consumed: granted},
+			Gate: d.Def.Gate, GateCommitted: gated}
+		p = plan{complete: d.completed(0)}
+		if p.complete || (f == 0 && len(d.Events) == 0) {
+			// Complete, or nothing durable but the input (the initial
+			// state, which the spec does not recover from): no recovery
+			// to decide or record; an incomplete run restarts at task 1.
+			p.Plan = recovery.Recover(view.View)
+		} else {
+			p.Recovery = s.policy.Recover(view)
 			t.put(Fact{Kind: kindRecovery, K1: int64(len(d.Recoveries)),
-				Body: mustJSON(recoveryBody{Frontier: f, Decision: p.decision, Parked: p.Parked, Lost: p.lost})})
-			t.emit(model.CrashRecover, "", p.decision, p.Next, 0)
+				Body: mustJSON(recoveryBody{Frontier: f, Decision: p.Decision, Parked: p.Parked, Lost: p.Lost})})
+			t.emit(model.CrashRecover, "", p.Decision, p.Next, 0)
 		}
-		if !p.complete && !p.Parked && !p.lost {
+		if !p.complete && !p.Parked && !p.Lost {
 			p.main = s.take(t, 0, "recover")
 		}
 		for _, fk := range d.Forks {
@@ -688,18 +651,18 @@ func (s *Sequencer) Recover(ctx context.Context, run string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	if p.redeliver > 0 {
+	if p.Redeliver > 0 {
 		d, err := s.load(ctx, run)
 		if err != nil {
 			return Status{}, err
 		}
-		if err := s.fire(ctx, d, p.redeliver, ""); err != nil {
+		if err := s.fire(ctx, d, p.Redeliver, ""); err != nil {
 			return Status{}, err
 		}
 	}
 	var st Status
 	switch {
-	case p.lost:
+	case p.Lost:
 		st = Status{Run: run, Next: p.Next, Lost: true}
 	case p.Parked:
 		st = Status{Run: run, Next: p.Next, Parked: true}
@@ -733,8 +696,8 @@ var Producer = trace.Producer{Name: "resumecheck-sequencer", Version: "1"}
 
 // Trace returns the run's trace: a header whose constants bound what the
 // run did, and its events in sequence order. The header claims the
-// reference semantics (no faults), whatever faults the sequencer had on:
-// a faulty run's trace is to be rejected.
+// reference semantics (no faults), whatever policy the sequencer ran
+// under: a faulty run's trace is to be rejected.
 func (s *Sequencer) Trace(ctx context.Context, run string) (*trace.Trace, error) {
 	d, err := s.load(ctx, run)
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/sequencer"
 	"github.com/resumecontract/resumecheck/sequencer/demo"
+	"github.com/resumecontract/resumecheck/sequencer/faulty"
 	"github.com/resumecontract/resumecheck/sequencer/pgstore"
 	"github.com/resumecontract/resumecheck/sequencer/sqlitestore"
 	"github.com/resumecontract/resumecheck/trace"
@@ -177,7 +178,10 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer st
 		return nil, err // it names the ledger
 	}
 	wf := demo.Workflow(l, g.tasks)
-	opt := sequencer.Options{Faults: faults, Resumer: resumer, Unfenced: g.unfenced}
+	opt := sequencer.Options{Resumer: resumer}
+	if faults != 0 || g.unfenced {
+		opt.Policy = faulty.New(faulty.Options{Faults: faults, Unfenced: g.unfenced})
+	}
 	opt.AfterOp = func(op sequencer.Op) {
 		if g.opsLog {
 			fmt.Fprintf(stderr, "op %d: %s (branch %d, task %d)\n", op.N, op.Name, op.Branch, op.Task)
@@ -242,12 +246,12 @@ store and to the same database for PostgreSQL.
 	pf.IntVar(&g.tasks, "tasks", 3, "number of tasks of the demo workflow (task 2 is gated)")
 	pf.IntVar(&g.killAfter, "kill-after", 0, "SIGKILL this process right after its N-th persistence operation (0: never)")
 	pf.DurationVar(&g.busy, "busy-timeout", sqlitestore.DefaultBusyTimeout, "SQLite: how long to wait for the database's write lock another process holds before giving up (exit 8); PostgreSQL's bounds are the DSN's (docs/sequencer.md)")
-	pf.StringArrayVar(&g.faults, "fault", nil, "turn a fault of the spec on in the sequencer (tests only; repeatable)")
+	pf.StringArrayVar(&g.faults, "fault", nil, "run the sequencer under the policy of a fault of the spec (package sequencer/faulty; tests only; repeatable)")
 	pf.BoolVar(&g.jsonOut, "json", false, "print results as JSON")
 	pf.BoolVar(&g.opsLog, "ops", false, "print each persistence operation on stderr")
 	pf.IntVar(&g.pauseAfter, "pause-after", 0, "tests: right after the N-th persistence operation, print \"paused\" and wait until the --pause-at FIFO is closed by its writer")
 	pf.StringVar(&g.pauseAt, "pause-at", "", "tests: the FIFO --pause-after waits on")
-	pf.BoolVar(&g.unfenced, "unfenced", false, "tests only: the sequencer as it was before branch ownership (no fencing; a committed task claimed again under a new key)")
+	pf.BoolVar(&g.unfenced, "unfenced", false, "tests only: the sequencer's unfenced policy, as it was before branch ownership (no fencing; a committed task claimed again under a new key)")
 	pf.MarkHidden("unfenced")
 	root.AddCommand(newRunCmd(g), newResumeCmd(g), newForkCmd(g), newRecoverCmd(g), newHistoryCmd(g),
 		newTraceCmd(g), newLedgerCmd(g), newRunsCmd(g), newBenchCmd(g), newMigrateCmd(g))

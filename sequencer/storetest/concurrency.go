@@ -10,6 +10,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/sequencer"
 	"github.com/resumecontract/resumecheck/sequencer/demo"
+	"github.com/resumecontract/resumecheck/sequencer/faulty"
 )
 
 // The concurrency tests: two or more processes (here goroutines, each
@@ -205,7 +206,7 @@ func LagProblems(t testing.TB, h *Harness, opt sequencer.Options, deep bool) (pr
 					problems = append(problems, fmt.Sprintf("%s: Y took the run over but did not complete it: %+v", where, y.status))
 				}
 				cells++
-				problems = append(problems, prefixAll(where, runProblems(ctx, t, h, run, !opt.Unfenced))...)
+				problems = append(problems, prefixAll(where, runProblems(ctx, t, h, run, opt.Policy == nil))...)
 			}
 			if !reached {
 				break
@@ -249,7 +250,7 @@ func ChainProblems(t testing.TB, h *Harness, opt sequencer.Options, k int) []str
 				problems = append(problems, fmt.Sprintf("run %s: lagging recovery %d: %v", run, i+1, err))
 			}
 		}
-		problems = append(problems, runProblems(ctx, t, h, run, !opt.Unfenced)...)
+		problems = append(problems, runProblems(ctx, t, h, run, opt.Policy == nil)...)
 	}
 	return problems
 }
@@ -296,7 +297,7 @@ func RaceProblems(t testing.TB, h *Harness, opt sequencer.Options, k, reps int, 
 		}
 		// Every process but the last owner may have been superseded:
 		// that one completes the run, with no further recovery.
-		problems = append(problems, runProblems(ctx, t, h, run, !opt.Unfenced)...)
+		problems = append(problems, runProblems(ctx, t, h, run, opt.Policy == nil)...)
 	}
 	return problems
 }
@@ -384,11 +385,11 @@ func testConcurrency(t *testing.T, h *Harness) {
 }
 
 // testCatchesUnfenced is the mutation check of the tests above: with the
-// sequencer as it was before branch ownership (Options.Unfenced), the
-// lagging-process sweep and the chain of recoveries must find tasks with
-// two idempotency keys and duplicates in the ledger.
+// sequencer as it was before branch ownership (faulty.Options.Unfenced),
+// the lagging-process sweep and the chain of recoveries must find tasks
+// with two idempotency keys and duplicates in the ledger.
 func testCatchesUnfenced(t *testing.T, h *Harness) {
-	old := sequencer.Options{Unfenced: true}
+	old := sequencer.Options{Policy: faulty.New(faulty.Options{Unfenced: true})}
 	problems, cells := LagProblems(t, h, old, false)
 	problems = append(problems, ChainProblems(t, h, old, 4)...)
 	keys, dups := 0, 0

@@ -9,6 +9,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/sequencer"
+	"github.com/resumecontract/resumecheck/sequencer/faulty"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
 
@@ -252,7 +253,7 @@ func testFaults(t *testing.T, h *Harness) {
 func RunFault(t testing.TB, h *Harness, f model.Fault) []string {
 	ctx := context.Background()
 	faulty := func(choice int) sequencer.Options {
-		return sequencer.Options{Faults: model.FaultSet(0).With(f), Choose: func(int) int { return choice }}
+		return sequencer.Options{Policy: faulty.New(faulty.Options{Faults: model.FaultSet(0).With(f), Choose: func(int) int { return choice }})}
 	}
 	e := NewEnv(t, h, 3, faulty(1))
 	run := h.RunID(t, "r")
