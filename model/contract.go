@@ -520,6 +520,86 @@ func safety[V vars](m *Model, s V) bool {
 	return eo(m, s) && pcBoth(m, s) && fd(m, s) && cv(m, s) && co(m, s) && rd(m, s)
 }
 
+// ---------------------------------------------------------------------------
+// Induction (spec: the section of the same name): a bounded type invariant
+// and an inductive strengthening of Safety for the reference semantics.
+
+//contract:invariant IndTypeOK TypeOK with every set finite: at most one log record per task, effects and consumes at most 2
+func indTypeOK[V vars](m *Model, s V) bool {
+	if !typeOK(m, s) || s.LogLen() > int(m.n) || s.ResumesLen() > m.P.MaxResumes ||
+		int64(s.RecoveriesLen()) > int64(m.P.MaxCrashes) || s.Consumes() > 2 {
+		return false
+	}
+	for t := int8(1); t <= m.n; t++ {
+		if s.Effect(t) > 2 {
+			return false
+		}
+	}
+	return true
+}
+
+//contract:invariant IndPC the program counter is just past the durable frontier
+func indPC[V vars](m *Model, s V) bool { return s.PC() == s.Frontier()+1 }
+
+//contract:invariant IndLog the log is one valid record per task up to the frontier, in order
+func indLog[V vars](m *Model, s V) bool {
+	if s.LogLen() != int(s.Frontier()) {
+		return false
+	}
+	for i := range s.LogLen() {
+		if s.LogTask(i) != int8(i+1) || !s.LogValid(i) {
+			return false
+		}
+	}
+	return true
+}
+
+//contract:invariant IndEffects the effects up to the frontier fired once, the others never
+func indEffects[V vars](m *Model, s V) bool {
+	for t := int8(1); t <= m.n; t++ {
+		want := uint8(0)
+		if t <= s.Frontier() {
+			want = 1
+		}
+		if s.Effect(t) != want {
+			return false
+		}
+	}
+	return true
+}
+
+//contract:invariant IndParked a parked run is at the gate with nothing consumed
+func indParked[V vars](m *Model, s V) bool {
+	return !s.Waiting() || (s.PC() == m.ip && s.Consumed() == NoVal)
+}
+
+//contract:invariant IndConsumes the interrupt was consumed once if a value was consumed, else never
+func indConsumes[V vars](m *Model, s V) bool {
+	if s.Consumed() == NoVal {
+		return s.Consumes() == 0
+	}
+	return s.Consumes() == 1
+}
+
+//contract:invariant IndCrashes each crash left one recovery
+func indCrashes[V vars](m *Model, s V) bool { return int64(s.RecoveriesLen()) == int64(s.Crashes()) }
+
+//contract:invariant IndSkips every recovery decided skip
+func indSkips[V vars](m *Model, s V) bool {
+	for i := range s.RecoveriesLen() {
+		if s.RecoveryDecision(i) != Skip {
+			return false
+		}
+	}
+	return true
+}
+
+//contract:invariant IndInv the inductive strengthening of Safety in the reference semantics
+func indInv[V vars](m *Model, s V) bool {
+	return pcPrefix(m, s) && pcLineage(m, s) && indPC(m, s) && indEffects(m, s) && indLog(m, s) &&
+		indParked(m, s) && indConsumes(m, s) && indCrashes(m, s) && indSkips(m, s) && safety(m, s)
+}
+
 // completed: the run is complete (spec: Completed), the goal of Liveness.
 func completed[V vars](m *Model, s V) bool { return s.PC() == m.done }
 

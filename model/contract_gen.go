@@ -447,6 +447,74 @@ func safetyState(m *Model, s stateVars) bool {
 	return eoState(m, s) && pcBothState(m, s) && fdState(m, s) && cvState(m, s) && coState(m, s) && rdState(m, s)
 }
 
+func indTypeOKState(m *Model, s stateVars) bool {
+	if !typeOKState(m, s) || s.LogLen() > int(m.n) || s.ResumesLen() > m.P.MaxResumes ||
+		int64(s.RecoveriesLen()) > int64(m.P.MaxCrashes) || s.Consumes() > 2 {
+		return false
+	}
+	for t := int8(1); t <= m.n; t++ {
+		if s.Effect(t) > 2 {
+			return false
+		}
+	}
+	return true
+}
+
+func indPCState(m *Model, s stateVars) bool { return s.PC() == s.Frontier()+1 }
+
+func indLogState(m *Model, s stateVars) bool {
+	if s.LogLen() != int(s.Frontier()) {
+		return false
+	}
+	for i := range s.LogLen() {
+		if s.LogTask(i) != int8(i+1) || !s.LogValid(i) {
+			return false
+		}
+	}
+	return true
+}
+
+func indEffectsState(m *Model, s stateVars) bool {
+	for t := int8(1); t <= m.n; t++ {
+		want := uint8(0)
+		if t <= s.Frontier() {
+			want = 1
+		}
+		if s.Effect(t) != want {
+			return false
+		}
+	}
+	return true
+}
+
+func indParkedState(m *Model, s stateVars) bool {
+	return !s.Waiting() || (s.PC() == m.ip && s.Consumed() == NoVal)
+}
+
+func indConsumesState(m *Model, s stateVars) bool {
+	if s.Consumed() == NoVal {
+		return s.Consumes() == 0
+	}
+	return s.Consumes() == 1
+}
+
+func indCrashesState(m *Model, s stateVars) bool {
+	return int64(s.RecoveriesLen()) == int64(s.Crashes())
+}
+
+func indSkipsState(m *Model, s stateVars) bool {
+	for i := range s.RecoveriesLen() {
+		if s.RecoveryDecision(i) != Skip {
+			return false
+		}
+	}
+	return true
+}
+
+func indInvState(m *Model, s stateVars) bool {
+	return pcPrefixState(m, s) && pcLineageState(m, s) && indPCState(m, s) && indEffectsState(m, s) && indLogState(m, s) && indParkedState(m, s) && indConsumesState(m, s) && indCrashesState(m, s) && indSkipsState(m, s) && safetyState(m, s)
+}
+
 func completedState(m *Model, s stateVars) bool { return s.PC() == m.done }
 
 func progressState(m *Model, s stateVars) uint64 {
@@ -929,6 +997,74 @@ func safetyPacked(m *Model, s packedVars) bool {
 	return eoPacked(m, s) && pcBothPacked(m, s) && fdPacked(m, s) && cvPacked(m, s) && coPacked(m, s) && rdPacked(m, s)
 }
 
+func indTypeOKPacked(m *Model, s packedVars) bool {
+	if !typeOKPacked(m, s) || s.LogLen() > int(m.n) || s.ResumesLen() > m.P.MaxResumes ||
+		int64(s.RecoveriesLen()) > int64(m.P.MaxCrashes) || s.Consumes() > 2 {
+		return false
+	}
+	for t := int8(1); t <= m.n; t++ {
+		if s.Effect(t) > 2 {
+			return false
+		}
+	}
+	return true
+}
+
+func indPCPacked(m *Model, s packedVars) bool { return s.PC() == s.Frontier()+1 }
+
+func indLogPacked(m *Model, s packedVars) bool {
+	if s.LogLen() != int(s.Frontier()) {
+		return false
+	}
+	for i := range s.LogLen() {
+		if s.LogTask(i) != int8(i+1) || !s.LogValid(i) {
+			return false
+		}
+	}
+	return true
+}
+
+func indEffectsPacked(m *Model, s packedVars) bool {
+	for t := int8(1); t <= m.n; t++ {
+		want := uint8(0)
+		if t <= s.Frontier() {
+			want = 1
+		}
+		if s.Effect(t) != want {
+			return false
+		}
+	}
+	return true
+}
+
+func indParkedPacked(m *Model, s packedVars) bool {
+	return !s.Waiting() || (s.PC() == m.ip && s.Consumed() == NoVal)
+}
+
+func indConsumesPacked(m *Model, s packedVars) bool {
+	if s.Consumed() == NoVal {
+		return s.Consumes() == 0
+	}
+	return s.Consumes() == 1
+}
+
+func indCrashesPacked(m *Model, s packedVars) bool {
+	return int64(s.RecoveriesLen()) == int64(s.Crashes())
+}
+
+func indSkipsPacked(m *Model, s packedVars) bool {
+	for i := range s.RecoveriesLen() {
+		if s.RecoveryDecision(i) != Skip {
+			return false
+		}
+	}
+	return true
+}
+
+func indInvPacked(m *Model, s packedVars) bool {
+	return pcPrefixPacked(m, s) && pcLineagePacked(m, s) && indPCPacked(m, s) && indEffectsPacked(m, s) && indLogPacked(m, s) && indParkedPacked(m, s) && indConsumesPacked(m, s) && indCrashesPacked(m, s) && indSkipsPacked(m, s) && safetyPacked(m, s)
+}
+
 func completedPacked(m *Model, s packedVars) bool { return s.PC() == m.done }
 
 func progressPacked(m *Model, s packedVars) uint64 {
@@ -980,6 +1116,15 @@ var Invariants = []Invariant{
 	{Name: "CO", Doc: "consume-once: both clauses", Holds: (*Model).CO, HoldsPacked: func(m *Model, p *Packed) bool { return coPacked(m, m.packed(p)) }},
 	{Name: "RD", Doc: "recovery determinism: recoveries at the same frontier decided alike", Holds: (*Model).RD, HoldsPacked: func(m *Model, p *Packed) bool { return rdPacked(m, m.packed(p)) }},
 	{Name: "Safety", Doc: "all six obligations", Holds: (*Model).Safety, HoldsPacked: func(m *Model, p *Packed) bool { return safetyPacked(m, m.packed(p)) }},
+	{Name: "IndTypeOK", Doc: "TypeOK with every set finite: at most one log record per task, effects and consumes at most 2", Holds: (*Model).IndTypeOK, HoldsPacked: func(m *Model, p *Packed) bool { return indTypeOKPacked(m, m.packed(p)) }},
+	{Name: "IndPC", Doc: "the program counter is just past the durable frontier", Holds: (*Model).IndPC, HoldsPacked: func(m *Model, p *Packed) bool { return indPCPacked(m, m.packed(p)) }},
+	{Name: "IndLog", Doc: "the log is one valid record per task up to the frontier, in order", Holds: (*Model).IndLog, HoldsPacked: func(m *Model, p *Packed) bool { return indLogPacked(m, m.packed(p)) }},
+	{Name: "IndEffects", Doc: "the effects up to the frontier fired once, the others never", Holds: (*Model).IndEffects, HoldsPacked: func(m *Model, p *Packed) bool { return indEffectsPacked(m, m.packed(p)) }},
+	{Name: "IndParked", Doc: "a parked run is at the gate with nothing consumed", Holds: (*Model).IndParked, HoldsPacked: func(m *Model, p *Packed) bool { return indParkedPacked(m, m.packed(p)) }},
+	{Name: "IndConsumes", Doc: "the interrupt was consumed once if a value was consumed, else never", Holds: (*Model).IndConsumes, HoldsPacked: func(m *Model, p *Packed) bool { return indConsumesPacked(m, m.packed(p)) }},
+	{Name: "IndCrashes", Doc: "each crash left one recovery", Holds: (*Model).IndCrashes, HoldsPacked: func(m *Model, p *Packed) bool { return indCrashesPacked(m, m.packed(p)) }},
+	{Name: "IndSkips", Doc: "every recovery decided skip", Holds: (*Model).IndSkips, HoldsPacked: func(m *Model, p *Packed) bool { return indSkipsPacked(m, m.packed(p)) }},
+	{Name: "IndInv", Doc: "the inductive strengthening of Safety in the reference semantics", Holds: (*Model).IndInv, HoldsPacked: func(m *Model, p *Packed) bool { return indInvPacked(m, m.packed(p)) }},
 }
 
 // TypeOK: every variable has its declared type.
@@ -1018,6 +1163,33 @@ func (m *Model) RD(s State) bool { return rdState(m, stateVars{&s}) }
 // Safety: all six obligations.
 func (m *Model) Safety(s State) bool { return safetyState(m, stateVars{&s}) }
 
+// IndTypeOK: TypeOK with every set finite: at most one log record per task, effects and consumes at most 2.
+func (m *Model) IndTypeOK(s State) bool { return indTypeOKState(m, stateVars{&s}) }
+
+// IndPC: the program counter is just past the durable frontier.
+func (m *Model) IndPC(s State) bool { return indPCState(m, stateVars{&s}) }
+
+// IndLog: the log is one valid record per task up to the frontier, in order.
+func (m *Model) IndLog(s State) bool { return indLogState(m, stateVars{&s}) }
+
+// IndEffects: the effects up to the frontier fired once, the others never.
+func (m *Model) IndEffects(s State) bool { return indEffectsState(m, stateVars{&s}) }
+
+// IndParked: a parked run is at the gate with nothing consumed.
+func (m *Model) IndParked(s State) bool { return indParkedState(m, stateVars{&s}) }
+
+// IndConsumes: the interrupt was consumed once if a value was consumed, else never.
+func (m *Model) IndConsumes(s State) bool { return indConsumesState(m, stateVars{&s}) }
+
+// IndCrashes: each crash left one recovery.
+func (m *Model) IndCrashes(s State) bool { return indCrashesState(m, stateVars{&s}) }
+
+// IndSkips: every recovery decided skip.
+func (m *Model) IndSkips(s State) bool { return indSkipsState(m, stateVars{&s}) }
+
+// IndInv: the inductive strengthening of Safety in the reference semantics.
+func (m *Model) IndInv(s State) bool { return indInvState(m, stateVars{&s}) }
+
 // holdsPacked is Invariants[i].HoldsPacked(m, p), called statically.
 func (m *Model) holdsPacked(i int, p *Packed) bool {
 	s := m.packed(p)
@@ -1046,6 +1218,24 @@ func (m *Model) holdsPacked(i int, p *Packed) bool {
 		return rdPacked(m, s)
 	case 11:
 		return safetyPacked(m, s)
+	case 12:
+		return indTypeOKPacked(m, s)
+	case 13:
+		return indPCPacked(m, s)
+	case 14:
+		return indLogPacked(m, s)
+	case 15:
+		return indEffectsPacked(m, s)
+	case 16:
+		return indParkedPacked(m, s)
+	case 17:
+		return indConsumesPacked(m, s)
+	case 18:
+		return indCrashesPacked(m, s)
+	case 19:
+		return indSkipsPacked(m, s)
+	case 20:
+		return indInvPacked(m, s)
 	}
 	panic("model: no invariant " + itoa(i))
 }
@@ -1078,6 +1268,24 @@ func (m *Model) holdsProbe(i int, s probeVars) bool {
 		return rd(m, s)
 	case 11:
 		return safety(m, s)
+	case 12:
+		return indTypeOK(m, s)
+	case 13:
+		return indPC(m, s)
+	case 14:
+		return indLog(m, s)
+	case 15:
+		return indEffects(m, s)
+	case 16:
+		return indParked(m, s)
+	case 17:
+		return indConsumes(m, s)
+	case 18:
+		return indCrashes(m, s)
+	case 19:
+		return indSkips(m, s)
+	case 20:
+		return indInv(m, s)
 	}
 	panic("model: no invariant " + itoa(i))
 }

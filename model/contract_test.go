@@ -140,6 +140,15 @@ var sourceInvariants = []func(*Model, vars) bool{
 	func(m *Model, s vars) bool { return co(m, s) },
 	func(m *Model, s vars) bool { return rd(m, s) },
 	func(m *Model, s vars) bool { return safety(m, s) },
+	func(m *Model, s vars) bool { return indTypeOK(m, s) },
+	func(m *Model, s vars) bool { return indPC(m, s) },
+	func(m *Model, s vars) bool { return indLog(m, s) },
+	func(m *Model, s vars) bool { return indEffects(m, s) },
+	func(m *Model, s vars) bool { return indParked(m, s) },
+	func(m *Model, s vars) bool { return indConsumes(m, s) },
+	func(m *Model, s vars) bool { return indCrashes(m, s) },
+	func(m *Model, s vars) bool { return indSkips(m, s) },
+	func(m *Model, s vars) bool { return indInv(m, s) },
 }
 
 func TestSourceInvariantsInOrder(t *testing.T) {

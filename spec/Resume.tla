@@ -334,4 +334,79 @@ Safety == EO /\ PC /\ FD /\ CV /\ CO /\ RD
 Completed == pc = Done
 Liveness == <>Completed
 
+
+-----------------------------------------------------------------------------
+(* Induction (docs/contract.md, "Why the obligations hold")                *)
+
+(* The six obligations hold in every reachable state, but none alone is    *)
+(* inductive: each silently relies on facts about the frontier, the log    *)
+(* and the recovery history that a step preserves only together. IndInv   *)
+(* states those facts for the reference semantics (Faults = {},           *)
+(* Racers = 1, CrashWhileParked = FALSE) and is inductive relative to      *)
+(* IndTypeOK there (tlcrun induct, spec/induct/). Under a fault or an      *)
+(* extension it is not an invariant at all.                                *)
+
+(* Sequences of at most n elements of S. *)
+SeqUpTo(S, n) == UNION {[1..k -> S] : k \in 0..n}
+
+(* TypeOK with every set finite, for induct to enumerate: the log holds at *)
+(* most one record per task, resumes and recoveries at most their bounds,  *)
+(* and effects and consumes one more than EO and COCount allow, so that a  *)
+(* step that breaks either stays in the type. Every state reachable in the *)
+(* reference semantics is in it.                                           *)
+IndTypeOK ==
+    /\ pc \in 1..Done
+    /\ effects \in [Tasks -> 0..2]
+    /\ log \in SeqUpTo([task : Tasks, valid : BOOLEAN], NTasks)
+    /\ frontier \in 0..NTasks
+    /\ waiting \in BOOLEAN
+    /\ consumed \in Values \cup {NoVal}
+    /\ resumes \in SeqUpTo([value : Values, observed : {Out(v) : v \in Values}],
+                           MaxResumes)
+    /\ crashes \in 0..MaxCrashes
+    /\ recoveries \in SeqUpTo([frontier : 0..NTasks, decision : Decisions],
+                              MaxCrashes)
+    /\ strays \in 0..MaxExtraResumes
+    /\ reentered \in BOOLEAN
+    /\ rebuilt \in BOOLEAN
+    /\ consumes \in 0..2
+    /\ raced \in 0..(Racers - 1)
+    /\ lost \in BOOLEAN
+
+(* The volatile program counter is just past the durable frontier. *)
+IndPC == pc = frontier + 1
+
+(* The log is exactly one valid record per task up to the frontier, in order. *)
+IndLog == log = [i \in 1..frontier |-> [task |-> i, valid |-> TRUE]]
+
+(* The effects of the tasks up to the frontier fired once, the others never. *)
+IndEffects == effects = [t \in Tasks |-> IF t <= frontier THEN 1 ELSE 0]
+
+(* A parked run is at the gate, with nothing consumed. *)
+IndParked == waiting => (pc = IP /\ consumed = NoVal)
+
+(* The interrupt was consumed once if a value was consumed, else never. *)
+IndConsumes == consumes = IF consumed = NoVal THEN 0 ELSE 1
+
+(* Each crash left one recovery. *)
+IndCrashes == Len(recoveries) = crashes
+
+(* Every recovery decided "skip". *)
+IndSkips == \A i \in DOMAIN recoveries : recoveries[i].decision = "skip"
+
+(* The strengthening: the facts, then the obligations they imply or keep. *)
+(* The conjuncts over few variables come first, so that induct tests them *)
+(* on partial states.                                                      *)
+IndInv ==
+    /\ PCPrefix
+    /\ PCLineage
+    /\ IndPC
+    /\ IndEffects
+    /\ IndLog
+    /\ IndParked
+    /\ IndConsumes
+    /\ IndCrashes
+    /\ IndSkips
+    /\ Safety
+
 =============================================================================
