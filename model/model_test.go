@@ -371,3 +371,32 @@ func declared(t *testing.T, spec, keyword string) []string {
 	}
 	return names
 }
+
+// Every state reachable at R0 is in IndTypeOK and satisfies IndInv (the
+// strengthening tlcrun induct checks inductive, spec/induct/R0.cfg); a
+// state one step off it (a task's effect fired twice) does not.
+func TestIndInvHoldsAtR0(t *testing.T) {
+	m, err := New(R0())
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	n := 0
+	for queue := []State{m.Init()}; len(queue) > 0; queue = queue[1:] {
+		s := queue[0]
+		if k := string(m.Encode(nil, s)); seen[k] {
+			continue
+		} else {
+			seen[k] = true
+		}
+		n++
+		require.True(t, m.IndTypeOK(s), "IndTypeOK fails on a reachable state:\n%s", m.Format(s))
+		require.True(t, m.IndInv(s), "IndInv fails on a reachable state:\n%s", m.Format(s))
+		m.Next(s, func(_ Label, u State) { queue = append(queue, u) })
+	}
+	assert.Equal(t, 59, n)
+	s := step(t, m, exec)
+	s.Effects[0] = 2
+	assert.True(t, m.IndTypeOK(s))
+	assert.False(t, m.IndInv(s), "effects[1] = 2 breaks IndEffects and EO")
+	s.Effects[0] = 3
+	assert.False(t, m.IndTypeOK(s), "effects[1] = 3 is outside IndTypeOK")
+}
