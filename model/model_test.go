@@ -377,7 +377,9 @@ func declared(t *testing.T, spec, keyword string) []string {
 // state one step off it (a task's effect fired twice) does not.
 func TestIndInvHoldsAtR0(t *testing.T) {
 	m, err := New(R0())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
 	n := 0
 	for queue := []State{m.Init()}; len(queue) > 0; queue = queue[1:] {
@@ -388,15 +390,27 @@ func TestIndInvHoldsAtR0(t *testing.T) {
 			seen[k] = true
 		}
 		n++
-		require.True(t, m.IndTypeOK(s), "IndTypeOK fails on a reachable state:\n%s", m.Format(s))
-		require.True(t, m.IndInv(s), "IndInv fails on a reachable state:\n%s", m.Format(s))
+		if !m.IndTypeOK(s) {
+			t.Fatalf("IndTypeOK fails on a reachable state:\n%s", m.Format(s))
+		}
+		if !m.IndInv(s) {
+			t.Fatalf("IndInv fails on a reachable state:\n%s", m.Format(s))
+		}
 		m.Next(s, func(_ Label, u State) { queue = append(queue, u) })
 	}
-	assert.Equal(t, 59, n)
+	if n != 59 {
+		t.Errorf("reachable states at R0: got %d, want 59", n)
+	}
 	s := step(t, m, exec)
 	s.Effects[0] = 2
-	assert.True(t, m.IndTypeOK(s))
-	assert.False(t, m.IndInv(s), "effects[1] = 2 breaks IndEffects and EO")
+	if !m.IndTypeOK(s) {
+		t.Errorf("effects[1] = 2: IndTypeOK false, want true (the type allows one more than EO)")
+	}
+	if m.IndInv(s) {
+		t.Errorf("effects[1] = 2: IndInv true, want false (it breaks IndEffects and EO)")
+	}
 	s.Effects[0] = 3
-	assert.False(t, m.IndTypeOK(s), "effects[1] = 3 is outside IndTypeOK")
+	if m.IndTypeOK(s) {
+		t.Errorf("effects[1] = 3: IndTypeOK true, want false (outside 0..2)")
+	}
 }
