@@ -452,6 +452,14 @@ func writeInvariants(b *bytes.Buffer, invs []*invariant) {
 	for i, inv := range invs {
 		fmt.Fprintf(b, "\tcase %d:\n\t\treturn %s(m, s)\n", i, inv.fn)
 	}
+	b.WriteString("\t}\n\tpanic(\"model: no invariant \" + itoa(i))\n}\n\n")
+	b.WriteString("// holdsAsWritten is invariant i as contract.go writes it, through the\n")
+	b.WriteString("// vars interface: the tests hold the generated forms to it, and adding\n")
+	b.WriteString("// an invariant to contract.go adds it here.\n")
+	b.WriteString("func (m *Model) holdsAsWritten(i int, s vars) bool {\n\tswitch i {\n")
+	for i, inv := range invs {
+		fmt.Fprintf(b, "\tcase %d:\n\t\treturn %s(m, s)\n", i, inv.fn)
+	}
 	b.WriteString("\t}\n\tpanic(\"model: no invariant \" + itoa(i))\n}\n")
 }
 
