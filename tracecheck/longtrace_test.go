@@ -6,13 +6,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/resumecontract/resumecheck/internal/longtrace"
 	"github.com/resumecontract/resumecheck/model"
@@ -25,7 +26,9 @@ import (
 func longRejected(t testing.TB, n int) ([]byte, model.Params) {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, longtrace.CrashesInvalid(&buf, n))
+	if err := longtrace.CrashesInvalid(&buf, n); err != nil {
+		t.Fatalf("longtrace.CrashesInvalid(%d): %v", n, err)
+	}
 	return buf.Bytes(), longtrace.CrashesHeader(n)
 }
 
@@ -35,13 +38,20 @@ func checkBytes(t testing.TB, b []byte) *Checker {
 	t.Helper()
 	d := trace.NewDecoder(bytes.NewReader(b))
 	h, err := d.Header()
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("header: %v", err)
+	}
 	p, err := h.Params()
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("header's constants: %v", err)
+	}
 	c, err := New(p, Options{})
-	require.NoError(t, err)
-	_, err = Replay(d, c)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	if _, err := Replay(d, c); err != nil {
+		t.Fatalf("Replay: %v", err)
+	}
 	return c
 }
 
@@ -69,19 +79,43 @@ func TestLongRejectedDiagnosis(t *testing.T) {
 		b, p := longRejected(t, n)
 		c := checkBytes(t, b)
 		r := c.Result()
-		require.Equal(t, Rejected, r.Verdict, "n = %d", n)
-		assert.Equal(t, n-1, r.Matched)
+		if r.Verdict != Rejected {
+			t.Fatalf("n = %d: verdict: got %s, want %s", n, r.Verdict, Rejected)
+		}
+		if r.Matched != n-1 {
+			t.Errorf("n = %d: matched events: got %d, want %d", n, r.Matched, n-1)
+		}
 		f := r.Failure
-		require.NotNil(t, f)
-		assert.Equal(t, n, f.Event.Index)
-		assert.Equal(t, "ExecTask", f.Event.Label)
-		assert.True(t, f.NamedEnabled)
-		require.NotNil(t, f.Nearest)
-		assert.Equal(t, "ExecTask", f.Nearest.Label)
-		require.Len(t, f.Nearest.Diff, 1)
-		assert.Equal(t, "log", f.Nearest.Diff[0].Var)
-		assert.Equal(t, []string{"log[3].valid: observed FALSE, spec TRUE"}, f.Nearest.Diff[0].Details)
-		require.Len(t, f.Candidates, 1)
+		if f == nil {
+			t.Fatalf("n = %d: the rejected result has no failure report, want one", n)
+		}
+		if f.Event.Index != n {
+			t.Errorf("n = %d: failing event's index: got %d, want %d", n, f.Event.Index, n)
+		}
+		if f.Event.Label != "ExecTask" {
+			t.Errorf("n = %d: failing event's label: got %q, want %q", n, f.Event.Label, "ExecTask")
+		}
+		if !f.NamedEnabled {
+			t.Errorf("n = %d: NamedEnabled: got false, want true (ExecTask is enabled)", n)
+		}
+		if f.Nearest == nil {
+			t.Fatalf("n = %d: the failure has no nearest successor, want one", n)
+		}
+		if f.Nearest.Label != "ExecTask" {
+			t.Errorf("n = %d: nearest successor's label: got %q, want %q", n, f.Nearest.Label, "ExecTask")
+		}
+		if len(f.Nearest.Diff) != 1 {
+			t.Fatalf("n = %d: nearest successor differs in %d variables (%+v), want 1", n, len(f.Nearest.Diff), f.Nearest.Diff)
+		}
+		if v := f.Nearest.Diff[0].Var; v != "log" {
+			t.Errorf("n = %d: nearest successor's differing variable: got %q, want %q", n, v, "log")
+		}
+		if d := cmp.Diff([]string{"log[3].valid: observed FALSE, spec TRUE"}, f.Nearest.Diff[0].Details); d != "" {
+			t.Errorf("n = %d: nearest successor's difference details (-want +got):\n%s", n, d)
+		}
+		if len(f.Candidates) != 1 {
+			t.Fatalf("n = %d: candidates shown: got %d, want 1", n, len(f.Candidates))
+		}
 		recs := n - 4
 		var shown string
 		for _, v := range f.Candidates[0].State {
@@ -99,12 +133,14 @@ func TestLongRejectedDiagnosis(t *testing.T) {
 				strings.Repeat(`[decision |-> "skip", frontier |-> 2], `, maxShownElems/4-1) +
 				`[decision |-> "skip", frontier |-> 2]>> (` + strconv.Itoa(recs) + " elements)"
 		}
-		assert.Equal(t, want, shown, "n = %d", n)
+		if shown != want {
+			t.Errorf("n = %d: candidate's recoveries shown:\ngot  %s\nwant %s", n, shown, want)
+		}
 		var why []string
 		for _, a := range f.Candidates[0].Actions {
 			why = append(why, a.Label+": "+a.Disabled+diffVars(a.Diff))
 		}
-		assert.Equal(t, []string{
+		if d := cmp.Diff([]string{
 			"ExecTask: log",
 			"EmitInterrupt: pc = 3 # IP = 2",
 			"Consume(va): waiting = FALSE: nothing is parked to consume",
@@ -113,16 +149,26 @@ func TestLongRejectedDiagnosis(t *testing.T) {
 			"ForkResume(vb): pc effects log frontier resumes",
 			"CrashRecover(skip): pc effects log frontier crashes",
 			"ExtraResume: pc = 3 # Done = 4: the run is not complete",
-		}, why)
+		}, why); d != "" {
+			t.Errorf("n = %d: why each transition fails (-want +got):\n%s", n, d)
+		}
 		work[n] = c.diagWork
 
 		accepting, _, err := ExplainSource(p, openBytes(b), Options{})
-		require.NoError(t, err)
-		assert.Equal(t, "explained by the invalidpersist model", Summary(accepting))
+		if err != nil {
+			t.Fatalf("n = %d: ExplainSource: %v", n, err)
+		}
+		if got, want := Summary(accepting), "explained by the invalidpersist model"; got != want {
+			t.Errorf("n = %d: summary: got %q, want %q", n, got, want)
+		}
 	}
 	t.Logf("report work: %+v", work)
-	assert.Equal(t, work[100], work[100_000], "the report of a long history builds no more than a short one's")
-	assert.Less(t, work[100_000].elems, 200)
+	if work[100] != work[100_000] {
+		t.Errorf("report work for n = 100000: got %+v, want %+v as for n = 100 (the report of a long history builds no more than a short one's)", work[100_000], work[100])
+	}
+	if e := work[100_000].elems; e >= 200 {
+		t.Errorf("TLA+ values the report builds for n = 100000: got %d, want fewer than 200", e)
+	}
 }
 
 func diffVars(ds []VarDiff) string {
@@ -147,12 +193,18 @@ func TestLongRejectedExplainAllocations(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		accepting, _, err := ExplainSource(p, openBytes(b), Options{})
 		runtime.ReadMemStats(&after)
-		require.NoError(t, err)
-		require.Len(t, accepting, 1)
+		if err != nil {
+			t.Fatalf("n = %d: ExplainSource: %v", n, err)
+		}
+		if len(accepting) != 1 {
+			t.Fatalf("n = %d: accepting fault models: got %d (%+v), want 1", n, len(accepting), accepting)
+		}
 		mallocs[n] = after.Mallocs - before.Mallocs
 	}
 	t.Logf("allocations: %v", mallocs)
-	assert.Less(t, mallocs[100_000], mallocs[10_000]+2000, "allocations grow with the trace: %v", mallocs)
+	if mallocs[100_000] >= mallocs[10_000]+2000 {
+		t.Errorf("allocations grow with the trace: got %d for n = 100000, want fewer than %d (n = 10000's %d + 2000)", mallocs[100_000], mallocs[10_000]+2000, mallocs[10_000])
+	}
 }
 
 // refShow and refDiffObserved are the report's printing and comparison
@@ -220,7 +272,9 @@ func randomLong(r *rand.Rand, n int) model.State {
 // and unrelated.
 func TestDiagnoserMatchesWholeValues(t *testing.T) {
 	m, err := model.New(model.R0())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("model.New(R0): %v", err)
+	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 300 {
 		n := []int{3, 40, 400}[i%3]
@@ -246,9 +300,13 @@ func TestDiagnoserMatchesWholeValues(t *testing.T) {
 			ev.Observed = trace.Vars(trace.VarRecoveries, trace.VarPC)
 		}
 		d := &diagnoser{m: m}
-		require.Equal(t, refDiffObserved(m, &ev, &b), d.diffObserved(&ev, &b), "case %d", i)
+		if diff := cmp.Diff(refDiffObserved(m, &ev, &b), d.diffObserved(&ev, &b)); diff != "" {
+			t.Fatalf("case %d: diffObserved against the whole values' differences (-want +got):\n%s", i, diff)
+		}
 		for _, name := range model.VarNames {
-			require.Equal(t, refShow(m.Vars(a)[name]), d.show(&a, name), "case %d, %s", i, name)
+			if got, want := d.show(&a, name), refShow(m.Vars(a)[name]); got != want {
+				t.Fatalf("case %d: show(%s):\ngot  %s\nwant %s", i, name, got, want)
+			}
 		}
 	}
 }
@@ -274,7 +332,9 @@ func TestSeqDiffs(t *testing.T) {
 				want = append(want, k)
 			}
 		}
-		assert.Equal(t, want, trace.SeqDiffs(trace.VarRecoveries, &a, &b, 4), "case %d", i)
+		if d := cmp.Diff(want, trace.SeqDiffs(trace.VarRecoveries, &a, &b, 4)); d != "" {
+			t.Errorf("case %d: SeqDiffs of the recoveries against a plain loop's (-want +got):\n%s", i, d)
+		}
 	}
 }
 
@@ -288,9 +348,15 @@ func BenchmarkRejectedLongTrace(b *testing.B) {
 	const n = 1_000_000
 	path := filepath.Join(b.TempDir(), "long.ndjson")
 	f, err := os.Create(path)
-	require.NoError(b, err)
-	require.NoError(b, longtrace.CrashesInvalid(f, n))
-	require.NoError(b, f.Close())
+	if err != nil {
+		b.Fatalf("create the trace file: %v", err)
+	}
+	if err := longtrace.CrashesInvalid(f, n); err != nil {
+		b.Fatalf("longtrace.CrashesInvalid(%d): %v", n, err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatalf("close the trace file: %v", err)
+	}
 	p := longtrace.CrashesHeader(n)
 	open := func() (EventReader, error) {
 		f, err := os.Open(path)
@@ -305,9 +371,13 @@ func BenchmarkRejectedLongTrace(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r, err := open()
-		require.NoError(b, err)
+		if err != nil {
+			b.Fatalf("open the trace: %v", err)
+		}
 		c, err := New(p, Options{})
-		require.NoError(b, err)
+		if err != nil {
+			b.Fatalf("New: %v", err)
+		}
 		if _, err := Replay(r, c); err != nil {
 			b.Fatal(err)
 		}
@@ -328,7 +398,9 @@ func BenchmarkRejectedLongTrace(b *testing.B) {
 // long one.
 func TestExplainMemorySplitsPasses(t *testing.T) {
 	paths, err := filepath.Glob("../testdata/traces/*/*.ndjson")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("glob the trace corpus: %v", err)
+	}
 	type input struct {
 		name string
 		b    []byte
@@ -336,7 +408,9 @@ func TestExplainMemorySplitsPasses(t *testing.T) {
 	var inputs []input
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		inputs = append(inputs, input{p, b})
 	}
 	long, _ := longRejected(t, 5000)
@@ -354,12 +428,21 @@ func TestExplainMemorySplitsPasses(t *testing.T) {
 		}
 		acc1, all1, err1 := ExplainSource(p, openBytes(in.b), Options{})
 		acc2, all2, err2 := ExplainSource(p, openBytes(in.b), Options{ExplainMemory: 1, ExplainPasses: -1})
-		require.Equal(t, err1, err2, in.name)
-		assert.Equal(t, acc1, acc2, in.name)
-		assert.Equal(t, all1, all2, in.name)
+		// reflect.DeepEqual, not cmp: errors hold unexported fields.
+		if !reflect.DeepEqual(err1, err2) {
+			t.Fatalf("%s: ExplainSource's error one pass a model: got %v, want %v as in one pass", in.name, err2, err1)
+		}
+		if d := cmp.Diff(acc1, acc2); d != "" {
+			t.Errorf("%s: accepting fault models, one pass against one pass a model (-one pass +split):\n%s", in.name, d)
+		}
+		if d := cmp.Diff(all1, all2); d != "" {
+			t.Errorf("%s: fault models tried, one pass against one pass a model (-one pass +split):\n%s", in.name, d)
+		}
 		tried++
 	}
-	assert.Greater(t, tried, 30)
+	if tried <= 30 {
+		t.Errorf("traces tried: got %d, want more than 30", tried)
+	}
 }
 
 // TestExplainPassesCut: when the passes run out, the models left are
@@ -368,11 +451,17 @@ func TestExplainMemorySplitsPasses(t *testing.T) {
 func TestExplainPassesCut(t *testing.T) {
 	b, p := longRejected(t, 5000)
 	full, fullTried, err := ExplainSource(p, openBytes(b), Options{})
-	require.NoError(t, err)
-	assert.Empty(t, CutNote(fullTried, Options{}))
+	if err != nil {
+		t.Fatalf("ExplainSource uncut: %v", err)
+	}
+	if note := CutNote(fullTried, Options{}); note != "" {
+		t.Errorf("cut note with every model tried: got %q, want none", note)
+	}
 	opt := Options{ExplainMemory: 1, ExplainPasses: 3}
 	acc, tried, err := ExplainSource(p, openBytes(b), opt)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatalf("ExplainSource with three passes: %v", err)
+	}
 	byName := map[string]Explanation{}
 	for _, e := range fullTried {
 		byName[e.Name()+e.Extension] = e
@@ -381,23 +470,46 @@ func TestExplainPassesCut(t *testing.T) {
 	for _, e := range tried {
 		if e.NotTried {
 			notTried++
-			assert.Equal(t, Unknown, e.Verdict)
+			if e.Verdict != Unknown {
+				t.Errorf("model %s, not tried: verdict: got %s, want %s", e.Name(), e.Verdict, Unknown)
+			}
 			continue
 		}
-		assert.Equal(t, byName[e.Name()+e.Extension], e, "model %s", e.Name())
+		if d := cmp.Diff(byName[e.Name()+e.Extension], e); d != "" {
+			t.Errorf("model %s: cut against uncut (-uncut +cut):\n%s", e.Name(), d)
+		}
 	}
-	assert.Equal(t, len(tried)-3, notTried, "one model a pass, three passes")
-	assert.Subset(t, full, acc)
+	if want := len(tried) - 3; notTried != want {
+		t.Errorf("models not tried: got %d, want %d (one model a pass, three passes, %d models)", notTried, want, len(tried))
+	}
+	for _, e := range acc {
+		if !slices.ContainsFunc(full, func(f Explanation) bool { return cmp.Equal(f, e) }) {
+			t.Errorf("model %s accepts the trace cut, not uncut: got %+v, want one of the uncut accepting %+v", e.Name(), e, full)
+		}
+	}
 	note := CutNote(tried, opt)
-	assert.Contains(t, note, fmt.Sprintf("%d of the %d fault models were not tried", notTried, len(tried)))
-	assert.Contains(t, note, "--explain-passes -1")
-	assert.Equal(t, "explained by the invalidpersist model", SummaryTried(acc, tried), "what the tried models say")
+	for _, want := range []string{fmt.Sprintf("%d of the %d fault models were not tried", notTried, len(tried)), "--explain-passes -1"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("cut note: got %q, want it to contain %q", note, want)
+		}
+	}
+	if got, want := SummaryTried(acc, tried), "explained by the invalidpersist model"; got != want {
+		t.Errorf("summary of what the tried models say: got %q, want %q", got, want)
+	}
 
 	// Cut before invalidpersist: no model tried accepts the trace, which
 	// the summary must not make a claim about every model.
 	acc, tried, err = ExplainSource(p, openBytes(b), Options{ExplainMemory: 1, ExplainPasses: 1})
-	require.NoError(t, err)
-	assert.Empty(t, acc)
-	assert.Equal(t, "none of the fault models tried (1 of 46) accepts it", SummaryTried(acc, tried))
-	assert.Equal(t, "no fault model (one fault switch, or two) accepts it", SummaryTried(nil, fullTried[:0]))
+	if err != nil {
+		t.Fatalf("ExplainSource with one pass: %v", err)
+	}
+	if len(acc) != 0 {
+		t.Errorf("accepting fault models with one pass: got %+v, want none", acc)
+	}
+	if got, want := SummaryTried(acc, tried), "none of the fault models tried (1 of 46) accepts it"; got != want {
+		t.Errorf("summary with one pass: got %q, want %q", got, want)
+	}
+	if got, want := SummaryTried(nil, fullTried[:0]), "no fault model (one fault switch, or two) accepts it"; got != want {
+		t.Errorf("summary with no model tried: got %q, want %q", got, want)
+	}
 }

@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // runTracecheck runs the tracecheck command with args.
@@ -26,23 +23,45 @@ func runTracecheck(args ...string) (code int, stdout, stderr string) {
 func TestGenLong(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "long.ndjson")
 	code, _, stderr := runTracecheck("gen-long", "--events", "5000", path)
-	require.Equal(t, 0, code, stderr)
+	if code != 0 {
+		t.Fatalf("gen-long --events 5000: exit status %d, want 0; stderr:\n%s", code, stderr)
+	}
 
 	code, out, _ := runTracecheck("-q", path)
-	assert.Equal(t, ExitRejected, code)
-	assert.Equal(t, "REJECTED at event 5000 (line 5001, seq 5000) ExecTask; explained by the invalidpersist model\n", out)
+	if code != ExitRejected {
+		t.Errorf("-q: exit status %d, want %d (rejected)", code, ExitRejected)
+	}
+	if want := "REJECTED at event 5000 (line 5001, seq 5000) ExecTask; explained by the invalidpersist model\n"; out != want {
+		t.Errorf("-q: stdout:\ngot  %q\nwant %q", out, want)
+	}
 
 	code, out, _ = runTracecheck("--explain-memory", "0.01", "--explain-passes", "2", path)
-	assert.Equal(t, ExitRejected, code)
-	assert.Contains(t, out, "diagnosis: explained by the invalidpersist model\n")
-	assert.Contains(t, out, "note: the diagnosis was cut: 8 of the 11 fault models were not tried.")
-	assert.Contains(t, out, "--explain-passes -1 tries every model")
-	assert.True(t, strings.HasPrefix(out, "REJECTED: event 5000 (line 5001, seq 5000) ExecTask"), out)
+	if code != ExitRejected {
+		t.Errorf("--explain-passes 2: exit status %d, want %d (rejected)", code, ExitRejected)
+	}
+	for _, want := range []string{
+		"diagnosis: explained by the invalidpersist model\n",
+		"note: the diagnosis was cut: 8 of the 11 fault models were not tried.",
+		"--explain-passes -1 tries every model",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--explain-passes 2: stdout does not contain %q; got:\n%s", want, out)
+		}
+	}
+	if want := "REJECTED: event 5000 (line 5001, seq 5000) ExecTask"; !strings.HasPrefix(out, want) {
+		t.Errorf("--explain-passes 2: stdout does not start with %q; got:\n%s", want, out)
+	}
 
 	code, out, _ = runTracecheck("-q", "--explain-memory", "0.01", "--explain-passes", "-1", path)
-	assert.Equal(t, ExitRejected, code)
-	assert.NotContains(t, out, "cut")
+	if code != ExitRejected {
+		t.Errorf("--explain-passes -1: exit status %d, want %d (rejected)", code, ExitRejected)
+	}
+	if strings.Contains(out, "cut") {
+		t.Errorf("--explain-passes -1: stdout says %q, want no cut diagnosis; got:\n%s", "cut", out)
+	}
 
 	code, _, stderr = runTracecheck("gen-long", "--events", "4", path)
-	assert.Equal(t, ExitUsage, code, stderr)
+	if code != ExitUsage {
+		t.Errorf("gen-long --events 4: exit status %d, want %d (usage); stderr:\n%s", code, ExitUsage, stderr)
+	}
 }
