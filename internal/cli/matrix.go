@@ -223,18 +223,8 @@ func (o *matrixOptions) run(cmd *cobra.Command) error {
 // write prints the matrix in --format and writes --doc and --html, each
 // through a temporary name.
 func (o *matrixOptions) write(cmd *cobra.Command, res *matrix.Result) error {
-	out := cmd.OutOrStdout()
-	var err error
-	switch o.format {
-	case "json":
-		err = res.WriteJSON(out)
-	case "markdown":
-		err = res.WriteMarkdown(out)
-	default:
-		err = res.WriteText(out)
-	}
-	if err != nil {
-		return clibase.Exit(ExitFailure, err)
+	if err := writeFormat(cmd.OutOrStdout(), o.format, res); err != nil {
+		return err
 	}
 	if o.doc != "" {
 		if err := atomicfile.WriteFile(o.doc, res.WriteDoc); err != nil {
@@ -246,6 +236,30 @@ func (o *matrixOptions) write(cmd *cobra.Command, res *matrix.Result) error {
 		if err := writeMatrixHTML(cmd, o.html, res); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// formatWriter is a result printed in each of --format's forms.
+type formatWriter interface {
+	WriteText(io.Writer) error
+	WriteJSON(io.Writer) error
+	WriteMarkdown(io.Writer) error
+}
+
+// writeFormat prints r on out in format (outputFormat's answer).
+func writeFormat(out io.Writer, format string, r formatWriter) error {
+	var err error
+	switch format {
+	case "json":
+		err = r.WriteJSON(out)
+	case "markdown":
+		err = r.WriteMarkdown(out)
+	default:
+		err = r.WriteText(out)
+	}
+	if err != nil {
+		return clibase.Exit(ExitFailure, err)
 	}
 	return nil
 }

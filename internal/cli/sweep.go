@@ -135,16 +135,8 @@ func (o *sweepOptions) run(ctx context.Context, out, errw io.Writer) error {
 	if err != nil {
 		return runError(err)
 	}
-	switch o.format {
-	case "json":
-		err = t.WriteJSON(out)
-	case "markdown":
-		err = t.WriteMarkdown(out)
-	default:
-		err = t.WriteText(out)
-	}
-	if err != nil {
-		return clibase.Exit(ExitFailure, err)
+	if err := writeFormat(out, o.format, t); err != nil {
+		return err
 	}
 	if t.Disagreements() > 0 {
 		return clibase.Status(ExitDisagree)
