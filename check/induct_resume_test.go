@@ -1,0 +1,143 @@
+package check_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/resumecontract/resumecheck/check"
+)
+
+// inductResume checks inv inductive relative to IndTypeOK at R0, with the
+// cfg and the modules of spec/ and spec/induct/ (and lib's, first).
+func inductResume(t *testing.T, cfg, inv string, lib ...string) *check.InductReport {
+	t.Helper()
+	for _, d := range []string{"../spec", "../spec/induct"} {
+		a, err := filepath.Abs(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib = append(lib, a)
+	}
+	job, err := check.LoadInduct(check.InductInput{Cfg: cfg, Lib: lib, Type: "IndTypeOK", Inv: inv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := job.Run(context.Background(), check.InductOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// wantCTI holds rep to a counterexample to induction whose step is
+// action and whose successor breaks conjunct (a name and position).
+func wantCTI(t *testing.T, name string, rep *check.InductReport, action, conjunct string) {
+	t.Helper()
+	c := rep.CTI
+	if rep.Verdict != "not inductive" || c == nil || c.Kind != "consecution" || len(c.Trace.Trace) != 2 {
+		t.Fatalf("%s: %s, counterexample %+v; want a counterexample to induction", name, rep.Verdict, c)
+	}
+	if got := c.Trace.Trace[1].Label; got != action || c.ConjunctText() != conjunct {
+		t.Errorf("%s: step %s breaking %s; want %s breaking %s", name, got, c.ConjunctText(), action, conjunct)
+	}
+}
+
+// Each obligation of the contract alone is not inductive relative to
+// IndTypeOK at R0. Its counterexample to induction leaves the type: a
+// state with a log of NTasks records where the frontier is 0, whose next
+// ExecTask appends a fourth. None of the obligations says that the log
+// holds exactly the records up to the frontier (IndLog), and each relies
+// on it.
+func TestInductResumeBareObligations(t *testing.T) {
+	cfg := filepath.Join("..", "spec", "induct", "R0.cfg")
+	for _, inv := range []string{"EO", "PC", "FD", "CV", "CO", "RD"} {
+		rep := inductResume(t, cfg, inv)
+		wantCTI(t, inv, rep, "ExecTask", "the conjunct at Resume.tla:360:8")
+		if c := rep.CTI; c != nil && c.Invariant != "IndTypeOK" {
+			t.Errorf("%s: the successor breaks %s, want the type IndTypeOK", inv, c.Invariant)
+		}
+	}
+}
+
+// EO with the log and the program counter pinned to the frontier is
+// still not inductive: nothing says that the tasks past the frontier have
+// not fired (IndEffects), so a task that already fired once fires again.
+func TestInductResumeEOWithLog(t *testing.T) {
+	rep := inductResume(t, filepath.Join("..", "spec", "induct", "ResumeInd.cfg"), "EOWithLog")
+	wantCTI(t, "EOWithLog", rep, "ExecTask", "EO at Resume.tla:300:7")
+	if c := rep.CTI; c != nil {
+		if s := c.Trace.Trace[0].Vars; s["frontier"] != "0" || s["effects"] != "<<1, 0, 0>>" {
+			t.Errorf("EOWithLog: the state is frontier %s, effects %s; want 0, <<1, 0, 0>>", s["frontier"], s["effects"])
+		}
+	}
+}
+
+// The facts of IndInv (spec/Resume.tla), in its order, and what IndInv
+// less each one breaks first at R0: the step, and the conjunct its
+// successor violates. slow: the run takes more than a second.
+var resumeFacts = []struct {
+	fact, action, conjunct string
+	slow                   bool
+}{
+	{"IndPC", "ExecTask", "PCPrefix at Resume.tla:303:13", false},
+	{"IndEffects", "ExecTask", "EO at Resume.tla:300:7", false},
+	{"IndLog", "ExecTask", "the conjunct at Resume.tla:360:8", false},
+	{"IndParked", "Consume(va)", "IndEffects at Resume.tla:383:15", true},
+	{"IndConsumes", "Consume(va)", "COCount at Resume.tla:322:12", true},
+	{"IndCrashes", "CrashRecover", "the conjunct at Resume.tla:367:8", false},
+}
+
+var indInvConjuncts = []string{"PCPrefix", "PCLineage", "IndPC", "IndEffects", "IndLog", "IndParked",
+	"IndConsumes", "IndCrashes", "IndSkips", "Safety"}
+
+// IndInv less any one of the facts above has a counterexample to
+// induction, which names the conjunct the fact protects. The runs of
+// IndParked and IndConsumes take about 15 s each, so -short leaves them.
+func TestInductResumeEachFactNeeded(t *testing.T) {
+	dir := t.TempDir()
+	var mod strings.Builder
+	mod.WriteString("---- MODULE Mut ----\nEXTENDS Resume\n")
+	for _, f := range resumeFacts {
+		fmt.Fprintf(&mod, "Without%s ==\n", f.fact)
+		for _, c := range indInvConjuncts {
+			if c != f.fact {
+				fmt.Fprintf(&mod, "    /\\ %s\n", c)
+			}
+		}
+	}
+	mod.WriteString("====\n")
+	cfg, err := os.ReadFile(filepath.Join("..", "spec", "induct", "ResumeInd.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Mut.tla"), []byte(mod.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Mut.cfg"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range resumeFacts {
+		if f.slow && testing.Short() {
+			continue
+		}
+		rep := inductResume(t, filepath.Join(dir, "Mut.cfg"), "Without"+f.fact, dir)
+		wantCTI(t, "IndInv without "+f.fact, rep, f.action, f.conjunct)
+	}
+}
+
+// IndInv is inductive relative to IndTypeOK at R0, with the counts
+// docs/induct.md gives. About 20 s of CPU, so not with -short.
+func TestInductResumeIndInv(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 20 s: IndInv over IndTypeOK's domain at R0")
+	}
+	rep := inductResume(t, filepath.Join("..", "spec", "induct", "R0.cfg"), "IndInv")
+	if rep.Verdict != "inductive" || rep.CTI != nil || rep.States != 1820 || rep.Successors != 2648 {
+		t.Errorf("IndInv: %s, %d states, %d successors, counterexample %+v; want inductive, 1820, 2648",
+			rep.Verdict, rep.States, rep.Successors, rep.CTI)
+	}
+}
