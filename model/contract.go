@@ -596,8 +596,8 @@ func indSkips[V vars](m *Model, s V) bool {
 
 //contract:invariant IndInv the inductive strengthening of Safety in the reference semantics
 func indInv[V vars](m *Model, s V) bool {
-	return pcPrefix(m, s) && pcLineage(m, s) && indPC(m, s) && indEffects(m, s) && indLog(m, s) &&
-		indParked(m, s) && indConsumes(m, s) && indCrashes(m, s) && indSkips(m, s) && safety(m, s)
+	return pcPrefix(m, s) && pcLineage(m, s) && indPC(m, s) && indEffects(m, s) && indParked(m, s) &&
+		indConsumes(m, s) && indCrashes(m, s) && indSkips(m, s) && indLog(m, s) && safety(m, s)
 }
 
 // completed: the run is complete (spec: Completed), the goal of Liveness.

@@ -512,7 +512,7 @@ func indSkipsState(m *Model, s stateVars) bool {
 }
 
 func indInvState(m *Model, s stateVars) bool {
-	return pcPrefixState(m, s) && pcLineageState(m, s) && indPCState(m, s) && indEffectsState(m, s) && indLogState(m, s) && indParkedState(m, s) && indConsumesState(m, s) && indCrashesState(m, s) && indSkipsState(m, s) && safetyState(m, s)
+	return pcPrefixState(m, s) && pcLineageState(m, s) && indPCState(m, s) && indEffectsState(m, s) && indParkedState(m, s) && indConsumesState(m, s) && indCrashesState(m, s) && indSkipsState(m, s) && indLogState(m, s) && safetyState(m, s)
 }
 
 func completedState(m *Model, s stateVars) bool { return s.PC() == m.done }
@@ -1062,7 +1062,7 @@ func indSkipsPacked(m *Model, s packedVars) bool {
 }
 
 func indInvPacked(m *Model, s packedVars) bool {
-	return pcPrefixPacked(m, s) && pcLineagePacked(m, s) && indPCPacked(m, s) && indEffectsPacked(m, s) && indLogPacked(m, s) && indParkedPacked(m, s) && indConsumesPacked(m, s) && indCrashesPacked(m, s) && indSkipsPacked(m, s) && safetyPacked(m, s)
+	return pcPrefixPacked(m, s) && pcLineagePacked(m, s) && indPCPacked(m, s) && indEffectsPacked(m, s) && indParkedPacked(m, s) && indConsumesPacked(m, s) && indCrashesPacked(m, s) && indSkipsPacked(m, s) && indLogPacked(m, s) && safetyPacked(m, s)
 }
 
 func completedPacked(m *Model, s packedVars) bool { return s.PC() == m.done }

@@ -396,17 +396,18 @@ IndSkips == \A i \in DOMAIN recoveries : recoveries[i].decision = "skip"
 
 (* The strengthening: the facts, then the obligations they imply or keep. *)
 (* The conjuncts over few variables come first, so that induct tests them *)
-(* on partial states.                                                      *)
+(* on partial states; IndLog, over the log (the largest set of values),   *)
+(* after those it would otherwise hold back until the log is bound.        *)
 IndInv ==
     /\ PCPrefix
     /\ PCLineage
     /\ IndPC
     /\ IndEffects
-    /\ IndLog
     /\ IndParked
     /\ IndConsumes
     /\ IndCrashes
     /\ IndSkips
+    /\ IndLog
     /\ Safety
 
 =============================================================================
