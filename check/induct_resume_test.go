@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -146,5 +147,59 @@ func TestInductResumeIndInv(t *testing.T) {
 	if rep.Verdict != "inductive" || rep.CTI != nil || rep.States != 1820 || rep.Successors != 2648 {
 		t.Errorf("IndInv: %s, %d states, %d successors, counterexample %+v; want inductive, 1820, 2648",
 			rep.Verdict, rep.States, rep.Successors, rep.CTI)
+	}
+}
+
+// TestInductResumeAgainstTLC holds IndInv's counts at R0 to TLC's
+// IndCheck-style run of the same states (spec/induct/tlc/IndTLC.tla): TLC's
+// distinct initial states are induct's states of IndTypeOK /\ IndInv,
+// its states generated past them the successors induct checked, and TLC
+// finds no state that breaks IndTypeOK /\ IndInv. It needs TLC: set
+// TLA2TOOLS_JAR (and have java).
+func TestInductResumeAgainstTLC(t *testing.T) {
+	jar := os.Getenv("TLA2TOOLS_JAR")
+	if jar == "" || testing.Short() {
+		t.Skip("no TLC: set TLA2TOOLS_JAR to hold IndInv's counts to TLC's IndCheck run")
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Skip("no java")
+	}
+	rep := inductResume(t, filepath.Join("..", "spec", "induct", "R0.cfg"), "IndInv")
+	if rep.Consecution != "holds" {
+		t.Fatalf("induct: consecution %s, want holds", rep.Consecution)
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"../spec/Resume.tla", "../spec/induct/tlc/IndTLC.tla", "../spec/induct/tlc/IndTLC.cfg"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(java, "-XX:+UseParallelGC", "-cp", jar, "tlc2.TLC", "-workers", "1", "-continue",
+		"-metadir", filepath.Join(dir, "meta"), "-config", "IndTLC.cfg", "IndTLC.tla")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("TLC: %v\n%s", err, out)
+	}
+	text := string(out)
+	// Under -continue TLC ends with "No error has been found" even after
+	// it printed violations, so the violations are looked for themselves.
+	if !strings.Contains(text, "Model checking completed.") || strings.Contains(text, "Error:") {
+		t.Fatalf("TLC found an error where induct says IndInv is inductive:\n%s", text)
+	}
+	var generated, distinct uint64
+	for _, line := range strings.Split(text, "\n") {
+		if _, err := fmt.Sscanf(line, "%d states generated, %d distinct states found", &generated, &distinct); err == nil {
+			break
+		}
+	}
+	if distinct != rep.States || generated-distinct != rep.Successors {
+		t.Errorf("TLC: %d distinct, %d generated; induct: %d states, %d successors (want distinct = states, generated - distinct = successors)",
+			distinct, generated, rep.States, rep.Successors)
 	}
 }
