@@ -83,17 +83,7 @@ func TestManyProcessesFewConnections(t *testing.T) {
 	if err := tg.verify(t, run); err != nil {
 		t.Fatal(err)
 	}
-	effects, err := tg.l.Effects(context.Background(), run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gated := 0
-	for _, e := range effects {
-		if e.Branch == 0 && e.Task == 2 {
-			gated++
-		}
-	}
-	if gated != 1 {
+	if gated := tg.gatedEffects(t, run); gated != 1 {
 		t.Fatalf("%d gated effects, want 1", gated)
 	}
 }

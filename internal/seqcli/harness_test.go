@@ -154,6 +154,23 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
+// gatedEffects counts the gated task's effects on run's main branch in
+// the ledger (the contract allows one).
+func (tg *target) gatedEffects(t testing.TB, run string) int {
+	t.Helper()
+	effects, err := tg.l.Effects(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gated := 0
+	for _, e := range effects {
+		if e.Branch == 0 && e.Task == 2 {
+			gated++
+		}
+	}
+	return gated
+}
+
 // verify checks a finished run four ways: it completed (every branch),
 // no task got two idempotency keys, every effect reached the ledger
 // exactly once, its trace is accepted (with every obligation holding).

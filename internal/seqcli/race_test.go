@@ -99,16 +99,7 @@ func raceCell(t *testing.T, tg *target, racers []racerEnv, k int, jitter time.Du
 	if err := tg.verify(t, run); err != nil {
 		t.Fatalf("k=%d jitter %v rep %d: %v", k, jitter, rep, err)
 	}
-	effects, err := tg.l.Effects(context.Background(), run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gated := 0
-	for _, e := range effects {
-		if e.Branch == 0 && e.Task == 2 {
-			gated++
-		}
-	}
+	gated := tg.gatedEffects(t, run)
 	if gated != 1 {
 		t.Fatalf("run %s: %d gated effects", run, gated)
 	}
