@@ -448,15 +448,18 @@ func writeInvariants(b *bytes.Buffer, invs []*invariant) {
 	b.WriteString("\t}\n\tpanic(\"model: no invariant \" + itoa(i))\n}\n\n")
 	b.WriteString("// holdsProbe is invariant i as contract.go writes it, on probeVars\n")
 	b.WriteString("// (Model.AlwaysHold).\n")
-	b.WriteString("func (m *Model) holdsProbe(i int, s probeVars) bool {\n\tswitch i {\n")
-	for i, inv := range invs {
-		fmt.Fprintf(b, "\tcase %d:\n\t\treturn %s(m, s)\n", i, inv.fn)
-	}
-	b.WriteString("\t}\n\tpanic(\"model: no invariant \" + itoa(i))\n}\n\n")
+	writeAsWritten(b, "holdsProbe", "probeVars", invs)
+	b.WriteString("\n")
 	b.WriteString("// holdsAsWritten is invariant i as contract.go writes it, through the\n")
 	b.WriteString("// vars interface: the tests hold the generated forms to it, and adding\n")
 	b.WriteString("// an invariant to contract.go adds it here.\n")
-	b.WriteString("func (m *Model) holdsAsWritten(i int, s vars) bool {\n\tswitch i {\n")
+	writeAsWritten(b, "holdsAsWritten", "vars", invs)
+}
+
+// writeAsWritten writes method name, the dispatch of invariant i to its
+// function as contract.go writes it, on variables of type typ.
+func writeAsWritten(b *bytes.Buffer, name, typ string, invs []*invariant) {
+	fmt.Fprintf(b, "func (m *Model) %s(i int, s %s) bool {\n\tswitch i {\n", name, typ)
 	for i, inv := range invs {
 		fmt.Fprintf(b, "\tcase %d:\n\t\treturn %s(m, s)\n", i, inv.fn)
 	}
