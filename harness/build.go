@@ -707,6 +707,9 @@ func (r *RunVerdict) RecoveryRefusedAsConflict() bool {
 	return false
 }
 
+// ErrNoEntries is the error of a log with no entries.
+var ErrNoEntries = errors.New("the log has no entries")
+
 // EntryError is a log entry BuildTrace refuses; Index counts from 0.
 type EntryError struct {
 	Index int
@@ -724,7 +727,7 @@ func (e *EntryError) Unwrap() error { return e.Err }
 // beyond the workflow's, a note number below 1).
 func (l *RunLog) checkEntries() error {
 	if len(l.Entries) == 0 {
-		return fmt.Errorf("harness: run %q: the log has no entries (an empty or cut log judges as a run that did nothing)", l.Run)
+		return fmt.Errorf("harness: run %q: %w (an empty or cut log judges as a run that did nothing)", l.Run, ErrNoEntries)
 	}
 	for i := range l.Entries {
 		if err := l.checkEntry(&l.Entries[i]); err != nil {

@@ -1,8 +1,11 @@
 package harness
 
 import (
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,11 +45,11 @@ func recordedLogs(t testing.TB) map[string]recordedVerdict {
 func TestJudgeRecordedLogs(t *testing.T) {
 	for name, want := range recordedLogs(t) {
 		t.Run(strings.TrimSuffix(name, ".json"), func(t *testing.T) {
-			var l RunLog
-			if err := jsonfile.Read(filepath.Join(logsDir, name), &l, jsonfile.Options{Strict: true}); err != nil {
+			l, err := ReadRunLog(filepath.Join(logsDir, name))
+			if err != nil {
 				t.Fatal(err)
 			}
-			rv, built, err := Judge(&l)
+			rv, built, err := Judge(l)
 			if err != nil {
 				t.Fatalf("Judge: %v", err)
 			}
@@ -67,6 +70,90 @@ func TestJudgeRecordedLogs(t *testing.T) {
 				t.Errorf("events: the verdict counts %d, the trace has %d", rv.Events, len(built.Trace.Events))
 			}
 		})
+	}
+}
+
+// TestCutLogRefused (issue 24): a log cut after any complete entry is a
+// valid, shorter log, and judges as another run: every proper prefix (by
+// entries) of each recorded log is refused by its end mark, naming the
+// file and the end mark's position, and the whole log is read and judged
+// with its recorded verdict (TestJudgeRecordedLogs). Without the end
+// mark, some prefix of a rejected run judges as accepted.
+func TestCutLogRefused(t *testing.T) {
+	flipped := 0
+	for name, want := range recordedLogs(t) {
+		path := filepath.Join(logsDir, name)
+		whole, err := ReadRunLog(path)
+		if err != nil {
+			t.Fatalf("%s: the whole log: %v", name, err)
+		}
+		if whole.End == nil || whole.End.Entries != len(whole.Entries) {
+			t.Fatalf("%s: end mark %+v, want one counting its %d entries", name, whole.End, len(whole.Entries))
+		}
+		for k := range len(whole.Entries) {
+			cut := *whole
+			cut.Entries = whole.Entries[:k]
+			data, err := json.Marshal(&cut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = DecodeRunLog(path, data)
+			if !errors.Is(err, ErrLogCut) || !strings.HasPrefix(err.Error(), path+":1:") {
+				t.Errorf("%s cut to %d of %d entries: got error %v, want %v naming %s:1:COL", name, k, len(whole.Entries), err, ErrLogCut, path)
+			}
+			// Without the end mark, what would it judge as?
+			if rv, _, err := Judge(&cut); err == nil && want.Verdict == "rejected" && rv.Verdict == "accepted" {
+				flipped++
+			}
+		}
+	}
+	if flipped == 0 {
+		t.Errorf("no prefix of a rejected recorded log judges as accepted: the test no longer shows what the end mark stops")
+	}
+}
+
+// TestLogEndCatches: the end mark refuses a log without it, one with
+// rows removed, and one with an entry changed in place (same counts);
+// the error says what differs.
+func TestLogEndCatches(t *testing.T) {
+	path := filepath.Join(logsDir, "langgraph-1.2.9-sqlite-cv.json")
+	whole, err := ReadRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(l *RunLog)
+		want string
+	}{
+		{"no end mark", func(l *RunLog) { l.End = nil }, "it has no end mark"},
+		{"rows removed", func(l *RunLog) { l.Rows = l.Rows[:len(l.Rows)-1] }, "2 ledger rows, its end mark records 3"},
+		{"entry changed", func(l *RunLog) {
+			l.Entries = slices.Clone(l.Entries)
+			l.Entries[0].Role = RoleResume
+		}, "the log was changed after the run"},
+		{"problems added", func(l *RunLog) { l.Problems = []string{"adapter died"} }, "the log was changed after the run"},
+	} {
+		l := *whole
+		tc.edit(&l)
+		data, err := json.Marshal(&l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DecodeRunLog(path, data); !errors.Is(err, ErrLogCut) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got error %v, want %v saying %q", tc.name, err, ErrLogCut, tc.want)
+		}
+	}
+	// Sealing again is what the runner does: the mark then fits.
+	l := *whole
+	l.Rows = nil
+	l.Seal()
+	data, err := json.Marshal(&l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeRunLog(path, data); err != nil {
+		t.Errorf("a log sealed after its change: %v", err)
 	}
 }
 

@@ -54,6 +54,11 @@ type RunLog struct {
 	// Problems are what went wrong driving the run (an adapter that died
 	// on its own, a timeout): a run with problems has no verdict.
 	Problems []string `json:"problems,omitempty"`
+	// End is the end mark the runner writes when the run is over (Seal);
+	// last, so that a file cut short loses it first. A log read from a
+	// file without it, or whose entries it does not match, is refused
+	// (CheckEnd).
+	End *LogEnd `json:"end,omitempty"`
 }
 
 // Add appends an entry.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/internal/atomicfile"
-	"github.com/resumecontract/resumecheck/internal/jsonfile"
 )
 
 // Rejudge builds every run's trace of the profile in dir again from the
@@ -30,12 +29,12 @@ func Rejudge(dir string) (*harness.Profile, error) {
 		slug := strings.ReplaceAll(c.Name, "/", "-")
 		for ri := range c.Runs {
 			old := &c.Runs[ri]
-			var l harness.RunLog
 			logPath := filepath.Join(dir, "runs", slug, old.Run, "log.json")
-			if err := jsonfile.Read(logPath, &l, jsonfile.Options{}); err != nil {
+			l, err := harness.ReadRunLog(logPath)
+			if err != nil {
 				return nil, fmt.Errorf("cell %s run %s: %w", c.Name, old.Run, err)
 			}
-			rv, built, err := harness.Judge(&l)
+			rv, built, err := harness.Judge(l)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", logPath, err)
 			}

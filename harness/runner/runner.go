@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -345,8 +344,11 @@ func (c *runCtx) finish(cell string) (*harness.RunVerdict, *harness.Built, error
 		return nil, nil, err
 	}
 	rv.Run = c.label
-	if lb, err := json.MarshalIndent(c.log, "", " "); err == nil {
-		_ = os.WriteFile(filepath.Join(c.dir, "log.json"), lb, 0o644)
+	// The log is the input of judge and rejudge: sealed with its end
+	// mark, and renamed into place whole.
+	c.log.Seal()
+	if err := atomicfile.WriteFile(filepath.Join(c.dir, "log.json"), c.log.WriteJSON); err != nil {
+		return nil, nil, err
 	}
 	if b != nil {
 		rel := filepath.Join("traces", strings.ReplaceAll(cell, "/", "-"), c.label+".ndjson")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -90,7 +91,7 @@ func TestTableAndDiff(t *testing.T) {
 // the control subject.
 func TestJudge(t *testing.T) {
 	dir := t.TempDir()
-	log := judgeLog
+	log := sealed(t, judgeLog)
 	path := filepath.Join(dir, "log.json")
 	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
@@ -106,7 +107,27 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// sealed is the log text with the end mark the runner writes over its
+// content (as decoded: a key given twice counts once, last wins), added at
+// its end, where the runner writes it; the text before is kept byte for
+// byte, and with it the positions of its entries.
+func sealed(t *testing.T, text string) string {
+	t.Helper()
+	var l harness.RunLog
+	if err := json.Unmarshal([]byte(text), &l); err != nil {
+		t.Fatalf("sealed: %v", err)
+	}
+	l.Seal()
+	end, err := json.Marshal(l.End)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.LastIndex(text, "}")
+	return text[:i] + `,"end":` + string(end) + text[i:]
+}
+
 // judgeLog is the log of a stray run of the control subject: accepted.
+// Its end mark is added by sealed.
 const judgeLog = `{"scenario":"stray","run":"r","store":"sqlite","workflow":{"tasks":3,"gate":2,"values":["va","vb"],"invalid_task":0},
 "entries":[
 {"kind":"request","proc":1,"role":"start","request":{"id":2,"op":"start"}},
@@ -122,40 +143,77 @@ const judgeLog = `{"scenario":"stray","run":"r","store":"sqlite","workflow":{"ta
 "rows":[{"seq":1,"task":1,"branch":"main","pid":1},{"seq":2,"task":2,"branch":"main","value":"va","pid":1},{"seq":3,"task":3,"branch":"main","pid":1}]}`
 
 // TestJudgeRefuses (issue 24): judge refuses, with exit 2 and the file and
-// line, a log that is empty, cut, has an entry or note of a kind the
-// builder does not know, a number out of its range, or a key twice. The
-// old judge accepted an emptied log (CV holds on LangGraph's CV run), and
-// skipped or used the rest.
+// line, a log that is empty, cut (in the middle of the text, after a
+// complete entry, or by entries removed from a valid log, its end mark
+// kept or dropped), has an entry or note of a kind the builder does not
+// know, a number out of its range, or a key twice. The old judge accepted
+// an emptied log (CV holds on LangGraph's CV run) and a log cut by
+// entries, and skipped or used the rest. Each edited log but the cut ones
+// is sealed again, so that what refuses it is the check it is about.
 func TestJudgeRefuses(t *testing.T) {
-	cv, err := os.ReadFile(filepath.Join("..", "..", "harness", "testdata", "logs", "langgraph-1.2.9-sqlite-cv.json"))
+	cvPath := filepath.Join("..", "..", "harness", "testdata", "logs", "langgraph-1.2.9-sqlite-cv.json")
+	cv, err := os.ReadFile(cvPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	withEntries := func(entries string) string {
+	// The whole CV log judges as it did when it ran: rejected, CV
+	// violated.
+	code, out, errs := run("judge", cvPath)
+	if code != ExitOK || !strings.Contains(out, `"verdict": "rejected"`) || !strings.Contains(out, `"CV": "violated"`) {
+		t.Fatalf("judge of the whole CV log: exit %d, want 0 and rejected with CV violated\n%s%s", code, out, errs)
+	}
+	var cvLog harness.RunLog
+	if err := json.Unmarshal(cv, &cvLog); err != nil {
+		t.Fatal(err)
+	}
+	withEntries := func(entries string, seal bool) string {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(cv, &m); err != nil {
 			t.Fatal(err)
 		}
 		m["entries"] = json.RawMessage(entries)
+		if seal {
+			delete(m, "end")
+		}
 		b, err := json.MarshalIndent(m, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seal {
+			return sealed(t, string(b))
+		}
+		return string(b)
+	}
+	cvCut := func(k int, withEnd bool) string {
+		l := cvLog
+		l.Entries = l.Entries[:k]
+		if !withEnd {
+			l.End = nil
+		}
+		b, err := json.Marshal(&l)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return string(b)
 	}
+	whole := sealed(t, judgeLog)
 	replace := func(old, new string) string {
 		if !strings.Contains(judgeLog, old) {
 			t.Fatalf("%s is not in the log", old)
 		}
-		return strings.Replace(judgeLog, old, new, 1)
+		return sealed(t, strings.Replace(judgeLog, old, new, 1))
 	}
 	for _, tc := range []struct {
 		name, log, want string
 	}{
-		{"cv entries empty", withEntries("[]"), "no entries"},
-		{"cv entries null", withEntries("null"), "no entries"},
-		{"cut", judgeLog[:len(judgeLog)/2], "cut short"},
-		{"cut after an entry", judgeLog[:strings.Index(judgeLog, "\n{\"kind\":\"request\",\"proc\":1,\"role\":\"resume\"")], "cut short"},
+		{"cv entries empty", withEntries("[]", true), "no entries"},
+		{"cv entries null", withEntries("null", true), "no entries"},
+		{"cv entries empty, end mark kept", withEntries("[]", false), "it has 0 entries, its end mark records 23"},
+		{"cv cut by entries", cvCut(len(cvLog.Entries)-1, true), "it has 22 entries, its end mark records 23"},
+		{"cv cut by entries, end mark dropped", cvCut(len(cvLog.Entries)-1, false), "it has no end mark"},
+		{"no end mark", judgeLog, "it has no end mark"},
+		{"cut", whole[:len(whole)/2], "cut short"},
+		{"cut after an entry", whole[:strings.Index(whole, "\n{\"kind\":\"request\",\"proc\":1,\"role\":\"resume\"")], "cut short"},
 		{"entry kind", replace(`{"kind":"request","proc":1,"role":"resume"`, `{"kind":"requests","proc":1,"role":"resume"`), `entry 5: unknown kind "requests"`},
 		{"note kind", replace(`"kind":"effect","task":2`, `"kind":"effects","task":2`), `entry 7: note 4: unknown kind "effects"`},
 		{"task 2^40", replace(`"kind":"effect","task":2`, `"kind":"effect","task":1099511627776`), "entry 7: note 4 (effect): task 1099511627776, want 1..3"},
@@ -172,8 +230,8 @@ func TestJudgeRefuses(t *testing.T) {
 			if code != 2 || !strings.Contains(errs, tc.want) {
 				t.Fatalf("exit %d, want 2 and %q\n%s%s", code, tc.want, out, errs)
 			}
-			if tc.name != "cv entries null" && tc.name != "cv entries empty" && !strings.Contains(errs, path+":") {
-				t.Errorf("no position in %q", errs)
+			if !regexp.MustCompile(regexp.QuoteMeta(path) + `:\d+:\d+: `).MatchString(errs) {
+				t.Errorf("no position (%s:LINE:COL) in %q", path, errs)
 			}
 		})
 	}

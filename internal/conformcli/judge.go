@@ -1,7 +1,6 @@
 package conformcli
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,25 +30,33 @@ notes, as JSON. With --trace it prints the trace instead.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Strict: a key given twice (encoding/json would let the last
 			// win, where the trace reader refuses it) or a field the log
-			// does not have is an edited log, refused with its position.
+			// does not have is an edited log, and a log without the end
+			// mark the runner writes when the run is over (or whose
+			// entries it does not match) is cut: each refused with its
+			// position.
 			data, err := os.ReadFile(args[0])
 			if err != nil {
 				return clibase.Input(err)
 			}
-			var l harness.RunLog
-			if err := jsonfile.Decode(args[0], data, &l, jsonfile.Options{Strict: true}); err != nil {
+			l, err := harness.DecodeRunLog(args[0], data)
+			if err != nil {
 				return clibase.Input(err)
 			}
-			rv, built, err := harness.Judge(&l)
+			rv, built, err := harness.Judge(l)
 			if err != nil {
 				// An entry the builder refuses is named by its place in
-				// the file too.
+				// the file too, and an empty log by its entries.
+				off := int64(-1)
 				var ee *harness.EntryError
-				if errors.As(err, &ee) {
-					if off := entryOffset(data, ee.Index); off >= 0 {
-						line, col := jsonfile.Position(data, off)
-						return clibase.Usage(fmt.Errorf("%s:%d:%d: %w", args[0], line, col, err))
-					}
+				switch {
+				case errors.As(err, &ee):
+					off = harness.LogOffset(data, "entries", ee.Index)
+				case errors.Is(err, harness.ErrNoEntries):
+					off = harness.LogOffset(data, "entries", -1)
+				}
+				if off >= 0 {
+					line, col := jsonfile.Position(data, off)
+					return clibase.Usage(fmt.Errorf("%s:%d:%d: %w", args[0], line, col, err))
 				}
 				return clibase.Input(fmt.Errorf("%s: %w", args[0], err))
 			}
@@ -66,47 +73,6 @@ notes, as JSON. With --trace it prints the trace instead.`,
 	}
 	cmd.Flags().BoolVar(&traceOnly, "trace", false, "print the trace, not the verdict")
 	return cmd
-}
-
-// entryOffset is the byte offset of entries[i] in the log data, or -1.
-func entryOffset(data []byte, i int) int64 {
-	d := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
-		return -1
-	}
-	for d.More() {
-		key, err := d.Token()
-		if err != nil {
-			return -1
-		}
-		if key != "entries" {
-			var skip json.RawMessage
-			if d.Decode(&skip) != nil {
-				return -1
-			}
-			continue
-		}
-		if tok, err := d.Token(); err != nil || tok != json.Delim('[') {
-			return -1
-		}
-		for n := 0; d.More(); n++ {
-			off := d.InputOffset()
-			var skip json.RawMessage
-			if d.Decode(&skip) != nil {
-				return -1
-			}
-			if n == i {
-				// InputOffset is where the previous token ended: skip
-				// the comma and white space to the entry's brace.
-				for off < int64(len(data)) && (data[off] == ',' || data[off] == ' ' || data[off] == '\t' || data[off] == '\r' || data[off] == '\n') {
-					off++
-				}
-				return off
-			}
-		}
-		return -1
-	}
-	return -1
 }
 
 func newRejudge(stdout io.Writer) *cobra.Command {

@@ -21,7 +21,6 @@ var scratchWriters = map[string]string{
 	"model/internal/gen/main.go":                "go generate's output, checked against contract.go by a test",
 	"sequencer/storetest/tlc.go":                "a trace module in a test's temporary folder",
 	"sequencer/sqlitestore/sqlitestore.go":      "creates a new store exclusively (O_EXCL); SQLite owns the file after",
-	"harness/runner/runner.go":                  "log.json, the observation log kept beside a run for debugging (profile.json is atomic)",
 	"harness/runner/proc.go":                    "an adapter's stderr, a log written as it runs",
 	"harness/internal/fakeadapter/fake.go":      "the fake adapter's own state, renamed into place by hand",
 	"check/indcheck.go":                         "the IndCheck module and cfg in a temporary folder for TLC",
