@@ -10,9 +10,14 @@ FUZZTIME ?= 30s
 NPM      ?= npm
 
 .PHONY: help check test test-short lint deps verify verify-long fuzz build clean bench bench-docs bench-large bench-fpset
-.PHONY: bin/tlcrun bin/seqctl bin/conformance
+.PHONY: bin/tlcrun bin/seqctl bin/conformance bin/testsum bin/subjects
 bin/tlcrun bin/seqctl bin/conformance:
 	$(GO) build -o $@ ./cmd/$(notdir $@)
+# The repository's own tools the targets run, built the same way: testsum
+# exits with go test's status (2 for a build or flag error), which go run
+# would turn into 1.
+bin/testsum bin/subjects:
+	$(GO) build -o $@ ./internal/cmd/$(notdir $@)
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' \
@@ -27,11 +32,11 @@ check: bin/tlcrun ## check the contract at the reference bounds R0 with the Go e
 # the exit status is go test's. -vet=off: lint, a prerequisite, has run
 # go vet ./... with every analyzer, and go test's own vet (a subset, not
 # cached as go vet's) cost a fresh clone about 35 s of CPU again.
-test: deps lint ## the whole test suite (what .ci/run runs), then what was skipped and why
-	$(GO) run ./internal/cmd/testsum -vet=off ./...
+test: deps lint bin/testsum ## the whole test suite (what .ci/run runs), then what was skipped and why
+	bin/testsum -vet=off ./...
 
-test-short: deps lint ## the suite without its long exhaustive runs (go test -short); CI runs make test
-	$(GO) run ./internal/cmd/testsum -vet=off -short ./...
+test-short: deps lint bin/testsum ## the suite without its long exhaustive runs (go test -short); CI runs make test
+	bin/testsum -vet=off -short ./...
 
 # staticcheck is pinned and installed from the Go module proxy into
 # .tools/ (not a global that CI lacks); staticcheck.conf says which checks.
@@ -42,13 +47,13 @@ STATICCHECK := .tools/staticcheck-$(STATICCHECK_VERSION)
 # (a direct dependency not marked indirect, nothing stale). subjects: every
 # commit since the rule keeps it (a subject of at most 72 characters, then a
 # blank line); .githooks/commit-msg checks a message as it is written.
-lint: $(STATICCHECK) ## gofmt, go vet, staticcheck (pinned, installed into .tools/), go mod tidy -diff, commit subjects
+lint: $(STATICCHECK) bin/subjects ## gofmt, go vet, staticcheck (pinned, installed into .tools/), go mod tidy -diff, commit subjects
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
-	@$(GO) run ./internal/cmd/subjects
+	@bin/subjects
 
 $(STATICCHECK):
 	@mkdir -p .tools

@@ -3,7 +3,7 @@
 // checks every commit after the one the rule took effect at (Since), or
 // the message files given as arguments (the commit-msg hook in .githooks):
 //
-//	go run ./internal/cmd/subjects              # Since..HEAD, as make lint does
+//	go run ./internal/cmd/subjects              # Since..HEAD (make lint runs it built)
 //	go run ./internal/cmd/subjects .git/COMMIT_EDITMSG
 //
 // Outside a git checkout, or in a shallow clone that lacks Since, it says
