@@ -25,7 +25,6 @@ var scratchWriters = map[string]string{
 	"harness/internal/fakeadapter/fake.go":      "the fake adapter's own state, renamed into place by hand",
 	"check/indcheck.go":                         "the IndCheck module and cfg in a temporary folder for TLC",
 	"adapters/go/goworkflows/cmd/repro/main.go": "the repro's markers in its scratch folder",
-	"internal/sweep/sweep.go":                   "each point's cfg in a temporary folder (or --cfg-dir)",
 	"internal/clitest/clitest.go":               "test support: a case's files in its scratch folder, and -update",
 	"internal/matrixtlc/matrixtlc.go":           "a fault model's cfg variant in a temporary folder for TLC",
 	"internal/tlagen/tlagen.go":                 "WriteDir, for tests' temporary folders; trace2tla writes the pair atomically",

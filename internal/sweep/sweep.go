@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
@@ -108,14 +109,21 @@ func Run(ctx context.Context, basePath, specPath string, params []Param, opt Opt
 	if err != nil {
 		return nil, &InputError{err.Error()}
 	}
-	dir := opt.CfgDir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "tlcrun-sweep-"); err != nil {
+	// The cells are checked from cfgs in a folder of this run's own, even
+	// with CfgDir: a second sweep keeping its cfgs in the same folder
+	// must not have this one check its cells. The kept copies go to
+	// CfgDir through temporaries renamed into place, so that a kill
+	// leaves no cfg cut short there, and two sweeps leave each cfg whole
+	// (the last one's).
+	dir, err := os.MkdirTemp("", "tlcrun-sweep-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if opt.CfgDir != "" {
+		if err := os.MkdirAll(opt.CfgDir, 0o755); err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(dir)
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
 	}
 	useGo, useTLC := opt.Engine != "tlc", opt.Engine != "go"
 	t := &Table{Base: basePath, Spec: specPath, Engine: opt.Engine}
@@ -126,20 +134,28 @@ func Run(ctx context.Context, basePath, specPath string, params []Param, opt Opt
 	jobs := make([]*check.Job, len(cells))
 	paths := make([]string, len(cells))
 	for i, c := range cells {
-		path := filepath.Join(dir, fmt.Sprintf("cell-%0*d.cfg", width, c.Index))
+		name := fmt.Sprintf("cell-%0*d.cfg", width, c.Index)
+		path := filepath.Join(dir, name)
 		var sb strings.Builder
 		fmt.Fprintf(&sb, "\\* tlcrun sweep, cell %d of %d: %s\n\\* The other constants and the properties are those of %s.\n",
 			c.Index, len(cells), Label(params, c), basePath)
 		if err := c.Cfg.Write(&sb); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		write := func(w io.Writer) error {
+			_, err := io.WriteString(w, sb.String())
+			return err
+		}
+		if err := atomicfile.WriteFile(path, write); err != nil {
 			return nil, err
 		}
 		paths[i] = path
 		row := Row{Cell: c.Index}
 		if opt.CfgDir != "" {
-			row.Cfg = path
+			row.Cfg = filepath.Join(opt.CfgDir, name)
+			if err := atomicfile.WriteFile(row.Cfg, write); err != nil {
+				return nil, err
+			}
 		}
 		for _, v := range c.Values {
 			row.Values = append(row.Values, v.String())

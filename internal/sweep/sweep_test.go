@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 )
@@ -158,5 +161,88 @@ func TestSeconds(t *testing.T) {
 		if got := Seconds(s); got != want {
 			t.Errorf("Seconds(%v) = %s, want %s", s, got, want)
 		}
+	}
+}
+
+// TestCfgDirShared (issue 24): two sweeps keeping their cfgs in one
+// folder. The first is made to wait, between writing its first cell's cfg
+// and loading it, for a whole second sweep of other cells into the same
+// folder: each sweep still checks its own cells (a sweep that loads its
+// cells from the shared folder checks the other's NTasks = 5 as its
+// NTasks = 3), and every kept cfg is whole, one sweep's, with no
+// temporary left beside it.
+func TestCfgDirShared(t *testing.T) {
+	dir := t.TempDir()
+	mine, _ := ParseParam("NTasks=3..4")
+	other, _ := ParseParam("NTasks=5..6")
+	want := map[string]string{}
+	for _, p := range []Param{mine, other} {
+		base, err := tlacfg.ParseFile("../../spec/R0.cfg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range mustCells(t, base, p) {
+			var sb strings.Builder
+			if err := c.Cfg.Write(&sb); err != nil {
+				t.Fatal(err)
+			}
+			want[Label([]Param{p}, c)] = sb.String()
+		}
+	}
+	var otherTable *Table
+	loads := 0
+	load := func(cfgPath, specPath string) (*check.Job, error) {
+		loads++
+		if loads == 1 {
+			var err error
+			otherTable, err = Run(context.Background(), "../../spec/R0.cfg", "", []Param{other}, Options{Engine: "go", CfgDir: dir})
+			if err != nil {
+				t.Fatalf("the second sweep: %v", err)
+			}
+		}
+		return check.Load(cfgPath, specPath)
+	}
+	table, err := Run(context.Background(), "../../spec/R0.cfg", "", []Param{mine}, Options{Engine: "go", CfgDir: dir, Load: load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		table *Table
+		want  []uint64
+	}{{"NTasks=3..4", table, []uint64{59, 95}}, {"NTasks=5..6", otherTable, nil}} {
+		if tc.table == nil || len(tc.table.Rows) != 2 {
+			t.Fatalf("sweep %s: table %+v, want 2 rows", tc.name, tc.table)
+		}
+		for i, row := range tc.table.Rows {
+			if tc.want != nil && row.Go.Found.Distinct != tc.want[i] {
+				t.Errorf("sweep %s, cell %d (%s): %d distinct states, want %d (its own cell's)", tc.name, row.Cell, row.Values, row.Go.Found.Distinct, tc.want[i])
+			}
+			if tc.want == nil && row.Go.Found.Distinct <= 95 {
+				t.Errorf("sweep %s, cell %d (%s): %d distinct states, want more than NTasks = 4's 95", tc.name, row.Cell, row.Values, row.Go.Found.Distinct)
+			}
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := false
+		for _, w := range want {
+			whole = whole || strings.HasSuffix(string(b), w)
+		}
+		if !whole {
+			t.Errorf("%s is no cell's whole cfg:\n%s", e.Name(), b)
+		}
+	}
+	if d := cmp.Diff([]string{"cell-1.cfg", "cell-2.cfg"}, names); d != "" {
+		t.Errorf("the shared folder (-want +got):\n%s", d)
 	}
 }
