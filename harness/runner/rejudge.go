@@ -8,6 +8,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/internal/atomicfile"
+	"github.com/resumecontract/resumecheck/trace"
 )
 
 // Rejudge builds every run's trace of the profile in dir again from the
@@ -21,6 +22,11 @@ func Rejudge(dir string) (*harness.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	type judged struct {
+		rel   string
+		trace *trace.Trace
+	}
+	var traces []judged
 	for ci := range p.Cells {
 		c := &p.Cells[ci]
 		if _, ok := harness.ScenarioByName(c.Scenario); !ok {
@@ -49,12 +55,7 @@ func Rejudge(dir string) (*harness.Profile, error) {
 			rv.Notes = append(kept, rv.Notes...)
 			if built != nil {
 				rel := filepath.Join("traces", slug, old.Run+".ndjson")
-				if err := os.MkdirAll(filepath.Join(dir, "traces", slug), 0o755); err != nil {
-					return nil, err
-				}
-				if err := built.Trace.WriteFile(filepath.Join(dir, rel)); err != nil {
-					return nil, err
-				}
+				traces = append(traces, judged{rel, built.Trace})
 				rv.Trace = filepath.ToSlash(rel)
 			}
 			*old = *rv
@@ -62,6 +63,17 @@ func Rejudge(dir string) (*harness.Profile, error) {
 	}
 	if err := Refinish(p); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	// Written only when every log has been read and judged: a log
+	// refused halfway (cut, edited) leaves the profile and its traces as
+	// they were.
+	for _, j := range traces {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, j.rel)), 0o755); err != nil {
+			return nil, err
+		}
+		if err := j.trace.WriteFile(filepath.Join(dir, j.rel)); err != nil {
+			return nil, err
+		}
 	}
 	return p, atomicfile.WriteFile(filepath.Join(dir, "profile.json"), p.WriteJSON)
 }

@@ -3,13 +3,17 @@ package runner_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/internal/fakeadapter"
@@ -341,5 +345,69 @@ func TestSweepStrideRotates(t *testing.T) {
 		if n != 1 {
 			t.Errorf("kill point %s reached %d times over the offsets, want once", pt, n)
 		}
+	}
+}
+
+// TestRejudgeCutLog (issue 24): the runner seals each run's log; a
+// rejudge reads them whole and gives the same verdicts. A log cut by
+// one entry, anywhere in the profile, is refused naming it, and nothing
+// is rewritten: the profile and every trace, those of the runs judged
+// before the cut one included, stay as the run left them.
+func TestRejudgeCutLog(t *testing.T) {
+	p, opt := profileWith(t, "", func(*runner.Options) {}, "fd", "stray")
+	dir := runner.Dir(opt, p)
+	again, err := runner.Rejudge(dir)
+	if err != nil {
+		t.Fatalf("Rejudge of the sealed logs: %v", err)
+	}
+	if d := cmp.Diff(harness.Diff([]*harness.Profile{p}, []*harness.Profile{again}), []harness.Change(nil)); d != "" {
+		t.Errorf("verdicts rejudged (-want +got):\n%s", d)
+	}
+	snapshot := func() map[string]string {
+		files := map[string]string{}
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || (filepath.Base(path) != "profile.json" && filepath.Ext(path) != ".ndjson") {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			files[path] = string(b)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
+	// Make every trace differ from what a rejudge writes, so that a
+	// rewrite shows.
+	before := snapshot()
+	for path := range before {
+		if filepath.Ext(path) == ".ndjson" {
+			before[path] += "\n"
+			if err := os.WriteFile(path, []byte(before[path]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The last cell's log, cut by its last entry.
+	last := p.Cells[len(p.Cells)-1]
+	logPath := filepath.Join(dir, "runs", strings.ReplaceAll(last.Name, "/", "-"), last.Runs[0].Run, "log.json")
+	l, err := harness.ReadRunLog(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Entries = l.Entries[:len(l.Entries)-1]
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(logPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runner.Rejudge(dir); !errors.Is(err, harness.ErrLogCut) || !strings.Contains(err.Error(), logPath) {
+		t.Fatalf("Rejudge with a cut log: got error %v, want %v naming %s", err, harness.ErrLogCut, logPath)
+	}
+	if d := cmp.Diff(before, snapshot()); d != "" {
+		t.Errorf("files after the refused rejudge (-before +after):\n%s", d)
 	}
 }
