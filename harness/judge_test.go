@@ -17,8 +17,9 @@ import (
 
 // The logs in testdata/logs are observation logs of real runs (LangGraph
 // 1.2.9 on SQLite, one run of each scenario, recorded by
-// `conformance run`), compacted; verdicts.json holds the verdict the
-// runner gave each at the time.
+// `conformance run`), compacted, and sealed afterwards with the end mark
+// the runner writes since (RunLog.Seal); verdicts.json holds the verdict
+// the runner gave each at the time.
 const logsDir = "testdata/logs"
 
 type recordedVerdict struct {
