@@ -39,6 +39,21 @@ var CrashObserved = trace.AllVars &^ trace.Vars(trace.VarEffects, trace.VarConsu
 // Every state is the model's (each event is a step of model.Step); only
 // the last checkpoint's validity is changed, which is the fault.
 func CrashesInvalid(w io.Writer, n int) error {
+	return crashes(w, n, func(s *model.State) { s.Log[len(s.Log)-1].Valid = false })
+}
+
+// CrashesUnexplained writes the trace of CrashesInvalid with another last
+// event: task 3 executes with a valid checkpoint and fires its effect
+// twice. The reference semantics rejects it there, and no fault model of
+// one or two faults accepts it, so that diagnosing it tries every model
+// over the whole history (the "no explanation" rows of docs/trace.md).
+func CrashesUnexplained(w io.Writer, n int) error {
+	return crashes(w, n, func(s *model.State) { s.Effects[len(s.Effects)-1]++ })
+}
+
+// crashes writes CrashesInvalid's run with spoil applied to the state of
+// its last event.
+func crashes(w io.Writer, n int, spoil func(*model.State)) error {
 	if n < 5 {
 		return fmt.Errorf("longtrace: want at least 5 events, not %d", n)
 	}
@@ -79,8 +94,7 @@ func CrashesInvalid(w io.Writer, n int) error {
 			return err
 		}
 	}
-	invalid := func(s *model.State) { s.Log[len(s.Log)-1].Valid = false }
-	if err := emit(model.Label{Action: model.ExecTask}, trace.AllVars&^trace.Vars(trace.VarRecoveries), invalid); err != nil {
+	if err := emit(model.Label{Action: model.ExecTask}, trace.AllVars&^trace.Vars(trace.VarRecoveries), spoil); err != nil {
 		return err
 	}
 	return bw.Flush()

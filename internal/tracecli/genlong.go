@@ -16,8 +16,9 @@ import (
 // ("Diagnosing a long rejected trace") and of tracecheck's test of it.
 func newGenLong(stdout, stderr io.Writer) *cobra.Command {
 	var events int
+	var unexplained bool
 	cmd := &cobra.Command{
-		Use:    "gen-long --events N FILE",
+		Use:    "gen-long --events N [--unexplained] FILE",
 		Short:  "Write a long trace rejected at its last event after N-4 crash recoveries",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
@@ -25,7 +26,11 @@ func newGenLong(stdout, stderr io.Writer) *cobra.Command {
 			if events < 5 {
 				return clibase.Usage(fmt.Errorf("want --events >= 5, not %d", events))
 			}
-			err := atomicfile.WriteFile(args[0], func(w io.Writer) error { return longtrace.CrashesInvalid(w, events) })
+			gen := longtrace.CrashesInvalid
+			if unexplained {
+				gen = longtrace.CrashesUnexplained
+			}
+			err := atomicfile.WriteFile(args[0], func(w io.Writer) error { return gen(w, events) })
 			if err != nil {
 				return clibase.Exit(ExitFailure, err)
 			}
@@ -35,5 +40,6 @@ func newGenLong(stdout, stderr io.Writer) *cobra.Command {
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	cmd.Flags().IntVar(&events, "events", 1_000_000, "events in the trace")
+	cmd.Flags().BoolVar(&unexplained, "unexplained", false, "end with task 3's effect fired twice, which no fault model explains (longtrace.CrashesUnexplained)")
 	return cmd
 }
