@@ -51,6 +51,9 @@ var Dialect = sqlstore.Dialect{
 	// Every write transaction (BEGIN IMMEDIATE) takes the one write lock
 	// of the database.
 	Held: func(string) string { return "the database's write lock" },
+	// Writers wait for the one write lock in any case; those of one
+	// process wait for a shared transaction instead, one sync for all.
+	GroupCommit: true,
 }
 
 // DefaultBusyTimeout is how long a transaction waits for the database's

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync/atomic"
 
 	"github.com/resumecontract/resumecheck/sequencer"
 )
@@ -44,6 +45,14 @@ type Dialect struct {
 	// Held names, for a message, the lock that a write transaction of run
 	// waits for, or (run "") the lock of the schema check.
 	Held func(run string) string
+	// GroupCommit: the writes that a process's goroutines make while
+	// another write of the process is committing share one transaction,
+	// each in a savepoint, and so one sync (group.go). For a database
+	// with one write lock (SQLite), whose writers queue behind it anyway:
+	// it turns the queue into batches. Where writers of different runs
+	// commit concurrently (PostgreSQL's row locks) a group would make
+	// every write in it wait for the slowest lock, so it is off there.
+	GroupCommit bool
 }
 
 // Querier is what reads the schema: a database or a transaction.
@@ -83,7 +92,9 @@ type Store struct {
 	d  Dialect
 	// name is the store in messages: its path, or its DSN without the
 	// password.
-	name string
+	name  string
+	group group
+	txns  atomic.Int64 // write transactions begun
 }
 
 // New checks the database's schema and returns the store: the tables are
@@ -106,73 +117,70 @@ func (s *Store) Name() string { return s.name }
 // corrupt rows).
 func (s *Store) DB() *sql.DB { return s.db }
 
+// WriteTransactions is the number of write transactions the store has
+// begun: with group commit, fewer than its writes.
+func (s *Store) WriteTransactions() int64 { return s.txns.Load() }
+
 func (s *Store) q(stmt string) string { return s.d.Rebind(stmt) }
 
 func (s *Store) Create(ctx context.Context, run string, facts []sequencer.Fact) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return s.wrapHeld(err, s.held(run))
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO seq_runs (run) VALUES ($1) ON CONFLICT DO NOTHING`), run)
-	if err != nil {
-		return s.wrap(err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return s.wrap(err)
-	} else if n == 0 {
-		return fmt.Errorf("%w: %s", sequencer.ErrRunExists, run)
-	}
-	if err := s.insert(ctx, tx, run, facts); err != nil {
-		return err
-	}
-	return s.wrap(tx.Commit())
+	return s.write(ctx, &op{run: run, create: true, facts: facts})
 }
 
-func (s *Store) insert(ctx context.Context, tx *sql.Tx, run string, facts []sequencer.Fact) error {
+// createIn is Create's work in tx. broken: the error came from the
+// database, and tx may be unusable.
+func (s *Store) createIn(ctx context.Context, tx *sql.Tx, run string, facts []sequencer.Fact) (broken bool, err error) {
+	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO seq_runs (run) VALUES ($1) ON CONFLICT DO NOTHING`), run)
+	if err != nil {
+		return true, s.wrap(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return true, s.wrap(err)
+	} else if n == 0 {
+		return false, fmt.Errorf("%w: %s", sequencer.ErrRunExists, run)
+	}
+	return s.insert(ctx, tx, run, facts)
+}
+
+func (s *Store) insert(ctx context.Context, tx *sql.Tx, run string, facts []sequencer.Fact) (broken bool, err error) {
 	for _, f := range facts {
 		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO seq_facts (run, kind, k1, k2, k3, body, sum)
 			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`),
 			run, f.Kind, f.K1, f.K2, f.K3, string(f.Body), sequencer.Sum(run, f))
 		if err != nil {
-			return s.wrap(err)
+			return true, s.wrap(err)
 		}
 		if n, err := res.RowsAffected(); err != nil {
-			return s.wrap(err)
+			return true, s.wrap(err)
 		} else if n == 0 {
-			return fmt.Errorf("%w: run %s, row %s/%d/%d/%d", sequencer.ErrDuplicate, run, f.Kind, f.K1, f.K2, f.K3)
+			return false, fmt.Errorf("%w: run %s, row %s/%d/%d/%d", sequencer.ErrDuplicate, run, f.Kind, f.K1, f.K2, f.K3)
 		}
 	}
-	return nil
+	return false, nil
 }
 
 func (s *Store) Update(ctx context.Context, run string, decide func([]sequencer.Fact) ([]sequencer.Fact, error)) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return s.wrapHeld(err, s.held(run))
-	}
-	defer tx.Rollback()
+	return s.write(ctx, &op{run: run, decide: decide})
+}
+
+// updateIn is Update's work in tx. broken: the error came from the
+// database, and tx may be unusable.
+func (s *Store) updateIn(ctx context.Context, tx *sql.Tx, run string, decide func([]sequencer.Fact) ([]sequencer.Fact, error)) (broken bool, err error) {
 	var got string
 	if err := tx.QueryRowContext(ctx, s.q(s.d.LockRun), run).Scan(&got); errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%w: %s", sequencer.ErrUnknownRun, run)
+		return false, fmt.Errorf("%w: %s", sequencer.ErrUnknownRun, run)
 	} else if err != nil {
-		return s.wrapHeld(err, s.held(run))
+		return true, s.wrapHeld(err, s.held(run))
 	}
 	facts, err := s.load(ctx, tx, run)
 	if err != nil {
-		return err
+		return true, err
 	}
 	add, err := decide(facts)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if len(add) == 0 {
-		return s.wrap(tx.Commit())
-	}
-	if err := s.insert(ctx, tx, run, add); err != nil {
-		return err
-	}
-	return s.wrap(tx.Commit())
+	return s.insert(ctx, tx, run, add)
 }
 
 type querier interface {
