@@ -36,6 +36,7 @@ func superseded(o outcome) bool { return o.code == 3 && strings.Contains(o.stder
 // one recovery would (parked, or complete with its fork) with no further
 // recovery; then the scenario is finished and the run verified.
 func recovererSweep(t *testing.T, tg *target) {
+	tg.scenario = "kill sweep: k = 2, 4, 8 concurrent recoveries after each kill point, one of them killed too at every other point"
 	points, procs, sup, kills := 0, 0, 0, 0
 	for si := range 3 {
 		for k := 1; ; k++ {
@@ -112,6 +113,7 @@ func recovererSweep(t *testing.T, tg *target) {
 // the scenario is finished and the run verified. Returns the problems
 // (none is the pass) and the number of cells.
 func lagSweep(t *testing.T, tg *target) (problems []string, cells int) {
+	tg.scenario = "kill sweep: a step paused after each of its operations while a recovery takes the run over"
 	for si := range 3 {
 		for k := 1; ; k++ {
 			reached := true
@@ -243,6 +245,7 @@ func (p *pausedProc) release(t *testing.T) {
 // too or stop superseded; the run is complete with no further recovery.
 func recoverCell(t *testing.T, tg *target, k int, jitter time.Duration, rep int) concCell {
 	run := fmt.Sprintf("%srec-k%d-j%d-r%d", tg.prefix, k, jitter.Milliseconds(), rep)
+	tg.scenario = "race matrix: the gate's winner killed after its grant, then k = 2, 4, 8 recoveries at once"
 	tg.ok(t, "run", "--run", run)
 	if r := tg.run(t, "--kill-after", "1", "resume", "--run", run, "--value", "va"); !r.killed {
 		t.Fatalf("run %s: the resume was not killed after its grant: exit %d: %s", run, r.code, r.stderr)
@@ -260,6 +263,7 @@ func recoverCell(t *testing.T, tg *target, k int, jitter time.Duration, rep int)
 // recovery finishes the run.
 func pairCell(t *testing.T, tg *target, jitter time.Duration, rep int, kill bool) concCell {
 	run := fmt.Sprintf("%spair-j%d-r%d-%v", tg.prefix, jitter.Milliseconds(), rep, kill)
+	tg.scenario = "race matrix: a resume and a recovery of one parked run at once, the resume killed or not"
 	tg.ok(t, "run", "--run", run)
 	seed := fmt.Sprint(rep * 1000)
 	ps := []proc{

@@ -35,7 +35,8 @@ func TestManyProcessesFewConnections(t *testing.T) {
 		k, slots = 256, 100
 	}
 	dsn := smallServer(t, slots)
-	tg := &target{name: fmt.Sprintf("PostgreSQL, max_connections %d", slots), store: dsn, ledger: dsn, prefix: "conn-"}
+	tg := &target{name: fmt.Sprintf("PostgreSQL, max_connections %d", slots), store: dsn, ledger: dsn, prefix: "conn-", table: &faults,
+		scenario: fmt.Sprintf("many processes: %d resumes of one parked run at once", k)}
 	tg.open(t)
 	run := fmt.Sprintf("conn-k%d", k)
 	tg.ok(t, "run", "--run", run)

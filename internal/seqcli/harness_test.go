@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,13 +36,66 @@ var (
 	full      = flag.Bool("full", false, "run the full race matrix (k in {2,3,4,8,16} x jitter {0,1,5,25} ms) and the full kill sweep")
 	reps      = flag.Int("reps", 1, "repetitions of each race-matrix cell")
 	reportOut = flag.String("report", "", "append the race matrix and sweep results (Markdown) to this file")
+	faultOut  = flag.String("faulttable", "", "write the fault table of the runs (scenario, runs, doubled, lost, rejected traces) into this file's generated region (docs/sequencer.md), if every test passed and no effect was doubled or lost")
 )
+
+// faults gathers the verdict of every run the fault scenarios verify
+// (target.problems), for -faulttable.
+var faults storetest.FaultTable
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(seqcli.Program.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	start, load0 := time.Now(), loadAvg()
+	code := m.Run()
+	if *faultOut != "" {
+		if err := writeFaults(*faultOut, code, start, load0); err != nil {
+			fmt.Fprintln(os.Stderr, "-faulttable:", err)
+			code = max(code, 1)
+		}
+	}
+	os.Exit(code)
+}
+
+// writeFaults writes the fault table into path's generated region, with
+// the parameters and the load, once the tests passed and CheckFaults
+// holds; otherwise it prints the table and leaves path alone.
+func writeFaults(path string, code int, start time.Time, load0 string) error {
+	rows := faults.Rows()
+	// Families together: across hosts, kill sweep, many processes, race
+	// matrix; the stores in the order they ran.
+	slices.SortStableFunc(rows, func(a, b storetest.FaultRow) int { return strings.Compare(a.Scenario, b.Scenario) })
+	var b strings.Builder
+	if err := storetest.WriteFaultTable(&b, rows); err != nil {
+		return err
+	}
+	param := func(name string) string {
+		if f := flag.Lookup(name); f != nil {
+			return f.Value.String()
+		}
+		return "?"
+	}
+	fmt.Fprintf(&b, "\n`go test ./internal/seqcli -short=%s -run '%s' -args -full=%s -reps %s -faulttable ...`: %s on %s UTC; load average %s at the start, %s at the end.\n",
+		param("test.short"), param("test.run"), param("full"), param("reps"), time.Since(start).Round(time.Second),
+		start.UTC().Format("2006-01-02 15:04"), load0, loadAvg())
+	if err := storetest.CheckFaults(rows); err != nil || code != 0 {
+		fmt.Fprint(os.Stderr, b.String())
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("the tests failed (exit %d): %s left as it was", code, path)
+	}
+	return storetest.ReplaceRegion(path, storetest.BeginFaultTable, storetest.EndFaultTable, b.String())
+}
+
+// loadAvg is /proc/loadavg's three figures.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], ", ")
+	}
+	return "unknown"
 }
 
 // target is a store and its ledger, as seqctl flags and as open handles.
@@ -55,18 +109,23 @@ type target struct {
 	// extra global flags every child gets (--unfenced, to show that the
 	// concurrency cells catch the sequencer without fencing).
 	extra []string
+	// scenario names the runs verified now in the fault table; table is
+	// where they are counted (nil: nowhere, for runs of a faulty
+	// sequencer that a test expects to go wrong).
+	scenario string
+	table    *storetest.FaultTable
 }
 
 func sqliteTarget(t *testing.T) *target {
 	dir := t.TempDir()
-	tg := &target{name: "SQLite", store: filepath.Join(dir, "seq.db"), ledger: filepath.Join(dir, "ledger.db")}
+	tg := &target{name: "SQLite", store: filepath.Join(dir, "seq.db"), ledger: filepath.Join(dir, "ledger.db"), table: &faults}
 	tg.open(t)
 	return tg
 }
 
 func pgTarget(t *testing.T) *target {
 	dsn := storetest.PostgresDSN(t)
-	tg := &target{name: "PostgreSQL", store: dsn, ledger: dsn, prefix: fmt.Sprintf("p%d-%d-", os.Getpid(), time.Now().UnixNano())}
+	tg := &target{name: "PostgreSQL", store: dsn, ledger: dsn, prefix: fmt.Sprintf("p%d-%d-", os.Getpid(), time.Now().UnixNano()), table: &faults}
 	tg.open(t)
 	t.Cleanup(func() {
 		if err := storetest.DropRuns(context.Background(), tg.st.(*pgstore.Store).DB(), tg.prefix); err != nil {
@@ -196,6 +255,13 @@ func (tg *target) problems(t testing.TB, run string) []string {
 	d, err := tg.history(run)
 	if err != nil {
 		return []string{err.Error()}
+	}
+	if tg.table != nil && tg.scenario != "" {
+		v, err := storetest.Verdict(ctx, d, tg.l, seqcli.Branches(d))
+		if err != nil {
+			return []string{err.Error()}
+		}
+		tg.table.Add(tg.scenario, tg.name, v)
 	}
 	var out []string
 	for b := range seqcli.Branches(d) {

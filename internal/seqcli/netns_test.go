@@ -1,6 +1,7 @@
 package seqcli_test
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -43,6 +44,7 @@ func TestRaceAcrossHosts(t *testing.T) {
 		v.Host = addr
 		racers = append(racers, racerEnv{wrap: sp.Wrap, store: v.String()})
 	}
+	tg.scenario = fmt.Sprintf("across hosts: k in [4 8] racers resume one parked run from %d network namespaces", hosts)
 	for _, k := range []int{4, 8} {
 		for rep := range *reps {
 			c := raceCell(t, tg, racers, k, time.Millisecond, rep)

@@ -37,6 +37,7 @@ func TestRaceMatrix(t *testing.T) {
 		t.Run(store.name, func(t *testing.T) {
 			tg := store.open(t)
 			for _, k := range ks {
+				tg.scenario = fmt.Sprintf("race matrix: k racers resume one parked run, k in %v, jitter in %v", ks, js)
 				for _, j := range js {
 					var sum cell
 					for rep := range *reps {

@@ -66,6 +66,7 @@ func TestConcurrencyCellsCatchUnfenced(t *testing.T) {
 	}
 	tg := sqliteTarget(t)
 	tg.extra = []string{"--unfenced"}
+	tg.table = nil // expected to go wrong: not the fault table's
 	problems, cells := lagSweep(t, tg)
 	keys, dups := 0, 0
 	for _, p := range problems {
@@ -84,6 +85,10 @@ func TestConcurrencyCellsCatchUnfenced(t *testing.T) {
 }
 
 func sweep(t *testing.T, tg *target, second bool) {
+	tg.scenario = "kill sweep: SIGKILL after each operation of start, resume, fork (and while parked), then a recovery"
+	if second {
+		tg.scenario += ", itself killed after each of its operations"
+	}
 	steps := sweepSteps
 	points, second2, runs := 0, 0, 0
 	var names []string
