@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -150,4 +151,37 @@ func TestGroupCommit(t *testing.T) {
 			t.Errorf("facts (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestInsertNamesDuplicate: the facts of a write go in one statement; a
+// key that is taken (by an earlier fact, or twice in the write) is named,
+// and nothing of the write is left, alone or in a group.
+func TestInsertNamesDuplicate(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "seq.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fact := func(kind string, k int64) sequencer.Fact {
+		return sequencer.Fact{Kind: kind, K1: k, Body: []byte(`{}`)}
+	}
+	if err := st.Create(ctx, "d", []sequencer.Fact{fact("run", 0), fact("claim", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		add  []sequencer.Fact
+		want string
+	}{
+		{[]sequencer.Fact{fact("record", 1), fact("claim", 1), fact("record", 2)}, "row claim/1/0/0"},
+		{[]sequencer.Fact{fact("record", 1), fact("record", 1)}, "row record/1/0/0"},
+	} {
+		err := st.Update(ctx, "d", func([]sequencer.Fact) ([]sequencer.Fact, error) { return c.add, nil })
+		if !errors.Is(err, sequencer.ErrDuplicate) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("adding %d facts: %v, want ErrDuplicate naming %s", len(c.add), err, c.want)
+		}
+		if n, err := st.Count(ctx, "d"); err != nil || n != 2 {
+			t.Errorf("after the refused write: %d rows (%v), want the 2 written before", n, err)
+		}
+	}
 }

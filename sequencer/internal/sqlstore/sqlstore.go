@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/resumecontract/resumecheck/sequencer"
@@ -142,21 +144,68 @@ func (s *Store) createIn(ctx context.Context, tx *sql.Tx, run string, facts []se
 	return s.insert(ctx, tx, run, facts)
 }
 
+// insertChunk bounds the rows of one INSERT statement (SQLite allows
+// 32766 parameters in a statement; a decision adds a few facts).
+const insertChunk = 64
+
+// insert adds facts in one statement (per insertChunk facts): one round
+// trip to a server, where a statement per fact took one each. A fact
+// whose key is taken is not inserted (ON CONFLICT DO NOTHING) and so is
+// missing from what the statement returns: ErrDuplicate names it, and the
+// caller rolls back.
 func (s *Store) insert(ctx context.Context, tx *sql.Tx, run string, facts []sequencer.Fact) (broken bool, err error) {
-	for _, f := range facts {
-		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO seq_facts (run, kind, k1, k2, k3, body, sum)
-			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`),
-			run, f.Kind, f.K1, f.K2, f.K3, string(f.Body), sequencer.Sum(run, f))
-		if err != nil {
-			return true, s.wrap(err)
+	for len(facts) > 0 {
+		n := min(len(facts), insertChunk)
+		if broken, err := s.insertRows(ctx, tx, run, facts[:n]); err != nil {
+			return broken, err
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return true, s.wrap(err)
-		} else if n == 0 {
-			return false, fmt.Errorf("%w: run %s, row %s/%d/%d/%d", sequencer.ErrDuplicate, run, f.Kind, f.K1, f.K2, f.K3)
-		}
+		facts = facts[n:]
 	}
 	return false, nil
+}
+
+func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, run string, facts []sequencer.Fact) (broken bool, err error) {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO seq_facts (run, kind, k1, k2, k3, body, sum) VALUES `)
+	args := make([]any, 0, 7*len(facts))
+	for i, f := range facts {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		n := len(args)
+		fmt.Fprintf(&b, "($%d, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7)
+		args = append(args, run, f.Kind, f.K1, f.K2, f.K3, string(f.Body), sequencer.Sum(run, f))
+	}
+	b.WriteString(` ON CONFLICT DO NOTHING RETURNING kind, k1, k2, k3`)
+	rows, err := tx.QueryContext(ctx, s.q(b.String()), args...)
+	if err != nil {
+		return true, s.wrap(err)
+	}
+	defer rows.Close()
+	inserted := map[[4]string]bool{}
+	for rows.Next() {
+		var kind string
+		var k1, k2, k3 int64
+		if err := rows.Scan(&kind, &k1, &k2, &k3); err != nil {
+			return true, s.wrap(err)
+		}
+		inserted[factKey(kind, k1, k2, k3)] = true
+	}
+	if err := rows.Err(); err != nil {
+		return true, s.wrap(err)
+	}
+	for _, f := range facts {
+		k := factKey(f.Kind, f.K1, f.K2, f.K3)
+		if !inserted[k] {
+			return false, fmt.Errorf("%w: run %s, row %s/%d/%d/%d", sequencer.ErrDuplicate, run, f.Kind, f.K1, f.K2, f.K3)
+		}
+		delete(inserted, k) // the same key twice in facts: the second is the duplicate
+	}
+	return false, nil
+}
+
+func factKey(kind string, k1, k2, k3 int64) [4]string {
+	return [4]string{kind, strconv.FormatInt(k1, 10), strconv.FormatInt(k2, 10), strconv.FormatInt(k3, 10)}
 }
 
 func (s *Store) Update(ctx context.Context, run string, decide func([]sequencer.Fact) ([]sequencer.Fact, error)) error {
