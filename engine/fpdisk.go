@@ -102,6 +102,7 @@ func (d *fpDisk) close() {
 // diskWriter writes a sorted run of keys to a new file and indexes its
 // pages.
 type diskWriter struct {
+	sp    *spiller
 	f     *os.File
 	buf   []byte
 	n     uint64
@@ -126,7 +127,7 @@ func (w *diskWriter) put(k fpKey) {
 
 func (w *diskWriter) flush() {
 	if w.err == nil && len(w.buf) > 0 {
-		_, w.err = w.f.WriteAt(w.buf, w.off)
+		w.err = w.sp.writeAt(w.f, w.buf, w.off)
 		w.off += int64(len(w.buf))
 	}
 	w.buf = w.buf[:0]
@@ -170,7 +171,7 @@ func (s *fpSet) flush(sp *spiller) error {
 	if err != nil {
 		return err
 	}
-	w := &diskWriter{f: f, buf: make([]byte, 0, diskBuf)}
+	w := &diskWriter{sp: sp, f: f, buf: make([]byte, 0, diskBuf)}
 	r := &diskReader{d: s.disk, buf: make([]byte, 0, diskBuf)}
 	old, more := r.next()
 	for i := range s.shards {
@@ -214,9 +215,8 @@ func (s *fpSet) flush(sp *spiller) error {
 	}
 	if w.err != nil {
 		f.Close()
-		return fmt.Errorf("engine: writing the fingerprint file: %w", w.err)
+		return w.err
 	}
-	sp.written.Add(w.off)
 	s.disk.close()
 	index := slices.Clip(w.index)
 	s.mem.add(int64(cap(index)) * keyBytes)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -287,5 +288,35 @@ func TestSpillFolderChecked(t *testing.T) {
 	// Without a budget nothing spills, and the folder is not needed.
 	if _, err := Check[uint64, string](context.Background(), grid(10), Options[uint64]{SpillDir: dir}); err != nil {
 		t.Fatalf("no budget: %v", err)
+	}
+}
+
+// TestSpillDiskFull makes a spill write fail as a full disk does (ENOSPC
+// from the file system, through the spiller's writes) in the middle of a
+// search and checks the error: it names the folder and the bytes asked
+// for, and keeps the cause for callers; the folder is left empty.
+func TestSpillDiskFull(t *testing.T) {
+	for _, w := range []int{1, 2} {
+		dir := t.TempDir()
+		var writes atomic.Int64
+		opt := Options[uint64]{
+			Workers: w, MemoryBudget: 1, SpillDir: dir,
+			spillFault: func() error {
+				if writes.Add(1) > 30 {
+					return syscall.ENOSPC
+				}
+				return nil
+			},
+		}
+		_, err := Check[uint64, string](context.Background(), wide(200003), opt)
+		if !errors.Is(err, syscall.ENOSPC) {
+			t.Fatalf("%d workers: err %v, want ENOSPC", w, err)
+		}
+		if msg := err.Error(); !strings.Contains(msg, "no space left in "+dir+" for ") || !strings.Contains(msg, " more bytes") {
+			t.Errorf("%d workers: %q does not name the folder and the bytes asked for", w, msg)
+		}
+		if left, _ := os.ReadDir(dir); len(left) > 0 {
+			t.Errorf("%d workers: %d files left in the spill folder", w, len(left))
+		}
 	}
 }

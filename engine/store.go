@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // memAccount tracks the bytes the engine holds in memory and the most it
@@ -120,14 +121,46 @@ func (s *spiller) create(pattern string) (*os.File, error) {
 	if err := s.injected(); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(s.folder(), pattern)
+	f, err := createUnlinked(s.folder(), pattern)
 	if err != nil {
 		return nil, fmt.Errorf("engine: spill: %w", err)
 	}
-	// Unlinked at once: the file goes away with the process, whatever
-	// happens to it.
-	os.Remove(f.Name())
 	return f, nil
+}
+
+// createThenUnlink makes a named file in dir and unlinks it at once: the
+// file goes away with the process, whatever happens to it.
+func createThenUnlink(dir, pattern string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// writeAt writes b at off in a spill file; a failure names the folder
+// and the bytes asked for, and says so when the disk is full.
+func (s *spiller) writeAt(f *os.File, b []byte, off int64) error {
+	err := s.injectedWrite()
+	if err == nil {
+		_, err = f.WriteAt(b, off)
+	}
+	if err == nil {
+		s.written.Add(int64(len(b)))
+		return nil
+	}
+	return s.writeError(len(b), err)
+}
+
+func (s *spiller) writeError(n int, err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return fmt.Errorf("engine: spill: no space left in %s for %d more bytes (%d written so far): %w", s.folder(), n, s.written.Load(), err)
+	}
+	return fmt.Errorf("engine: spill: writing %d bytes in %s: %w", n, s.folder(), err)
 }
 
 // folder is where the spill files go.
@@ -141,16 +174,11 @@ func (s *spiller) folder() string {
 // check fails unless the spill folder takes a file: a run that may
 // spill learns before its search that it could not.
 func (s *spiller) check() error {
-	f, err := os.CreateTemp(s.folder(), "tlcrun-check-*")
+	f, err := createUnlinked(s.folder(), "tlcrun-check-*")
 	if err != nil {
 		return fmt.Errorf("engine: the spill folder is not writable: %w", err)
 	}
-	name := f.Name()
-	err = f.Close()
-	if rerr := os.Remove(name); err == nil {
-		err = rerr
-	}
-	if err != nil {
+	if err := f.Close(); err != nil {
 		return fmt.Errorf("engine: the spill folder: %w", err)
 	}
 	return nil
@@ -164,6 +192,15 @@ func (s *spiller) injected() error {
 		return fmt.Errorf("engine: spill: %w", err)
 	}
 	return nil
+}
+
+// injectedWrite is Options.spillFault's error for a write, as the file
+// system would give it.
+func (s *spiller) injectedWrite() error {
+	if s.fault == nil {
+		return nil
+	}
+	return s.fault()
 }
 
 func (s *spiller) level(parity int) (*spillFile, error) {
@@ -188,13 +225,9 @@ func (s *spiller) writeChunk(c *chunk, width, parity int, pool *bufPool) error {
 	}
 	data := chunkData(c.buf, c.n, width)
 	off := sf.next.Add(int64(len(data))) - int64(len(data))
-	if err := s.injected(); err != nil {
+	if err := s.writeAt(sf.f, data, off); err != nil {
 		return err
 	}
-	if _, err := sf.f.WriteAt(data, off); err != nil {
-		return fmt.Errorf("engine: spill: %w", err)
-	}
-	s.written.Add(int64(len(data)))
 	pool.put(c.buf)
 	c.buf, c.off = nil, off
 	return nil
@@ -285,10 +318,9 @@ func (t *traceStore) put(base uint64, links []byte) error {
 		i := base % traceSeg
 		n := min(uint64(len(links)/8), traceSeg-i)
 		if seg == nil {
-			if _, err := t.sp.trace.WriteAt(links[:8*n], int64(base)*8); err != nil {
-				return fmt.Errorf("engine: spill: %w", err)
+			if err := t.sp.writeAt(t.sp.trace, links[:8*n], int64(base)*8); err != nil {
+				return err
 			}
-			t.sp.written.Add(int64(8 * n))
 		} else {
 			for k := range n {
 				seg[i+k] = binary.LittleEndian.Uint64(links[8*k:])
@@ -375,10 +407,9 @@ func (t *traceStore) spill(limit uint64) error {
 		for k, l := range seg {
 			binary.LittleEndian.PutUint64(buf[8*k:], l)
 		}
-		if _, err := t.sp.trace.WriteAt(buf, int64(i)*traceSeg*8); err != nil {
-			return fmt.Errorf("engine: spill: %w", err)
+		if err := t.sp.writeAt(t.sp.trace, buf, int64(i)*traceSeg*8); err != nil {
+			return err
 		}
-		t.sp.written.Add(int64(len(buf)))
 		t.segs[i] = nil
 		t.onDisk[i] = true
 		t.mem.add(-traceSeg * 8)

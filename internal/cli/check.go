@@ -161,6 +161,9 @@ small enough to draw (R0 bounds).`,
 			}
 			opt := check.RunOptions{Continue: cont, ProgressEvery: progress, Workers: workers,
 				MemoryBudget: engineBudget(budget), SpillDir: spillDir}
+			if why := unmetBudget(budget); why != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "tlcrun: "+why)
+			}
 			if progress > 0 {
 				opt.Progress = progressPrinter(cmd.ErrOrStderr())
 			}
@@ -463,6 +466,22 @@ func engineBudget(budget int64) int64 {
 		return budget
 	}
 	return max(1, budget-bench.RSS()-budget/16)
+}
+
+// unmetBudget says why a --mem budget cannot bound the peak resident
+// size ("" when it can): the process already holds more before the
+// search (code, runtime, the loaded model) than the budget less the
+// collector's sixteenth, so the engine gets nothing and spills every
+// state, and the peak goes over the budget by what the search itself
+// needs in memory at the least (a chunk being explored, one being
+// filled, per worker).
+func unmetBudget(budget int64) string {
+	held := bench.RSS()
+	if budget <= 0 || held == 0 || budget-held-budget/16 > 0 {
+		return ""
+	}
+	return fmt.Sprintf("--mem %s cannot be honoured: the process holds %s before the search starts (code, runtime, the model), so the search keeps nothing it can spill in memory and the peak resident size will be above %s",
+		bench.Bytes(budget), bench.Bytes(held), bench.Bytes(budget))
 }
 
 // goLimit is the limit for Go's own memory (heap, stacks, runtime) under
