@@ -97,6 +97,9 @@ type RowResult struct {
 	// States compares TLC's states of the row with the Go model's
 	// (Options.States, engine tlc).
 	States *check.StateDiff `json:"-"`
+	// Spilled is what the Go engine's run of the row wrote to disk under
+	// Options.MemoryBudget, in bytes.
+	Spilled int64 `json:"-"`
 }
 
 // Result is the whole matrix.
@@ -251,7 +254,7 @@ func checkRow(ctx context.Context, row Row, cfg *tlacfg.Config, spec string, opt
 	if rep.Verdict == "unknown" {
 		return RowResult{}, fmt.Errorf("matrix: %s: %w", row.Name, context.Cause(ctx))
 	}
-	rr := RowResult{Row: row, Cells: map[string]Cell{}, Seconds: time.Since(start).Seconds(), Params: job.Params}
+	rr := RowResult{Row: row, Cells: map[string]Cell{}, Seconds: time.Since(start).Seconds(), Params: job.Params, Spilled: rep.Perf.Spilled}
 	// Every column's verdict and shortest counterexample come from the one
 	// exploration (the engine's per-property results).
 	for _, c := range Columns {

@@ -296,8 +296,9 @@ func compareSymmetric(t *testing.T, full, sym *Result) {
 
 // TestMatrixOnDisk builds the reference-bounds matrix with a memory budget
 // of one byte, so that every row's frontier, trace links and fingerprints
-// go to disk, and checks that every cell, and every counterexample, is
-// the one built in memory.
+// go to disk (each row's run spilled something; none does without the
+// budget), and checks that every cell, and every counterexample, is the
+// one built in memory.
 func TestMatrixOnDisk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the whole matrix from disk (make test runs it)")
@@ -311,6 +312,9 @@ func TestMatrixOnDisk(t *testing.T) {
 		t.Fatalf("%d rows from disk, want %d as in memory", len(got.Rows), len(want.Rows))
 	}
 	for i, r := range got.Rows {
+		if r.Spilled == 0 || want.Rows[i].Spilled != 0 {
+			t.Errorf("%s: %d bytes spilled under a budget of one byte, %d without one", r.Name, r.Spilled, want.Rows[i].Spilled)
+		}
 		for name, c := range r.Cells {
 			w := want.Rows[i].Cells[name]
 			if c.Violated != w.Violated || c.Length != w.Length || c.Distinct != w.Distinct {

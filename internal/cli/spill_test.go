@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/resumecontract/resumecheck/internal/bench"
 )
 
@@ -175,5 +177,33 @@ func TestMemCannotHonour(t *testing.T) {
 		if said != c.says {
 			t.Errorf("--mem %s: says it cannot be honoured %v, want %v:\n%s", c.mem, said, c.says, stderr.String())
 		}
+	}
+}
+
+// TestMatrixMem: tlcrun matrix hands --mem and --spill-dir to every
+// model's run. With a budget of one byte the matrix is built from disk
+// and prints the same cells as without one; the budget reaches the
+// engine (a spill folder that takes no file fails the run, named).
+func TestMatrixMem(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the R0 matrix twice")
+	}
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := Program.Main(append([]string{"matrix", "--spec-dir", "../../spec", "--workers", "2", "--format", "json"}, args...), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	code, want, errs := run()
+	if code != 0 && code != ExitClaims {
+		t.Fatalf("in memory: exit %d\n%s", code, errs)
+	}
+	gotCode, got, errs := run("--mem", "1", "--spill-dir", t.TempDir())
+	if gotCode != code || got != want {
+		t.Errorf("--mem 1: exit %d (in memory %d), output differs: %s\n%s", gotCode, code, cmp.Diff(want, got), errs)
+	}
+	bad := filepath.Join(t.TempDir(), "no-such-dir")
+	code, _, errs = run("--mem", "1", "--spill-dir", bad)
+	if code != ExitFailure || !strings.Contains(errs, "spill folder is not writable") || !strings.Contains(errs, bad) {
+		t.Errorf("--mem 1 --spill-dir %s: exit %d, want %d naming the folder:\n%s", bad, code, ExitFailure, errs)
 	}
 }
