@@ -47,6 +47,14 @@ type search[S, L any] struct {
 	// failed: a worker met an error; the others take no more chunks.
 	failed atomic.Bool
 
+	// pend holds the candidates found while the fingerprint set has a
+	// file, ws the level's workers (resolve.go); shadowed counts the keys
+	// both in memory and on disk (struck candidates) until a flush merges
+	// them.
+	pend     *candidates
+	ws       []*worker[S, L]
+	shadowed uint64
+
 	// recent[i] is worker i's cache of fingerprints known to be in the
 	// set, kept across levels (see flush).
 	recent []*recentCache
@@ -146,7 +154,8 @@ func checkOnce[S, L any](ctx context.Context, m Model[S, L], opt Options[S], sta
 	s.seen.alone = s.workers == 1
 	defer s.seen.close()
 	s.pool = &bufPool{size: chunkStates * (s.width + 8), mem: &s.mem}
-	s.sp = &spiller{dir: opt.SpillDir, fault: opt.spillFault}
+	s.sp = &spiller{dir: opt.SpillDir, fault: opt.spillFault, deferLookups: true}
+	s.pend = newPending(&s.mem, s.workers)
 	defer s.sp.close()
 	if opt.MemoryBudget > 0 {
 		if err := s.sp.check(); err != nil {
@@ -265,7 +274,7 @@ func (s *search[S, L]) run(ctx context.Context) (*Result[S, L], error) {
 	res.Stats = s.stats()
 	res.PeakMemory = s.mem.peak.Load()
 	res.FingerprintMemory = s.seen.bytes()
-	res.FingerprintsHeld = max(s.held, s.seen.count())
+	res.FingerprintsHeld = max(s.held, s.seen.count()-s.shadowed)
 	res.FingerprintFlushes = s.seen.flushes
 	if s.seen.disk != nil {
 		res.FingerprintsOnDisk = s.seen.disk.n
@@ -353,11 +362,12 @@ func (s *search[S, L]) initial() error {
 // links to disk when memory runs short.
 func (s *search[S, L]) advance() error {
 	s.seen.reclaim()
-	s.held = max(s.held, s.seen.count())
+	s.held = max(s.held, s.seen.count()-s.shadowed)
 	if s.layered {
 		// The successors of the new level are all on the level after
 		// it: none can be a state found so far.
 		s.seen.reset()
+		s.shadowed = 0
 	}
 	if err := s.sp.reset(s.parity); err != nil {
 		return err
@@ -365,8 +375,18 @@ func (s *search[S, L]) advance() error {
 	var next []*chunk
 	for _, cs := range s.outs {
 		for _, c := range cs {
+			if c.live() == 0 {
+				// Every state struck (resolve.go).
+				if c.buf != nil {
+					s.pool.put(c.buf)
+				}
+				if c.dead != nil {
+					s.mem.add(-chunkStates / 8)
+				}
+				continue
+			}
 			c.base = s.nextID
-			s.nextID += uint64(c.n)
+			s.nextID += uint64(c.live())
 			next = append(next, c)
 		}
 	}
@@ -377,7 +397,7 @@ func (s *search[S, L]) advance() error {
 	s.cur, s.outs = next, nil
 	var n int64
 	for _, c := range next {
-		n += int64(c.n)
+		n += int64(c.live())
 	}
 	s.unexplore.Store(n)
 	s.found.Store(0)
@@ -416,6 +436,7 @@ func (s *search[S, L]) exploreLevel(ctx context.Context) ([]cand, error) {
 		r.reset()
 		s.recent = append(s.recent, r)
 	}
+	s.ws = ws
 	for i := range ws {
 		w := newWorker(s)
 		w.id = i
@@ -438,6 +459,12 @@ func (s *search[S, L]) exploreLevel(ctx context.Context) ([]cand, error) {
 		if w.err != nil {
 			return nil, w.err
 		}
+	}
+	// The candidates, before the next level is numbered.
+	if err := s.resolve(ws, true); err != nil {
+		return nil, err
+	}
+	for _, w := range ws {
 		for p, c := range w.best {
 			if c.before(best[p]) {
 				best[p] = c
@@ -604,6 +631,7 @@ type worker[S, L any] struct {
 	canon  []byte       // scratch for the representative under Options.Canonical
 	recent *recentCache // keys known to be in the set
 	counts fpCounts     // inserts not yet counted in the set
+	pend   []pendingKey // candidates not yet handed to s.pend
 
 	out  *chunk
 	outs []*chunk
@@ -703,15 +731,26 @@ func (s *search[S, L]) flushSeen() error {
 	if err := s.seen.diskErr.Load(); err != nil {
 		return *err
 	}
-	if !s.seen.wantFlush.Load() {
+	if !s.seen.wantFlush.Load() && !s.pend.want.Load() {
 		return nil
 	}
 	s.gate.Lock()
 	defer s.gate.Unlock()
+	if s.seen.wantFlush.Load() || s.pend.want.Load() {
+		// The candidates first: the file must not answer for keys the
+		// flush moves into it.
+		if err := s.resolve(s.ws, false); err != nil {
+			return err
+		}
+	}
 	if !s.seen.wantFlush.Load() {
 		return nil // another worker did
 	}
-	return s.seen.flush(s.sp)
+	if err := s.seen.flush(s.sp); err != nil {
+		return err
+	}
+	s.shadowed = 0
+	return nil
 }
 
 func (w *worker[S, L]) offer(c cand) {
@@ -730,6 +769,10 @@ func (w *worker[S, L]) explore(k int) error {
 		if err := s.sp.readChunk(c, s.width, s.parity, buf); err != nil {
 			s.pool.put(buf)
 			return err
+		}
+		if c.dead != nil {
+			c.compact(buf, s.width)
+			s.mem.add(-chunkStates / 8)
 		}
 	}
 	links := chunkStates * s.width
@@ -985,6 +1028,9 @@ func (w *worker[S, L]) flush() {
 		w.batch = w.batch[:0]
 		return
 	}
+	// With a fingerprint file, a key new to memory is a candidate
+	// (resolve.go); the file changes only while no worker is in a chunk.
+	deferred := s.seen.disk != nil && s.seen.disk.deferred
 	for i := range w.batch {
 		p := &w.batch[i]
 		isNew := s.seen.insert(p.key, &w.counts)
@@ -1012,6 +1058,9 @@ func (w *worker[S, L]) flush() {
 			copy(dst, enc)
 		}
 		binary.LittleEndian.PutUint64(w.out.buf[chunkStates*s.width+8*w.out.n:], p.link)
+		if deferred {
+			w.note(p.key, w.out, w.out.n)
+		}
 		w.out.n++
 		w.distinct++
 		if s.opt.Violated != nil {

@@ -59,11 +59,14 @@ type fpDisk struct {
 	n     uint64  // keys in the file
 	index []fpKey // index[i] is the first key of page i
 	mem   *memAccount
+	// deferred: contains answers "not there" at once, and the search
+	// resolves its candidates together (resolve.go).
+	deferred bool
 }
 
 // contains looks k up in the file.
 func (d *fpDisk) contains(k fpKey) (bool, error) {
-	if d == nil || d.n == 0 {
+	if d == nil || d.n == 0 || d.deferred {
 		return false, nil
 	}
 	// The last page whose first key is at most k.
@@ -220,7 +223,7 @@ func (s *fpSet) flush(sp *spiller) error {
 	s.disk.close()
 	index := slices.Clip(w.index)
 	s.mem.add(int64(cap(index)) * keyBytes)
-	s.disk = &fpDisk{f: f, n: w.n, index: index, mem: s.mem}
+	s.disk = &fpDisk{f: f, n: w.n, index: index, mem: s.mem, deferred: sp.deferLookups}
 	s.flushes++
 	s.wantFlush.Store(false)
 	return nil

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // recorder wraps a model and records every state it is asked to expand:
@@ -318,5 +320,65 @@ func TestSpillDiskFull(t *testing.T) {
 		if left, _ := os.ReadDir(dir); len(left) > 0 {
 			t.Errorf("%d workers: %d files left in the spill folder", w, len(left))
 		}
+	}
+}
+
+// TestFPDiskSweep moves keys to the file and resolves sorted candidates
+// against it in one sweep: dense ones (every key of the file and every
+// key between them: whole blocks read), sparse ones (one in 3,000: a page
+// each) and keys beyond both ends. Exactly the keys in the file must be
+// hit, in order; a zeroed page must lose its keys, so that the sweep is
+// shown to read the file.
+func TestFPDiskSweep(t *testing.T) {
+	var mem memAccount
+	s := newFPSetSized(&mem, 64)
+	defer s.close()
+	sp := &spiller{dir: t.TempDir()}
+	defer sp.close()
+	var c fpCounts
+	const n = 40000 // 157 pages, more than a block of sweep's
+	key := func(i uint64) fpKey { return fpKey{i * 0x9e3779b97f4a7c15 >> 8 << 8, i} }
+	in := map[fpKey]bool{}
+	for i := range uint64(n) {
+		k := key(2 * i)
+		s.insert(k, &c)
+		in[k] = true
+	}
+	s.flushCounts(&c)
+	if err := s.flush(sp); err != nil {
+		t.Fatal(err)
+	}
+	for _, every := range []uint64{1, 3000} {
+		var keys []fpKey
+		for i := uint64(0); i < 2*n; i += every {
+			keys = append(keys, key(i))
+		}
+		keys = append(keys, fpKey{0, 0}, fpKey{^uint64(0), ^uint64(0)})
+		slices.SortFunc(keys, cmpKey)
+		var hits []int
+		if err := s.disk.sweep(len(keys), func(i int) fpKey { return keys[i] }, func(i int) { hits = append(hits, i) }); err != nil {
+			t.Fatal(err)
+		}
+		var want []int
+		for i, k := range keys {
+			if in[k] {
+				want = append(want, i)
+			}
+		}
+		if d := cmp.Diff(want, hits); d != "" {
+			t.Errorf("one key in %d: hits (-want +got):\n%s", every, d)
+		}
+	}
+	// Mutation: zero page 100; its keys must be missed.
+	if _, err := s.disk.f.WriteAt(make([]byte, diskPage*keyBytes), 100*diskPage*keyBytes); err != nil {
+		t.Fatal(err)
+	}
+	k := s.disk.index[100]
+	found := false
+	if err := s.disk.sweep(1, func(int) fpKey { return k }, func(int) { found = true }); err != nil {
+		t.Fatal(err)
+	}
+	if found {
+		t.Error("a key of a zeroed page was still found: the sweep does not read the file")
 	}
 }

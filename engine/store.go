@@ -64,6 +64,12 @@ type chunk struct {
 	buf  []byte
 	off  int64
 	base uint64 // id of the first state, given when its level is complete
+	// dead marks the states struck as seen before (resolve.go), ndead
+	// counts them; a chunk in memory is compacted at once, a spilled one
+	// when it is read back.
+	dead  []uint64
+	ndead int
+	cand  uint32 // its number among the chunks with candidates, plus one
 }
 
 // bufPool recycles chunk buffers, so that the frontier makes no garbage.
@@ -115,6 +121,9 @@ type spiller struct {
 	levels  [2]*spillFile
 	trace   *os.File
 	written atomic.Int64
+	// deferLookups: the fingerprint file's lookups wait for a resolution
+	// (resolve.go).
+	deferLookups bool
 }
 
 func (s *spiller) create(pattern string) (*os.File, error) {
