@@ -191,7 +191,7 @@ func (s *fpSet) flush(sp *spiller) error {
 			}
 		}
 		run := unsafe.Slice((*fpKey)(unsafe.Pointer(unsafe.SliceData(t.slots))), k)
-		slices.SortFunc(run, cmpKey)
+		sortByKey(run, func(k fpKey) fpKey { return k })
 		for _, v := range run {
 			for more && cmpKey(old, v) < 0 {
 				w.put(old)

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -121,7 +120,7 @@ func (s *search[S, L]) resolve(ws []*worker[S, L], last bool) error {
 		return nil
 	}
 	all := p.all
-	slices.SortFunc(all, func(a, b pendingKey) int { return cmpKey(a.key, b.key) })
+	sortByKey(all, func(p pendingKey) fpKey { return p.key })
 	var touched []*chunk
 	var struck int64
 	err := s.seen.disk.sweep(len(all), func(i int) fpKey { return all[i].key }, func(i int) {
