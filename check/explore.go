@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"math"
 
 	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/tlaspec"
@@ -37,6 +38,7 @@ func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report,
 		Workers:          opt.Workers,
 		MemoryBudget:     opt.MemoryBudget,
 		SpillDir:         opt.SpillDir,
+		Compact:          opt.Compact,
 		Progress:         opt.Progress,
 		ProgressEvery:    opt.ProgressEvery,
 		AllHold:          xo.allHold,
@@ -84,6 +86,10 @@ func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report,
 	}
 	collision := res.CollisionProbability()
 	rep.Fingerprints, rep.Collision = res.Fingerprints(), &collision
+	rep.Store = res.Store()
+	if res.FingerprintsHeld >= MinBytesPerState {
+		rep.BytesPerState = math.Round(10*float64(res.FingerprintMemory)/float64(res.FingerprintsHeld)) / 10
+	}
 	for _, v := range res.Violations {
 		rep.Violated = append(rep.Violated, violationOf(sp, v, xo.fill))
 	}

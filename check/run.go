@@ -12,6 +12,12 @@ import (
 	"github.com/resumecontract/resumecheck/tlaspec/resume"
 )
 
+// MinBytesPerState is the fewest states the fingerprint set must have held
+// for a report (and tlcrun's summary) to give its bytes per state: below it the tables'
+// first size (8 MiB) is most of the figure, which then says nothing about
+// the set (R0's 59 states read "466,033.8 bytes each").
+const MinBytesPerState = 1 << 16
+
 // RunOptions tune a run; the zero value stops at the first violation.
 type RunOptions struct {
 	// Continue explores the whole state space after violations and reports
@@ -24,6 +30,9 @@ type RunOptions struct {
 	// the system's temporary folder); 0 means no budget.
 	MemoryBudget int64
 	SpillDir     string
+	// Compact keeps states of up to 16 bytes in the engine's compact set
+	// (engine.Options.Compact).
+	Compact bool
 	// Progress, when set, receives the figures every ProgressEvery.
 	Progress      func(engine.Stats)
 	ProgressEvery time.Duration
@@ -49,6 +58,13 @@ type Report struct {
 	// one: 0 when lossless, else TLC's optimistic estimate over 128 bits,
 	// distinct * (generated - distinct) / 2^128; nil for TLC's reports.
 	Collision *float64 `json:"collision_probability,omitempty"`
+	// Store names the form the Go engine's set of seen states kept them
+	// in: "compact", "16-byte keys" or "128-bit fingerprints"
+	// (engine.Stats.Store); BytesPerState is its tables' size over the
+	// most states it held at once, given from 65,536 states on (below,
+	// the first tables' size is most of it). Empty for TLC's reports.
+	Store         string  `json:"store,omitempty"`
+	BytesPerState float64 `json:"bytes_per_state,omitempty"`
 	// Perf are the run's performance figures; they depend on the machine,
 	// so they stay out of the JSON report (tlcrun prints them on stderr).
 	Perf     Perf        `json:"-"`

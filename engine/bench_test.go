@@ -102,16 +102,16 @@ func BenchmarkFPSetR8(b *testing.B) {
 	}
 	for _, workers := range ws {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			var ns [2][]float64
-			var bytes [2]int64
+			var ns [len(fpsetKinds)][]float64
+			var bytes [len(fpsetKinds)]int64
 			for range b.N {
-				for i, set := range []string{"64", "128"} {
+				for i, set := range fpsetKinds {
 					var d time.Duration
 					bytes[i], d = fpsetStream(b, set, distinct, workers)
 					ns[i] = append(ns[i], float64(d.Nanoseconds())/float64(2*distinct))
 				}
 			}
-			for i, set := range []string{"64", "128"} {
+			for i, set := range fpsetKinds {
 				slices.Sort(ns[i])
 				b.ReportMetric(ns[i][len(ns[i])/2], "ns/insert-med-"+set)
 				b.ReportMetric(ns[i][0], "ns/insert-min-"+set)
@@ -120,6 +120,10 @@ func BenchmarkFPSetR8(b *testing.B) {
 		})
 	}
 }
+
+// fpsetKinds are the sets BenchmarkFPSetR8 runs the stream through, in
+// turn.
+var fpsetKinds = [...]string{"64", "128", "compact"}
 
 // streamState is the encoding of the d-th distinct state of the stream:
 // fields of a few bits spread over two words with gaps between them, as a
@@ -150,11 +154,17 @@ func fpsetStream(b *testing.B, set string, distinct uint64, workers int) (int64,
 	var mem memAccount
 	var s128 *fpSet
 	var s64 *fpSet64
-	if set == "64" {
+	var sc *cpSet
+	switch set {
+	case "64":
 		s64 = newFPSetSized64(&mem, 4096) // its initial size
 		s64.alone = workers == 1
 		defer s64.close()
-	} else {
+	case "compact":
+		sc = newCPSet(&mem)
+		sc.alone = workers == 1
+		defer sc.close()
+	default:
 		s128 = newFPSet(&mem)
 		s128.alone = workers == 1
 		defer s128.close()
@@ -175,6 +185,7 @@ func fpsetStream(b *testing.B, set string, distinct uint64, workers int) (int64,
 			var buf [16]byte
 			var k128 [batchSize]fpKey
 			var k64 [batchSize]uint64
+			var pc [batchSize]uint64
 			n := uint64(0)
 			for {
 				start := next.Add(block) - block
@@ -188,20 +199,28 @@ func fpsetStream(b *testing.B, set string, distinct uint64, workers int) (int64,
 						a, c := streamState(streamAt(j + uint64(i)))
 						binary.LittleEndian.PutUint64(buf[:8], a)
 						binary.LittleEndian.PutUint64(buf[8:], c)
-						if s64 != nil {
+						switch {
+						case sc != nil:
+							pc[i] = sc.pair(keyOf(buf[:]))
+						case s64 != nil:
 							k64[i] = fingerprint64(buf[:])
 							s64.touch(k64[i])
-						} else {
+						default:
 							k128[i] = keyOf(buf[:])
 							s128.touch(k128[i])
 						}
 					}
 					for i := range m {
-						if s64 != nil {
+						switch {
+						case sc != nil:
+							if sc.insert(pc[i], &c128) {
+								n++
+							}
+						case s64 != nil:
 							if s64.insert(k64[i], &c64) {
 								n++
 							}
-						} else if s128.insert(k128[i], &c128) {
+						case s128.insert(k128[i], &c128):
 							n++
 						}
 					}
@@ -225,7 +244,10 @@ func fpsetStream(b *testing.B, set string, distinct uint64, workers int) (int64,
 			b.Fatalf("set=%s workers=%d: %d states new, want %d", set, workers, got, distinct)
 		}
 	}
-	if s64 != nil {
+	switch {
+	case sc != nil:
+		return sc.bytes(), d
+	case s64 != nil:
 		return s64.bytes(), d
 	}
 	return s128.bytes(), d

@@ -30,12 +30,15 @@ type search[S, L any] struct {
 	workers     int
 	start       time.Time
 
-	mem   memAccount
-	seen  *fpSet
-	held  uint64 // the most keys seen held at the end of a level
-	pool  *bufPool
-	sp    *spiller
-	trace *traceStore
+	mem  memAccount
+	seen *fpSet
+	// compact, under Options.Compact, holds the states instead of seen
+	// (which then stays empty, at its smallest).
+	compact *cpSet
+	held    uint64 // the most keys seen held at the end of a level
+	pool    *bufPool
+	sp      *spiller
+	trace   *traceStore
 
 	// The level being explored: its chunks, in order, and where their
 	// successors go (outs[k] holds the new states found from cur[k]).
@@ -118,19 +121,31 @@ func Check[S, L any](ctx context.Context, m Model[S, L], opt Options[S]) (*Resul
 		return nil, errors.New("engine: a liveness property under a state or action constraint is not supported")
 	}
 	start := time.Now()
-	res, err := checkOnce(ctx, m, opt, start)
-	if errors.Is(err, errNotLayered) {
-		// A step refuted Options.Layer: start again with the whole set.
-		if opt.Liveness != nil && opt.Liveness.Rank == nil {
-			live := *opt.Liveness
-			live.Rank = opt.Layer
-			opt.Liveness = &live
+	for {
+		res, err := checkOnce(ctx, m, opt, start)
+		switch {
+		case errors.Is(err, errNotLayered) && opt.Layer != nil:
+			// A step refuted Options.Layer: start again with the whole set.
+			if opt.Liveness != nil && opt.Liveness.Rank == nil {
+				live := *opt.Liveness
+				live.Rank = opt.Layer
+				opt.Liveness = &live
+			}
+			opt.Layer = nil
+		case errors.Is(err, errCompactOver) && opt.Compact:
+			// The compact set outgrew the fingerprints' share of the
+			// budget, and it does not spill: start again with the set
+			// that does.
+			opt.Compact = false
+		default:
+			return res, err
 		}
-		opt.Layer = nil
-		res, err = checkOnce(ctx, m, opt, start)
 	}
-	return res, err
 }
+
+// errCompactOver stops a search whose compact set would outgrow its share
+// of Options.MemoryBudget.
+var errCompactOver = errors.New("engine: the compact set outgrew its share of the memory budget")
 
 // errNotLayered stops a search whose Options.Layer a step refuted.
 var errNotLayered = errors.New("engine: a step does not raise Options.Layer by one")
@@ -150,7 +165,22 @@ func checkOnce[S, L any](ctx context.Context, m Model[S, L], opt Options[S], sta
 		s.live, s.rankIsLayer = &live, true
 	}
 	s.mem.setBudget(opt.MemoryBudget)
-	s.seen = newFPSet(&s.mem)
+	if opt.Compact && s.width <= losslessWidth {
+		s.compact = newCPSet(&s.mem)
+		if lim := s.mem.fpLimit; lim > 0 && s.compact.bytes() > lim {
+			// Its first tables do not fit the budget's share.
+			s.compact.close()
+			s.compact = nil
+		}
+	}
+	if s.compact != nil {
+		s.compact.alone = s.workers == 1
+		defer s.compact.close()
+		// Left empty, at its smallest, for the spill's glue to find.
+		s.seen = newFPSetSized(&s.mem, 1)
+	} else {
+		s.seen = newFPSet(&s.mem)
+	}
 	s.seen.alone = s.workers == 1
 	defer s.seen.close()
 	s.pool = &bufPool{size: chunkStates * (s.width + 8), mem: &s.mem}
@@ -222,6 +252,7 @@ func (s *search[S, L]) stats() Stats {
 		Memory:    s.mem.inUse.Load(),
 		Spilled:   s.sp.written.Load(),
 		Lossless:  s.width <= losslessWidth,
+		Compact:   s.compact != nil,
 	}
 }
 
@@ -275,6 +306,10 @@ func (s *search[S, L]) run(ctx context.Context) (*Result[S, L], error) {
 	res.PeakMemory = s.mem.peak.Load()
 	res.FingerprintMemory = s.seen.bytes()
 	res.FingerprintsHeld = max(s.held, s.seen.count()-s.shadowed)
+	if s.compact != nil {
+		res.FingerprintMemory = s.compact.bytes()
+		res.FingerprintsHeld = max(s.held, s.compact.count())
+	}
 	res.FingerprintFlushes = s.seen.flushes
 	if s.seen.disk != nil {
 		res.FingerprintsOnDisk = s.seen.disk.n
@@ -317,7 +352,11 @@ func (s *search[S, L]) initial() error {
 		}
 		dst := c.buf[c.n*s.width : (c.n+1)*s.width]
 		s.m.Encode(dst, st)
-		if !s.seen.insert(s.keyOf(dst, nil), &counts) {
+		if k := s.keyOf(dst, nil); s.compact != nil {
+			if !s.compact.insert(s.compact.pair(k), &counts) {
+				continue
+			}
+		} else if !s.seen.insert(k, &counts) {
 			continue
 		}
 		l := link(0, uint32(ord))
@@ -335,7 +374,11 @@ func (s *search[S, L]) initial() error {
 	} else {
 		s.pool.put(c.buf)
 	}
-	s.seen.flushCounts(&counts)
+	if s.compact != nil {
+		s.compact.flushCounts(&counts)
+	} else {
+		s.seen.flushCounts(&counts)
+	}
 	if err := s.flushSeen(); err != nil {
 		return err
 	}
@@ -363,11 +406,18 @@ func (s *search[S, L]) initial() error {
 func (s *search[S, L]) advance() error {
 	s.seen.reclaim()
 	s.held = max(s.held, s.seen.count()-s.shadowed)
+	if s.compact != nil {
+		s.compact.reclaim()
+		s.held = max(s.held, s.compact.count())
+	}
 	if s.layered {
 		// The successors of the new level are all on the level after
 		// it: none can be a state found so far.
 		s.seen.reset()
 		s.shadowed = 0
+		if s.compact != nil {
+			s.compact.reset()
+		}
 	}
 	if err := s.sp.reset(s.parity); err != nil {
 		return err
@@ -828,7 +878,11 @@ func (w *worker[S, L]) explore(k int) error {
 		}
 	}
 	w.flush()
-	s.seen.flushCounts(&w.counts)
+	if s.compact != nil {
+		s.compact.flushCounts(&w.counts)
+	} else {
+		s.seen.flushCounts(&w.counts)
+	}
 	if err := w.seal(); err != nil {
 		return err
 	}
@@ -916,7 +970,12 @@ func (w *worker[S, L]) successor() func(L) {
 		}
 		// Its bucket is fetched now, while the batch fills, so that the
 		// line is in the cache when flush inserts it.
-		s.seen.touch(k)
+		var pair uint64
+		if s.compact != nil {
+			pair = s.compact.pair(k)
+		} else {
+			s.seen.touch(k)
+		}
 		if w.bst != nil {
 			// Kept as it is for the invariants, should it be new: a copy
 			// costs less than decoding it again.
@@ -926,7 +985,7 @@ func (w *worker[S, L]) successor() func(L) {
 				w.bst[n] = *w.t
 			}
 		}
-		w.batch = append(w.batch, pending{key: k, link: link(w.parentID+1, uint32(ord))})
+		w.batch = append(w.batch, pending{key: k, pair: pair, link: link(w.parentID+1, uint32(ord))})
 		if len(w.batch) == batchSize {
 			w.flush()
 		}
@@ -998,6 +1057,7 @@ const batchSize = 64
 // its trace link (which say where it was found: see at).
 type pending struct {
 	key  fpKey
+	pair uint64 // the compact set's (cpSet.pair), under Options.Compact
 	link uint64
 }
 
@@ -1033,7 +1093,16 @@ func (w *worker[S, L]) flush() {
 	deferred := s.seen.disk != nil && s.seen.disk.deferred
 	for i := range w.batch {
 		p := &w.batch[i]
-		isNew := s.seen.insert(p.key, &w.counts)
+		var isNew bool
+		if s.compact != nil {
+			isNew = s.compact.insert(p.pair, &w.counts)
+			if s.compact.over.Load() {
+				w.err = errCompactOver
+				break
+			}
+		} else {
+			isNew = s.seen.insert(p.key, &w.counts)
+		}
 		w.recent[recentSlot(p.key)] = p.key
 		if !isNew {
 			continue

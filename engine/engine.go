@@ -186,6 +186,14 @@ type Options[S any] struct {
 	// and the trace links get the rest and go to files past it. The run
 	// goes on either way. 0 means no budget.
 	MemoryBudget int64
+	// Compact keeps states of up to 16 bytes in the compact set (about 4
+	// to 9 bytes a state, against 18 to 36 for 16-byte keys; lossless
+	// either way): each state is cut into two halves, each half numbered
+	// in a small table, and the pair of numbers kept in 32-bit slots (see
+	// fpcompact.go and docs/engine.md, "The compact set"). It does not
+	// spill: under a MemoryBudget that it would outgrow, the search starts
+	// again without it. Wider states ignore it.
+	Compact bool
 	// SpillDir is where spill files go; "" means os.TempDir().
 	SpillDir string
 	// Progress, when set, is called about every ProgressEvery (default
@@ -266,6 +274,9 @@ type Stats struct {
 	// no two states can be taken for one; otherwise it kept a 128-bit
 	// fingerprint of each.
 	Lossless bool
+	// Compact is true when they were kept in the compact set
+	// (Options.Compact).
+	Compact bool
 }
 
 // Result is the outcome of a run.
@@ -320,6 +331,19 @@ func (s Stats) CollisionProbability() float64 {
 // FingerprintBits is the width of the fingerprint of a state too wide to
 // be stored as it is (Stats.Lossless).
 const FingerprintBits = 128
+
+// Store names the form the set of seen states kept them in: "compact"
+// (Options.Compact), "16-byte keys" (each state itself) or "128-bit
+// fingerprints".
+func (s Stats) Store() string {
+	switch {
+	case s.Compact:
+		return "compact"
+	case s.Lossless:
+		return "16-byte keys"
+	}
+	return "128-bit fingerprints"
+}
 
 // Fingerprints says how the set of seen states kept them: "lossless" or
 // "128-bit fingerprints".

@@ -91,3 +91,16 @@ func fingerprint128(b []byte) fpKey {
 	}
 	return mix16(h1, h2)
 }
+
+// unmix16 inverts mix16: it gives back the two words of the state whose
+// key is k.
+func unmix16(k fpKey) (a, b uint64) {
+	if weakMix {
+		return k.hi, k.lo
+	}
+	a, b = k.hi, k.lo
+	a ^= fold(b^fpK4, fpK0)
+	b ^= fold(a^fpK2, fpK3)
+	a ^= fold(b^fpK1, fpK0)
+	return a, b
+}

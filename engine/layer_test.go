@@ -164,15 +164,6 @@ func TestMix16IsOneToOne(t *testing.T) {
 	}
 }
 
-// unmix16 inverts mix16: its rounds undone in the opposite order.
-func unmix16(k fpKey) (a, b uint64) {
-	a, b = k.hi, k.lo
-	a ^= fold(b^fpK4, fpK0)
-	b ^= fold(a^fpK2, fpK3)
-	a ^= fold(b^fpK1, fpK0)
-	return a, b
-}
-
 // TestLayerRefutedByADuplicate: a step back to a state of an earlier
 // level refutes the layer although that state is not new. 0 -> 1 -> 2 ->
 // 3 -> 1 never reaches its goal: the cycle 1, 2, 3 is a lasso, which only

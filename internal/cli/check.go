@@ -37,6 +37,7 @@ func newCheckCmd() *cobra.Command {
 		workers   int
 		mem       string
 		spillDir  string
+		compact   bool
 		compare   bool
 		props     []string
 		bounds    string
@@ -160,7 +161,7 @@ small enough to draw (R0 bounds).`,
 				return clibase.Usage(fmt.Errorf("--workers %d: want 1 or more (0: every core)", workers))
 			}
 			opt := check.RunOptions{Continue: cont, ProgressEvery: progress, Workers: workers,
-				MemoryBudget: engineBudget(budget), SpillDir: spillDir}
+				MemoryBudget: engineBudget(budget), SpillDir: spillDir, Compact: compact}
 			if why := unmetBudget(budget); why != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "tlcrun: "+why)
 			}
@@ -221,6 +222,7 @@ small enough to draw (R0 bounds).`,
 	f.IntVar(&workers, "workers", 0, "exploring goroutines (0 = every core)")
 	f.StringVar(&mem, "mem", "auto", "memory budget before the frontier spills to disk, e.g. 300MiB, 4G (auto = half the RAM, 0 = none)")
 	f.StringVar(&spillDir, "spill-dir", "", "folder for spill files (default: the system's temporary folder)")
+	f.BoolVar(&compact, "compact", false, "keep states of up to 16 bytes in the compact set (4 to 9 bytes a state instead of 18 to 36, lossless either way; docs/engine.md)")
 	f.StringArrayVar(&props, "property", nil, "check only this property (an invariant, or the temporal property Liveness under FairSpec) instead of the cfg's; repeatable")
 	clibase.AddLibFlag(f, &lib, "folders searched for the modules the spec extends or instantiates, after the spec's own; the TLA+ interpreter only")
 	f.StringVar(&bounds, "bounds", "", "a cfg whose bounds replace the cfg's, as tlcrun matrix --bounds does (e.g. spec/R8.cfg)")
@@ -530,12 +532,6 @@ func progressPrinter(w io.Writer) func(engine.Stats) {
 	}
 }
 
-// minBytesPerState is the fewest states the fingerprint set must have held
-// for the summary to give its bytes per state: below it the tables'
-// first size (8 MiB) is most of the figure, which then says nothing about
-// the set (R0's 59 states read "466,033.8 bytes each").
-const minBytesPerState = 1 << 16
-
 // writeSummary prints the run's performance: wall time, rates, memory.
 func writeSummary(w io.Writer, rep *check.Report, wall time.Duration) {
 	secs := max(wall.Seconds(), 1e-9)
@@ -548,7 +544,11 @@ func writeSummary(w io.Writer, rep *check.Report, wall time.Duration) {
 		bench.Count(rep.Generated), bench.Count(rep.Distinct), wall.Round(time.Millisecond), workers,
 		bench.Count(uint64(float64(rep.Distinct)/secs)), bench.Count(uint64(float64(rep.Generated)/secs)),
 		bench.Bytes(bench.PeakRSS()), bench.Bytes(rep.Perf.PeakMemory), bench.Bytes(rep.Perf.FingerprintMemory))
-	if n := rep.Perf.FingerprintsHeld; n >= minBytesPerState {
+	if rep.Store != "" {
+		// Which form held the states (engine.Stats.Store).
+		fmt.Fprintf(w, " as %s", rep.Store)
+	}
+	if n := rep.Perf.FingerprintsHeld; n >= check.MinBytesPerState {
 		// The set's tables over the most states they held at once (the
 		// largest level under a layer): issue 25's bytes per state.
 		fmt.Fprintf(w, " for at most %s states, %.1f bytes each", bench.Count(n), float64(rep.Perf.FingerprintMemory)/float64(n))

@@ -15,21 +15,25 @@ import (
 func TestSummarySaysHowStatesWereKept(t *testing.T) {
 	p := 3.2e-20
 	for _, c := range []struct {
-		fps  string
-		coll *float64
-		want string
+		fps, store string
+		coll       *float64
+		want, mem  string
 	}{
-		{"lossless", new(float64), "States stored losslessly: collision probability 0."},
-		{"128-bit fingerprints", &p, "States stored as 128-bit fingerprints: collision probability (optimistic, TLC's formula over 2^128) 3.2E-20."},
-		{"", nil, "Collision probability unknown."},
+		{"lossless", "16-byte keys", new(float64), "States stored losslessly: collision probability 0.",
+			"fingerprints 32.0 MiB as 16-byte keys for at most 974,816 states, 34.4 bytes each"},
+		{"lossless", "compact", new(float64), "States stored losslessly: collision probability 0.",
+			"fingerprints 32.0 MiB as compact for at most 974,816 states, 34.4 bytes each"},
+		{"128-bit fingerprints", "128-bit fingerprints", &p, "States stored as 128-bit fingerprints: collision probability (optimistic, TLC's formula over 2^128) 3.2E-20.",
+			"fingerprints 32.0 MiB as 128-bit fingerprints for at most 974,816 states, 34.4 bytes each"},
+		{"", "", nil, "Collision probability unknown.", "fingerprints 32.0 MiB for at most 974,816 states, 34.4 bytes each"},
 	} {
-		rep := &check.Report{Generated: 87, Distinct: 59, Fingerprints: c.fps, Collision: c.coll,
+		rep := &check.Report{Generated: 87, Distinct: 59, Fingerprints: c.fps, Collision: c.coll, Store: c.store,
 			Perf: check.Perf{Workers: 1, FingerprintMemory: 32 << 20, FingerprintsHeld: 974816}}
 		var b bytes.Buffer
 		writeSummary(&b, rep, time.Second)
 		out := b.String()
-		if !strings.Contains(out, c.want) || !strings.Contains(out, "fingerprints 32.0 MiB for at most 974,816 states, 34.4 bytes each") {
-			t.Errorf("%q: summary %q, want %q and the bytes per state", c.fps, out, c.want)
+		if !strings.Contains(out, c.want) || !strings.Contains(out, c.mem) {
+			t.Errorf("%q: summary %q, want %q and %q", c.store, out, c.want, c.mem)
 		}
 	}
 	// A few states: the tables' first size would be the figure.
