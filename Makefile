@@ -144,7 +144,7 @@ bench-large: bin/tlcrun ## the Go engine on over 100 million states (spec/bench/
 # streams, one inserter and every core (docs/engine.md, "Lossless keys
 # against 64-bit fingerprints"). FPSET_PAIRS interleaved pairs each.
 FPSET_PAIRS ?= 5
-bench-fpset: ## the fingerprint set vs the 64-bit one, R8- and R100M-sized; the R100M-sized run needs about 4 GiB
+bench-fpset: ## the fingerprint set vs the 64-bit one and the compact set, R8- and R100M-sized; the R100M-sized run needs about 4 GiB
 	$(GO) test ./engine -run '^$$' -bench FPSetR8 -benchtime $(FPSET_PAIRS)x -timeout 2h
 	$(GO) test ./engine -run '^$$' -bench FPSetR8 -benchtime $(FPSET_PAIRS)x -timeout 2h -fpset.states 119071840
 

@@ -80,10 +80,11 @@ var fpsetStates = flag.Int("fpset.states", 7435360, "distinct states BenchmarkFP
 // BenchmarkFPSetR8 runs the same stream of 16-byte states, R8-sized (7.4
 // million distinct, each met about twice as in R8: 14.8 million inserts),
 // through today's set (128: each state kept losslessly, 16 bytes a slot)
-// and the 64-bit set it replaced (64, fpset64_test.go), the way workers
+// the 64-bit set it replaced (64, fpset64_test.go) and the compact set
+// (compact, fpcompact.go: B/state counts its leaves too), the way workers
 // insert (64 at a time, buckets prefetched first), into a set of the
 // default initial size that grows. Each iteration runs the stream through
-// both, 64 then 128, so that the two meet the same load: run it with
+// all three, 64, 128, compact, so that they meet the same load: run it with
 // -benchtime Nx for N interleaved pairs. workers=1 is one inserter (plain
 // stores, as the engine's one worker); workers=N is GOMAXPROCS inserters
 // taking blocks of the stream in turn. It reports, for each set, the
