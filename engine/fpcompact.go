@@ -281,6 +281,12 @@ func (s *cpSet) insert(p uint64, c *fpCounts) bool {
 			t = s.replacement(sh, t)
 			continue
 		}
+		if cpNoRecheck {
+			// The broken set, its window between the look at the flag
+			// and the claim held open a moment, so that the tests see a
+			// growth go by in it.
+			runtime.Gosched()
+		}
 		if full {
 			if !t.inOverflow(p) {
 				return isNew

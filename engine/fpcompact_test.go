@@ -169,8 +169,9 @@ func TestCompactSetCatchesMerges(t *testing.T) {
 // the frozen flag after winning a slot loses some of those made while a
 // table is copied; with several inserters through many growths,
 // checkCompact sees a state new twice or lost. (Timing decides which
-// inserts race with a copy, so the stream is run until it is caught, a
-// few times at most.)
+// inserts race with a copy; the broken set yields between its look at
+// the flag and its claim, and the stream is run until it is caught, at
+// the first try in nearly every run.)
 func TestCompactSetCatchesLostInserts(t *testing.T) {
 	cpNoRecheck = true
 	defer func() { cpNoRecheck = false }()
