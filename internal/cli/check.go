@@ -27,27 +27,36 @@ import (
 	"github.com/resumecontract/resumecheck/model"
 )
 
+// checkOptions are tlcrun check's flags.
+type checkOptions struct {
+	spec      string
+	engineArg string
+	asJSON    bool
+	cont      bool
+	progress  time.Duration
+	workers   int
+	mem       string
+	spillDir  string
+	compact   bool
+	compare   bool
+	props     []string
+	bounds    string
+	symmetry  bool
+	lib       []string
+	dist      string
+	distWait  time.Duration
+	insecure  bool
+	tf        tlcFlags
+	// Set before validate: the cfg argument and which flags were given.
+	cfgPath             string
+	compareSet, waitSet bool
+	// Set by validate: the loaded job (Go engine) and --mem read.
+	job    *check.Job
+	budget int64
+}
+
 func newCheckCmd() *cobra.Command {
-	var (
-		spec      string
-		engineArg string
-		asJSON    bool
-		cont      bool
-		progress  time.Duration
-		workers   int
-		mem       string
-		spillDir  string
-		compact   bool
-		compare   bool
-		props     []string
-		bounds    string
-		symmetry  bool
-		lib       []string
-		dist      string
-		distWait  time.Duration
-		insecure  bool
-		tf        tlcFlags
-	)
+	o := &checkOptions{}
 	cmd := &cobra.Command{
 		Use:   "check CFG",
 		Short: "Model-check one cfg (Go engine by default)",
@@ -110,129 +119,156 @@ small enough to draw (R0 bounds).`,
   tlcrun check --html redeliver.html --dot redeliver.dot spec/fault-redeliver.cfg`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := validEngine(engineArg); err != nil {
+			o.cfgPath = args[0]
+			o.compareSet = cmd.Flags().Changed("compare-states")
+			o.waitSet = cmd.Flags().Changed("worker-wait")
+			if err := o.validate(cmd); err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("compare-states") && engineArg != "both" {
-				return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
-			}
-			var progressTo io.Writer
-			if progress > 0 {
-				progressTo = cmd.ErrOrStderr()
-			}
-			if err := check.CfgArg(args[0]); err != nil {
-				return inputError(err)
-			}
-			if dist == "" && cmd.Flags().Changed("worker-wait") {
-				return clibase.Usage(errors.New("--worker-wait is how long TLC's distributed server waits for its workers: it needs --distributed"))
-			}
-			if dist == "" && insecure {
-				return clibase.Usage(errors.New("--insecure-network lets TLC's distributed server listen on a network address: it needs --distributed"))
-			}
-			if dist != "" {
-				if err := distributedFlags(cmd, engineArg); err != nil {
-					return err
-				}
-				return checkDistributed(cmd, args[0], spec, dist, distWait, progress, asJSON, insecure, tf)
-			}
-			if engineArg == "tlc" {
-				if len(props) > 0 || bounds != "" || symmetry {
-					return clibase.Usage(errors.New("--property, --bounds and --symmetry edit the cfg for the Go engine: use them with --engine go"))
-				}
-				return checkTLC(cmd, args[0], spec, cont, asJSON, tf.options(progressTo))
-			}
-			job, err := loadAnyJob(cmd, engineArg, args[0], spec, props, bounds, symmetry, lib)
-			if err != nil {
-				return err
-			}
-			if engineArg != "tlc" {
-				if err := job.VerifyMirror(); err != nil {
-					return runError(err)
-				}
-				if err := job.Interpretable(); err != nil {
-					return inputError(err)
-				}
-			}
-			budget, err := memBudget(mem)
-			if err != nil {
-				return clibase.Usage(err)
-			}
-			if workers < 0 {
-				return clibase.Usage(fmt.Errorf("--workers %d: want 1 or more (0: every core)", workers))
-			}
-			opt := check.RunOptions{Continue: cont, ProgressEvery: progress, Workers: workers,
-				MemoryBudget: engineBudget(budget), SpillDir: spillDir, Compact: compact}
-			if why := unmetBudget(budget); why != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "tlcrun: "+why)
-			}
-			if progress > 0 {
-				opt.Progress = progressPrinter(cmd.ErrOrStderr())
-			}
-			if engineArg == "both" {
-				return checkBoth(cmd, job, asJSON, crosscheck.Options{TLC: tf.options(progressTo), Go: opt, CompareStates: compare, Interpreter: true})
-			}
-			// The engine's heap is mostly pointer-free tables and buffers, so
-			// collecting more often costs little and keeps the resident
-			// memory near what is live (the old tables a growing fingerprint
-			// set leaves behind would otherwise wait for the heap to double).
-			debug.SetGCPercent(25)
-			if job.Interpreted() {
-				// The interpreter makes a value per expression evaluated:
-				// short-lived garbage, which a collection at every quarter
-				// of growth made cost half as much again as the work
-				// (R8-small: 5.8 us per generated state at 25, 3.2 at 400).
-				debug.SetGCPercent(400)
-			}
-			if budget > 0 {
-				// Go's own memory (heap, stacks, runtime) gets what the
-				// fingerprint tables (mapped outside the heap) leave:
-				// the collector and the scavenger keep it there.
-				debug.SetMemoryLimit(goLimit(budget, opt.MemoryBudget))
-			}
-			start := time.Now()
-			rep, err := job.Run(cmd.Context(), opt)
-			if err != nil {
-				return clibase.Exit(ExitFailure, err)
-			}
-			if err := writeCheckReports(cmd, job, rep); err != nil {
-				return err
-			}
-			if asJSON {
-				err = rep.WriteJSON(cmd.OutOrStdout())
-			} else {
-				err = rep.WriteText(cmd.OutOrStdout())
-			}
-			if err != nil {
-				return clibase.Exit(ExitFailure, err)
-			}
-			// After the report, so that a terminal shows the summary last.
-			if progress > 0 {
-				writeSummary(cmd.ErrOrStderr(), rep, time.Since(start))
-			}
-			return clibase.Status(reportCode(rep))
+			return o.run(cmd)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&spec, "spec", "", "the spec (default: Resume.tla beside the cfg)")
-	f.StringVar(&engineArg, "engine", "go", "checker to run: go, tlc, or both (and compare them)")
-	f.BoolVar(&compare, "compare-states", true, "with --engine both: compare the state sets (TLC's -dump against the Go engine's); =false for models too large to hold in memory")
-	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	f.BoolVar(&cont, "continue", false, "explore everything and report every violated property")
-	f.DurationVar(&progress, "progress", 5*time.Second, "interval between progress lines on stderr (0 = none, and no summary)")
-	f.IntVar(&workers, "workers", 0, "exploring goroutines (0 = every core)")
-	f.StringVar(&mem, "mem", "auto", "memory budget before the frontier spills to disk, e.g. 300MiB, 4G (auto = half the RAM, 0 = none)")
-	f.StringVar(&spillDir, "spill-dir", "", "folder for spill files (default: the system's temporary folder)")
-	f.BoolVar(&compact, "compact", false, "keep states of up to 16 bytes in the compact set (4 to 9 bytes a state instead of 18 to 36, lossless either way; docs/engine.md)")
-	f.StringArrayVar(&props, "property", nil, "check only this property (an invariant, or the temporal property Liveness under FairSpec) instead of the cfg's; repeatable")
-	clibase.AddLibFlag(f, &lib, "folders searched for the modules the spec extends or instantiates, after the spec's own; the TLA+ interpreter only")
-	f.StringVar(&bounds, "bounds", "", "a cfg whose bounds replace the cfg's, as tlcrun matrix --bounds does (e.g. spec/R8.cfg)")
-	f.BoolVar(&symmetry, "symmetry", false, "reduce by the spec's symmetry (SYMMETRY Symmetry: the values are interchangeable), as tlcrun matrix --symmetry does: one state per orbit, the same verdicts and counterexample lengths")
-	f.StringVar(&dist, "distributed", "", "run TLC's distributed server here, its workers reaching it at ADDR[:PORT] (tlcrun tlc-worker on each worker host)")
-	f.DurationVar(&distWait, "worker-wait", 10*time.Minute, "with --distributed: how long to wait for the first worker")
-	f.BoolVar(&insecure, "insecure-network", false, "with --distributed: allow an ADDR that is not a loopback address (TLC's RMI has no authentication)")
-	tf.add(f)
+	f.StringVar(&o.spec, "spec", "", "the spec (default: Resume.tla beside the cfg)")
+	f.StringVar(&o.engineArg, "engine", "go", "checker to run: go, tlc, or both (and compare them)")
+	f.BoolVar(&o.compare, "compare-states", true, "with --engine both: compare the state sets (TLC's -dump against the Go engine's); =false for models too large to hold in memory")
+	f.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+	f.BoolVar(&o.cont, "continue", false, "explore everything and report every violated property")
+	f.DurationVar(&o.progress, "progress", 5*time.Second, "interval between progress lines on stderr (0 = none, and no summary)")
+	f.IntVar(&o.workers, "workers", 0, "exploring goroutines (0 = every core)")
+	f.StringVar(&o.mem, "mem", "auto", "memory budget before the frontier spills to disk, e.g. 300MiB, 4G (auto = half the RAM, 0 = none)")
+	f.StringVar(&o.spillDir, "spill-dir", "", "folder for spill files (default: the system's temporary folder)")
+	f.BoolVar(&o.compact, "compact", false, "keep states of up to 16 bytes in the compact set (4 to 9 bytes a state instead of 18 to 36, lossless either way; docs/engine.md)")
+	f.StringArrayVar(&o.props, "property", nil, "check only this property (an invariant, or the temporal property Liveness under FairSpec) instead of the cfg's; repeatable")
+	clibase.AddLibFlag(f, &o.lib, "folders searched for the modules the spec extends or instantiates, after the spec's own; the TLA+ interpreter only")
+	f.StringVar(&o.bounds, "bounds", "", "a cfg whose bounds replace the cfg's, as tlcrun matrix --bounds does (e.g. spec/R8.cfg)")
+	f.BoolVar(&o.symmetry, "symmetry", false, "reduce by the spec's symmetry (SYMMETRY Symmetry: the values are interchangeable), as tlcrun matrix --symmetry does: one state per orbit, the same verdicts and counterexample lengths")
+	f.StringVar(&o.dist, "distributed", "", "run TLC's distributed server here, its workers reaching it at ADDR[:PORT] (tlcrun tlc-worker on each worker host)")
+	f.DurationVar(&o.distWait, "worker-wait", 10*time.Minute, "with --distributed: how long to wait for the first worker")
+	f.BoolVar(&o.insecure, "insecure-network", false, "with --distributed: allow an ADDR that is not a loopback address (TLC's RMI has no authentication)")
+	o.tf.add(f)
 	addReportFlags(cmd)
 	return cmd
+}
+
+// validate checks the flags and the cfg and, for the Go engine, loads
+// the job and checks that it mirrors or interprets the spec, before
+// anything runs.
+func (o *checkOptions) validate(cmd *cobra.Command) error {
+	if err := validEngine(o.engineArg); err != nil {
+		return err
+	}
+	if o.compareSet && o.engineArg != "both" {
+		return clibase.Usage(errors.New("--compare-states compares the engines' state sets: it needs --engine both"))
+	}
+	if err := check.CfgArg(o.cfgPath); err != nil {
+		return inputError(err)
+	}
+	if o.dist == "" && o.waitSet {
+		return clibase.Usage(errors.New("--worker-wait is how long TLC's distributed server waits for its workers: it needs --distributed"))
+	}
+	if o.dist == "" && o.insecure {
+		return clibase.Usage(errors.New("--insecure-network lets TLC's distributed server listen on a network address: it needs --distributed"))
+	}
+	if o.dist != "" {
+		return distributedFlags(cmd, o.engineArg)
+	}
+	if o.engineArg == "tlc" {
+		if len(o.props) > 0 || o.bounds != "" || o.symmetry {
+			return clibase.Usage(errors.New("--property, --bounds and --symmetry edit the cfg for the Go engine: use them with --engine go"))
+		}
+		return nil
+	}
+	job, err := loadAnyJob(cmd, o.engineArg, o.cfgPath, o.spec, o.props, o.bounds, o.symmetry, o.lib)
+	if err != nil {
+		return err
+	}
+	if err := job.VerifyMirror(); err != nil {
+		return runError(err)
+	}
+	if err := job.Interpretable(); err != nil {
+		return inputError(err)
+	}
+	if o.budget, err = memBudget(o.mem); err != nil {
+		return clibase.Usage(err)
+	}
+	if o.workers < 0 {
+		return clibase.Usage(fmt.Errorf("--workers %d: want 1 or more (0: every core)", o.workers))
+	}
+	o.job = job
+	return nil
+}
+
+// run checks the model with the engine asked for (TLC's distributed mode
+// with --distributed), prints the report and gives its exit code.
+func (o *checkOptions) run(cmd *cobra.Command) error {
+	var progressTo io.Writer
+	if o.progress > 0 {
+		progressTo = cmd.ErrOrStderr()
+	}
+	switch {
+	case o.dist != "":
+		return checkDistributed(cmd, o.cfgPath, o.spec, o.dist, o.distWait, o.progress, o.asJSON, o.insecure, o.tf)
+	case o.engineArg == "tlc":
+		return checkTLC(cmd, o.cfgPath, o.spec, o.cont, o.asJSON, o.tf.options(progressTo))
+	}
+	opt := check.RunOptions{Continue: o.cont, ProgressEvery: o.progress, Workers: o.workers,
+		MemoryBudget: engineBudget(o.budget), SpillDir: o.spillDir, Compact: o.compact}
+	if why := unmetBudget(o.budget); why != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "tlcrun: "+why)
+	}
+	if o.progress > 0 {
+		opt.Progress = progressPrinter(cmd.ErrOrStderr())
+	}
+	if o.engineArg == "both" {
+		return checkBoth(cmd, o.job, o.asJSON, crosscheck.Options{TLC: o.tf.options(progressTo), Go: opt, CompareStates: o.compare, Interpreter: true})
+	}
+	return o.runGo(cmd, opt)
+}
+
+// runGo is check with the Go engine: the compiled mirror or the TLA+
+// interpreter.
+func (o *checkOptions) runGo(cmd *cobra.Command, opt check.RunOptions) error {
+	job := o.job
+	// The engine's heap is mostly pointer-free tables and buffers, so
+	// collecting more often costs little and keeps the resident memory
+	// near what is live (the old tables a growing fingerprint set leaves
+	// behind would otherwise wait for the heap to double).
+	debug.SetGCPercent(25)
+	if job.Interpreted() {
+		// The interpreter makes a value per expression evaluated:
+		// short-lived garbage, which a collection at every quarter of
+		// growth made cost half as much again as the work (R8-small: 5.8
+		// us per generated state at 25, 3.2 at 400).
+		debug.SetGCPercent(400)
+	}
+	if o.budget > 0 {
+		// Go's own memory (heap, stacks, runtime) gets what the
+		// fingerprint tables (mapped outside the heap) leave: the
+		// collector and the scavenger keep it there.
+		debug.SetMemoryLimit(goLimit(o.budget, opt.MemoryBudget))
+	}
+	start := time.Now()
+	rep, err := job.Run(cmd.Context(), opt)
+	if err != nil {
+		return clibase.Exit(ExitFailure, err)
+	}
+	if err := writeCheckReports(cmd, job, rep); err != nil {
+		return err
+	}
+	if o.asJSON {
+		err = rep.WriteJSON(cmd.OutOrStdout())
+	} else {
+		err = rep.WriteText(cmd.OutOrStdout())
+	}
+	if err != nil {
+		return clibase.Exit(ExitFailure, err)
+	}
+	// After the report, so that a terminal shows the summary last.
+	if o.progress > 0 {
+		writeSummary(cmd.ErrOrStderr(), rep, time.Since(start))
+	}
+	return clibase.Status(reportCode(rep))
 }
 
 // loadAnyJob loads the job for the Go engine: the compiled mirror when the
@@ -470,22 +506,6 @@ func engineBudget(budget int64) int64 {
 	return max(1, budget-bench.RSS()-budget/16)
 }
 
-// unmetBudget says why a --mem budget cannot bound the peak resident
-// size ("" when it can): the process already holds more before the
-// search (code, runtime, the loaded model) than the budget less the
-// collector's sixteenth, so the engine gets nothing and spills every
-// state, and the peak goes over the budget by what the search itself
-// needs in memory at the least (a chunk being explored, one being
-// filled, per worker).
-func unmetBudget(budget int64) string {
-	held := bench.RSS()
-	if budget <= 0 || held == 0 || budget-held-budget/16 > 0 {
-		return ""
-	}
-	return fmt.Sprintf("--mem %s cannot be honoured: the process holds %s before the search starts (code, runtime, the model), so the search keeps nothing it can spill in memory and the peak resident size will be above %s",
-		bench.Bytes(budget), bench.Bytes(held), bench.Bytes(budget))
-}
-
 // goLimit is the limit for Go's own memory (heap, stacks, runtime) under
 // --mem budget when the engine gets engine: what the fingerprint tables
 // (mapped outside the heap, three quarters of engine) leave, less what
@@ -531,6 +551,7 @@ func progressPrinter(w io.Writer) func(engine.Stats) {
 		last = s
 	}
 }
+
 
 // writeSummary prints the run's performance: wall time, rates, memory.
 func writeSummary(w io.Writer, rep *check.Report, wall time.Duration) {
@@ -613,4 +634,20 @@ func reportCode(rep *check.Report) int {
 		return ExitLiveness
 	}
 	return ExitSafety
+}
+
+// unmetBudget says why a --mem budget cannot bound the peak resident
+// size ("" when it can): the process already holds more before the
+// search (code, runtime, the loaded model) than the budget less the
+// collector's sixteenth, so the engine gets nothing and spills every
+// state, and the peak goes over the budget by what the search itself
+// needs in memory at the least (a chunk being explored, one being
+// filled, per worker).
+func unmetBudget(budget int64) string {
+	held := bench.RSS()
+	if budget <= 0 || held == 0 || budget-held-budget/16 > 0 {
+		return ""
+	}
+	return fmt.Sprintf("--mem %s cannot be honoured: the process holds %s before the search starts (code, runtime, the model), so the search keeps nothing it can spill in memory and the peak resident size will be above %s",
+		bench.Bytes(budget), bench.Bytes(held), bench.Bytes(budget))
 }

@@ -267,15 +267,18 @@ func (r *distReport) writeText(w io.Writer) error {
 	return err
 }
 
+// workerOptions are tlcrun tlc-worker's flags.
+type workerOptions struct {
+	server    string
+	advertise string
+	threads   int
+	wait      time.Duration
+	asJSON    bool
+	tf        tlcFlags
+}
+
 func newTLCWorkerCmd() *cobra.Command {
-	var (
-		server    string
-		advertise string
-		threads   int
-		wait      time.Duration
-		asJSON    bool
-		tf        tlcFlags
-	)
+	o := &workerOptions{}
 	cmd := &cobra.Command{
 		Use:   "tlc-worker --server HOST[:PORT]",
 		Short: "Work for TLC's distributed server on another host (tlcrun check --distributed)",
@@ -300,65 +303,79 @@ figure (TLC's distributed server counts them wrongly itself).`,
   tlcrun tlc-worker --server 10.0.0.1 --threads 8`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if server == "" {
-				return clibase.Usage(errors.New("--server: the address of the host running tlcrun check --distributed is required"))
+			if err := o.validate(); err != nil {
+				return err
 			}
-			if _, _, err := tlc.HostPort(server); err != nil {
-				return clibase.Usage(fmt.Errorf("--server %q: %v; give the server's address, HOST or HOST:PORT", server, err))
-			}
-			if threads < 0 {
-				return clibase.Usage(fmt.Errorf("--threads %d: want 1 or more (0: every core)", threads))
-			}
-			stderr := cmd.ErrOrStderr()
-			opt := tlc.WorkerOptions{Jar: tf.jar, Java: tf.java, JavaOptions: tf.javaOpts, Server: server,
-				Advertise: advertise, Threads: threads, Wait: wait}
-			opt.Log = func(line string) {
-				// SANY's log of the spec the worker fetched is noise here.
-				for _, p := range []string{"Parsing file ", "Semantic processing of module ", "Linting of module ", "Starting... "} {
-					if strings.HasPrefix(line, p) {
-						return
-					}
-				}
-				if strings.TrimSpace(line) != "" {
-					fmt.Fprintln(stderr, line)
-				}
-			}
-			w, err := tlc.Work(cmd.Context(), opt)
-			if err != nil {
-				return runError(err)
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				err = writeJSON(out, struct {
-					Server     string  `json:"server"`
-					Advertised string  `json:"advertised"`
-					Threads    int     `json:"threads"`
-					Computed   int64   `json:"computed"`
-					Seconds    float64 `json:"seconds"`
-					CPUSeconds float64 `json:"cpu_seconds"`
-					PeakRSS    int64   `json:"peak_rss"`
-				}{w.Server, w.Advertised, w.Threads, w.Computed, w.Wall.Seconds(), w.CPU.Seconds(), w.PeakRSS})
-			} else {
-				_, err = fmt.Fprintf(out, "TLC worker for the server at %s (reached back at %s): %s computed %d successor states in %s (CPU %s, peak RSS %s).\n",
-					w.Server, w.Advertised, english.Count(w.Threads, "thread"), w.Computed, w.Wall.Round(time.Millisecond),
-					w.CPU.Round(time.Millisecond), bench.Bytes(w.PeakRSS))
-			}
-			if err != nil {
-				return clibase.Exit(ExitFailure, err)
-			}
-			return nil
+			return o.run(cmd)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&server, "server", "", "the server's address, HOST or HOST:PORT (port 10997 by default), as given to its --distributed")
-	f.StringVar(&advertise, "advertise", "", "the address the server reaches this worker at (default: the one this host reaches the server from)")
-	f.IntVar(&threads, "threads", 0, "worker threads (0 = every core)")
-	f.DurationVar(&wait, "wait", 10*time.Minute, "how long to wait for the server to accept connections")
-	f.BoolVar(&asJSON, "json", false, "print the worker's figures as JSON")
-	f.StringVar(&tf.jar, "jar", "", "tla2tools.jar, the server's (default: $TLA2TOOLS_JAR, else the default location; see tlcrun doctor)")
-	f.StringVar(&tf.java, "java", "", "the java to run TLC with (default: $JAVA_HOME/bin/java, else java on PATH)")
-	f.StringArrayVar(&tf.javaOpts, "java-opt", nil, "an option for the worker's JVM, e.g. --java-opt=-Xmx8g (repeatable)")
+	f.StringVar(&o.server, "server", "", "the server's address, HOST or HOST:PORT (port 10997 by default), as given to its --distributed")
+	f.StringVar(&o.advertise, "advertise", "", "the address the server reaches this worker at (default: the one this host reaches the server from)")
+	f.IntVar(&o.threads, "threads", 0, "worker threads (0 = every core)")
+	f.DurationVar(&o.wait, "wait", 10*time.Minute, "how long to wait for the server to accept connections")
+	f.BoolVar(&o.asJSON, "json", false, "print the worker's figures as JSON")
+	f.StringVar(&o.tf.jar, "jar", "", "tla2tools.jar, the server's (default: $TLA2TOOLS_JAR, else the default location; see tlcrun doctor)")
+	f.StringVar(&o.tf.java, "java", "", "the java to run TLC with (default: $JAVA_HOME/bin/java, else java on PATH)")
+	f.StringArrayVar(&o.tf.javaOpts, "java-opt", nil, "an option for the worker's JVM, e.g. --java-opt=-Xmx8g (repeatable)")
 	return cmd
+}
+
+// validate checks the server's address and the thread count.
+func (o *workerOptions) validate() error {
+	if o.server == "" {
+		return clibase.Usage(errors.New("--server: the address of the host running tlcrun check --distributed is required"))
+	}
+	if _, _, err := tlc.HostPort(o.server); err != nil {
+		return clibase.Usage(fmt.Errorf("--server %q: %v; give the server's address, HOST or HOST:PORT", o.server, err))
+	}
+	if o.threads < 0 {
+		return clibase.Usage(fmt.Errorf("--threads %d: want 1 or more (0: every core)", o.threads))
+	}
+	return nil
+}
+
+// run works for the server until its search ends and prints the worker's
+// figures.
+func (o *workerOptions) run(cmd *cobra.Command) error {
+	stderr := cmd.ErrOrStderr()
+	opt := tlc.WorkerOptions{Jar: o.tf.jar, Java: o.tf.java, JavaOptions: o.tf.javaOpts, Server: o.server,
+		Advertise: o.advertise, Threads: o.threads, Wait: o.wait}
+	opt.Log = func(line string) {
+		// SANY's log of the spec the worker fetched is noise here.
+		for _, p := range []string{"Parsing file ", "Semantic processing of module ", "Linting of module ", "Starting... "} {
+			if strings.HasPrefix(line, p) {
+				return
+			}
+		}
+		if strings.TrimSpace(line) != "" {
+			fmt.Fprintln(stderr, line)
+		}
+	}
+	w, err := tlc.Work(cmd.Context(), opt)
+	if err != nil {
+		return runError(err)
+	}
+	out := cmd.OutOrStdout()
+	if o.asJSON {
+		err = writeJSON(out, struct {
+			Server     string  `json:"server"`
+			Advertised string  `json:"advertised"`
+			Threads    int     `json:"threads"`
+			Computed   int64   `json:"computed"`
+			Seconds    float64 `json:"seconds"`
+			CPUSeconds float64 `json:"cpu_seconds"`
+			PeakRSS    int64   `json:"peak_rss"`
+		}{w.Server, w.Advertised, w.Threads, w.Computed, w.Wall.Seconds(), w.CPU.Seconds(), w.PeakRSS})
+	} else {
+		_, err = fmt.Fprintf(out, "TLC worker for the server at %s (reached back at %s): %s computed %d successor states in %s (CPU %s, peak RSS %s).\n",
+			w.Server, w.Advertised, english.Count(w.Threads, "thread"), w.Computed, w.Wall.Round(time.Millisecond),
+			w.CPU.Round(time.Millisecond), bench.Bytes(w.PeakRSS))
+	}
+	if err != nil {
+		return clibase.Exit(ExitFailure, err)
+	}
+	return nil
 }
 
 // distributedFlags refuses the flags check --distributed has no use for.

@@ -18,21 +18,26 @@ import (
 	"github.com/resumecontract/resumecheck/report"
 )
 
+// inductOptions are tlcrun induct's flags.
+type inductOptions struct {
+	spec     string
+	inv      string
+	typ      string
+	lib      []string
+	workers  int
+	progress time.Duration
+	asJSON   bool
+	cont     bool
+	compare  bool
+	reach    bool
+	html     string
+	tf       tlcFlags
+	// Set by validate: the loaded induction.
+	job *check.InductJob
+}
+
 func newInductCmd() *cobra.Command {
-	var (
-		spec     string
-		inv      string
-		typ      string
-		lib      []string
-		workers  int
-		progress time.Duration
-		asJSON   bool
-		cont     bool
-		compare  bool
-		reach    bool
-		html     string
-		tf       tlcFlags
-	)
+	o := &inductOptions{}
 	cmd := &cobra.Command{
 		Use:   "induct CFG",
 		Short: "Check that an invariant is inductive (the TLA+ interpreter)",
@@ -86,104 +91,129 @@ exit 15 when they disagree.`,
   tlcrun induct --json --type TypeOK --inv IndInv MC.cfg`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if workers < 0 {
-				return clibase.Usage(fmt.Errorf("--workers %d: want 1 or more (0: every core)", workers))
+			if err := o.validate(args[0]); err != nil {
+				return err
 			}
-			job, err := check.LoadInduct(check.InductInput{Cfg: args[0], Spec: spec, Lib: lib, Type: typ, Inv: inv})
-			if err != nil {
-				return inputError(err)
-			}
-			// Short-lived values, as for check's interpreter.
-			debug.SetGCPercent(400)
-			opt := check.InductOptions{Workers: workers, ProgressEvery: progress}
-			if progress > 0 {
-				opt.Progress = inductProgress(cmd.ErrOrStderr())
-			}
-			opt.Continue = cont || compare
-			rep, err := job.Run(cmd.Context(), opt)
-			if err != nil {
-				if errors.Is(err, check.ErrInput) {
-					return clibase.Usage(err)
-				}
-				return clibase.Exit(ExitFailure, err)
-			}
-			// The page always says whether the counterexample's state is
-			// reachable: a reader's first question (reachable, the
-			// invariant it breaks is not even an invariant).
-			if (reach || html != "") && rep.CTI != nil && rep.CTI.Kind == "consecution" {
-				if err := job.Reachable(cmd.Context(), rep.CTI); err != nil {
-					return clibase.Exit(ExitFailure, err)
-				}
-			}
-			var ind *crosscheck.IndCheck
-			var disagree []string
-			if compare {
-				ind, err = crosscheck.RunIndCheck(cmd.Context(), job, lib, tf.options(nil))
-				if err != nil {
-					return runError(err)
-				}
-				disagree = crosscheck.IndDisagreements(rep, ind)
-			}
-			switch {
-			case asJSON && compare:
-				err = writeJSON(cmd.OutOrStdout(), struct {
-					Induct        *check.InductReport  `json:"induct"`
-					TLC           *crosscheck.IndCheck `json:"tlc"`
-					Disagreements []string             `json:"disagreements"`
-				}{rep, ind, disagree})
-			case asJSON:
-				err = writeJSON(cmd.OutOrStdout(), rep)
-			default:
-				err = rep.WriteText(cmd.OutOrStdout())
-				if err == nil && compare {
-					writeIndCompare(cmd.OutOrStdout(), rep, ind, disagree)
-				}
-			}
-			if err != nil {
-				return clibase.Exit(ExitFailure, err)
-			}
-			if html != "" {
-				start := time.Now()
-				page, err := report.Induct(job.Any(), rep, report.InductOptions{Constants: cfgConstants(job.Job()), Conjuncts: job.Conjuncts()})
-				if err != nil {
-					return clibase.Exit(ExitFailure, err)
-				}
-				if err := writePageSince(cmd, html, page, start); err != nil {
-					return err
-				}
-			}
-			if progress > 0 {
-				secs := max(rep.Seconds, 1e-9)
-				fmt.Fprintf(cmd.ErrOrStderr(), "Summary: %s states, %s successors in %.2fs with %d workers: %s states/s. Peak RSS %s.\n",
-					bench.Count(rep.States), bench.Count(rep.Successors), rep.Seconds, rep.Workers,
-					bench.Count(uint64(float64(rep.States)/secs)), bench.Bytes(bench.PeakRSS()))
-			}
-			if len(disagree) > 0 {
-				return clibase.Status(ExitDisagree)
-			}
-			switch rep.Verdict {
-			case "inductive":
-				return clibase.Status(ExitOK)
-			case "unknown":
-				return clibase.Status(ExitCancelled)
-			}
-			return clibase.Status(ExitSafety)
+			return o.run(cmd)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&spec, "spec", "", "the spec (default: the .tla beside the cfg, as for check)")
-	f.StringVar(&inv, "inv", "", "the candidate invariant (default: the cfg's one INVARIANT other than --type)")
-	f.StringVar(&typ, "type", "TypeOK", "the type invariant whose domain is enumerated")
-	clibase.AddLibFlag(f, &lib, "folders searched for the modules the spec extends or instantiates, after the spec's own")
-	f.IntVar(&workers, "workers", 0, "checking goroutines (0 = every core)")
-	f.DurationVar(&progress, "progress", 5*time.Second, "interval between progress lines on stderr (0 = none, and no summary)")
-	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	f.BoolVar(&cont, "continue", false, "check every state after a counterexample, for complete counts")
-	f.BoolVar(&reach, "reachable", false, "after a counterexample to induction, explore the reachable states (as check does) to say whether its first state is one")
-	f.StringVar(&html, "html", "", "also write the report as one self-contained HTML page (a counterexample as a story of two states, its reachability explored)")
-	f.BoolVar(&compare, "compare-tlc", false, "also run TLC's IndCheck-style check of the same step and compare (implies --continue)")
-	tf.add(f)
+	f.StringVar(&o.spec, "spec", "", "the spec (default: the .tla beside the cfg, as for check)")
+	f.StringVar(&o.inv, "inv", "", "the candidate invariant (default: the cfg's one INVARIANT other than --type)")
+	f.StringVar(&o.typ, "type", "TypeOK", "the type invariant whose domain is enumerated")
+	clibase.AddLibFlag(f, &o.lib, "folders searched for the modules the spec extends or instantiates, after the spec's own")
+	f.IntVar(&o.workers, "workers", 0, "checking goroutines (0 = every core)")
+	f.DurationVar(&o.progress, "progress", 5*time.Second, "interval between progress lines on stderr (0 = none, and no summary)")
+	f.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+	f.BoolVar(&o.cont, "continue", false, "check every state after a counterexample, for complete counts")
+	f.BoolVar(&o.reach, "reachable", false, "after a counterexample to induction, explore the reachable states (as check does) to say whether its first state is one")
+	f.StringVar(&o.html, "html", "", "also write the report as one self-contained HTML page (a counterexample as a story of two states, its reachability explored)")
+	f.BoolVar(&o.compare, "compare-tlc", false, "also run TLC's IndCheck-style check of the same step and compare (implies --continue)")
+	o.tf.add(f)
 	return cmd
+}
+
+// validate checks the flags and loads the cfg, the spec and the two
+// invariants before anything is checked.
+func (o *inductOptions) validate(cfgPath string) error {
+	if o.workers < 0 {
+		return clibase.Usage(fmt.Errorf("--workers %d: want 1 or more (0: every core)", o.workers))
+	}
+	job, err := check.LoadInduct(check.InductInput{Cfg: cfgPath, Spec: o.spec, Lib: o.lib, Type: o.typ, Inv: o.inv})
+	if err != nil {
+		return inputError(err)
+	}
+	o.job = job
+	return nil
+}
+
+// run checks initiation and consecution (and TLC's IndCheck with
+// --compare-tlc), prints the report, writes --html and gives the exit
+// code.
+func (o *inductOptions) run(cmd *cobra.Command) error {
+	ctx, job := cmd.Context(), o.job
+	// Short-lived values, as for check's interpreter.
+	debug.SetGCPercent(400)
+	opt := check.InductOptions{Workers: o.workers, ProgressEvery: o.progress, Continue: o.cont || o.compare}
+	if o.progress > 0 {
+		opt.Progress = inductProgress(cmd.ErrOrStderr())
+	}
+	rep, err := job.Run(ctx, opt)
+	if err != nil {
+		if errors.Is(err, check.ErrInput) {
+			return clibase.Usage(err)
+		}
+		return clibase.Exit(ExitFailure, err)
+	}
+	// The page always says whether the counterexample's state is
+	// reachable: a reader's first question (reachable, the invariant it
+	// breaks is not even an invariant).
+	if (o.reach || o.html != "") && rep.CTI != nil && rep.CTI.Kind == "consecution" {
+		if err := job.Reachable(ctx, rep.CTI); err != nil {
+			return clibase.Exit(ExitFailure, err)
+		}
+	}
+	var ind *crosscheck.IndCheck
+	var disagree []string
+	if o.compare {
+		ind, err = crosscheck.RunIndCheck(ctx, job, o.lib, o.tf.options(nil))
+		if err != nil {
+			return runError(err)
+		}
+		disagree = crosscheck.IndDisagreements(rep, ind)
+	}
+	if err := o.write(cmd, rep, ind, disagree); err != nil {
+		return err
+	}
+	if o.progress > 0 {
+		secs := max(rep.Seconds, 1e-9)
+		fmt.Fprintf(cmd.ErrOrStderr(), "Summary: %s states, %s successors in %.2fs with %d workers: %s states/s. Peak RSS %s.\n",
+			bench.Count(rep.States), bench.Count(rep.Successors), rep.Seconds, rep.Workers,
+			bench.Count(uint64(float64(rep.States)/secs)), bench.Bytes(bench.PeakRSS()))
+	}
+	if len(disagree) > 0 {
+		return clibase.Status(ExitDisagree)
+	}
+	switch rep.Verdict {
+	case "inductive":
+		return clibase.Status(ExitOK)
+	case "unknown":
+		return clibase.Status(ExitCancelled)
+	}
+	return clibase.Status(ExitSafety)
+}
+
+// write prints the report (with TLC's beside it under --compare-tlc) as
+// text or JSON, and writes --html.
+func (o *inductOptions) write(cmd *cobra.Command, rep *check.InductReport, ind *crosscheck.IndCheck, disagree []string) error {
+	var err error
+	switch {
+	case o.asJSON && o.compare:
+		err = writeJSON(cmd.OutOrStdout(), struct {
+			Induct        *check.InductReport  `json:"induct"`
+			TLC           *crosscheck.IndCheck `json:"tlc"`
+			Disagreements []string             `json:"disagreements"`
+		}{rep, ind, disagree})
+	case o.asJSON:
+		err = writeJSON(cmd.OutOrStdout(), rep)
+	default:
+		err = rep.WriteText(cmd.OutOrStdout())
+		if err == nil && o.compare {
+			writeIndCompare(cmd.OutOrStdout(), rep, ind, disagree)
+		}
+	}
+	if err != nil {
+		return clibase.Exit(ExitFailure, err)
+	}
+	if o.html == "" {
+		return nil
+	}
+	start := time.Now()
+	page, err := report.Induct(o.job.Any(), rep, report.InductOptions{Constants: cfgConstants(o.job.Job()), Conjuncts: o.job.Conjuncts()})
+	if err != nil {
+		return clibase.Exit(ExitFailure, err)
+	}
+	return writePageSince(cmd, o.html, page, start)
 }
 
 // writeIndCompare prints the induct run and TLC's IndCheck run side by
