@@ -22,11 +22,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// benchOptions are seqctl bench's flags.
+type benchOptions struct {
+	g                   *globals
+	dir, pg             string
+	runs, tasks, rounds int
+	drivers             []int
+	fsyncFor            time.Duration
+}
+
 func newBenchCmd(g *globals) *cobra.Command {
-	var dir, pg string
-	var runs, tasks, rounds int
-	var drivers []int
-	var fsyncFor time.Duration
+	o := &benchOptions{g: g}
 	c := &cobra.Command{
 		Use:   "bench",
 		Short: "measure durable commits per second and resume latency on SQLite (and PostgreSQL), beside the disk's write+fsync rate",
@@ -44,99 +50,116 @@ file in --dir (the same disk as the SQLite file; the PostgreSQL server's
 data directory may be elsewhere: say so when you quote it).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runs < 1 || tasks < 2 || rounds < 1 {
-				return clibase.Usagef("bench needs --runs >= 1, --tasks >= 2, --rounds >= 1")
-			}
-			if len(drivers) == 0 || slices.Min(drivers) < 1 {
-				return clibase.Usagef("bench needs --drivers of 1 or more")
-			}
-			ctx := cmd.Context()
-			w := cmd.OutOrStdout()
-			if dir == "" {
-				d, err := os.MkdirTemp("", "seqbench")
-				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(d)
-				dir = d
-			}
-			// Rounds interleave the fsync probe and the stores, so that a
-			// disk whose speed drifts (a shared virtual disk does) is
-			// measured under the same conditions for each.
-			var syncs, syncSecs float64
-			var sqlites, pgs []*BenchResult
-			for _, d := range drivers {
-				sqlites = append(sqlites, &BenchResult{Store: "SQLite", Drivers: d})
-			}
-			var pgStore *pgstore.Store
-			if pg != "" {
-				for _, d := range drivers {
-					pgs = append(pgs, &BenchResult{Store: "PostgreSQL", Drivers: d})
-				}
-				st, err := pgstore.Open(ctx, pg)
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				pgStore = st
-			}
-			path := filepath.Join(dir, fmt.Sprintf("bench-%d.db", os.Getpid()))
-			defer func() {
-				for _, suffix := range []string{"", "-wal", "-shm"} {
-					os.Remove(path + suffix)
-				}
-			}()
-			st, err := sqlitestore.Open(ctx, path)
-			if err != nil {
+			if err := o.validate(); err != nil {
 				return err
 			}
-			defer st.Close()
-			per := max(1, runs/rounds)
-			for range rounds {
-				n, secs, err := FsyncRate(ctx, filepath.Join(dir, "fsync.probe"), fsyncFor/time.Duration(rounds))
-				if err != nil {
-					return err
-				}
-				syncs += n
-				syncSecs += secs
-				for i, r := range sqlites {
-					if i == 0 {
-						if err := RawCommits(ctx, r, st.DB(), fsyncFor/time.Duration(rounds), sqlitestore.Dialect.Rebind); err != nil {
-							return err
-						}
-					}
-					if err := Bench(ctx, r, st, per, tasks, r.Drivers); err != nil {
-						return err
-					}
-				}
-				for i, r := range pgs {
-					if i == 0 {
-						if err := RawCommits(ctx, r, pgStore.DB(), fsyncFor/time.Duration(rounds), pgstore.Dialect.Rebind); err != nil {
-							return err
-						}
-					}
-					if err := Bench(ctx, r, pgStore, per, tasks, r.Drivers); err != nil {
-						return err
-					}
-				}
-			}
-			rows := append(sqlites, pgs...)
-			fs := syncs / syncSecs
-			if g.jsonOut {
-				return writeJSON(w, BenchJSON(fs, rows, tasks))
-			}
-			WriteBenchTable(w, fs, rows, runs, tasks)
-			return nil
+			return o.run(cmd.Context(), cmd.OutOrStdout())
 		},
 	}
-	c.Flags().StringVar(&dir, "dir", "", "directory for the SQLite file and the fsync probe (default: a temporary directory)")
-	c.Flags().StringVar(&pg, "pg", os.Getenv("RESUMECHECK_PG_DSN"), "PostgreSQL DSN to measure too (default $RESUMECHECK_PG_DSN)")
-	c.Flags().IntVar(&runs, "runs", 200, "runs per store")
-	c.Flags().IntVar(&tasks, "tasks", 10, "tasks per run (task 2 gated)")
-	c.Flags().DurationVar(&fsyncFor, "fsync-for", 3*time.Second, "how long to measure write+fsync, in all")
-	c.Flags().IntVar(&rounds, "rounds", 3, "rounds of (fsync probe, SQLite, PostgreSQL), interleaved")
-	c.Flags().IntSliceVar(&drivers, "drivers", []int{1, 16}, "concurrent drivers on each store, a row per count (comma-separated)")
+	c.Flags().StringVar(&o.dir, "dir", "", "directory for the SQLite file and the fsync probe (default: a temporary directory)")
+	c.Flags().StringVar(&o.pg, "pg", os.Getenv("RESUMECHECK_PG_DSN"), "PostgreSQL DSN to measure too (default $RESUMECHECK_PG_DSN)")
+	c.Flags().IntVar(&o.runs, "runs", 200, "runs per store")
+	c.Flags().IntVar(&o.tasks, "tasks", 10, "tasks per run (task 2 gated)")
+	c.Flags().DurationVar(&o.fsyncFor, "fsync-for", 3*time.Second, "how long to measure write+fsync, in all")
+	c.Flags().IntVar(&o.rounds, "rounds", 3, "rounds of (fsync probe, SQLite, PostgreSQL), interleaved")
+	c.Flags().IntSliceVar(&o.drivers, "drivers", []int{1, 16}, "concurrent drivers on each store, a row per count (comma-separated)")
 	return c
+}
+
+// validate checks the counts.
+func (o *benchOptions) validate() error {
+	if o.runs < 1 || o.tasks < 2 || o.rounds < 1 {
+		return clibase.Usagef("bench needs --runs >= 1, --tasks >= 2, --rounds >= 1")
+	}
+	if len(o.drivers) == 0 || slices.Min(o.drivers) < 1 {
+		return clibase.Usagef("bench needs --drivers of 1 or more")
+	}
+	return nil
+}
+
+// run measures the fsync rate and each store, in --rounds interleaved
+// rounds, and prints the table (or JSON) on w.
+func (o *benchOptions) run(ctx context.Context, w io.Writer) error {
+	dir := o.dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "seqbench")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	var sqlites, pgs []*BenchResult
+	for _, d := range o.drivers {
+		sqlites = append(sqlites, &BenchResult{Store: "SQLite", Drivers: d})
+	}
+	var pgStore *pgstore.Store
+	if o.pg != "" {
+		for _, d := range o.drivers {
+			pgs = append(pgs, &BenchResult{Store: "PostgreSQL", Drivers: d})
+		}
+		st, err := pgstore.Open(ctx, o.pg)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		pgStore = st
+	}
+	path := filepath.Join(dir, fmt.Sprintf("bench-%d.db", os.Getpid()))
+	defer func() {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(path + suffix)
+		}
+	}()
+	st, err := sqlitestore.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	// Rounds interleave the fsync probe and the stores, so that a disk
+	// whose speed drifts (a shared virtual disk does) is measured under
+	// the same conditions for each.
+	var syncs, syncSecs float64
+	per, slice := max(1, o.runs/o.rounds), o.fsyncFor/time.Duration(o.rounds)
+	for range o.rounds {
+		n, secs, err := FsyncRate(ctx, filepath.Join(dir, "fsync.probe"), slice)
+		if err != nil {
+			return err
+		}
+		syncs += n
+		syncSecs += secs
+		if err := o.round(ctx, sqlites, st, st.DB(), sqlitestore.Dialect.Rebind, per, slice); err != nil {
+			return err
+		}
+		if pgStore != nil {
+			if err := o.round(ctx, pgs, pgStore, pgStore.DB(), pgstore.Dialect.Rebind, per, slice); err != nil {
+				return err
+			}
+		}
+	}
+	rows := append(sqlites, pgs...)
+	fs := syncs / syncSecs
+	if o.g.jsonOut {
+		return writeJSON(w, BenchJSON(fs, rows, o.tasks))
+	}
+	WriteBenchTable(w, fs, rows, o.runs, o.tasks)
+	return nil
+}
+
+// round measures one store for one round: its raw commit rate (on the
+// first row) and per runs with each row's drivers.
+func (o *benchOptions) round(ctx context.Context, rows []*BenchResult, st sequencer.Store, db *sql.DB, rebind func(string) string, per int, slice time.Duration) error {
+	for i, r := range rows {
+		if i == 0 {
+			if err := RawCommits(ctx, r, db, slice, rebind); err != nil {
+				return err
+			}
+		}
+		if err := Bench(ctx, r, st, per, o.tasks, r.Drivers); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // FsyncRate performs 4 KiB write + fdatasync operations on a file at

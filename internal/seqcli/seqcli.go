@@ -560,60 +560,72 @@ func writeHistory(w io.Writer, d *sequencer.Durable) {
 	fmt.Fprintf(w, "trace: %s\n", english.Count(len(d.Events), "event"))
 }
 
+// traceOptions are seqctl trace's flags.
+type traceOptions struct {
+	g     *globals
+	run   string
+	check bool
+}
+
 func newTraceCmd(g *globals) *cobra.Command {
-	var run string
-	var check bool
+	o := &traceOptions{g: g}
 	c := &cobra.Command{
 		Use:   "trace",
 		Short: "print the run's trace (NDJSON); --check replays it against the Go model",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if run == "" {
+			if o.run == "" {
 				return clibase.Usagef("trace needs --run")
 			}
-			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
-			if err != nil {
-				return err
-			}
-			defer e.close()
-			tr, err := e.seq.Trace(cmd.Context(), run)
-			if err != nil {
-				return err
-			}
-			if !check {
-				return tr.Encode(cmd.OutOrStdout())
-			}
-			r, err := tracecheck.Check(tr, tracecheck.Options{})
-			if err != nil {
-				return err
-			}
-			rep := CheckReport{Run: run, Verdict: r.Verdict.String(), Producer: tr.Header.Producer,
-				Faults: []string{}, Events: len(tr.Events), Result: r}
-			if r.Verdict != tracecheck.Accepted {
-				if acc, _, err := tracecheck.Explain(tr, tracecheck.Options{}); err == nil {
-					rep.Diagnosis = &Diagnosis{Summary: tracecheck.Summary(acc), Accepting: acc}
-				}
-			}
-			w := cmd.OutOrStdout()
-			if g.jsonOut {
-				if err := writeJSON(w, rep); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprint(w, r.Text())
-				if rep.Diagnosis != nil {
-					fmt.Fprintln(w, rep.Diagnosis.Summary)
-				}
-			}
-			if r.Verdict != tracecheck.Accepted {
-				return clibase.Exit(ExitRejected, fmt.Errorf("run %s: trace %s", run, r.Verdict))
-			}
-			return nil
+			return o.runCmd(cmd)
 		},
 	}
-	c.Flags().StringVar(&run, "run", "", "the run id")
-	c.Flags().BoolVar(&check, "check", false, "replay the trace with tracecheck instead of printing it")
+	c.Flags().StringVar(&o.run, "run", "", "the run id")
+	c.Flags().BoolVar(&o.check, "check", false, "replay the trace with tracecheck instead of printing it")
 	return c
+}
+
+// runCmd prints the run's trace or, with --check, replays it and prints
+// the verdict (ExitRejected when rejected).
+func (o *traceOptions) runCmd(cmd *cobra.Command) error {
+	e, err := o.g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	tr, err := e.seq.Trace(cmd.Context(), o.run)
+	if err != nil {
+		return err
+	}
+	if !o.check {
+		return tr.Encode(cmd.OutOrStdout())
+	}
+	r, err := tracecheck.Check(tr, tracecheck.Options{})
+	if err != nil {
+		return err
+	}
+	rep := CheckReport{Run: o.run, Verdict: r.Verdict.String(), Producer: tr.Header.Producer,
+		Faults: []string{}, Events: len(tr.Events), Result: r}
+	if r.Verdict != tracecheck.Accepted {
+		if acc, _, err := tracecheck.Explain(tr, tracecheck.Options{}); err == nil {
+			rep.Diagnosis = &Diagnosis{Summary: tracecheck.Summary(acc), Accepting: acc}
+		}
+	}
+	w := cmd.OutOrStdout()
+	if o.g.jsonOut {
+		if err := writeJSON(w, rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(w, r.Text())
+		if rep.Diagnosis != nil {
+			fmt.Fprintln(w, rep.Diagnosis.Summary)
+		}
+	}
+	if r.Verdict != tracecheck.Accepted {
+		return clibase.Exit(ExitRejected, fmt.Errorf("run %s: trace %s", o.run, r.Verdict))
+	}
+	return nil
 }
 
 // CheckReport is trace --check --json's output: tracecheck --json's
@@ -642,64 +654,76 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// ledgerOptions are seqctl ledger's flags.
+type ledgerOptions struct {
+	g   *globals
+	run string
+}
+
 func newLedgerCmd(g *globals) *cobra.Command {
-	var run string
+	o := &ledgerOptions{g: g}
 	c := &cobra.Command{
 		Use:   "ledger",
 		Short: "print the effects of a run in the external ledger, and check each landed exactly once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if run == "" {
+			if o.run == "" {
 				return clibase.Usagef("ledger needs --run")
 			}
-			e, err := g.open(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
-			if err != nil {
-				return err
-			}
-			defer e.close()
-			ctx := cmd.Context()
-			effects, err := e.ledger.Effects(ctx, run)
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			n, err := e.ledger.Deliveries(ctx, run)
-			if err != nil {
-				return err
-			}
-			d, err := e.seq.History(ctx, run)
-			if err != nil {
-				return err
-			}
-			check := e.ledger.CheckExactlyOnce(ctx, run, Branches(d))
-			if g.jsonOut {
-				rep := LedgerReport{Run: run, Effects: []LedgerEffect{}, Applied: len(effects), Deliveries: n, ExactlyOnce: check == nil}
-				for _, ef := range effects {
-					rep.Effects = append(rep.Effects, LedgerEffect{Branch: ef.Branch, Task: ef.Task, What: ef.What, Key: ef.Key})
-				}
-				if check != nil {
-					rep.Problem = check.Error()
-				}
-				if err := writeJSON(w, rep); err != nil {
-					return err
-				}
-			} else {
-				for _, ef := range effects {
-					fmt.Fprintf(w, "branch %d task %d: %s (key %s)\n", ef.Branch, ef.Task, ef.What, ef.Key)
-				}
-				fmt.Fprintf(w, "%s applied, %s\n", english.Count(len(effects), "effect"), english.Forms(n, "delivery", "deliveries"))
-			}
-			if check != nil {
-				return clibase.Exit(ExitLedger, check)
-			}
-			if !g.jsonOut {
-				fmt.Fprintln(w, "every task's effect landed exactly once")
-			}
-			return nil
+			return o.runCmd(cmd)
 		},
 	}
-	c.Flags().StringVar(&run, "run", "", "the run id")
+	c.Flags().StringVar(&o.run, "run", "", "the run id")
 	return c
+}
+
+// runCmd prints the run's effects in the ledger and checks that each
+// task's landed exactly once (ExitLedger otherwise).
+func (o *ledgerOptions) runCmd(cmd *cobra.Command) error {
+	ctx, g, run := cmd.Context(), o.g, o.run
+	e, err := g.open(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	effects, err := e.ledger.Effects(ctx, run)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	n, err := e.ledger.Deliveries(ctx, run)
+	if err != nil {
+		return err
+	}
+	d, err := e.seq.History(ctx, run)
+	if err != nil {
+		return err
+	}
+	check := e.ledger.CheckExactlyOnce(ctx, run, Branches(d))
+	if g.jsonOut {
+		rep := LedgerReport{Run: run, Effects: []LedgerEffect{}, Applied: len(effects), Deliveries: n, ExactlyOnce: check == nil}
+		for _, ef := range effects {
+			rep.Effects = append(rep.Effects, LedgerEffect{Branch: ef.Branch, Task: ef.Task, What: ef.What, Key: ef.Key})
+		}
+		if check != nil {
+			rep.Problem = check.Error()
+		}
+		if err := writeJSON(w, rep); err != nil {
+			return err
+		}
+	} else {
+		for _, ef := range effects {
+			fmt.Fprintf(w, "branch %d task %d: %s (key %s)\n", ef.Branch, ef.Task, ef.What, ef.Key)
+		}
+		fmt.Fprintf(w, "%s applied, %s\n", english.Count(len(effects), "effect"), english.Forms(n, "delivery", "deliveries"))
+	}
+	if check != nil {
+		return clibase.Exit(ExitLedger, check)
+	}
+	if !g.jsonOut {
+		fmt.Fprintln(w, "every task's effect landed exactly once")
+	}
+	return nil
 }
 
 // LedgerReport is ledger --json's output.

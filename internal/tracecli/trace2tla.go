@@ -22,11 +22,15 @@ import (
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
 
+// trace2tlaOptions are trace2tla's flags.
+type trace2tlaOptions struct {
+	outDir, module, spec string
+	run                  bool
+	jar, java            string
+}
+
 func newTrace2tla(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		outDir, module, spec, jar, java string
-		run                             bool
-	)
+	o := &trace2tlaOptions{}
 	cmd := &cobra.Command{
 		Use:   "trace2tla [flags] TRACE",
 		Short: "Turn a recorded trace into a TLA+ trace-validation module and cfg",
@@ -56,60 +60,74 @@ Exit codes (docs/cli.md):
   TLA2TOOLS_JAR=/opt/tla/tla2tools.jar trace2tla --run -o /tmp/tv run.ndjson`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := args[0]
-			if module == "" {
-				module = tlagen.ModuleName(path)
-			} else if err := tlagen.CheckModule(module); err != nil {
-				return clibase.Usage(fmt.Errorf("--module: %v", strings.TrimPrefix(err.Error(), "tlagen: ")))
-			}
-			w := cmd.OutOrStdout()
-			n, err := writeModule(path, outDir, spec, module)
-			if err != nil {
+			if err := o.validate(args[0]); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "wrote %s and %s.cfg (%s)\n", filepath.Join(outDir, module+".tla"), module, plural(n, "event"))
-			if !run {
-				return nil
-			}
-			jarPath, javaPath, err := tlagen.CheckTLC(cmd.Context(), jar, java)
-			if err != nil {
-				return tlcError(err)
-			}
-			tr2, err := tlagen.RunTLC(cmd.Context(), jarPath, javaPath, outDir, module)
-			if err != nil {
-				return tlcError(err)
-			}
-			res, tc, err := timeCheck(path)
-			if err != nil {
-				return inputError(err)
-			}
-			tlcVerdict := "rejected"
-			if tr2.Accepted {
-				tlcVerdict = "accepted"
-			}
-			fmt.Fprintf(w, "TLC:        %-8s after %s in %v (CPU %v)\n", tlcVerdict, plural(tr2.Matched, "event"),
-				tr2.Elapsed.Round(time.Millisecond), tr2.CPU.Round(time.Millisecond))
-			fmt.Fprintf(w, "tracecheck: %-8s after %s in %v (decoding and checking)\n", res.Verdict, plural(res.Matched, "event"), tc)
-			fmt.Fprintf(w, "tracecheck is %.0f times faster\n", float64(tr2.Elapsed)/float64(max(tc, 1)))
-			switch {
-			case tr2.Accepted != (res.Verdict == tracecheck.Accepted) || tr2.Matched != res.Matched:
-				return clibase.Exit(ExitDisagree, errors.New("TLC and tracecheck disagree"))
-			case !tr2.Accepted:
-				return clibase.Status(ExitRejected)
-			}
-			return nil
+			return o.runCmd(cmd, args[0])
 		},
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	f := cmd.Flags()
-	f.StringVarP(&outDir, "out", "o", ".", "folder to write the module, the cfg and Resume.tla to")
-	f.StringVar(&module, "module", "", "module name (default: Trace_ and the trace file's name)")
-	f.StringVar(&spec, "spec", "spec/Resume.tla", "the spec to copy beside the module")
-	f.BoolVar(&run, "run", false, "run TLC on the module and compare with tracecheck")
-	f.StringVar(&jar, "jar", "", "tla2tools.jar (default: $TLA2TOOLS_JAR, else where tlcrun install puts it)")
-	f.StringVar(&java, "java", "", "the java to run TLC with (default: $JAVA_HOME/bin/java, else java on PATH)")
+	f.StringVarP(&o.outDir, "out", "o", ".", "folder to write the module, the cfg and Resume.tla to")
+	f.StringVar(&o.module, "module", "", "module name (default: Trace_ and the trace file's name)")
+	f.StringVar(&o.spec, "spec", "spec/Resume.tla", "the spec to copy beside the module")
+	f.BoolVar(&o.run, "run", false, "run TLC on the module and compare with tracecheck")
+	f.StringVar(&o.jar, "jar", "", "tla2tools.jar (default: $TLA2TOOLS_JAR, else where tlcrun install puts it)")
+	f.StringVar(&o.java, "java", "", "the java to run TLC with (default: $JAVA_HOME/bin/java, else java on PATH)")
 	return cmd
+}
+
+// validate checks --module, naming it after the trace at path when not
+// given.
+func (o *trace2tlaOptions) validate(path string) error {
+	if o.module == "" {
+		o.module = tlagen.ModuleName(path)
+	} else if err := tlagen.CheckModule(o.module); err != nil {
+		return clibase.Usage(fmt.Errorf("--module: %v", strings.TrimPrefix(err.Error(), "tlagen: ")))
+	}
+	return nil
+}
+
+// runCmd writes the module of the trace at path and, with --run, checks
+// it with TLC and tracecheck and compares their verdicts.
+func (o *trace2tlaOptions) runCmd(cmd *cobra.Command, path string) error {
+	w := cmd.OutOrStdout()
+	n, err := writeModule(path, o.outDir, o.spec, o.module)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s and %s.cfg (%s)\n", filepath.Join(o.outDir, o.module+".tla"), o.module, plural(n, "event"))
+	if !o.run {
+		return nil
+	}
+	jarPath, javaPath, err := tlagen.CheckTLC(cmd.Context(), o.jar, o.java)
+	if err != nil {
+		return tlcError(err)
+	}
+	tr2, err := tlagen.RunTLC(cmd.Context(), jarPath, javaPath, o.outDir, o.module)
+	if err != nil {
+		return tlcError(err)
+	}
+	res, tc, err := timeCheck(path)
+	if err != nil {
+		return inputError(err)
+	}
+	tlcVerdict := "rejected"
+	if tr2.Accepted {
+		tlcVerdict = "accepted"
+	}
+	fmt.Fprintf(w, "TLC:        %-8s after %s in %v (CPU %v)\n", tlcVerdict, plural(tr2.Matched, "event"),
+		tr2.Elapsed.Round(time.Millisecond), tr2.CPU.Round(time.Millisecond))
+	fmt.Fprintf(w, "tracecheck: %-8s after %s in %v (decoding and checking)\n", res.Verdict, plural(res.Matched, "event"), tc)
+	fmt.Fprintf(w, "tracecheck is %.0f times faster\n", float64(tr2.Elapsed)/float64(max(tc, 1)))
+	switch {
+	case tr2.Accepted != (res.Verdict == tracecheck.Accepted) || tr2.Matched != res.Matched:
+		return clibase.Exit(ExitDisagree, errors.New("TLC and tracecheck disagree"))
+	case !tr2.Accepted:
+		return clibase.Status(ExitRejected)
+	}
+	return nil
 }
 
 // writeModule writes the module of the trace at path into dir, with its
