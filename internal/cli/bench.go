@@ -84,7 +84,7 @@ and the larger bounds R8-N11 (spec/bench/R8-N11.cfg).`,
 	f.StringSliceVar(&o.tlcSkip, "tlc-skip", nil, "model files not to run TLC on (too long for it)")
 	f.IntVar(&o.pairs, "pairs", 3, "interleaved Go/TLC pairs per model and worker count (minimum and median are printed)")
 	f.StringVar(&o.mem, "mem", "", "the Go engine's --mem budget (default: its own default)")
-	f.StringVar(&o.out, "out", "", "also write the table to this file")
+	f.StringVarP(&o.out, "out", "o", "", "also write the table to this file")
 	f.StringVar(&o.engineArg, "engine", "go", "the Go side: go (the compiled mirror) or interp (the TLA+ interpreter)")
 	return cmd
 }
@@ -149,6 +149,14 @@ func (o *benchOptions) validate() error {
 	}
 	if o.engineArg == "go" {
 		if err := mirrorPreflight("go", o.spec); err != nil {
+			return err
+		}
+	}
+	// Each model is loaded as check loads it, so that a cfg check
+	// refuses is refused here, before any run, and not reported as a run
+	// that failed.
+	for _, cfg := range o.cfgs {
+		if _, err := loadCfgArg(o.engineArg, cfg, o.spec, nil); err != nil {
 			return err
 		}
 	}

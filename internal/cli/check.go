@@ -179,15 +179,9 @@ func (o *checkOptions) validate(cmd *cobra.Command) error {
 		}
 		return nil
 	}
-	job, err := loadAnyJob(cmd, o.engineArg, o.cfgPath, o.spec, o.props, o.bounds, o.symmetry, o.lib)
+	job, err := loadModel(cmd.ErrOrStderr(), o.engineArg, o.cfgPath, o.spec, o.props, o.bounds, o.symmetry, o.lib)
 	if err != nil {
 		return err
-	}
-	if err := job.VerifyMirror(); err != nil {
-		return runError(err)
-	}
-	if err := job.Interpretable(); err != nil {
-		return inputError(err)
 	}
 	if o.budget, err = memBudget(o.mem); err != nil {
 		return clibase.Usage(err)
@@ -271,10 +265,39 @@ func (o *checkOptions) runGo(cmd *cobra.Command, opt check.RunOptions) error {
 	return clibase.Status(reportCode(rep))
 }
 
+// loadCfgArg loads a cfg that a command takes (sweep's --bounds, bench's
+// --cfg) as check loads its CFG for the Go engine, so that what check
+// refuses, with the same message and exit code, no other command
+// accepts.
+func loadCfgArg(engineArg, cfgPath, specPath string, lib []string) (*check.Job, error) {
+	if err := check.CfgArg(cfgPath); err != nil {
+		return nil, inputError(err)
+	}
+	return loadModel(nil, engineArg, cfgPath, specPath, nil, "", false, lib)
+}
+
+// loadModel is the one loader of a cfg for the Go engine (loadAnyJob),
+// then refuses a model the engine cannot check: a spec the mirror does
+// not mirror (exit 4), a construct the interpreter does not take (2).
+func loadModel(note io.Writer, engineArg, cfgPath, specPath string, props []string, bounds string, symmetry bool, lib []string) (*check.Job, error) {
+	job, err := loadAnyJob(note, engineArg, cfgPath, specPath, props, bounds, symmetry, lib)
+	if err != nil {
+		return nil, err
+	}
+	if err := job.VerifyMirror(); err != nil {
+		return nil, runError(err)
+	}
+	if err := job.Interpretable(); err != nil {
+		return nil, inputError(err)
+	}
+	return job, nil
+}
+
 // loadAnyJob loads the job for the Go engine: the compiled mirror when the
 // spec is the text a mirror mirrors, the TLA+ interpreter for any other
-// spec (or always, with --engine interp), saying on stderr which runs.
-func loadAnyJob(cmd *cobra.Command, engineArg, cfgPath, specPath string, props []string, bounds string, symmetry bool, lib []string) (*check.Job, error) {
+// spec (or always, with --engine interp), saying on note (when not nil)
+// which runs.
+func loadAnyJob(note io.Writer, engineArg, cfgPath, specPath string, props []string, bounds string, symmetry bool, lib []string) (*check.Job, error) {
 	path := check.SpecFor(cfgPath, specPath)
 	if engineArg != "interp" && check.MirrorChecks(path) {
 		return loadJob(cfgPath, specPath, props, bounds, symmetry)
@@ -307,8 +330,8 @@ func loadAnyJob(cmd *cobra.Command, engineArg, cfgPath, specPath string, props [
 	if err != nil {
 		return nil, inputError(err)
 	}
-	if engineArg != "interp" {
-		fmt.Fprintf(cmd.ErrOrStderr(), "[check] %s is not a text a Go mirror mirrors: the TLA+ interpreter checks it\n", path)
+	if engineArg != "interp" && note != nil {
+		fmt.Fprintf(note, "[check] %s is not a text a Go mirror mirrors: the TLA+ interpreter checks it\n", path)
 	}
 	return job, nil
 }
