@@ -281,7 +281,7 @@ sweep: bin/tlcrun ## a small grid around R0 with both engines, which must agree 
 	$(TLCRUN) sweep --engine both $(SWEEP_FLAGS)
 
 sweep-long: bin/tlcrun ## the grid reaching R8 with both engines, as recorded in docs/tlcrun.md (needs TLC; an hour or more; figures only: R8's state sets are too large to hold)
-	$(TLCRUN) sweep --engine both --compare-states=false --tlc-workers 2 --base spec/R8.cfg --set NTasks=6,8,10 --set MaxCrashes=2,4 --format markdown
+	$(TLCRUN) sweep --engine both --compare-states=false --tlc-workers 2 --bounds spec/R8.cfg --set NTasks=6,8,10 --set MaxCrashes=2,4 --format markdown
 
 # The HTML reports (package report; docs/contract.md shows them). The
 # browser test drives Debian's chromium (apt-get install chromium) and skips

@@ -300,7 +300,7 @@ figure (TLC's distributed server counts them wrongly itself).`,
 		Example: `  # on the server host, 10.0.0.1:
   tlcrun check --distributed 10.0.0.1 --insecure-network spec/R8.cfg
   # on each worker host:
-  tlcrun tlc-worker --server 10.0.0.1 --threads 8`,
+  tlcrun tlc-worker --server 10.0.0.1 --tlc-workers 8`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
@@ -312,7 +312,9 @@ figure (TLC's distributed server counts them wrongly itself).`,
 	f := cmd.Flags()
 	f.StringVar(&o.server, "server", "", "the server's address, HOST or HOST:PORT (port 10997 by default), as given to its --distributed")
 	f.StringVar(&o.advertise, "advertise", "", "the address the server reaches this worker at (default: the one this host reaches the server from)")
-	f.IntVar(&o.threads, "threads", 0, "worker threads (0 = every core)")
+	f.IntVar(&o.threads, "tlc-workers", 0, "TLC's worker threads on this host (0 = every core)")
+	f.IntVar(&o.threads, "threads", 0, "the old name of --tlc-workers")
+	_ = f.MarkDeprecated("threads", "use --tlc-workers")
 	f.DurationVar(&o.wait, "wait", 10*time.Minute, "how long to wait for the server to accept connections")
 	f.BoolVar(&o.asJSON, "json", false, "print the worker's figures as JSON")
 	f.StringVar(&o.tf.jar, "jar", "", "tla2tools.jar, the server's (default: $TLA2TOOLS_JAR, else the default location; see tlcrun doctor)")
@@ -330,7 +332,7 @@ func (o *workerOptions) validate() error {
 		return clibase.Usage(fmt.Errorf("--server %q: %v; give the server's address, HOST or HOST:PORT", o.server, err))
 	}
 	if o.threads < 0 {
-		return clibase.Usage(fmt.Errorf("--threads %d: want 1 or more (0: every core)", o.threads))
+		return clibase.Usage(fmt.Errorf("--tlc-workers %d: want 1 or more (0: every core)", o.threads))
 	}
 	return nil
 }
@@ -386,8 +388,8 @@ func distributedFlags(cmd *cobra.Command, engine string) error {
 	}
 	for _, c := range []struct{ flag, why string }{
 		{"continue", "TLC's distributed mode stops at the first violation"},
-		{"tlc-workers", "the workers run on their own hosts: tlcrun tlc-worker --threads N there"},
-		{"workers", "--workers is the Go engine's; the workers run on their own hosts: tlcrun tlc-worker --threads N there"},
+		{"tlc-workers", "the workers run on their own hosts: tlcrun tlc-worker --tlc-workers N there"},
+		{"workers", "--workers is the Go engine's; the workers run on their own hosts: tlcrun tlc-worker --tlc-workers N there"},
 		{"mem", "--mem is the Go engine's budget"},
 		{"spill-dir", "--spill-dir is the Go engine's"},
 		{"property", "--property edits the cfg for the Go engine"},

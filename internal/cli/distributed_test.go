@@ -115,7 +115,7 @@ func TestDistributedAcrossNamespaces(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					args := append(append([]string{}, sp.Wrap[1:]...), self, "tlc-worker", "--server", server,
-						"--threads", "1", "--wait", "3m", "--json", "--jar", jar)
+						"--tlc-workers", "1", "--wait", "3m", "--json", "--jar", jar)
 					cmd := exec.CommandContext(ctx, sp.Wrap[0], args...)
 					cmd.Env = append(os.Environ(), asTlcrun+"=1")
 					var stdout, stderr bytes.Buffer

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -50,29 +51,36 @@ func otherSpec(cfgPath, specPath string) bool {
 	return m != nil && string(m[1]) != check.Module
 }
 
+// exploreOptions are tlcrun explore's flags.
+type exploreOptions struct {
+	html      string
+	specDir   string
+	specPath  string
+	bounds    string
+	engine    string
+	lib       []string
+	maxStates int
+	// cfgPath is the CFG argument ("": none).
+	cfgPath string
+}
+
 func newExploreCmd() *cobra.Command {
-	var (
-		html      string
-		specDir   string
-		specPath  string
-		engine    string
-		lib       []string
-		maxStates int
-	)
+	o := &exploreOptions{}
 	cmd := &cobra.Command{
-		Use:   "explore --html FILE [CFG]",
+		Use:   "explore --html FILE [--bounds CFG | CFG]",
 		Short: "An HTML page to walk a model by hand",
 		Long: `Write the explorer: one self-contained HTML page (no server, no network)
 that starts at a model's initial state, shows every enabled action with
 its label and what it does, and every other action with why it is not
 enabled; click an action to take the step, or go back.
 
-Without CFG, or with a cfg of the Resume contract (spec/R0.cfg), the page
-walks the contract: every model of the spec folder (the reference, its
-extensions and one model per fault, as in the fault matrix), each with its
-whole state graph; switch a fault on and see which obligation breaks, and
-at which step, with the timeline and effect ledger of the reports. CFG
-replaces every model's bounds by its own (as tlcrun matrix --bounds does).
+Without CFG the page walks the contract: every model of the spec folder
+(the reference, its extensions and one model per fault, as in the fault
+matrix), each with its whole state graph; switch a fault on and see which
+obligation breaks, and at which step, with the timeline and effect ledger
+of the reports. --bounds replaces every model's bounds by those of a cfg
+of the contract (as tlcrun matrix --bounds does); such a cfg given as CFG
+is read as --bounds, with a notice (that spelling is deprecated).
 A fragment opens the page at a walk: FILE#fault=redeliver&steps=ExecTask,
 CrashRecover(redeliver) (labels as the page shows them, URL-encoded).
 docs/contract.md links each obligation's story to its walk.
@@ -92,52 +100,86 @@ Every graph is embedded whole: a model with more states than --max-states
 is refused with the reason (R8 has millions of states) and no page is
 written (exit 1).`,
 		Example: `  tlcrun explore --html explorer.html
-  tlcrun explore --html explorer.html spec/R0.cfg
+  tlcrun explore --html explorer.html --bounds spec/R0.cfg
   tlcrun explore --html twophase.html examples/twophase/TwoPhase.cfg
   tlcrun explore --html my.html --spec My.tla My.cfg`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if engine != "" && engine != "go" && engine != "interp" {
-				return clibase.Usage(fmt.Errorf("--engine %q: want go or interp", engine))
+			if len(args) == 1 {
+				o.cfgPath = args[0]
 			}
-			if len(args) == 1 && otherSpec(args[0], specPath) {
-				return exploreSpec(cmd, html, args[0], specPath, engine, lib, maxStates)
-			}
-			if engine == "interp" || len(lib) > 0 {
-				return clibase.Usage(errors.New("--engine interp and --lib are for the cfg of a spec other than the Resume contract, whose explorer walks the compiled mirror"))
-			}
-			if _, err := os.Stat(specDir); err != nil {
-				return clibase.Usage(fmt.Errorf("--spec-dir: %w", err))
-			}
-			if err := mirrorPreflight("go", filepath.Join(specDir, check.Module+".tla")); err != nil {
+			other, err := o.validate(cmd.ErrOrStderr())
+			if err != nil {
 				return err
 			}
-			opt := report.ExploreOptions{SpecDir: specDir, MaxStates: maxStates}
-			if len(args) == 1 {
-				if err := resumeBounds(args[0]); err != nil {
-					return err
-				}
-				opt.Bounds = args[0]
+			if other {
+				return exploreSpec(cmd, o.html, o.cfgPath, o.specPath, o.engine, o.lib, o.maxStates)
 			}
-			page, err := report.Explore(opt)
-			switch {
-			case errors.Is(err, report.ErrExploreTooLarge):
-				return clibase.Exit(ExitFailure, fmt.Errorf("not written: %w", err))
-			case err != nil:
-				return clibase.Usage(err)
-			}
-			return writePage(cmd, html, page)
+			return o.run(cmd)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&html, "html", "", "the page to write (required)")
-	f.StringVar(&specDir, "spec-dir", "spec", "folder with Resume.tla, R0*.cfg and fault-*.cfg")
-	f.StringVar(&specPath, "spec", "", "the spec of CFG (default: the .tla beside it)")
-	f.StringVar(&engine, "engine", "", "for another spec's cfg: interp reads the spec with the TLA+ interpreter even when a Go mirror has its text")
-	clibase.AddLibFlag(f, &lib, "for another spec's cfg: folders searched for the modules the spec extends or instantiates")
-	f.IntVar(&maxStates, "max-states", 0, "refuse a model with more states than this (0: 2000)")
+	f.StringVar(&o.html, "html", "", "the page to write (required)")
+	f.StringVar(&o.specDir, "spec-dir", "spec", "folder with Resume.tla, R0*.cfg and fault-*.cfg")
+	f.StringVar(&o.bounds, "bounds", "", "a cfg of the Resume contract whose bounds replace every model's (e.g. spec/R8.cfg), as tlcrun matrix --bounds does")
+	f.StringVar(&o.specPath, "spec", "", "the spec of CFG (default: the .tla beside it)")
+	f.StringVar(&o.engine, "engine", "", "for another spec's cfg: interp reads the spec with the TLA+ interpreter even when a Go mirror has its text")
+	clibase.AddLibFlag(f, &o.lib, "for another spec's cfg: folders searched for the modules the spec extends or instantiates")
+	f.IntVar(&o.maxStates, "max-states", 0, "refuse a model with more states than this (0: 2000)")
 	_ = cmd.MarkFlagRequired("html")
 	return cmd
+}
+
+// validate checks the flags and the cfgs, and says whether CFG is the
+// cfg of a spec other than Resume (whose one model exploreSpec draws).
+// A positional cfg of the Resume contract is taken as --bounds, with a
+// notice on errw: that spelling is deprecated.
+func (o *exploreOptions) validate(errw io.Writer) (other bool, err error) {
+	if o.engine != "" && o.engine != "go" && o.engine != "interp" {
+		return false, clibase.Usage(fmt.Errorf("--engine %q: want go or interp", o.engine))
+	}
+	if o.cfgPath != "" && otherSpec(o.cfgPath, o.specPath) {
+		if o.bounds != "" {
+			return false, clibase.Usage(errors.New("--bounds replaces the Resume contract's bounds: it does not go with the cfg of another spec"))
+		}
+		return true, nil
+	}
+	if o.engine == "interp" || len(o.lib) > 0 {
+		return false, clibase.Usage(errors.New("--engine interp and --lib are for the cfg of a spec other than the Resume contract, whose explorer walks the compiled mirror"))
+	}
+	if o.cfgPath != "" {
+		if o.bounds != "" {
+			return false, clibase.Usage(fmt.Errorf("--bounds %s and %s: give the Resume contract's bounds once, with --bounds", o.bounds, o.cfgPath))
+		}
+		o.bounds = o.cfgPath
+	}
+	if _, err := os.Stat(o.specDir); err != nil {
+		return false, clibase.Usage(fmt.Errorf("--spec-dir: %w", err))
+	}
+	if err := mirrorPreflight("go", filepath.Join(o.specDir, check.Module+".tla")); err != nil {
+		return false, err
+	}
+	if o.bounds != "" {
+		if err := resumeBounds(o.bounds); err != nil {
+			return false, err
+		}
+	}
+	if o.cfgPath != "" {
+		fmt.Fprintf(errw, "tlcrun explore: a cfg of the Resume contract as an argument is deprecated: give it as --bounds %s\n", o.cfgPath)
+	}
+	return false, nil
+}
+
+// run writes the explorer of the Resume contract's models.
+func (o *exploreOptions) run(cmd *cobra.Command) error {
+	page, err := report.Explore(report.ExploreOptions{SpecDir: o.specDir, MaxStates: o.maxStates, Bounds: o.bounds})
+	switch {
+	case errors.Is(err, report.ErrExploreTooLarge):
+		return clibase.Exit(ExitFailure, fmt.Errorf("not written: %w", err))
+	case err != nil:
+		return clibase.Usage(err)
+	}
+	return writePage(cmd, o.html, page)
 }
 
 // exploreSpec writes the explorer of one model of a spec other than

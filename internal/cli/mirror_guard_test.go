@@ -50,7 +50,7 @@ func TestBothEnginesCatchMutatedMirror(t *testing.T) {
 	}{
 		{[]string{"check", "--engine", "both", "--progress", "0", cfg}, ExitDisagree},
 		{[]string{"verify", "--engine", "both", "--only", "fault-rebuild.cfg", filepath.Join(root, "spec", "manifest.json")}, ExitDisagree},
-		{[]string{"sweep", "--engine", "both", "--progress", "0", "--base", cfg, "--set", "MaxCrashes=1"}, ExitDisagree},
+		{[]string{"sweep", "--engine", "both", "--progress", "0", "--bounds", cfg, "--set", "MaxCrashes=1"}, ExitDisagree},
 		{[]string{"check", "--engine", "both", "--compare-states=false", "--progress", "0", cfg}, ExitSafety},
 	}
 	for _, tt := range tests {

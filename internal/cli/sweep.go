@@ -39,13 +39,15 @@ type sweepOptions struct {
 func newSweepCmd() *cobra.Command {
 	o := &sweepOptions{}
 	cmd := &cobra.Command{
-		Use:   "sweep --set NAME=VALUES ... [--base CFG]",
+		Use:   "sweep --set NAME=VALUES ... [--bounds CFG]",
 		Short: "Check a model over ranges of its constants and print a table",
-		Long: `Check the base cfg (default spec/R0.cfg) at every point of a grid of
-constants and print one row per point: the verdict, the violated
-properties, the counts of the whole state space, and the time.
+		Long: `Check the cfg of --bounds (default spec/R0.cfg) at every point of a grid
+of constants and print one row per point: the verdict, the violated
+properties, the counts of the whole state space, and the time. The cfg is
+loaded as tlcrun check loads one, and refused as check refuses it, before
+anything runs (--base is the old name of --bounds).
 
-Each --set gives a constant of the base cfg and its values: a range of
+Each --set gives a constant of the --bounds cfg and its values: a range of
 integers (NTasks=3..10) or a comma-separated list of values as a cfg
 writes them (MaxCrashes=1,2,4; Faults={},{"replay"}; Values={va},{va, vb}).
 The first --set varies slowest. The cfg of each point is generated in a
@@ -63,7 +65,7 @@ A line on stderr starts and ends each point, and TLC's and the Go
 engine's progress lines come in between (--progress 0: none).`,
 		Example: `  tlcrun sweep --set NTasks=3..6 --set MaxCrashes=1..2
   tlcrun sweep --engine both --set NTasks=3..5 --format markdown
-  tlcrun sweep --base spec/fault-replay.cfg --set MaxCrashes=1..3 --format json
+  tlcrun sweep --bounds spec/fault-replay.cfg --set MaxCrashes=1..3 --format json
   tlcrun sweep --set 'Faults={},{"replay"},{"redeliver"}' --engine both`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -76,8 +78,10 @@ engine's progress lines come in between (--progress 0: none).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.base, "base", "spec/R0.cfg", "the cfg whose constants the grid changes")
-	f.StringVar(&o.spec, "spec", "", "the spec (default: Resume.tla beside the base cfg)")
+	f.StringVar(&o.base, "bounds", "spec/R0.cfg", "the cfg whose constants the grid changes")
+	f.StringVar(&o.base, "base", "spec/R0.cfg", "the old name of --bounds")
+	_ = f.MarkDeprecated("base", "use --bounds")
+	f.StringVar(&o.spec, "spec", "", "the spec (default: Resume.tla beside the --bounds cfg)")
 	f.StringArrayVar(&o.sets, "set", nil, "NAME=VALUES: a constant and its values, a..b or v1,v2,... (repeatable)")
 	f.StringVar(&o.engineArg, "engine", "go", "checker to run: go, tlc, or both (and compare them)")
 	f.StringVar(&o.format, "format", "text", "table format: text, json or markdown")
@@ -114,6 +118,19 @@ func (o *sweepOptions) validate() error {
 	}
 	if o.budget, err = memBudget(o.mem); err != nil {
 		return clibase.Usage(err)
+	}
+	if o.engineArg != "tlc" {
+		// sweep runs the compiled mirror only: another text is refused
+		// (exit 4) before the cfg is loaded as check loads it.
+		if err := check.CfgArg(o.base); err != nil {
+			return inputError(err)
+		}
+		if err := mirrorPreflight(o.engineArg, check.SpecFor(o.base, o.spec)); err != nil {
+			return err
+		}
+		if _, err := loadCfgArg("go", o.base, o.spec, nil); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -230,6 +230,10 @@ func (p Program) prepare(ctx context.Context, root *cobra.Command) {
 				return nil
 			}
 		}
+		// pflag writes the notice of a deprecated flag (MarkDeprecated)
+		// to its flag set's output, which cobra would print on the
+		// command's stdout, into the JSON or table a script reads.
+		c.Flags().SetOutput(c.ErrOrStderr())
 		c.RunE = p.classifying(ctx, c.RunE)
 		c.PreRunE = p.classifying(ctx, c.PreRunE)
 		c.PersistentPreRunE = p.classifying(ctx, c.PersistentPreRunE)

@@ -135,7 +135,7 @@ the profiles in DIR, DIR/table.md and the generated tables in --doc are rewritte
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&out, "out", ".conformance", "the run directory")
+	f.StringVarP(&out, "out", "o", ".conformance", "the run directory")
 	f.BoolVar(&update, "update", false, "write the profiles as the new baselines")
 	f.StringVar(&baselineDir, "baseline", "testdata/conformance", "the baselines")
 	f.StringVar(&doc, "doc", "docs/conformance.md", "with --update, the document whose table is rewritten")

@@ -64,7 +64,7 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&o.registry, "registry", "adapters/subjects.json", "the subject registry")
 	f.StringSliceVar(&o.subjects, "subject", nil, "subjects to run: name or name@version (default: all)")
 	f.StringSliceVar(&o.stores, "store", nil, "stores to run on: sqlite, postgres, memory (default: each subject's)")
-	f.StringVar(&o.out, "out", ".conformance", "where the runs, traces and profiles go")
+	f.StringVarP(&o.out, "out", "o", ".conformance", "where the runs, traces and profiles go")
 	f.StringVar(&o.baseline, "baseline", "testdata/conformance", "the baselines to compare with (\"\": none)")
 	f.BoolVar(&o.update, "update", false, "write the profiles as the new baselines (and the generated tables into --doc)")
 	f.StringVar(&o.grid, "grid", "", "race grid: full (k in {2,3,4,8,16} x jitter {0,1,5,25} ms) or ci (k in {4,16} x {1,5} ms, points where every violating baseline duplicated); default: $CONFORMANCE_GRID or full")

@@ -518,7 +518,7 @@ func testSameFailure(t *testing.T, root, bin string) {
 			{argv: []string{"tlcrun", "check", "--engine", "tlc", r0}, env: env, names: names},
 			{argv: []string{"tlcrun", "check", "--engine", "both", r0}, env: env, names: names},
 			{argv: []string{"tlcrun", "matrix", "--engine", "tlc", "--spec-dir", filepath.Join(root, "spec")}, env: env, names: names},
-			{argv: []string{"tlcrun", "sweep", "--engine", "tlc", "--base", r0, "--set", "NTasks=2..3"}, env: env, names: names},
+			{argv: []string{"tlcrun", "sweep", "--engine", "tlc", "--bounds", r0, "--set", "NTasks=2..3"}, env: env, names: names},
 			{argv: []string{"tlcrun", "doctor"}, env: env},
 			{argv: []string{"trace2tla", "--run", "--spec", spec, "-o", at("out"), happy}, env: env, names: names},
 		}

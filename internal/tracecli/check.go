@@ -103,7 +103,7 @@ With several traces the first of 1, 2, 4, 5 that applies is the exit code.`,
 	f.IntVar(&o.explainPasses, "explain-passes", 0, "passes over a rejected trace to try the fault models in; the models left are not tried, and a note says so (0: 6; -1: no limit)")
 	f.StringVar(&o.src.spec, "spec", "", `replay "tla-trace" traces through the TLA+ interpreter, against this spec (any spec in its fragment)`)
 	f.StringVar(&o.src.cfg, "cfg", "", "with --spec: a cfg for the behaviour spec, the invariants and the constants the header does not give (without --spec: its spec is the cfg's)")
-	f.StringArrayVar(&o.src.lib, "lib", nil, "with --spec: a folder searched for the modules the spec extends or instantiates; repeatable")
+	clibase.AddLibFlag(f, &o.src.lib, "with --spec: folders searched for the modules the spec extends or instantiates, after the spec's own")
 	cmd.AddCommand(newConvert(stdout, stderr), newBench(stdout, stderr), newGenLong(stdout, stderr))
 	return cmd
 }
