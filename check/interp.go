@@ -34,7 +34,7 @@ func MirrorChecks(specPath string) bool {
 	if mod == nil {
 		return false
 	}
-	if _, ok := mirrors[string(mod[1])]; !ok && string(mod[1]) != Module {
+	if _, ok := mirrored(string(mod[1])); !ok && string(mod[1]) != Module {
 		return false
 	}
 	return VerifySpec(specPath) == nil

@@ -200,7 +200,7 @@ func Load(cfgPath, specPath string) (*Job, error) {
 	if mod == nil {
 		return nil, inputf("%s: no \"---- MODULE Name ----\" header; is it a TLA+ spec?", specPath)
 	}
-	mi, other := mirrors[string(mod[1])]
+	mi, other := mirrored(string(mod[1]))
 	if string(mod[1]) != Module && !other {
 		return nil, inputf("%s is module %s; the Go engine mirrors modules %s only (use --engine tlc for other specs)",
 			specPath, mod[1], strings.Join(MirroredModules(), ", "))
@@ -222,7 +222,7 @@ func isModule(specPath string, src []byte) error {
 	if mod == nil {
 		return inputf("%s: no \"---- MODULE Name ----\" header; is it a TLA+ spec?", specPath)
 	}
-	if _, other := mirrors[string(mod[1])]; string(mod[1]) != Module && !other {
+	if _, other := mirrored(string(mod[1])); string(mod[1]) != Module && !other {
 		return inputf("%s is module %s; the Go engine mirrors modules %s only (use --engine tlc for other specs)",
 			specPath, mod[1], strings.Join(MirroredModules(), ", "))
 	}

@@ -71,7 +71,7 @@ func VerifySpec(path string) error {
 		return inputf("%v", err)
 	}
 	if mod := moduleRE.FindSubmatch(src); mod != nil {
-		if mi, ok := mirrors[string(mod[1])]; ok {
+		if mi, ok := mirrored(string(mod[1])); ok {
 			return verifyRecord(path, mi.Record)
 		}
 	}

@@ -437,7 +437,7 @@ func (j *Job) mirrorSide(opt MirrorCompareOptions) (*mirrorSide, error) {
 	if err := j.verified(); err != nil {
 		return nil, err
 	}
-	mi, ok := mirrors[j.Module]
+	mi, ok := mirrored(j.Module)
 	if !ok {
 		return nil, fmt.Errorf("check: module %s has no Go mirror", j.Module)
 	}

@@ -1,16 +1,14 @@
 package check
 
 import (
-	"github.com/resumecontract/resumecheck/model"
-
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
-	"github.com/resumecontract/resumecheck/examples/twophase"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/internal/tlanorm"
 	"github.com/resumecontract/resumecheck/spec"
@@ -18,11 +16,12 @@ import (
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
-// Mirrored is a spec other than Resume that this build mirrors in Go
-// through the seam of package tlaspec: what check needs to validate a cfg
-// against it and to run it. Resume, the first spec, keeps its own path
-// (Job.Params, model.Invariants) since every command of the repository
-// speaks its vocabulary; it runs through the same seam (explore).
+// Mirrored is a registered spec other than Resume (a
+// tlaspec.Registration) with its state and label types hidden: what check
+// needs to validate a cfg against it and to run it. Resume, the first
+// spec, keeps its own path (Job.Params, model.Invariants) since every
+// command of the repository speaks its vocabulary; it runs through the
+// same seam (explore).
 type Mirrored struct {
 	Module string
 	// Constants are the spec's CONSTANTS; Invariants and Temporal the
@@ -34,6 +33,81 @@ type Mirrored struct {
 	// Bind makes the spec at the cfg's constants, checking the named
 	// properties; an error names the constant.
 	Bind func(consts map[string]tlavalue.Value, props []string) (Bound, error)
+	// validate is the registration's Validate.
+	validate func() error
+}
+
+// Mirror hides a registration's types: the one line per spec of a
+// build's registry (package registry).
+func Mirror[S, L any](r tlaspec.Registration[S, L]) Mirrored {
+	return Mirrored{
+		Module: r.Module, Constants: r.Constants, Invariants: r.Invariants, Temporal: r.Temporal,
+		Record: r.Record, validate: r.Validate,
+		Bind: func(consts map[string]tlavalue.Value, props []string) (Bound, error) {
+			if r.Bind == nil {
+				return nil, fmt.Errorf("check: the registration of %s has no Bind", r.Module)
+			}
+			sp, err := r.Bind(consts, props)
+			if err != nil {
+				return nil, err
+			}
+			return Bind(sp), nil
+		},
+	}
+}
+
+// Validate is the registration's Validate (tlaspec.Registration).
+func (m Mirrored) Validate() error {
+	if m.validate == nil {
+		return fmt.Errorf("check: %s was not made by check.Mirror from a registration", orUnnamed(m.Module))
+	}
+	return m.validate()
+}
+
+func orUnnamed(module string) string {
+	if module == "" {
+		return "an unnamed spec"
+	}
+	return module
+}
+
+var (
+	mirrorsMu sync.RWMutex
+	// mirrors are the specs other than Resume that this build mirrors,
+	// by module: what the commands' registry gave Register.
+	mirrors = map[string]Mirrored{}
+)
+
+// Register adds specs to those the Go engine mirrors. A build's registry
+// (package registry, imported by the commands) calls it once, at
+// start-up; no library names a spec. It refuses a registration that fails
+// its Validate, and a module registered already (Resume included); then
+// it registers none of ms.
+func Register(ms ...Mirrored) error {
+	mirrorsMu.Lock()
+	defer mirrorsMu.Unlock()
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if err := m.Validate(); err != nil {
+			return err
+		}
+		if _, ok := mirrors[m.Module]; ok || seen[m.Module] || m.Module == Module {
+			return fmt.Errorf("check: module %s is registered twice", m.Module)
+		}
+		seen[m.Module] = true
+	}
+	for _, m := range ms {
+		mirrors[m.Module] = m
+	}
+	return nil
+}
+
+// mirrored is the registered spec of module, if any.
+func mirrored(module string) (Mirrored, bool) {
+	mirrorsMu.RLock()
+	defer mirrorsMu.RUnlock()
+	m, ok := mirrors[module]
+	return m, ok
 }
 
 // Bound is a mirrored spec at some constants, its state and label types
@@ -81,7 +155,7 @@ func (b bound[S, L]) Any() tlaspec.Any { return tlaspec.Erase(b.sp) }
 // (a trace's header), checking every invariant the spec defines. The error
 // says which modules are mirrored, or which constant is wrong.
 func BindModule(module string, consts map[string]tlavalue.Value) (Bound, error) {
-	mi, ok := mirrors[module]
+	mi, ok := mirrored(module)
 	if !ok {
 		return nil, inputf("module %s is not one the Go engine mirrors (%s)", module, strings.Join(MirroredModules(), ", "))
 	}
@@ -137,26 +211,10 @@ func walk[S, L any](ctx context.Context, sp tlaspec.Spec[S, L], fn func(S) error
 	return nil
 }
 
-// mirrors are the specs other than Resume that this build mirrors.
-var mirrors = map[string]Mirrored{
-	twophase.ModuleName: {
-		Module:     twophase.ModuleName,
-		Constants:  twophase.ConstantNames,
-		Invariants: []string{"TypeOK", "Consistent"},
-		Temporal:   []string{model.Liveness},
-		Record:     twophase.MirrorRecord,
-		Bind: func(consts map[string]tlavalue.Value, props []string) (Bound, error) {
-			m, err := twophase.Bind(consts, props)
-			if err != nil {
-				return nil, err
-			}
-			return Bind(m), nil
-		},
-	},
-}
-
 // MirroredModules are the modules the Go engine mirrors, Resume first.
 func MirroredModules() []string {
+	mirrorsMu.RLock()
+	defer mirrorsMu.RUnlock()
 	out := []string{Module}
 	for name := range mirrors {
 		out = append(out, name)
@@ -278,7 +336,7 @@ func (j *Job) Other() Bound { return j.other }
 func RecordFor(path string) (spec.Mirror, error) {
 	if src, err := os.ReadFile(path); err == nil {
 		if mod := moduleRE.FindSubmatch(src); mod != nil {
-			if mi, ok := mirrors[string(mod[1])]; ok {
+			if mi, ok := mirrored(string(mod[1])); ok {
 				return spec.ParseMirror(mi.Record)
 			}
 		}

@@ -5,6 +5,8 @@ package main
 import (
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/tracecli"
+	// The specs mirrored in Go besides Resume: one line each, there.
+	_ "github.com/resumecontract/resumecheck/registry"
 )
 
 func main() { clibase.Run(tracecli.Trace2tla) }

@@ -14,6 +14,7 @@ import (
 	"github.com/resumecontract/resumecheck/internal/crosscheck"
 	"github.com/resumecontract/resumecheck/internal/tlanorm"
 	"github.com/resumecontract/resumecheck/internal/tlc"
+	_ "github.com/resumecontract/resumecheck/registry"
 	"github.com/resumecontract/resumecheck/spec"
 	"github.com/resumecontract/resumecheck/tlavalue"
 	"github.com/resumecontract/resumecheck/trace"
@@ -43,7 +44,7 @@ func TestManifest(t *testing.T) {
 
 // The record names the digest of TwoPhase.tla as it is.
 func TestMirrorRecord(t *testing.T) {
-	rec, err := spec.ParseMirror(twophase.MirrorRecord)
+	rec, err := spec.ParseMirror(twophase.Registration.Record)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -634,15 +634,26 @@ func (m *Model) Properties() []tlaspec.Property[State] { return m.props }
 
 var _ tlaspec.Spec[State, Label] = (*Model)(nil)
 
-// ConstantNames are the spec's CONSTANTS.
-var ConstantNames = []string{"RM", "EarlyCommit"}
+// Registration is how the spec joins the toolkit: the registry of the
+// commands (package registry) lists it, and no library names this
+// package.
+var Registration = tlaspec.Registration[State, Label]{
+	Module:     ModuleName,
+	Record:     mirrorRecord,
+	Constants:  []string{"RM", "EarlyCommit"},
+	Invariants: []string{"TypeOK", "Consistent"},
+	Temporal:   []string{"Liveness"},
+	Bind: func(consts map[string]tlavalue.Value, props []string) (tlaspec.Spec[State, Label], error) {
+		return Bind(consts, props)
+	},
+}
 
-// MirrorRecord is mirror.json: the digest of the text of TwoPhase.tla this
+// mirrorRecord is mirror.json: the digest of the text of TwoPhase.tla this
 // package mirrors (package spec's format). The Go engine refuses another
 // text; TestMirrorRecord says how to record a new one.
 //
 //go:embed mirror.json
-var MirrorRecord []byte
+var mirrorRecord []byte
 
 // Bind returns the model at a cfg's constant values, checking the named
 // properties.
