@@ -260,28 +260,15 @@ func New(p Params, properties ...string) (*Model, error) {
 	return m, nil
 }
 
-// Params are the model's constants.
-func (m *Model) Params() Params { return m.p }
+// Constants are the model's constants.
+func (m *Model) Constants() Params { return m.p }
+
+// Spec is the model with what the toolkit derives from it (Next,
+// Disabled, Label, Module, Variables: tlaspec.Derive).
+func (m *Model) Spec() tlaspec.Spec[State, Label] { return tlaspec.Derive(ModuleName, m) }
 
 // Init is the initial state: every RM working, nothing decided or sent.
 func (m *Model) Init() []State { return []State{0} }
-
-// Next calls emit with every successor of s, in the order of the spec's
-// Next (TMCommit, TMAbort, then each RM's actions RM by RM).
-func (m *Model) Next(s State, emit func(Label, State)) {
-	for a := TMCommit; a <= TMAbort; a++ {
-		if actions[a].guard(m, s, -1) == "" {
-			emit(Label{Action: a, RM: -1}, actions[a].effect(m, s, -1))
-		}
-	}
-	for r := range m.p.RM {
-		for a := TMRcvPrepared; a < numActions; a++ {
-			if actions[a].guard(m, s, r) == "" {
-				emit(Label{Action: a, RM: int8(r)}, actions[a].effect(m, s, r))
-			}
-		}
-	}
-}
 
 // Width, Encode and Decode: a state is its word.
 func (m *Model) Width() int { return 8 }
@@ -300,11 +287,9 @@ func (m *Model) Decode(src []byte) State {
 	return s
 }
 
-// Module is "TwoPhase".
-func (m *Model) Module() string { return ModuleName }
-
-// Variables are the spec's variables.
-func (m *Model) Variables() []string { return []string{"rmState", "tmState", "tmPrepared", "msgs"} }
+// variables are the spec's variables, in its VARIABLES order (Vars'
+// order).
+var variables = []string{"rmState", "tmState", "tmPrepared", "msgs"}
 
 // Vars is s as TLA+ values.
 func (m *Model) Vars(s State) tlavalue.State {
@@ -426,10 +411,10 @@ func (m *Model) FromVars(vs tlavalue.State) (State, error) {
 				}
 			}
 		default:
-			return 0, fmt.Errorf("%s is not a variable of %s (it has %s)", v.Name, ModuleName, strings.Join(m.Variables(), ", "))
+			return 0, fmt.Errorf("%s is not a variable of %s (it has %s)", v.Name, ModuleName, strings.Join(variables, ", "))
 		}
 	}
-	for _, name := range m.Variables() {
+	for _, name := range variables {
 		if !got[name] {
 			return 0, fmt.Errorf("variable %s is missing", name)
 		}
@@ -479,12 +464,13 @@ func (a Action) TakesRM() bool { return a < numActions && actions[a].perRM }
 // Action is l's action name.
 func (m *Model) Action(l Label) string { return l.Action.String() }
 
-// Label is l as TLC prints it: "RMPrepare(r1)", "TMCommit".
-func (m *Model) Label(l Label) string {
+// Params are l's parameters: the RM's name, none for the TM's decisions
+// (tlaspec.Derive prints "RMPrepare(r1)", "TMCommit").
+func (m *Model) Params(l Label) []string {
 	if l.RM < 0 || int(l.RM) >= len(m.p.RM) {
-		return l.Action.String()
+		return nil
 	}
-	return l.Action.String() + "(" + m.p.RM[l.RM] + ")"
+	return []string{m.p.RM[l.RM]}
 }
 
 // ParseLabel reads a label as Label prints it.
@@ -519,20 +505,24 @@ func (m *Model) Labels(State) []Label {
 	return out
 }
 
-// Disabled says why l cannot be taken from s, "" when it can.
-func (m *Model) Disabled(s State, l Label) string {
+// Step is l taken from s: the action's effect where its guard holds, else
+// why it does not (the guard's words, the RM named). tlaspec.Derive makes
+// Next and Disabled of it.
+func (m *Model) Step(s State, l Label) (State, string) {
 	if l.Action >= numActions {
-		return "no such action"
+		return s, "no such action"
 	}
 	a := actions[l.Action]
 	if a.perRM != (l.RM >= 0) || int(l.RM) >= len(m.p.RM) {
-		return "no such transition: " + m.Label(l)
+		return s, "no such transition: " + tlaspec.LabelOf(l.Action.String(), m.Params(l)...)
 	}
-	why := a.guard(m, s, int(l.RM))
-	if a.perRM {
-		why = strings.ReplaceAll(why, "%s", m.p.RM[l.RM])
+	if why := a.guard(m, s, int(l.RM)); why != "" {
+		if a.perRM {
+			why = strings.ReplaceAll(why, "%s", m.p.RM[l.RM])
+		}
+		return s, why
 	}
-	return why
+	return a.effect(m, s, int(l.RM)), ""
 }
 
 // Consistent: no RM has committed while another has aborted.
@@ -632,7 +622,7 @@ func (m *Model) property(name string) (tlaspec.Property[State], bool) {
 // Properties are the properties checked.
 func (m *Model) Properties() []tlaspec.Property[State] { return m.props }
 
-var _ tlaspec.Spec[State, Label] = (*Model)(nil)
+var _ tlaspec.Core[State, Label] = (*Model)(nil)
 
 // Registration is how the spec joins the toolkit: the registry of the
 // commands (package registry) lists it, and no library names this
@@ -644,7 +634,11 @@ var Registration = tlaspec.Registration[State, Label]{
 	Invariants: []string{"TypeOK", "Consistent"},
 	Temporal:   []string{"Liveness"},
 	Bind: func(consts map[string]tlavalue.Value, props []string) (tlaspec.Spec[State, Label], error) {
-		return Bind(consts, props)
+		m, err := Bind(consts, props)
+		if err != nil {
+			return nil, err
+		}
+		return m.Spec(), nil
 	},
 }
 

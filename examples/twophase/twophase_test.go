@@ -18,7 +18,7 @@ func reachable(m *Model) []State {
 		s := queue[0]
 		queue = queue[1:]
 		out = append(out, s)
-		m.Next(s, func(_ Label, t State) {
+		m.Spec().Next(s, func(_ Label, t State) {
 			if !seen[t] {
 				seen[t] = true
 				queue = append(queue, t)
@@ -44,13 +44,13 @@ func TestDisabledAgreesWithNext(t *testing.T) {
 		m := newModel(t, early)
 		for _, s := range reachable(m) {
 			taken := map[Label]State{}
-			m.Next(s, func(l Label, t State) { taken[l] = t })
+			m.Spec().Next(s, func(l Label, t State) { taken[l] = t })
 			n := 0
 			for _, l := range m.Labels(s) {
-				why := m.Disabled(s, l)
+				why := m.Spec().Disabled(s, l)
 				_, ok := taken[l]
 				if ok != (why == "") {
-					t.Fatalf("early=%v %v: %s taken=%v but Disabled says %q", early, m.Vars(s), m.Label(l), ok, why)
+					t.Fatalf("early=%v %v: %s taken=%v but Disabled says %q", early, m.Vars(s), m.Spec().Label(l), ok, why)
 				}
 				if ok {
 					n++
@@ -76,12 +76,12 @@ func TestDisabledSaysWhy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := m.Disabled(s, l); got != c.want {
+		if got := m.Spec().Disabled(s, l); got != c.want {
 			t.Errorf("Disabled(Init, %s) = %q, want %q", c.label, got, c.want)
 		}
 	}
 	prepared := m.actionStep(t, s, "RMPrepare(r3)")
-	if got, want := m.Disabled(prepared, Label{RMPrepare, 2}), "r3 is prepared, not working"; got != want {
+	if got, want := m.Spec().Disabled(prepared, Label{RMPrepare, 2}), "r3 is prepared, not working"; got != want {
 		t.Errorf("Disabled = %q, want %q", got, want)
 	}
 }
@@ -94,7 +94,7 @@ func (m *Model) actionStep(t *testing.T, s State, label string) State {
 	}
 	var out State
 	found := false
-	m.Next(s, func(x Label, to State) {
+	m.Spec().Next(s, func(x Label, to State) {
 		if x == l {
 			out, found = to, true
 		}
@@ -150,9 +150,9 @@ func TestProgressGrows(t *testing.T) {
 	for _, early := range []bool{false, true} {
 		m := newModel(t, early)
 		for _, s := range reachable(m) {
-			m.Next(s, func(l Label, to State) {
+			m.Spec().Next(s, func(l Label, to State) {
 				if !m.Decided(s) && m.progress(to) <= m.progress(s) {
-					t.Fatalf("%s does not grow progress", m.Label(l))
+					t.Fatalf("%s does not grow progress", m.Spec().Label(l))
 				}
 			})
 		}
