@@ -16,6 +16,8 @@ import (
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tla/interp"
+	"github.com/resumecontract/resumecheck/tlaspec"
+	"github.com/resumecontract/resumecheck/tlaspec/resume"
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
@@ -120,14 +122,16 @@ func (j *Job) Interpretable() error {
 	return inputf("%s: the Go engine does not interpret this section of the cfg, so it would check another model than TLC does; check it with TLC (--engine tlc), or remove it", strings.Join(j.uninterpreted, "; "))
 }
 
-var constants = model.ConstantNames
+// constants and Properties are Resume's registration's: the CONSTANTS
+// and the temporal properties a cfg may list.
+var constants = resume.Registration.Constants
 
 // Symmetry is the spec's symmetry set, Permutations(Values): the one a
 // cfg's SYMMETRY may name.
 const Symmetry = "Symmetry"
 
 // Properties are the temporal properties a cfg may list.
-var Properties = []string{model.Liveness}
+var Properties = resume.Registration.Temporal
 
 var moduleRE = regexp.MustCompile(`(?m)^-{4,}\s*MODULE\s+(\w+)\s*-{4,}`)
 
@@ -319,68 +323,19 @@ func invariantNames() string {
 	return strings.Join(names, ", ")
 }
 
-// paramsFrom converts the cfg's constant values to model.Params.
+// paramsFrom converts the cfg's constant values to model.Params, as
+// Resume's registration binds them (resume.ParamsOf), naming the line of
+// a constant with a value of the wrong kind.
 func paramsFrom(cfg *tlacfg.Config, bad func(int, string, ...any) error) (model.Params, error) {
-	var p model.Params
-	var err error
-	get := func(name string) (tlavalue.Value, int) {
-		k, _ := cfg.Constant(name)
-		return k.Value, k.Line
+	consts := map[string]tlavalue.Value{}
+	for _, k := range cfg.Constants {
+		consts[k.Name] = k.Value
 	}
-	integer := func(name string, dst *int) {
-		v, line := get(name)
-		i, ok := v.AsInt()
-		if !ok && err == nil {
-			err = bad(line, "constant %s = %s: want an integer", name, v)
-		}
-		*dst = int(i)
+	p, err := resume.ParamsOf(consts)
+	var ce *tlaspec.ConstantError
+	if errors.As(err, &ce) {
+		k, _ := cfg.Constant(ce.Constant)
+		return p, bad(k.Line, "%s", ce.Msg)
 	}
-	integer("NTasks", &p.NTasks)
-	integer("IP", &p.IP)
-	integer("MaxResumes", &p.MaxResumes)
-	integer("MaxCrashes", &p.MaxCrashes)
-	integer("MaxExtraResumes", &p.MaxExtraResumes)
-	integer("Racers", &p.Racers)
-	if err != nil {
-		return p, err
-	}
-	v, line := get("Values")
-	if v.Kind() != tlavalue.KindSet {
-		return p, bad(line, "constant Values = %s: want a set of model values such as {va, vb}", v)
-	}
-	for _, e := range v.Elems() {
-		name, ok := e.AsModel()
-		if !ok {
-			return p, bad(line, "constant Values: %s is not a model value (write va, not \"va\")", e)
-		}
-		p.Values = append(p.Values, name)
-	}
-	v, line = get("NoVal")
-	name, ok := v.AsModel()
-	if !ok {
-		return p, bad(line, "constant NoVal = %s: want a model value (NoVal = NoVal)", v)
-	}
-	p.NoVal = name
-	v, line = get("Faults")
-	if v.Kind() != tlavalue.KindSet {
-		return p, bad(line, "constant Faults = %s: want a set of fault names such as {\"replay\"}", v)
-	}
-	for _, e := range v.Elems() {
-		s, ok := e.AsString()
-		if !ok {
-			return p, bad(line, "constant Faults: %s is not a string (write \"replay\")", e)
-		}
-		f, ferr := model.ParseFault(s)
-		if ferr != nil {
-			return p, bad(line, "constant Faults: %v", ferr)
-		}
-		p.Faults = p.Faults.With(f)
-	}
-	v, line = get("CrashWhileParked")
-	b, ok := v.AsBool()
-	if !ok {
-		return p, bad(line, "constant CrashWhileParked = %s: want TRUE or FALSE", v)
-	}
-	p.CrashWhileParked = b
-	return p, nil
+	return p, err
 }

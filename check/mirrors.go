@@ -13,6 +13,7 @@ import (
 	"github.com/resumecontract/resumecheck/internal/tlanorm"
 	"github.com/resumecontract/resumecheck/spec"
 	"github.com/resumecontract/resumecheck/tlaspec"
+	"github.com/resumecontract/resumecheck/tlaspec/resume"
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
@@ -215,7 +216,7 @@ func walk[S, L any](ctx context.Context, sp tlaspec.Spec[S, L], fn func(S) error
 func MirroredModules() []string {
 	mirrorsMu.RLock()
 	defer mirrorsMu.RUnlock()
-	out := []string{Module}
+	out := []string{resume.Registration.Module}
 	for name := range mirrors {
 		out = append(out, name)
 	}

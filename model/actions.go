@@ -255,6 +255,33 @@ func (m *Model) Disabled(s State, l Label) string {
 	return string(guard(m, stateVars{&s}, l))
 }
 
+// Labels lists every transition of the spec that could be enabled in s,
+// enabled or not, in the order of Next: with Disabled, what a trace's
+// diagnosis tries and an explorer shows as the actions not enabled.
+func (m *Model) Labels(s State) []Label {
+	var ls []Label
+	ls = append(ls, Label{Action: ExecTask}, Label{Action: EmitInterrupt})
+	for _, a := range []Action{Consume, ForkResume} {
+		for v := range int8(len(m.P.Values)) {
+			ls = append(ls, Label{Action: a, Value: v})
+		}
+	}
+	if s.Waiting {
+		ls = append(ls, Label{Action: CrashRecover, Decision: Skip})
+	} else {
+		for _, d := range m.RecoveryChoices(s) {
+			ls = append(ls, Label{Action: CrashRecover, Decision: d})
+		}
+	}
+	ls = append(ls, Label{Action: ExtraResume})
+	if m.P.Racers > 1 {
+		for v := range int8(len(m.P.Values)) {
+			ls = append(ls, Label{Action: RaceResume, Value: v})
+		}
+	}
+	return ls
+}
+
 // Successors returns every enabled transition of s.
 func (m *Model) Successors(s State) []Step {
 	var out []Step

@@ -11,6 +11,7 @@ import (
 	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlaspec"
+	"github.com/resumecontract/resumecheck/tlaspec/resume"
 )
 
 // ErrGraphTooLarge is returned by NewGraph when the model has more
@@ -70,7 +71,7 @@ type Edge struct {
 // out. It fails with ErrGraphTooLarge past max states (0:
 // DefaultMaxStates).
 func NewGraph(m *model.Model, max int) (*Graph, error) {
-	g, err := NewSpecGraph(resumeAny{m}, max, func(s tlaspec.State) bool { return !m.Safety(s.(model.State)) })
+	g, err := NewSpecGraph(resume.Unpacked(m), max, func(s tlaspec.State) bool { return !m.Safety(s.(model.State)) })
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlaspec"
+	"github.com/resumecontract/resumecheck/tlaspec/resume"
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
@@ -174,7 +175,7 @@ func NewTimeline(m *model.Model, states []model.State, labels []model.Label, opt
 	}
 	o := opt
 	o.Properties = props
-	tl := newTimeline(resumeAny{m}, specs, actions, names, o, func(i int, st *Step) {
+	tl := newTimeline(resume.Unpacked(m), specs, actions, names, o, func(i int, st *Step) {
 		var before *model.State
 		if i > 0 {
 			before = &states[i-1]

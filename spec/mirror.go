@@ -49,6 +49,10 @@ type Check struct {
 	Models []string `json:"models"`
 }
 
+// Text is the record this build carries as written: what Resume's
+// registration gives (tlaspec/resume.Registration).
+func Text() []byte { return append([]byte(nil), mirrorJSON...) }
+
 // Recorded is the record this build carries.
 func Recorded() (Mirror, error) {
 	return ParseMirror(mirrorJSON)

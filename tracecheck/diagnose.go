@@ -81,30 +81,8 @@ type Nearest struct {
 }
 
 // allLabels lists every transition of the spec that could be enabled in
-// s, in the order of Next.
-func allLabels(m *model.Model, s *model.State) []model.Label {
-	var ls []model.Label
-	ls = append(ls, model.Label{Action: model.ExecTask}, model.Label{Action: model.EmitInterrupt})
-	for _, a := range []model.Action{model.Consume, model.ForkResume} {
-		for v := range int8(len(m.P.Values)) {
-			ls = append(ls, model.Label{Action: a, Value: v})
-		}
-	}
-	if s.Waiting {
-		ls = append(ls, model.Label{Action: model.CrashRecover, Decision: model.Skip})
-	} else {
-		for _, d := range m.RecoveryChoices(*s) {
-			ls = append(ls, model.Label{Action: model.CrashRecover, Decision: d})
-		}
-	}
-	ls = append(ls, model.Label{Action: model.ExtraResume})
-	if m.P.Racers > 1 {
-		for v := range int8(len(m.P.Values)) {
-			ls = append(ls, model.Label{Action: model.RaceResume, Value: v})
-		}
-	}
-	return ls
-}
+// s, in the order of Next (model.Model.Labels).
+func allLabels(m *model.Model, s *model.State) []model.Label { return m.Labels(*s) }
 
 // named reports whether the event names transition l.
 func named(ev *trace.Event, l model.Label) bool {

@@ -64,7 +64,7 @@ func TestReplaySpecAgreesOnResumeCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := tracecheck.ReplaySpec(tlaspec.Erase[model.Packed, model.Label](tracecheck.ResumeSpec{Spec: sp}), specEvents(m, tr.Events), tracecheck.Options{})
+		got := tracecheck.ReplaySpec(tlaspec.Erase[model.Packed, model.Label](sp), specEvents(m, tr.Events), tracecheck.Options{})
 		if got.Verdict != want.Verdict {
 			t.Errorf("%s: ReplaySpec %s, the Resume checker %s", c.file, got.Verdict, want.Verdict)
 			continue

@@ -1,8 +1,10 @@
 // Package resume offers the Resume contract (package model) through the
 // seam of package tlaspec: the first client of the seam, as
-// examples/twophase is the second. The engine explores its packed states;
-// the tools above read them as TLA+ values. Why a transition is disabled
-// is tracecheck's (tracecheck.ResumeSpec) until model says it itself.
+// examples/twophase is the second, and registered the same way (a
+// tlaspec.Registration, Registration). The engine explores its packed
+// states (Spec); the tools above read them as TLA+ values, and the
+// report's drawings walk its unpacked states, which hold any bounds
+// (Unpacked).
 package resume
 
 import (
@@ -224,8 +226,17 @@ func (sp *Spec) Label(l model.Label) string { return sp.M.LabelString(l) }
 
 func (sp *Spec) Properties() []tlaspec.Property[model.Packed] { return sp.props }
 
+// Labels are every transition Next could take from s (model.Model.Labels).
+func (sp *Spec) Labels(s model.Packed) []model.Label { return sp.M.Labels(sp.M.Unpack(s)) }
+
+// Disabled says why l cannot be taken from s (model.Model.Disabled: the
+// guards of model/contract.go as written).
+func (sp *Spec) Disabled(s model.Packed, l model.Label) string {
+	return sp.M.Disabled(sp.M.Unpack(s), l)
+}
+
 var (
-	_ tlaspec.Model[model.Packed, model.Label]  = (*Spec)(nil)
+	_ tlaspec.Spec[model.Packed, model.Label]   = (*Spec)(nil)
 	_ tlaspec.Layered[model.Packed]             = (*Spec)(nil)
 	_ engine.InPlace[model.Packed, model.Label] = (*Spec)(nil)
 )
