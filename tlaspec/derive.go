@@ -23,7 +23,8 @@ type Core[S, L any] interface {
 	Vars(s S) tlavalue.State
 	FromVars(vs tlavalue.State) (S, error)
 	// Labels are every transition Next could take from s, enabled or
-	// not, in the order of Next.
+	// not, in the order of Next. The caller does not modify the slice
+	// (a spec may return the same one for every state).
 	Labels(s S) []L
 	// Step is l taken from s: its successor and "", or, when l is not
 	// enabled in s, why not (the guard's first false conjunct, in the

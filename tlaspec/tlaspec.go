@@ -9,9 +9,10 @@
 // It is to this repository what porcupine's Model is to its checker and
 // visualiser: the engine (package engine) explores any Spec, since a Spec
 // is an engine.Model; the layers above it read a state only through Vars.
-// The Resume contract (model/, wrapped by check.Resume) is the first
-// client, examples/twophase the second. docs/spec.md, "A second spec",
-// says how a spec joins.
+// The Resume contract (model/, through tlaspec/resume) is the first
+// client, examples/twophase the second. A spec writes a Core, Derive
+// makes the rest of its Spec, and it joins the commands as a value, its
+// Registration. docs/spec.md, "A second spec", says how.
 package tlaspec
 
 import (

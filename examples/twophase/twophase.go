@@ -2,14 +2,17 @@
 // the second spec of this repository, checked by the same commands as
 // the Resume contract (tlcrun check, tracecheck, the HTML report) through
 // the seam of package tlaspec. It shows what a spec must give the
-// toolkit, and nothing more: its states, its actions (each written once,
-// guard and effect, in the table below, from which the step and the
-// explanation of a disabled action both come), and its properties.
+// toolkit, and nothing more (a tlaspec.Core): its states, its actions
+// (each written once, guard and effect, in the table below, from which
+// Step comes, and from Step the successors and the explanation of a
+// disabled action: tlaspec.Derive), and its properties. It joins the
+// commands through Registration and one line in package registry.
 package twophase
 
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/tlaspec"
@@ -238,6 +241,8 @@ type Model struct {
 	all State // tmPrepared = RM, as a bit set
 	// props are the properties checked, in the cfg's order.
 	props []tlaspec.Property[State]
+	// labels are every transition of Next, the same in every state.
+	labels []Label
 }
 
 // New returns the model at p, checking the properties named (the cfg's
@@ -247,6 +252,14 @@ func New(p Params, properties ...string) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{p: p, all: State(1)<<len(p.RM) - 1}
+	m.labels = []Label{{TMCommit, -1}, {TMAbort, -1}}
+	for r := range p.RM {
+		for a := TMRcvPrepared; a < numActions; a++ {
+			m.labels = append(m.labels, Label{Action: a, RM: int8(r)})
+		}
+	}
+	// No spare capacity: a caller's append copies, never writes here.
+	m.labels = slices.Clip(m.labels)
 	if properties == nil {
 		properties = PropertyNames()
 	}
@@ -495,15 +508,7 @@ func (m *Model) ParseLabel(s string) (Label, error) {
 }
 
 // Labels are every transition of Next at these constants.
-func (m *Model) Labels(State) []Label {
-	out := []Label{{TMCommit, -1}, {TMAbort, -1}}
-	for r := range m.p.RM {
-		for a := TMRcvPrepared; a < numActions; a++ {
-			out = append(out, Label{Action: a, RM: int8(r)})
-		}
-	}
-	return out
-}
+func (m *Model) Labels(State) []Label { return m.labels }
 
 // Step is l taken from s: the action's effect where its guard holds, else
 // why it does not (the guard's words, the RM named). tlaspec.Derive makes
