@@ -49,10 +49,13 @@ func CheckTrace(file string, t *trace.Trace, opt tracecheck.Options) (TraceInput
 
 type traceView struct {
 	File, Producer, Faults, Params string
-	Verdict                        string
-	Events, Matched, Candidates    int
-	Reason                         string
-	Obligations                    []tracecheck.Obligation
+	// Module is the spec of a trace of another spec than Resume, and
+	// Through what replayed it ("" for Resume's traces).
+	Module, Through             string
+	Verdict                     string
+	Events, Matched, Candidates int
+	Reason                      string
+	Obligations                 []tracecheck.Obligation
 	// Violated are the obligations the matched events violate; Others the
 	// rest (holding or undetermined).
 	Violated, Others []tracecheck.Obligation
@@ -68,7 +71,7 @@ type traceView struct {
 }
 
 type rejectedView struct {
-	Event tracecheck.EventRef
+	Event string
 	Last  string
 	// Observed are the event's variables beside the nearest successor's
 	// values where they differ.
@@ -77,6 +80,9 @@ type rejectedView struct {
 	NamedEnabled bool
 	Candidates   []tracecheck.Candidate
 	Total        int
+	// Definition is the TLA+ text of the event's action (another spec
+	// than Resume, when its text is known).
+	Definition *actionText
 }
 
 type observedVar struct {
@@ -122,7 +128,7 @@ func Trace(in TraceInput, opt Options) (*Page, error) {
 		}
 	}
 	if f := res.Failure; res.Verdict == tracecheck.Rejected && f != nil {
-		rv := &rejectedView{Event: f.Event, Nearest: f.Nearest, NamedEnabled: f.NamedEnabled,
+		rv := &rejectedView{Event: f.Event.String(), Nearest: f.Nearest, NamedEnabled: f.NamedEnabled,
 			Candidates: f.Candidates, Total: f.TotalCandidates, Last: "none: the event is the first, and the spec is in its initial state"}
 		for _, o := range f.Observed {
 			ov := observedVar{Var: o.Var, Value: o.Value}

@@ -25,6 +25,17 @@ type SpecResult struct {
 	// Properties say, for each invariant, whether the observed behaviour
 	// kept it.
 	Properties []SpecProperty `json:"properties"`
+	// Witness is, with Options.Witness, one behaviour of the spec that
+	// takes the matched events: its initial state, then the state after
+	// each matched event (what the report draws).
+	Witness []SpecStep `json:"-"`
+}
+
+// SpecStep is one state of a witness and the transition into it ("" for
+// the initial state), as the spec labels it.
+type SpecStep struct {
+	Label string
+	State tlaspec.State
 }
 
 // SpecFailure is the first event no behaviour of the spec can take.
@@ -35,6 +46,9 @@ type SpecFailure struct {
 	// event's action and why it does not match: disabled (the guard's
 	// words) or a successor that differs from the observation.
 	Tried []SpecTry `json:"tried"`
+	// States are the candidate states shown, as TLA+ values: Tried's
+	// Candidate k is States[k-1].
+	States []tlavalue.State `json:"-"`
 }
 
 // SpecTry is one transition tried at the failing event.
@@ -45,6 +59,8 @@ type SpecTry struct {
 	// Differs lists the observed variables whose value the successor
 	// does not have: "tmState: observed "aborted", spec "committed"".
 	Differs []string `json:"differs,omitempty"`
+	// Diff is Differs as values, for a reader that lays them out itself.
+	Diff []VarDiff `json:"-"`
 }
 
 // SpecProperty is an invariant's status on the replayed behaviour.
@@ -88,10 +104,21 @@ func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *SpecResu
 		}
 	}
 	note("the initial state")
+	// parents[k][i] is, with Witness, how candidate i after event k+1 was
+	// reached: its predecessor's index among the candidates before, and
+	// the transition's label.
+	type parent struct {
+		from  int
+		label string
+		state tlaspec.State
+	}
+	var parents [][]parent
+	init := cands
 	for _, ev := range events {
 		var next []tlaspec.State
+		var from []parent
 		seen := map[string]bool{}
-		for _, s := range cands {
+		for i, s := range cands {
 			sp.Next(s, func(l tlaspec.Label, t tlaspec.State) {
 				if !names(sp, ev.Action, l) || !observed(sp, ev.Vars, t) {
 					return
@@ -99,6 +126,9 @@ func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *SpecResu
 				if k := sp.Key(t); !seen[k] {
 					seen[k] = true
 					next = append(next, t)
+					if opt.Witness {
+						from = append(from, parent{i, sp.Label(l), t})
+					}
 				}
 			})
 		}
@@ -112,10 +142,22 @@ func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *SpecResu
 			break
 		}
 		cands = next
+		parents = append(parents, from)
 		res.Events++
 		note(ev.String())
 	}
 	res.Candidates = len(cands)
+	if opt.Witness && len(cands) > 0 && res.Verdict != Unknown {
+		// Back from the first candidate at the last matched event.
+		res.Witness = make([]SpecStep, len(parents)+1)
+		at := 0
+		for k := len(parents) - 1; k >= 0; k-- {
+			p := parents[k][at]
+			res.Witness[k+1] = SpecStep{Label: p.label, State: p.state}
+			at = p.from
+		}
+		res.Witness[0] = SpecStep{State: init[at]}
+	}
 	for _, p := range invariants {
 		sp := SpecProperty{Name: p.Name, Text: p.Text, Status: Holds}
 		switch {
@@ -170,6 +212,7 @@ func specFailure(sp tlaspec.Any, ev trace.SpecEvent, cands []tlaspec.State, show
 		if i == shown {
 			break
 		}
+		f.States = append(f.States, sp.Vars(s))
 		tried := 0
 		for _, l := range sp.Labels(s) {
 			if !names(sp, ev.Action, l) {
@@ -217,6 +260,7 @@ func specTry(sp tlaspec.Any, ev trace.SpecEvent, cand int, s tlaspec.State, l tl
 				try.Differs = append(try.Differs, fmt.Sprintf("%s: not a variable of %s", o.Name, sp.Module()))
 			case !tlavalue.Equal(v, o.Value):
 				try.Differs = append(try.Differs, fmt.Sprintf("%s: observed %s, spec %s", o.Name, o.Value, v))
+				try.Diff = append(try.Diff, VarDiff{Var: o.Name, Observed: o.Value.String(), Spec: v.String()})
 			}
 		}
 	})

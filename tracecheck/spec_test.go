@@ -1,6 +1,7 @@
 package tracecheck_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -98,4 +99,100 @@ func TestReplaySpecAgreesOnResumeCorpus(t *testing.T) {
 	if compared < 10 {
 		t.Fatalf("only %d traces compared", compared)
 	}
+}
+
+// With Witness, ReplaySpec keeps one behaviour of the spec through the
+// matched events: it starts in an initial state, each step is a
+// transition of the spec with the label it names and reaches a state
+// with every variable the event observed; a rejection carries the
+// candidate states its tries refer to.
+func TestReplaySpecWitness(t *testing.T) {
+	checked := 0
+	for _, c := range corpus {
+		if c.verdict == "bad" {
+			continue
+		}
+		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := tr.Header.Params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := resume.New(m, []string{"EO"}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := tlaspec.Erase[model.Packed, model.Label](tracecheck.ResumeSpec{Spec: rs})
+		events := specEvents(m, tr.Events)
+		got := tracecheck.ReplaySpec(sp, events, tracecheck.Options{Witness: true})
+		if got.Verdict == tracecheck.Unknown {
+			continue
+		}
+		if problem := witnessProblem(sp, events, got); problem != "" {
+			t.Errorf("%s: %s", c.file, problem)
+		}
+		if len(got.Witness) > 1 {
+			// The test's own check, shown to fail on a broken witness.
+			broken := *got
+			broken.Witness = slices.Clone(got.Witness)
+			broken.Witness[1].Label += "?"
+			if witnessProblem(sp, events, &broken) == "" {
+				t.Errorf("%s: a witness with a step the spec cannot take passes", c.file)
+			}
+		}
+		if got.Verdict == tracecheck.Rejected {
+			want := min(got.Candidates, 3)
+			if len(got.Failure.States) != want {
+				t.Errorf("%s: %d candidate states kept, want %d", c.file, len(got.Failure.States), want)
+			}
+			for _, try := range got.Failure.Tried {
+				if try.Candidate < 1 || try.Candidate > len(got.Failure.States) {
+					t.Errorf("%s: a try names candidate %d of %d", c.file, try.Candidate, len(got.Failure.States))
+				}
+				if len(try.Diff) != len(try.Differs) {
+					t.Errorf("%s: %d differences as values, %d in words", c.file, len(try.Diff), len(try.Differs))
+				}
+			}
+		}
+		if without := tracecheck.ReplaySpec(sp, events, tracecheck.Options{}); without.Witness != nil {
+			t.Errorf("%s: a witness kept without Options.Witness", c.file)
+		}
+		checked++
+	}
+	if checked < 10 {
+		t.Fatalf("only %d traces checked", checked)
+	}
+}
+
+// witnessProblem says what is wrong with res's witness ("": nothing).
+func witnessProblem(sp tlaspec.Any, events []trace.SpecEvent, res *tracecheck.SpecResult) string {
+	w := res.Witness
+	if len(w) != res.Events+1 {
+		return fmt.Sprintf("a witness of %d states for %d matched events", len(w), res.Events)
+	}
+	if !slices.ContainsFunc(sp.Init(), func(s tlaspec.State) bool { return sp.Key(s) == sp.Key(w[0].State) }) {
+		return "the witness does not start in an initial state"
+	}
+	for i := 1; i < len(w); i++ {
+		taken := false
+		sp.Next(w[i-1].State, func(l tlaspec.Label, s tlaspec.State) {
+			taken = taken || sp.Label(l) == w[i].Label && sp.Key(s) == sp.Key(w[i].State)
+		})
+		if !taken {
+			return fmt.Sprintf("step %d: %s is no transition of the spec from step %d", i, w[i].Label, i-1)
+		}
+		vars := sp.Vars(w[i].State)
+		for _, o := range events[i-1].Vars {
+			if v, _ := vars.Get(o.Name); !tlavalue.Equal(v, o.Value) {
+				return fmt.Sprintf("step %d: %s is %s, the event observed %s", i, o.Name, v, o.Value)
+			}
+		}
+	}
+	return ""
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +18,7 @@ import (
 	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/internal/english"
+	"github.com/resumecontract/resumecheck/internal/tracecli"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/report"
@@ -200,21 +203,53 @@ func newReportTraceCmd() *cobra.Command {
 		html          string
 		faults        string
 		maxCandidates int
+		src           tracecli.SpecSource
 	)
 	cmd := &cobra.Command{
-		Use:   "trace --html FILE TRACE",
+		Use:   "trace --html FILE [--spec FILE.tla [--cfg FILE.cfg] [--lib DIR]] TRACE",
 		Short: "A trace's verdict from tracecheck as an HTML page",
-		Long: `Replay a trace (NDJSON, docs/trace.md) against the Go model as tracecheck
-does, at the constants and faults its header claims (or --faults), and write
-the verdict as an HTML page: the events as a timeline of the spec's states
-(one behaviour that matches them), the obligations, and for a rejected trace
-the last matched event, the candidate states there and, for each transition,
-why it was disabled or how its successor differs from the observation; then
-the fault models that explain the trace, with the trace drawn under the
-first of them.`,
-		Example: `  tlcrun report trace --html replay.html testdata/traces/partial/doc-example-replay.ndjson`,
-		Args:    cobra.ExactArgs(1),
+		Long: `Replay a trace (NDJSON, docs/trace.md) as tracecheck does and write the
+verdict as an HTML page: the verdict first, the events as a timeline of the
+spec's states (one behaviour that matches them, every variable as a TLA+
+value), its path through the state graph, the invariants or obligations,
+and for a rejected trace the last matched event, the candidate states there
+and, for each transition, why it was disabled or how its successor differs
+from the observation. A selected step shows its action's TLA+ text; watch
+expressions, differences and "export this path as a trace" work on every
+timeline.
+
+A trace of the resume contract is replayed against the Go model at the
+constants and faults its header claims (or --faults); its page adds the
+effect ledger and the fault models that explain a rejected trace, with the
+trace drawn under the first of them.
+
+A trace whose header says "format":"tla-trace" is one of another spec
+(docs/trace.md, "Traces of other specs"). It is replayed through the Go
+mirror when this build has one for its module (and --spec, if given, is
+the text it mirrors; no --cfg), and otherwise through the TLA+ interpreter
+reading --spec (with --cfg for the behaviour spec, the invariants and the
+constants the header does not give, --lib for the modules it extends), as
+tracecheck --spec does. --spec also gives the actions' text the page shows.`,
+		Example: `  tlcrun report trace --html replay.html testdata/traces/partial/doc-example-replay.ndjson
+  tlcrun report trace --html twophase.html --spec examples/twophase/TwoPhase.tla examples/twophase/testdata/early-commit.ndjson`,
+		Args: cobra.ExactArgs(1),
+		PreRunE: func(cmd *cobra.Command, args []string) error {
+			return tracecli.SpecUsage(src)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := isSpecTrace(args[0])
+			if err != nil {
+				return clibase.Input(err)
+			}
+			if spec {
+				if faults != "" {
+					return clibase.Usage(fmt.Errorf("%s: --faults names Resume's faults; this is a trace of another spec", args[0]))
+				}
+				return reportSpecTrace(cmd, html, args[0], src, tracecheck.Options{MaxCandidates: maxCandidates})
+			}
+			if src.Spec != "" || src.Cfg != "" {
+				return clibase.Usage(fmt.Errorf("%s: --spec and --cfg are for traces in the %q format; this is a %q trace, replayed against the Go model of the resume contract (leave them out)", args[0], trace.SpecFormat, trace.FormatName))
+			}
 			tr, err := trace.ReadFile(args[0])
 			if err != nil {
 				return clibase.Input(err)
@@ -245,8 +280,56 @@ first of them.`,
 	f.StringVar(&html, "html", "", "the page to write (required)")
 	f.StringVar(&faults, "faults", "", `check against these faults (comma-separated, or "none") instead of the header's claim`)
 	f.IntVar(&maxCandidates, "max-candidates", 0, "give up when more states than this are candidates (0: 65536)")
+	f.StringVar(&src.Spec, "spec", "", `for "tla-trace" traces: the spec, read by the TLA+ interpreter unless this build mirrors its text; its actions' text is shown`)
+	f.StringVar(&src.Cfg, "cfg", "", "with --spec: a cfg for the behaviour spec, the invariants and the constants the header does not give")
+	f.StringArrayVar(&src.Lib, "lib", nil, "with --spec: a folder searched for the modules the spec extends or instantiates; repeatable")
 	_ = cmd.MarkFlagRequired("html")
 	return cmd
+}
+
+// isSpecTrace reports whether the trace at path is one of another spec
+// than Resume: its first line that is not blank is a "tla-trace" header.
+func isSpecTrace(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	for sc.Scan() {
+		if b := bytes.TrimSpace(sc.Bytes()); len(b) > 0 {
+			return trace.IsSpecTrace(b), nil
+		}
+	}
+	return false, sc.Err()
+}
+
+// reportSpecTrace is report trace for a trace of another spec than
+// Resume: replayed as tracecheck replays it, drawn by report.SpecTrace.
+func reportSpecTrace(cmd *cobra.Command, html, path string, src tracecli.SpecSource, opt tracecheck.Options) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return clibase.Input(err)
+	}
+	defer f.Close()
+	src.PreferMirror = true
+	ls, err := tracecli.LoadSpecTrace(f, path, src)
+	if err != nil {
+		return clibase.Input(err)
+	}
+	opt.Witness = true
+	res, err := ls.Replay(opt)
+	if err != nil {
+		return clibase.Exit(ExitFailure, fmt.Errorf("%s: %w", path, err))
+	}
+	page, err := report.SpecTrace(report.SpecTraceInput{File: path, Trace: ls.Trace, Spec: ls.Spec, Result: res, Through: ls.Through},
+		report.Options{SpecFile: ls.SpecFile, SpecSource: ls.SpecText})
+	if err != nil {
+		return clibase.Exit(ExitFailure, err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s after %d of %s, through %s\n", path, res.Verdict, res.Events, english.Count(len(ls.Trace.Events), "event"), ls.Through)
+	return writePage(cmd, html, page)
 }
 
 func newReportConformanceCmd() *cobra.Command {

@@ -33,6 +33,19 @@ func TestReportFiles(t *testing.T) {
 			map[string][]string{"matrix.html": {`id="matrix"`, `data-open="cell-redeliver-EO"`, "All 12 claims hold"}}},
 		{[]string{"report", "trace", "--html", out("trace.html"), "../../testdata/traces/partial/doc-example-replay.ndjson"}, ExitOK,
 			map[string][]string{"trace.html": {"explained by the replay model", `id="candidates"`}}},
+		// A trace of another spec (once refused: "format is tla-trace"):
+		// through the Go mirror, the text of --spec for the anchors when
+		// it is the mirrored text; through the interpreter with --cfg.
+		{[]string{"report", "trace", "--html", out("tp.html"), "../../examples/twophase/testdata/early-commit.ndjson"}, ExitOK,
+			map[string][]string{"tp.html": {"Rejected at event 4 of 5: no behaviour of TwoPhase takes it", "the Go mirror of TwoPhase", `id="candidates"`}}},
+		{[]string{"report", "trace", "--html", out("tp-text.html"), "--spec", "../../examples/twophase/TwoPhase.tla", "../../examples/twophase/testdata/commit.ndjson"}, ExitOK,
+			map[string][]string{"tp-text.html": {"Accepted: all 10 events", "the Go mirror of TwoPhase", `"name":"TMCommit"`}}},
+		{[]string{"report", "trace", "--html", out("tp-interp.html"), "--spec", "../../examples/twophase/TwoPhase.tla", "--cfg", "../../examples/twophase/TwoPhase.cfg", "../../examples/twophase/testdata/early-commit.ndjson"}, ExitOK,
+			map[string][]string{"tp-interp.html": {"Rejected at event 4 of 5", "interpreter reading ../../examples/twophase/TwoPhase.tla", "TMCommit is not enabled"}}},
+		{[]string{"report", "trace", "--html", out("no.html"), "--faults", "replay", "../../examples/twophase/testdata/commit.ndjson"}, ExitUsage, nil},
+		{[]string{"report", "trace", "--html", out("no.html"), "--spec", "../../examples/twophase/TwoPhase.tla", "../../testdata/traces/partial/doc-example-replay.ndjson"}, ExitUsage, nil},
+		{[]string{"report", "trace", "--html", out("no.html"), "--lib", "../../examples", "../../examples/twophase/testdata/commit.ndjson"}, ExitUsage, nil},
+		{[]string{"report", "trace", "--html", out("no.html"), "../../examples/twophase/testdata/bad-value.ndjson"}, ExitUsage, nil},
 		{[]string{"report", "conformance", "--html", out("conf.html"), "../../report/testdata/profiles"}, ExitOK,
 			map[string][]string{"conf.html": {`id="conformance"`, "example@1/memory"}}},
 		{[]string{"check", "--engine", "tlc", "--html", out("no.html"), "../../spec/R0.cfg"}, ExitUsage, nil},

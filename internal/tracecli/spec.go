@@ -59,37 +59,16 @@ func checkSpecTrace(in io.Reader, name string, src specSource, opt tracecheck.Op
 		rep.Error = err.Error()
 		return rep, code
 	}
-	t, err := trace.DecodeSpec(in, name)
+	ls, err := LoadSpecTrace(in, name, SpecSource{Spec: src.spec, Cfg: src.cfg, Lib: src.lib})
 	if err != nil {
 		return fail(err, ExitBadInput)
 	}
-	var sp tlaspec.Any
-	var evalErr func() error
-	if src.set() {
-		is, err := interpreted(t, name, src)
-		if err != nil {
-			return fail(err, ExitBadInput)
-		}
-		sp, evalErr = is, is.sp.Err
-	} else {
-		mirrored := slices.DeleteFunc(check.MirroredModules(), func(m string) bool { return m == check.Module })
-		if !slices.Contains(mirrored, t.Header.Module) {
-			return fail(fmt.Errorf("%s: line %d: header: module %s has no compiled mirror for traces in this format (%s has); pass --spec %s.tla (and --cfg for its invariants) to replay it through the TLA+ interpreter",
-				name, t.HeaderLine, t.Header.Module, strings.Join(mirrored, ", "), t.Header.Module), ExitBadInput)
-		}
-		b, err := check.BindModule(t.Header.Module, t.Constants)
-		if err != nil {
-			return fail(fmt.Errorf("%s: line %d: header: %w", name, t.HeaderLine, err), ExitBadInput)
-		}
-		sp = b.Any()
-	}
-	res := tracecheck.ReplaySpec(sp, t.Events, opt)
-	if evalErr != nil {
-		if err := evalErr(); err != nil {
-			// The interpreter stops a transition it cannot evaluate: the
-			// verdict would be about a spec that was not evaluated.
-			return fail(fmt.Errorf("%s: evaluating %s: %w", name, src.spec, err), ExitFailure)
-		}
+	t := ls.Trace
+	res, err := ls.Replay(opt)
+	if err != nil {
+		// The interpreter stops a transition it cannot evaluate: the
+		// verdict would be about a spec that was not evaluated.
+		return fail(fmt.Errorf("%s: %w", name, err), ExitFailure)
 	}
 	rep.Producer, rep.Events, rep.Spec, rep.Verdict = &t.Header.Producer, res.Events, res, res.Verdict.String()
 	switch res.Verdict {
@@ -258,4 +237,92 @@ func specUsage(src specSource) error {
 		return clibase.Usage(errors.New("--lib is for the modules of a spec read with --spec"))
 	}
 	return nil
+}
+
+// SpecSource is where LoadSpecTrace finds a spec trace's spec: tracecheck's
+// --spec, --cfg and --lib (all empty: the module's compiled mirror).
+type SpecSource struct {
+	Spec, Cfg string
+	Lib       []string
+	// PreferMirror replays through the module's compiled mirror when the
+	// build has one, no cfg is given and Spec is the text it mirrors (its
+	// digest is the mirror record's): Spec then only gives the text.
+	PreferMirror bool
+}
+
+// LoadedSpec is a spec trace and the spec it is replayed against.
+type LoadedSpec struct {
+	Trace *trace.SpecTrace
+	Spec  tlaspec.Any
+	// Through says what replays it: "the Go mirror of TwoPhase", "the TLA+
+	// interpreter reading Queue.tla".
+	Through string
+	// SpecFile and SpecText are the spec's file and its text ("": not
+	// known, a compiled mirror without --spec).
+	SpecFile, SpecText string
+	evalErr            func() error
+}
+
+// LoadSpecTrace reads a spec trace and binds the spec it is replayed
+// against as tracecheck does (checkSpecTrace): through the interpreter
+// when src names a spec or a cfg, else through the module's compiled
+// mirror. Every error names the file and the line.
+func LoadSpecTrace(in io.Reader, name string, src SpecSource) (*LoadedSpec, error) {
+	t, err := trace.DecodeSpec(in, name)
+	if err != nil {
+		return nil, err
+	}
+	ls := &LoadedSpec{Trace: t}
+	s := specSource{spec: src.Spec, cfg: src.Cfg, lib: src.Lib}
+	mirrored := slices.Contains(check.MirroredModules(), t.Header.Module) && t.Header.Module != check.Module
+	if src.PreferMirror && mirrored && src.Cfg == "" && src.Spec != "" && check.VerifySpec(src.Spec) == nil {
+		if b, err := os.ReadFile(src.Spec); err == nil {
+			s = specSource{}
+			ls.SpecFile, ls.SpecText = src.Spec, string(b)
+		}
+	}
+	if s.set() {
+		is, err := interpreted(t, name, s)
+		if err != nil {
+			return nil, err
+		}
+		file := s.spec
+		if file == "" {
+			file = check.SpecFor(s.cfg, "")
+		}
+		ls.Spec, ls.evalErr = is, is.sp.Err
+		ls.Through = "the TLA+ interpreter reading " + file
+		if b, err := os.ReadFile(file); err == nil {
+			ls.SpecFile, ls.SpecText = file, string(b)
+		}
+		return ls, nil
+	}
+	if !mirrored {
+		others := slices.DeleteFunc(check.MirroredModules(), func(m string) bool { return m == check.Module })
+		return nil, fmt.Errorf("%s: line %d: header: module %s has no compiled mirror for traces in this format (%s has); pass --spec %s.tla (and --cfg for its invariants) to replay it through the TLA+ interpreter",
+			name, t.HeaderLine, t.Header.Module, strings.Join(others, ", "), t.Header.Module)
+	}
+	b, err := check.BindModule(t.Header.Module, t.Constants)
+	if err != nil {
+		return nil, fmt.Errorf("%s: line %d: header: %w", name, t.HeaderLine, err)
+	}
+	ls.Spec, ls.Through = b.Any(), "the Go mirror of "+t.Header.Module
+	return ls, nil
+}
+
+// Replay replays the trace (tracecheck.ReplaySpec). An error means the
+// interpreter could not evaluate a transition: no verdict.
+func (ls *LoadedSpec) Replay(opt tracecheck.Options) (*tracecheck.SpecResult, error) {
+	res := tracecheck.ReplaySpec(ls.Spec, ls.Trace.Events, opt)
+	if ls.evalErr != nil {
+		if err := ls.evalErr(); err != nil {
+			return nil, fmt.Errorf("evaluating %s: %w", ls.SpecFile, err)
+		}
+	}
+	return res, nil
+}
+
+// SpecUsage checks --spec, --cfg and --lib before any trace is read.
+func SpecUsage(src SpecSource) error {
+	return specUsage(specSource{spec: src.Spec, cfg: src.Cfg, lib: src.Lib})
 }

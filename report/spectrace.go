@@ -1,0 +1,226 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/resumecontract/resumecheck/internal/english"
+	"github.com/resumecontract/resumecheck/tlaspec"
+	"github.com/resumecontract/resumecheck/trace"
+	"github.com/resumecontract/resumecheck/tracecheck"
+)
+
+// SpecTraceInput is a trace of any spec (trace.SpecFormat) and
+// tracecheck's verdict on it (tracecheck.ReplaySpec).
+type SpecTraceInput struct {
+	// File names the trace (shown, not read).
+	File  string
+	Trace *trace.SpecTrace
+	Spec  tlaspec.Any
+	// Result is ReplaySpec's, with Options.Witness so that the matched
+	// events can be drawn as states.
+	Result *tracecheck.SpecResult
+	// Through says what replayed it ("the Go mirror of TwoPhase").
+	Through string
+}
+
+// SpecTrace is Trace for a trace of any spec of the seam: the verdict,
+// the matched events as a timeline of the spec's states (its variables as
+// TLA+ values) with its path through the state graph, the invariants, and
+// for a rejected trace the event no behaviour takes, the candidate states
+// at the last matched event and why each transition the event names is
+// disabled there or how its successor differs. Resume's page adds its
+// effect ledger and the fault models that explain a trace; another spec
+// has neither. opt.SpecFile and opt.SpecSource give the text of the
+// actions a selected step shows.
+func SpecTrace(in SpecTraceInput, opt Options) (*Page, error) {
+	t, res, sp := in.Trace, in.Result, in.Spec
+	if res.Verdict != tracecheck.Unknown && len(res.Witness) != res.Events+1 {
+		return nil, fmt.Errorf("report: %s: the replay kept no witness (tracecheck.Options.Witness)", in.File)
+	}
+	gs := newGraphs(opt)
+	texts := map[string]string{}
+	var invariants []string
+	for _, p := range sp.Properties() {
+		texts[p.Name] = p.Text
+		if p.Kind == tlaspec.Invariant {
+			invariants = append(invariants, p.Name)
+		}
+	}
+	bad := func(s tlaspec.State) bool {
+		return slices.ContainsFunc(invariants, func(name string) bool { return !sp.Holds(name, s) })
+	}
+	def := gs.getSpec("claimed", "the spec "+sp.Module(), sp, bad)
+	v := &traceView{File: in.File, Producer: t.Header.Producer.Name + " " + t.Header.Producer.Version,
+		Module: sp.Module(), Through: in.Through, Params: specConstants(t.Header.Constants),
+		Verdict: res.Verdict.String(), Events: len(t.Events), Matched: res.Events, Candidates: res.Candidates}
+	if res.Verdict == tracecheck.Unknown {
+		v.Reason = "too many candidate states after " + english.Count(res.Events, "event")
+	}
+	v.Timeline, v.Graph = specTraceTimeline(sp, def, t.Events, res.Witness)
+	if v.Timeline != nil {
+		// A path exported from the page is a trace at the same constants.
+		v.Timeline.Export = specHeader(sp.Module(), t.Header.Constants)
+	}
+	for _, p := range res.Properties {
+		o := tracecheck.Obligation{Name: p.Name, Doc: p.Text, Status: p.Status}
+		if p.At != "" {
+			o.Note = "after " + p.At
+		}
+		if p.Status == tracecheck.Violated {
+			v.Violated = append(v.Violated, o)
+		} else {
+			v.Others = append(v.Others, o)
+		}
+	}
+	if f := res.Failure; res.Verdict == tracecheck.Rejected && f != nil {
+		v.Rejected = specRejected(t, res)
+		// The definition of the action no candidate takes, beside why.
+		if action, _, _ := strings.Cut(strings.TrimSpace(t.Events[res.Events].Action), "("); opt.SpecSource != "" {
+			if st := actionTexts(opt.SpecFile, opt.SpecSource, []string{action}); len(st.Actions) > 0 {
+				v.Rejected.Definition = &st.Actions[0]
+			}
+		}
+	}
+	ans := &answer{}
+	for _, o := range v.Violated {
+		ans.Violated = append(ans.Violated, o.Name)
+		if texts[o.Name] != "" {
+			ans.Terms = append(ans.Terms, o.Name+": "+texts[o.Name]+".")
+		}
+	}
+	switch res.Verdict {
+	case tracecheck.Accepted:
+		ans.Class = "good"
+		ans.Headline = fmt.Sprintf("Accepted: all %s match a behaviour of %s", english.Count(v.Events, "event"), sp.Module())
+		if len(ans.Violated) > 0 {
+			ans.Class = "bad"
+			ans.Headline += ", and the run violates " + strings.Join(ans.Violated, ", ")
+		}
+	case tracecheck.Rejected:
+		ans.Class = "bad"
+		ans.Headline = fmt.Sprintf("Rejected at event %d of %d: no behaviour of %s takes it", res.Events+1, v.Events, sp.Module())
+		ans.Reason = fmt.Sprintf("%s is the first event the spec cannot take; the %d before it match (step k below is the state after event k).", res.Failure.Event, res.Events)
+		if tr := res.Failure.Tried; len(tr) > 0 {
+			ans.Reason += " " + tryText(tr[0])
+		} else {
+			ans.Reason += " No transition of that action exists in the spec."
+		}
+	default:
+		ans.Headline = "Unknown: the check gave up"
+		ans.Reason = v.Reason
+	}
+	class := map[tracecheck.Verdict]string{tracecheck.Accepted: "good", tracecheck.Rejected: "bad"}[res.Verdict]
+	return &Page{v: pageView{
+		Kind:     "trace",
+		Title:    fmt.Sprintf("%s: %s", in.File, strings.ToUpper(res.Verdict.String())),
+		Subtitle: fmt.Sprintf("A recorded run of %s replayed through %s (tracecheck).", sp.Module(), in.Through),
+		Answer:   ans,
+		Facts: []fact{
+			{Name: "verdict", Value: res.Verdict.String(), Class: class},
+			{Name: "events", Value: fmt.Sprint(len(t.Events))},
+			{Name: "matched", Value: fmt.Sprint(res.Events)},
+			{Name: "candidate states", Value: fmt.Sprint(res.Candidates)},
+		},
+		Data:    map[string]any{"kind": "trace", "file": in.File, "header": t.Header, "verdict": res.Verdict, "result": res},
+		Trace:   v,
+		Graphs:  gs.defs,
+		Anchors: anchorsOf(opt.SpecFile, opt.SpecSource, timelines(&panel{Timeline: v.Timeline})...),
+	}}, nil
+}
+
+// tryText is one transition tried at a rejected event, in words.
+func tryText(t tracecheck.SpecTry) string {
+	if t.Disabled != "" {
+		return fmt.Sprintf("In candidate %d, %s is disabled: %s.", t.Candidate, t.Label, t.Disabled)
+	}
+	return fmt.Sprintf("In candidate %d, %s is enabled but its successor differs: %s.", t.Candidate, t.Label, strings.Join(t.Differs, "; "))
+}
+
+// specTraceTimeline draws the witness with what each event observed.
+func specTraceTimeline(sp tlaspec.Any, def *graphDef, events []trace.SpecEvent, witness []tracecheck.SpecStep) (*Timeline, *graphUse) {
+	if len(witness) == 0 {
+		return nil, def.useSpec(nil, nil, -1)
+	}
+	states := make([]tlaspec.State, len(witness))
+	labels := make([]string, len(witness))
+	observed := make([][]string, len(witness))
+	for i, st := range witness {
+		states[i], labels[i] = st.State, st.Label
+		if i > 0 && i-1 < len(events) {
+			for _, x := range events[i-1].Vars {
+				observed[i] = append(observed[i], x.Name)
+			}
+		}
+	}
+	tl := NewSpecTimeline(sp, states, labels, TimelineOptions{Observed: observed})
+	for i := 1; i < len(tl.Steps) && i-1 < len(events); i++ {
+		ev := &events[i-1]
+		tl.Steps[i].Event = fmt.Sprintf("event %d (line %d)", ev.Seq, ev.Line)
+		if named := strings.TrimSpace(ev.Action); named != tl.Steps[i].Label {
+			tl.Steps[i].Event += ": " + named
+		}
+	}
+	return tl, def.useSpec(states, labels, -1)
+}
+
+// specRejected lays a rejected spec trace's failure out as the Resume
+// page's: the event's observations beside the nearest successor's values,
+// and each candidate state shown with the transitions tried from it.
+func specRejected(t *trace.SpecTrace, res *tracecheck.SpecResult) *rejectedView {
+	f := res.Failure
+	rv := &rejectedView{Event: f.Event, Total: res.Candidates,
+		Last: "none: the event is the first, and the spec is in its initial state"}
+	if res.Events > 0 && res.Events <= len(t.Events) {
+		rv.Last = t.Events[res.Events-1].String()
+	}
+	for i, vs := range f.States {
+		c := tracecheck.Candidate{}
+		for _, x := range vs {
+			c.State = append(c.State, tracecheck.VarValue{Var: x.Name, Value: x.Value.String()})
+		}
+		for _, tr := range f.Tried {
+			if tr.Candidate != i+1 {
+				continue
+			}
+			c.Actions = append(c.Actions, tracecheck.ActionCheck{Label: tr.Label, Named: true, Disabled: tr.Disabled, Diff: tr.Diff})
+			if tr.Disabled == "" {
+				rv.NamedEnabled = true
+				if rv.Nearest == nil || len(tr.Diff) < len(rv.Nearest.Diff) {
+					rv.Nearest = &tracecheck.Nearest{Candidate: i + 1, Label: tr.Label, Named: true, Diff: tr.Diff}
+				}
+			}
+		}
+		rv.Candidates = append(rv.Candidates, c)
+	}
+	if res.Events < len(t.Events) {
+		for _, x := range t.Events[res.Events].Vars {
+			ov := observedVar{Var: x.Name, Value: x.Value.String()}
+			if rv.Nearest != nil {
+				for _, d := range rv.Nearest.Diff {
+					if d.Var == x.Name {
+						ov.Spec, ov.Differs = d.Spec, true
+					}
+				}
+			}
+			rv.Observed = append(rv.Observed, ov)
+		}
+	}
+	return rv
+}
+
+// specConstants says a spec trace's constants in one line, by name.
+func specConstants(cs map[string]string) string {
+	names := make([]string, 0, len(cs))
+	for k := range cs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = k + " = " + cs[k]
+	}
+	return strings.Join(parts, ", ")
+}
