@@ -231,7 +231,8 @@ reading --spec (with --cfg for the behaviour spec, the invariants and the
 constants the header does not give, --lib for the modules it extends), as
 tracecheck --spec does. --spec also gives the actions' text the page shows.`,
 		Example: `  tlcrun report trace --html replay.html testdata/traces/partial/doc-example-replay.ndjson
-  tlcrun report trace --html twophase.html --spec examples/twophase/TwoPhase.tla examples/twophase/testdata/early-commit.ndjson`,
+  tlcrun report trace --html twophase.html --spec examples/twophase/TwoPhase.tla examples/twophase/testdata/early-commit.ndjson
+  tlcrun report trace --html queue.html --spec examples/queue/Queue.tla --cfg examples/queue/Queue.cfg examples/queue/testdata/rejected.ndjson`,
 		Args: cobra.ExactArgs(1),
 		PreRunE: func(cmd *cobra.Command, args []string) error {
 			return tracecli.SpecUsage(src)
