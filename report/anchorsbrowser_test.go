@@ -27,7 +27,8 @@ type anchorsPage struct {
 }
 
 // anchorsPages are make report's check and trace pages, a liveness
-// counterexample's check page, and the two-phase example's check page.
+// counterexample's check page, the two-phase example's check page, and
+// the trace page of the third spec (examples/queue, the interpreter).
 func anchorsPages(t *testing.T) []anchorsPage {
 	t.Helper()
 	dir := pagesDir(t)
@@ -63,7 +64,10 @@ func anchorsPages(t *testing.T) []anchorsPage {
 	if err := ex.WritePath(tpExplorer); err != nil {
 		t.Fatal(err)
 	}
+	queue := filepath.Join(tmp, "queue-trace.html")
+	writeSpecTracePage(t, filepath.Join(root, "examples/queue/Queue.cfg"), filepath.Join(root, "examples/queue/testdata/accepted.ndjson"), queue)
 	return []anchorsPage{
+		{name: "the queue's trace page", file: queue, action: "Send ==", loop: -1, deep: "queue[1]"},
 		{name: "the explorer", file: filepath.Join(dir, "explorer.html") + "#fault=redeliver&steps=ExecTask,EmitInterrupt", action: "ExecTask ==", loop: -1, deep: "log[1]"},
 		{name: "the two-phase explorer", file: tpExplorer + "#steps=RMPrepare(r1),TMRcvPrepared(r1)", action: "RMPrepare(r) ==", loop: -1, deep: "rmState[r1]"},
 		{name: "the check page", file: filepath.Join(dir, "redeliver.html"), action: "ExecTask ==", loop: -1, deep: "effects[1]"},

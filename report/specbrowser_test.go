@@ -165,3 +165,63 @@ func TestBrowserInductPage(t *testing.T) {
 		b.clean(fmt.Sprintf("the induct page of IndInv at %d px", w))
 	}
 }
+
+// TestBrowserSpecTrace opens the trace pages of specs other than Resume
+// at both widths: the third spec's accepted and rejected traces (through
+// the interpreter) and the two-phase example's rejected one (through its
+// Go mirror). The verdict comes first; every matched event is a state of
+// the path, all of it inside the graph box; a rejected page shows the
+// event's observation beside the spec's and the candidate state with its
+// tried transition; nothing overflows, every text is at AA contrast, no
+// error is logged and nothing is fetched. Before report trace drew any
+// spec's trace, these pages did not exist (exit 2 for a tla-trace).
+func TestBrowserSpecTrace(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	pages := []struct {
+		name, cfg, trace, headline string
+		rejected                   bool
+		// observed is how many variables the rejected event observed.
+		observed int
+	}{
+		{"queue-accepted", "../examples/queue/Queue.cfg", "../examples/queue/testdata/accepted.ndjson", "Accepted: all 6 events match a behaviour of Queue", false, 0},
+		{"queue-rejected", "../examples/queue/Queue.cfg", "../examples/queue/testdata/rejected.ndjson", "Rejected at event 3 of 4", true, 2},
+		{"twophase-rejected", "../examples/twophase/TwoPhase.cfg", "../examples/twophase/testdata/early-commit.ndjson", "Rejected at event 4 of 5", true, 0},
+	}
+	for _, pg := range pages {
+		file := filepath.Join(dir, pg.name+".html")
+		res := writeSpecTracePage(t, pg.cfg, pg.trace, file)
+		for _, w := range widths {
+			what := fmt.Sprintf("%s at %d px", pg.name, w)
+			b.load(file, w, "section.trace-graph")
+			var first string
+			b.step(what+": the first heading", chromedp.Evaluate(`(function(){var a=document.querySelector('#answer'); var m=document.querySelector('main'); return a && m && (a.compareDocumentPosition(m) & Node.DOCUMENT_POSITION_FOLLOWING) ? a.querySelector('.headline').textContent : 'no verdict before the content'})()`, &first))
+			if !strings.Contains(first, pg.headline) {
+				t.Errorf("%s: the page starts with %q, want %q", what, first, pg.headline)
+			}
+			if got := b.count("section.trace-graph g.path g.pn"); got != res.Events+1 {
+				t.Errorf("%s: the path draws %d states, want %d (the initial state and each matched event)", what, got, res.Events+1)
+			}
+			b.step(what+": scrolling to the drawing", scrollTo("section.trace-graph figure.graph"))
+			if p := b.pathInView("section.trace-graph"); len(p) > 0 {
+				t.Errorf("%s: %s", what, strings.Join(p, "; "))
+			}
+			if pg.rejected {
+				if got := b.count("#rejected table.diff tbody tr.differs"); got != pg.observed {
+					t.Errorf("%s: the rejected event shows %d observed variables beside the spec's, want %d", what, got, pg.observed)
+				}
+				if got := b.count("#candidates table.actions tbody tr.named"); got == 0 {
+					t.Errorf("%s: no candidate shows the transition the event names", what)
+				}
+			}
+			if got := b.count(".ledger"); got != 0 {
+				t.Errorf("%s: Resume's effect ledger on another spec's page", what)
+			}
+			if p := b.overflow(); len(p) > 0 {
+				t.Errorf("%s: %s", what, strings.Join(p, "; "))
+			}
+			b.readable(what)
+			b.clean(what)
+		}
+	}
+}

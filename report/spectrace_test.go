@@ -3,10 +3,12 @@ package report
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
@@ -105,4 +107,40 @@ func TestSpecTracePageNeedsWitness(t *testing.T) {
 	if _, _, err := specTracePage(t, "commit.ndjson", tracecheck.Options{}); err == nil || !strings.Contains(err.Error(), "no witness") {
 		t.Fatalf("err = %v, want one saying the replay kept no witness", err)
 	}
+}
+
+// writeSpecTracePage replays dir/tr (a trace of the spec of dir/cfg, at
+// the cfg's constants) and writes its page to file, with the spec's text:
+// through the Go mirror when this build has one, else the interpreter.
+func writeSpecTracePage(t *testing.T, cfg, tr, file string) *tracecheck.SpecResult {
+	t.Helper()
+	job, err := loadJob(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sp tlaspec.Any
+	through := "the Go mirror"
+	if job.Interpreted() {
+		sp, through = job.InterpretedAny(), "the TLA+ interpreter"
+	} else {
+		sp = job.Other().Any()
+	}
+	st, err := trace.ReadSpecFile(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(job.SpecPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := tracecheck.ReplaySpec(sp, st.Events, tracecheck.Options{Witness: true})
+	page, err := SpecTrace(SpecTraceInput{File: filepath.Base(tr), Trace: st, Spec: sp, Result: res, Through: through},
+		Options{SpecFile: job.SpecPath, SpecSource: string(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := page.WritePath(file); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
