@@ -3,12 +3,16 @@ package report
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/trace"
+	"github.com/resumecontract/resumecheck/tracecheck"
 )
 
 // TestBrowserSpecExplorer walks the explorer of a spec with no mirror
@@ -190,7 +194,7 @@ func TestBrowserSpecTrace(t *testing.T) {
 	}
 	for _, pg := range pages {
 		file := filepath.Join(dir, pg.name+".html")
-		res := writeSpecTracePage(t, pg.cfg, pg.trace, file)
+		res, sp := writeSpecTracePage(t, pg.cfg, pg.trace, file)
 		for _, w := range widths {
 			what := fmt.Sprintf("%s at %d px", pg.name, w)
 			b.load(file, w, "section.trace-graph")
@@ -212,6 +216,36 @@ func TestBrowserSpecTrace(t *testing.T) {
 				}
 				if got := b.count("#candidates table.actions tbody tr.named"); got == 0 {
 					t.Errorf("%s: no candidate shows the transition the event names", what)
+				}
+			}
+			if !pg.rejected {
+				// The path exported as a trace is one tracecheck accepts.
+				b.step(what+": the probe", chromedp.Evaluate(anchorsProbe, nil))
+				var export string
+				b.step(what+": exporting the path", chromedp.Evaluate(`(function(){
+					var caught = null;
+					var click = HTMLAnchorElement.prototype.click;
+					HTMLAnchorElement.prototype.click = function () { caught = this.href; };
+					try { window.__anchors.tools().querySelector('button.export').click(); } finally { HTMLAnchorElement.prototype.click = click; }
+					return caught || 'nothing exported';
+				})()`, &export))
+				text, err := url.PathUnescape(strings.TrimPrefix(export, "data:application/x-ndjson;charset=utf-8,"))
+				if err != nil {
+					t.Fatalf("%s: the export %q: %v", what, export, err)
+				}
+				st, err := trace.DecodeSpec(strings.NewReader(text), "path.ndjson")
+				if err != nil {
+					t.Fatalf("%s: the exported trace does not decode: %v\n%s", what, err, text)
+				}
+				orig, err := trace.ReadSpecFile(pg.trace)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(orig.Header.Constants, st.Header.Constants); d != "" || st.Header.Module != orig.Header.Module {
+					t.Errorf("%s: the exported trace's header is of module %s and other constants than the trace's (-trace +export):\n%s", what, st.Header.Module, d)
+				}
+				if back := tracecheck.ReplaySpec(sp, st.Events, tracecheck.Options{}); back.Verdict != tracecheck.Accepted || back.Events != res.Events {
+					t.Errorf("%s: the exported trace replays %s after %d events, want accepted after %d:\n%s", what, back.Verdict, back.Events, res.Events, text)
 				}
 			}
 			if got := b.count(".ledger"); got != 0 {

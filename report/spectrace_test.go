@@ -112,7 +112,7 @@ func TestSpecTracePageNeedsWitness(t *testing.T) {
 // writeSpecTracePage replays dir/tr (a trace of the spec of dir/cfg, at
 // the cfg's constants) and writes its page to file, with the spec's text:
 // through the Go mirror when this build has one, else the interpreter.
-func writeSpecTracePage(t *testing.T, cfg, tr, file string) *tracecheck.SpecResult {
+func writeSpecTracePage(t *testing.T, cfg, tr, file string) (*tracecheck.SpecResult, tlaspec.Any) {
 	t.Helper()
 	job, err := loadJob(cfg)
 	if err != nil {
@@ -142,5 +142,38 @@ func writeSpecTracePage(t *testing.T, cfg, tr, file string) *tracecheck.SpecResu
 	if err := page.WritePath(file); err != nil {
 		t.Fatal(err)
 	}
-	return res
+	return res, sp
+}
+
+// A trace whose observations leave too many candidate states is Unknown:
+// the page says the check gave up, and why, with no timeline to draw.
+func TestSpecTracePageUnknown(t *testing.T) {
+	tr, err := trace.ReadSpecFile("../examples/twophase/testdata/commit.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := check.BindModule(tr.Header.Module, tr.Constants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// RMPrepare without its parameter, nothing observed: three states.
+	tr.Events = []trace.SpecEvent{{Seq: 1, Line: 2, Action: "RMPrepare"}}
+	sp := b.Any()
+	res := tracecheck.ReplaySpec(sp, tr.Events, tracecheck.Options{Witness: true, MaxCandidates: 2})
+	if res.Verdict != tracecheck.Unknown {
+		t.Fatalf("verdict %s, want unknown", res.Verdict)
+	}
+	page, err := SpecTrace(SpecTraceInput{File: "unknown.ndjson", Trace: tr, Spec: sp, Result: res, Through: "the Go mirror of TwoPhase"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := page.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Unknown: the check gave up", "too many candidate states after 0 events"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
 }
