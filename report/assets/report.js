@@ -76,6 +76,86 @@
     b.setAttribute('aria-pressed', actual ? 'true' : 'false');
   }
 
+  // Grids of cells (the fault matrix, the conformance table) are one tab
+  // stop each, as a grid widget is: the cell last selected or moved to
+  // holds tabindex 0, every other -1. The arrow keys move between cells
+  // (skipping cells still pending, which open nothing), Home and End to
+  // the row's first and last cell, Ctrl+Home and Ctrl+End to the grid's
+  // corners; Enter or Space opens the cell (the button's own click). With
+  // no script every cell stays a tab stop of its own.
+  function cellsOf(table) {
+    return Array.prototype.map.call(table.tBodies[0].rows, function (tr) {
+      return Array.prototype.filter.call(tr.cells, function (td) { return td.classList.contains('cell'); });
+    });
+  }
+  function rove(table, button) {
+    table.querySelectorAll('td.cell button').forEach(function (b) { b.tabIndex = b === button ? 0 : -1; });
+  }
+  // reveal scrolls the grid's box so that the cell is not under the row
+  // names that stay in view at its left.
+  function reveal(button) {
+    var box = button.closest('.grid');
+    var head = button.closest('tr').querySelector('th');
+    if (!box || !head) {
+      return;
+    }
+    var b = button.getBoundingClientRect();
+    var h = head.getBoundingClientRect();
+    if (b.left < h.right) {
+      box.scrollLeft -= h.right - b.left + 4;
+    }
+  }
+  function gridKey(table, e) {
+    var td = e.target.closest('td.cell');
+    if (!td || !e.target.matches('button') || e.altKey || e.metaKey) {
+      return;
+    }
+    var rows = cellsOf(table);
+    var r = rows.findIndex(function (row) { return row.indexOf(td) >= 0; });
+    var c = rows[r].indexOf(td);
+    var moves = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
+    var to = null;
+    var usable = function (cell) { return cell && cell.querySelector('button'); };
+    if (moves[e.key]) {
+      var d = moves[e.key];
+      for (var i = r + d[0], j = c + d[1]; i >= 0 && i < rows.length && j >= 0 && j < rows[i].length; i += d[0], j += d[1]) {
+        if (usable(rows[i][j])) {
+          to = rows[i][j];
+          break;
+        }
+      }
+    } else if (e.key === 'Home' || e.key === 'End') {
+      var row = e.ctrlKey ? (e.key === 'Home' ? rows[0] : rows[rows.length - 1]) : rows[r];
+      var found = row.filter(usable);
+      to = e.key === 'Home' ? found[0] : found[found.length - 1];
+    } else {
+      return;
+    }
+    e.preventDefault();
+    if (!to) {
+      return;
+    }
+    var b = to.querySelector('button');
+    rove(table, b);
+    b.focus();
+    reveal(b);
+  }
+  document.querySelectorAll('.grid table.matrix').forEach(function (table) {
+    var buttons = table.querySelectorAll('td.cell button');
+    if (buttons.length === 0) {
+      return;
+    }
+    table.setAttribute('role', 'grid');
+    rove(table, buttons[0]);
+    table.addEventListener('keydown', function (e) { gridKey(table, e); });
+    table.addEventListener('focusin', function (e) {
+      var b = e.target.closest('td.cell button');
+      if (b) {
+        rove(table, b);
+      }
+    });
+  });
+
   function open(id, scroll) {
     var panel = id && document.getElementById(id);
     if (!panel || !panel.classList.contains('panel') || !panel.hasAttribute('data-group')) {
@@ -89,6 +169,12 @@
       var on = b.getAttribute('data-open') === id;
       b.classList.toggle('selected', on);
       b.setAttribute('aria-pressed', on ? 'true' : 'false');
+      // A cell opened from elsewhere (a claim's link, the address)
+      // becomes its grid's tab stop.
+      var grid = on && b.closest('td.cell') && b.closest('table[role=grid]');
+      if (grid) {
+        rove(grid, b);
+      }
     });
     var placeholder = document.getElementById('placeholder');
     if (placeholder) {
