@@ -193,3 +193,64 @@ func TestBrowserGridKeys(t *testing.T) {
 	}
 	b.clean("the matrix after a claim's link")
 }
+
+// TestBrowserGridFirstScreen: at 390 px the first row of a grid (the
+// fault matrix, the conformance table) lies inside the first screen,
+// under the verdict, while the box still teaches every name it uses
+// where it first uses it: the sentences are one tap away there (and open
+// at 1440 px), each "NAME (...): sentence".
+func TestBrowserGridFirstScreen(t *testing.T) {
+	dir := pagesDir(t)
+	b := newBrowser(t)
+	for _, pg := range []struct{ file, sel string }{{"matrix.html", "#matrix"}, {"conformance.html", "#conformance"}} {
+		for _, w := range widths {
+			what := fmt.Sprintf("%s at %d px", pg.file, w)
+			b.load(filepath.Join(dir, pg.file), w, pg.sel)
+			var first struct {
+				Bottom, Height float64
+				Terms          int
+				Shown          int
+				Box            bool
+			}
+			b.step(what+": measuring the first screen", chromedp.Evaluate(fmt.Sprintf(`(function(){
+				window.scrollTo(0, 0);
+				var r = document.querySelector(%q + ' tbody tr').getBoundingClientRect();
+				var terms = document.querySelectorAll('#answer .terms li');
+				var shown = Array.prototype.filter.call(terms, function (li) { return li.getClientRects().length > 0; }).length;
+				return { bottom: r.bottom, height: window.innerHeight, terms: terms.length, shown: shown,
+				         box: !!document.querySelector('#answer .terms') && document.querySelector('#answer .terms').closest('#answer') !== null };
+			})()`, pg.sel), &first))
+			if w < 500 && first.Bottom > first.Height {
+				t.Errorf("%s: the grid's first row ends %.0f px down a %.0f px screen", what, first.Bottom, first.Height)
+			}
+			if first.Terms == 0 || !first.Box {
+				t.Errorf("%s: the verdict box teaches no name", what)
+				continue
+			}
+			if w >= 500 && first.Shown != first.Terms {
+				t.Errorf("%s: %d of the %d sentences are shown at first", what, first.Shown, first.Terms)
+			}
+			// Every sentence readable where the box names it: opened if
+			// folded.
+			var taught string
+			b.step(what+": reading the sentences", chromedp.Evaluate(`(function(){
+				var d = document.querySelector('#answer details.meanings');
+				if (d && !d.open) { d.querySelector('summary').click(); }
+				var bad = [];
+				document.querySelectorAll('#answer .terms li').forEach(function (li) {
+					if (li.getClientRects().length === 0) { bad.push('hidden: ' + li.textContent.slice(0, 40)); }
+					else if (!/^\S+ \(.+\): .+\.$/.test(li.textContent.trim())) { bad.push('not a sentence: ' + li.textContent.slice(0, 60)); }
+				});
+				return bad.join('; ');
+			})()`, &taught))
+			if taught != "" {
+				t.Errorf("%s: %s", what, taught)
+			}
+			if p := b.overflow(); len(p) > 0 {
+				t.Errorf("%s: %s", what, strings.Join(p, "; "))
+			}
+			b.readable(what)
+			b.clean(what)
+		}
+	}
+}

@@ -65,6 +65,17 @@ var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	// TLA+ full of >> and "", which html/template's escaping would make
 	// four to five times longer (44 KB of the R0 matrix page).
 	"text": escapeText,
+	// gloss is a sentence of teach cut to its name and its expansion:
+	// "EO (effect exactly-once): every ..." gives "EO" and "effect
+	// exactly-once", the folded summary of the sentences.
+	"gloss": func(term string) []string {
+		name, rest, ok := strings.Cut(term, " (")
+		short, _, ok2 := strings.Cut(rest, "):")
+		if !ok || !ok2 {
+			return []string{term, ""}
+		}
+		return []string{name, short}
+	},
 	// svgTitle is a drawing's tooltip element; html/template would escape
 	// its text as a <title>'s (RCDATA), >> included, whatever its type.
 	"svgTitle": func(s string) template.HTML { return "<title>" + escapeText(s) + "</title>" },

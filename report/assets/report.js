@@ -228,6 +228,16 @@
     resizing = setTimeout(function () { showPath(document); }, 150);
   });
 
+  // On a phone the sentences that teach the verdict's names would push a
+  // grid's first row (the matrix, the conformance table) below the first
+  // screen: they are folded to their names and short meanings, the
+  // summary, and a tap opens them where they were.
+  var meanings = document.querySelector('#answer details.meanings');
+  var firstRow = document.querySelector('.grid table.matrix tbody tr');
+  if (meanings && firstRow && firstRow.getBoundingClientRect().bottom + window.scrollY > window.innerHeight) {
+    meanings.open = false;
+  }
+
   showPath(document);
   if (!open(location.hash.slice(1), true)) {
     var first = document.querySelector('[data-default]');
