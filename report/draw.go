@@ -22,9 +22,35 @@ type graphs struct {
 	opt  Options
 	defs []*graphDef
 	byID map[string]*graphDef
+	// others are the styles of the actions of another spec than Resume,
+	// given in the order the page first meets them (Next's order where
+	// the spec says it), each its own while the looks last.
+	others []edgeStyle
 }
 
 func newGraphs(opt Options) *graphs { return &graphs{opt: opt, byID: map[string]*graphDef{}} }
+
+// edgeLooks are the colours and dash patterns of the actions, in order.
+var edgeLooks = [][2]string{
+	{"#7f8ca0", ""}, {"#a87a00", "1.5 3"}, {"#2f66b3", "9 3"}, {"#7448b8", "9 3 2 3"},
+	{"#c45a12", "4 2.5"}, {"#2f8070", "2 2 2 6"}, {"#a8307a", "13 3 3 3 3 3"},
+}
+
+// styleOf is the style of an action: Resume's from edgeStyles, another
+// spec's the next look not yet given on this page (they once all shared
+// one grey dotted line).
+func (gs *graphs) styleOf(action string) edgeStyle {
+	if i := slices.IndexFunc(edgeStyles, func(s edgeStyle) bool { return s.Action == action }); i >= 0 {
+		return edgeStyles[i]
+	}
+	if i := slices.IndexFunc(gs.others, func(s edgeStyle) bool { return s.Action == action }); i >= 0 {
+		return gs.others[i]
+	}
+	look := edgeLooks[len(gs.others)%len(edgeLooks)]
+	st := edgeStyle{Action: action, Stroke: look[0], Dash: look[1]}
+	gs.others = append(gs.others, st)
+	return st
+}
 
 // graphDef is one model's graph as SVG elements (or why it is not drawn).
 type graphDef struct {
@@ -61,8 +87,10 @@ type svgNode struct {
 
 type svgEdge struct {
 	D, Stroke, Dash, Class, Title string
-	// Label is drawn at (LX, LY) for the edges of a path.
+	// Label is drawn at (LX, LY) for the edges of a path, on one line or
+	// on the two of Lines (a label too wide for the gap between layers).
 	Label, LX, LY string
+	Lines         []string
 }
 
 type svgText struct {
@@ -79,23 +107,13 @@ type edgeStyle struct {
 // model.Actions), keyed by the action's name as the spec spells it; the
 // colours and dash patterns are given in that order.
 var edgeStyles = func() []edgeStyle {
-	looks := [][2]string{
-		{"#7f8ca0", ""}, {"#a87a00", "1.5 3"}, {"#2f66b3", "9 3"}, {"#7448b8", "9 3 2 3"},
-		{"#c45a12", "4 2.5"}, {"#2f8070", "2 2 2 6"}, {"#a8307a", "13 3 3 3 3 3"},
-	}
 	out := make([]edgeStyle, len(model.Actions))
 	for i, a := range model.Actions {
-		out[i] = edgeStyle{Action: a.String(), Stroke: looks[i%len(looks)][0], Dash: looks[i%len(looks)][1]}
+		look := edgeLooks[i%len(edgeLooks)]
+		out[i] = edgeStyle{Action: a.String(), Stroke: look[0], Dash: look[1]}
 	}
 	return out
 }()
-
-func styleOf(action string) edgeStyle {
-	if i := slices.IndexFunc(edgeStyles, func(s edgeStyle) bool { return s.Action == action }); i >= 0 {
-		return edgeStyles[i]
-	}
-	return edgeStyle{Action: action, Stroke: "#7f8ca0", Dash: "1 1"}
-}
 
 // nodeKind is one kind of state in the legend: its shape and colours.
 type nodeKind struct {
@@ -149,6 +167,13 @@ func (gs *graphs) get(key, name string, m *model.Model) *graphDef {
 
 // getSpec is get for any spec of the seam.
 func (gs *graphs) getSpec(key, name string, sp tlaspec.Any, bad func(tlaspec.State) bool) *graphDef {
+	// The actions take their looks in Next's order (what Labels lists,
+	// enabled or not), so that the legend reads as the spec does.
+	for _, s := range sp.Init() {
+		for _, l := range sp.Labels(s) {
+			gs.styleOf(sp.Action(l))
+		}
+	}
 	return gs.build(key, name, func() (*Graph, error) { return NewSpecGraph(sp, gs.opt.MaxGraphStates, bad) })
 }
 
@@ -171,21 +196,16 @@ func (gs *graphs) build(key, name string, newGraph func() (*Graph, error)) *grap
 	d.w, d.h = g.Width, g.Height
 	d.W, d.H = num(g.Width), num(g.Height)
 	used := map[string]bool{}
-	var others []edgeStyle // actions of another spec than Resume
 	for _, e := range g.Edges {
-		st := styleOf(g.edgeAction(e))
-		if !used[st.Action] && !slices.ContainsFunc(edgeStyles, func(x edgeStyle) bool { return x.Action == st.Action }) {
-			others = append(others, st)
-		}
+		st := gs.styleOf(g.edgeAction(e))
 		used[st.Action] = true
 		d.Edges = append(d.Edges, svgEdge{D: g.edgePath(e.From, e.To), Stroke: st.Stroke, Dash: st.Dash})
 	}
-	for _, st := range edgeStyles {
+	for _, st := range append(slices.Clone(edgeStyles), gs.others...) {
 		if used[st.Action] {
 			d.Actions = append(d.Actions, st)
 		}
 	}
-	d.Actions = append(d.Actions, others...)
 	kinds := map[string]bool{"plain": true}
 	for _, n := range g.Nodes {
 		k := g.kind(n.ID)
@@ -285,6 +305,7 @@ func (d *graphDef) useSpec(states []tlaspec.State, labels []string, loopTo int) 
 		u.PathEdges = append(u.PathEdges, pathEdge(g, ids[len(ids)-1], ids[loopTo], "back to step "+fmt.Sprint(loopTo), "pe loop"))
 	}
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	defer func() { placeLabels(g, ids, u) }()
 	for i, id := range ids {
 		n := g.Nodes[id]
 		x0, y0, x1, y1 = min(x0, n.X), min(y0, n.Y), max(x1, n.X), max(y1, n.Y)
@@ -328,6 +349,126 @@ func pathEdge(g *Graph, from, to int, label, class string) svgEdge {
 		lx += layerGap * 0.45 / 2
 	}
 	return svgEdge{D: g.edgePath(from, to), Class: class, Label: label, LX: num(lx), LY: num(ly - 8)}
+}
+
+// A label's box in SVG units, estimated from its text (the page's font
+// for text.el is 9.5 px, weight 600): capitals and digits are wider than
+// the rest. The estimate errs wide, so that a label placed clear of the
+// states by it is clear in the browser (TestBrowserLabelsClearOfStates
+// measures the drawn boxes).
+func labelWidth(s string) float64 {
+	w := 3.0 // the white halo, 1.5 each side
+	for _, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			w += 7
+		case r == '(' || r == ')' || r == 'i' || r == 'l' || r == ' ' || r == ',':
+			w += 4
+		default:
+			w += 6.2
+		}
+	}
+	return w
+}
+
+const (
+	labelAscent  = 10.5 // above the baseline, halo included
+	labelDescent = 4.0  // below it
+	labelLeading = 10.5 // between the baselines of a label's two lines
+	// labelMaxWidth is the room between two layers' states.
+	labelMaxWidth = layerGap - 2*9 - 4
+)
+
+type rect struct{ x0, y0, x1, y1 float64 }
+
+func (a rect) meets(b rect) bool { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1 }
+
+// placeLabels moves each of u's path labels off the states: a label is
+// drawn at its edge's middle unless that puts it over a state (the
+// graph's, or the path's numbered ones) or over a label already placed;
+// it then goes to the nearest free place in the gap between the layers
+// next to that middle, within the drawing's view. A label wider than
+// that gap is broken before its parameters: "CrashRecover" over
+// "(redeliver)".
+func placeLabels(g *Graph, ids []int, u *graphUse) {
+	var vx, vy, vw, vh float64
+	if _, err := fmt.Sscanf(u.ViewBox, "%g %g %g %g", &vx, &vy, &vw, &vh); err != nil {
+		return
+	}
+	view := rect{vx, vy, vx + vw, vy + vh}
+	var busy []rect
+	for _, n := range g.Nodes {
+		const r = 8 // the widest shape (a parked diamond with a thick ring), and some air
+		busy = append(busy, rect{n.X - r, n.Y - r, n.X + r, n.Y + r})
+	}
+	for _, id := range ids {
+		n := g.Nodes[id]
+		busy = append(busy, rect{n.X - 9.5, n.Y - 9.5, n.X + 9.5, n.Y + 9.5}, // the numbered circle
+			rect{n.X - 9, n.Y + 9, n.X + 9, n.Y + 23}) // its step number
+	}
+	for i := range u.PathEdges {
+		e := &u.PathEdges[i]
+		if e.Label == "" {
+			continue
+		}
+		lines := []string{e.Label}
+		if labelWidth(e.Label) > labelMaxWidth {
+			if k := strings.IndexByte(e.Label, '('); k > 0 {
+				lines = []string{e.Label[:k], e.Label[k:]}
+			}
+		}
+		w := 0.0
+		for _, l := range lines {
+			w = max(w, labelWidth(l))
+		}
+		h := float64(len(lines)-1) * labelLeading
+		boxAt := func(x, y float64) rect {
+			return rect{x - w/2, y - labelAscent, x + w/2, y + h + labelDescent}
+		}
+		var lx, ly float64
+		fmt.Sscanf(e.LX, "%g", &lx)
+		fmt.Sscanf(e.LY, "%g", &ly)
+		// The candidates: the middle, then the centres of the gaps
+		// between layers on either side of it, each at rows a little
+		// above and below, nearest first.
+		k := math.Floor((lx-margin)/layerGap - 0.5)
+		xs := []float64{lx, margin + (k+0.5)*layerGap, margin + (k+1.5)*layerGap}
+		type spot struct{ x, y, d float64 }
+		var spots []spot
+		for _, x := range xs {
+			for dy := -48.0; dy <= 48; dy += 4 {
+				spots = append(spots, spot{x, ly + dy, math.Abs(x-lx) + 2*math.Abs(dy)})
+			}
+		}
+		slices.SortStableFunc(spots, func(a, b spot) int { return cmpFloat(a.d, b.d) })
+		best := spot{x: lx, y: ly}
+		for _, sp := range spots {
+			b := boxAt(sp.x, sp.y)
+			if b.x0 < view.x0 || b.x1 > view.x1 || b.y0 < view.y0 || b.y1 > view.y1 {
+				continue
+			}
+			if slices.ContainsFunc(busy, b.meets) {
+				continue
+			}
+			best = sp
+			break
+		}
+		e.LX, e.LY = num(best.x), num(best.y)
+		if len(lines) > 1 {
+			e.Lines = lines
+		}
+		busy = append(busy, boxAt(best.x, best.y))
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // legendKeys are the node kinds and actions the legends of defs show,

@@ -1,15 +1,19 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/resumecontract/resumecheck/check"
 )
 
 // gridProbe reads where the keyboard's focus is in a grid of cells (a
@@ -252,5 +256,177 @@ func TestBrowserGridFirstScreen(t *testing.T) {
 			b.readable(what)
 			b.clean(what)
 		}
+	}
+}
+
+// labelProbe measures, in every drawing with a path inside sel (opened
+// and displayed), the box of each action label (text.el) against the
+// box of every state drawn: the graph's nodes (its definition, drawn by
+// <use>) and the path's numbered states. It returns one line per label
+// drawn over a state.
+const labelProbe = `window.__labels = function (sel) {
+  var out = [];
+  function meets(a, b) { return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height; }
+  function boxOfNode(n) {
+    var sw = parseFloat(n.getAttribute('stroke-width') || '1') / 2;
+    if (n.tagName === 'circle') {
+      var r = parseFloat(n.getAttribute('r')) + sw;
+      return { x: parseFloat(n.getAttribute('cx')) - r, y: parseFloat(n.getAttribute('cy')) - r, width: 2 * r, height: 2 * r };
+    }
+    if (n.tagName === 'rect') {
+      return { x: parseFloat(n.getAttribute('x')) - sw, y: parseFloat(n.getAttribute('y')) - sw,
+               width: parseFloat(n.getAttribute('width')) + 2 * sw, height: parseFloat(n.getAttribute('height')) + 2 * sw };
+    }
+    var p = n.getAttribute('points').trim().split(/[ ,]+/).map(parseFloat);
+    var xs = p.filter(function (_, i) { return i % 2 === 0; }), ys = p.filter(function (_, i) { return i % 2 === 1; });
+    var x0 = Math.min.apply(null, xs) - sw, y0 = Math.min.apply(null, ys) - sw;
+    return { x: x0, y: y0, width: Math.max.apply(null, xs) + sw - x0, height: Math.max.apply(null, ys) + sw - y0 };
+  }
+  document.querySelectorAll(sel).forEach(function (root) {
+    root.querySelectorAll('figure.graph svg').forEach(function (svg) {
+      var labels = svg.querySelectorAll('text.el');
+      if (labels.length === 0 || svg.getClientRects().length === 0) { return; }
+      var use = svg.querySelector('use');
+      var def = use && document.getElementById(use.getAttribute('href').slice(1));
+      var nodes = [];
+      if (def) {
+        def.querySelectorAll('circle, rect, polygon').forEach(function (n) { nodes.push({ what: 'a state', box: boxOfNode(n) }); });
+      }
+      svg.querySelectorAll('g.pn').forEach(function (g) {
+        nodes.push({ what: 'step ' + g.getAttribute('data-step'), box: boxOfNode(g.querySelector('circle')) });
+      });
+      var name = (root.id ? '#' + root.id : sel);
+      labels.forEach(function (t) {
+        var b = t.getBBox();
+        if (b.width === 0) { out.push(name + ': the label "' + t.textContent + '" has no size'); return; }
+        var hit = nodes.filter(function (n) { return meets(b, n.box); });
+        if (hit.length) {
+          out.push(name + ': the label "' + t.textContent + '" at ' + Math.round(b.x) + ',' + Math.round(b.y) + ' (' + Math.round(b.width) + 'x' +
+            Math.round(b.height) + ') is drawn over ' + hit.length + ' states (' + hit.slice(0, 3).map(function (n) { return n.what + ' at ' +
+            Math.round(n.box.x) + ',' + Math.round(n.box.y); }).join('; ') + ')');
+        }
+      });
+    });
+  });
+  return out;
+};
+// every panel of the page in turn, as its button opens it.
+window.__labelsEveryPanel = function () {
+  var out = [];
+  var buttons = document.querySelectorAll('td.cell.violated button[data-open], nav.tabs button[data-open]');
+  buttons.forEach(function (b) {
+    b.click();
+    window.__labels('#' + b.getAttribute('data-open')).forEach(function (p) { out.push(p); });
+  });
+  return out;
+};
+true`
+
+// TestBrowserLabelsClearOfStates: no action label of a path is drawn
+// over a state, on any page's graph: every counterexample of the matrix,
+// the check page, both drawings of the trace page, the two-phase
+// example's check page and the induct page's step. Boxes are the
+// browser's: a label's getBBox() against each state's shape.
+func TestBrowserLabelsClearOfStates(t *testing.T) {
+	dir := pagesDir(t)
+	tp := twoPhasePage(t)
+	b := newBrowser(t)
+	for _, pg := range []struct{ file, wait string }{
+		{filepath.Join(dir, "matrix.html"), "#matrix"},
+		{filepath.Join(dir, "redeliver.html"), "nav.tabs"},
+		{filepath.Join(dir, "trace.html"), "#rejected"},
+		{tp, "nav.tabs"},
+	} {
+		b.load(pg.file, 1440, pg.wait)
+		b.step("the probe", chromedp.Evaluate(labelProbe, nil))
+		var bad []string
+		b.stepWithin(time.Minute, "measuring the labels of "+pg.file, chromedp.Evaluate(`window.__labelsEveryPanel().concat(window.__labels('main'))`, &bad))
+		seen := map[string]bool{}
+		n := 0
+		for _, p := range bad {
+			if !seen[p] {
+				seen[p] = true
+				n++
+				if n <= 8 {
+					t.Errorf("%s: %s", filepath.Base(pg.file), p)
+				}
+			}
+		}
+		if n > 8 {
+			t.Errorf("%s: %d labels over states in all", filepath.Base(pg.file), n)
+		}
+		b.clean(pg.file)
+	}
+}
+
+// twoPhasePage writes the check page of the two-phase example's
+// TwoPhase-early.cfg (Consistent violated at step 5) and returns it.
+func twoPhasePage(t *testing.T) string {
+	t.Helper()
+	root := "."
+	if _, err := os.Stat("spec"); err != nil {
+		root = ".."
+	}
+	job, err := check.Load(filepath.Join(root, "examples/twophase/TwoPhase-early.cfg"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := job.Run(context.Background(), check.RunOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := CheckSpec(job.Other().Any(), rep, "RM = {r1, r2, r3}, EarlyCommit = TRUE", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "twophase.html")
+	if err := page.WritePath(file); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// TestBrowserTwoPhaseTeaches opens the two-phase example's check page at
+// both widths: its graph's legend gives each of the seven actions a dash
+// pattern of its own (they once shared one), and every step of its
+// timeline says in words what happened (the column was empty).
+func TestBrowserTwoPhaseTeaches(t *testing.T) {
+	file := twoPhasePage(t)
+	b := newBrowser(t)
+	for _, w := range widths {
+		what := fmt.Sprintf("the two-phase check page at %d px", w)
+		b.load(file, w, "nav.tabs")
+		var keys []string
+		b.step(what+": the legend", chromedp.Evaluate(`Array.prototype.map.call(document.querySelectorAll('.panel:not([hidden]) figure.graph .keys .key use[href^="#ka-"]'), function (u) {
+			var p = document.getElementById(u.getAttribute('href').slice(1));
+			return u.closest('.key').textContent + '=' + (p.getAttribute('stroke-dasharray') || 'solid') + ' ' + p.getAttribute('stroke');
+		})`, &keys))
+		if len(keys) != 7 {
+			t.Errorf("%s: the legend has %d actions, want 7: %q", what, len(keys), keys)
+		}
+		looks := map[string]string{}
+		for _, k := range keys {
+			action, look, _ := strings.Cut(k, "=")
+			dash := look[:strings.LastIndex(look, " ")]
+			if other, ok := looks[dash]; ok {
+				t.Errorf("%s: %s and %s share the dash pattern %q", what, other, action, dash)
+			}
+			looks[dash] = action
+		}
+		var empty []string
+		b.step(what+": the stories", chromedp.Evaluate(`Array.prototype.filter.call(document.querySelectorAll('.panel:not([hidden]) table.timeline tr.step'), function (tr) {
+			var td = tr.querySelector('td.story');
+			var text = td ? Array.prototype.filter.call(td.childNodes, function (n) { return !(n.classList && n.classList.contains('marks')); })
+				.map(function (n) { return n.textContent; }).join('').trim() : '';
+			return text.length < 12;
+		}).map(function (tr) { return tr.getAttribute('data-step'); })`, &empty))
+		if len(empty) > 0 {
+			t.Errorf("%s: steps %s say nothing of what happened", what, strings.Join(empty, ", "))
+		}
+		b.readable(what)
+		if p := b.overflow(); len(p) > 0 {
+			t.Errorf("%s: %s", what, strings.Join(p, "; "))
+		}
+		b.clean(what)
 	}
 }

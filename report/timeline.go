@@ -256,6 +256,9 @@ func newTimeline(sp tlaspec.Any, states []tlaspec.State, actions, labels []strin
 		if extra != nil {
 			extra(i, &st)
 		}
+		if st.Story == "" && i > 0 && prevVals != nil {
+			st.Story = stepStory(st.Label, prevVals, vars)
+		}
 		for _, name := range invs {
 			if !broken[name] && !sp.Holds(name, s) {
 				broken[name] = true
@@ -277,6 +280,40 @@ func newTimeline(sp tlaspec.Any, states []tlaspec.State, actions, labels []strin
 		last.Marks = append(last.Marks, Mark{Kind: "loop", Text: "Liveness violated"})
 	}
 	return tl
+}
+
+// stepStory says what a step of any spec did, in words, where the spec
+// has no story of its own (Resume's come from matrix.Story): the action
+// taken and each place its variables changed, down to a function's,
+// record's or sequence's components and a set's elements.
+func stepStory(label string, was, now tlavalue.State) string {
+	var parts []string
+	for _, x := range now {
+		old, ok := was.Get(x.Name)
+		if !ok || tlavalue.Equal(old, x.Value) {
+			continue
+		}
+		var diffs []string
+		valueDiff(x.Name, old, x.Value, &diffs)
+		for _, d := range diffs {
+			if path, change, ok := strings.Cut(d, ": "); ok {
+				if from, to, ok := strings.Cut(change, " → "); ok {
+					d = path + " goes from " + from + " to " + to
+				}
+			}
+			parts = append(parts, d)
+		}
+	}
+	if label == "" {
+		label = "The step"
+	}
+	if len(parts) == 0 {
+		return label + " changes no variable."
+	}
+	if len(parts) > maxDiffDetails {
+		parts = append(parts[:maxDiffDetails], "more")
+	}
+	return label + ": " + strings.Join(parts, "; ") + "."
 }
 
 // appended returns the elements new has after old's, printed as a TLA+
