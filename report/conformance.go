@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +18,10 @@ type confView struct {
 	Obligations []confObligation
 	Rows        []confRow
 	Panels      []*confPanel
+	// TraceBase is the folder the trace links are relative to, as a
+	// file: URL (the page's folder when written), and TraceDir the
+	// folder that holds the profiles' traces, as the page says it.
+	TraceBase, TraceDir string
 }
 
 type confRow struct {
@@ -91,6 +96,7 @@ func Conformance(profiles []*harness.Profile, opt Options) (*Page, error) {
 		obls = append(obls, extra...)
 	}
 	v := &confView{}
+	v.TraceBase, v.TraceDir = traceFolders(profiles, opt.PageDir)
 	for _, o := range obls {
 		v.Obligations = append(v.Obligations, confObligation{Name: o, Doc: obligationDocs[o]})
 	}
@@ -140,6 +146,37 @@ func Conformance(profiles []*harness.Profile, opt Options) (*Page, error) {
 		},
 		Conformance: v,
 	}}, nil
+}
+
+// traceFolders are where a conformance page's trace links start from and
+// lead to: the page's folder as a file: URL (its script resolves the
+// links from there when a copy of the page is opened from another
+// folder), and the folder that holds every profile (what the page tells
+// its reader). Either is "" when it cannot be made absolute.
+func traceFolders(profiles []*harness.Profile, pageDir string) (base, dir string) {
+	if pageDir == "" {
+		pageDir = "."
+	}
+	if abs, err := filepath.Abs(pageDir); err == nil {
+		base = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs) + "/"}).String()
+	}
+	for _, p := range profiles {
+		if p.Dir == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p.Dir)
+		if err != nil {
+			continue
+		}
+		if dir == "" {
+			dir = abs
+			continue
+		}
+		for dir != filepath.Dir(dir) && !strings.HasPrefix(abs+string(filepath.Separator), dir+string(filepath.Separator)) {
+			dir = filepath.Dir(dir)
+		}
+	}
+	return base, dir
 }
 
 // cellRuns prepares a cell's runs for the page: "1 run" or "n runs", and

@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/resumecontract/resumecheck/check"
+	"github.com/resumecontract/resumecheck/harness"
 )
 
 // gridProbe reads where the keyboard's focus is in a grid of cells (a
@@ -428,5 +430,69 @@ func TestBrowserTwoPhaseTeaches(t *testing.T) {
 			t.Errorf("%s: %s", what, strings.Join(p, "; "))
 		}
 		b.clean(what)
+	}
+}
+
+// TestBrowserConformanceMoved: the conformance page's trace links reach
+// the traces from a copy of the page in another folder (at another
+// depth), and the page says where they point.
+func TestBrowserConformanceMoved(t *testing.T) {
+	profiles, err := harness.ReadProfiles("../testdata/conformance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	written := filepath.Join(tmp, "site")
+	moved := filepath.Join(tmp, "elsewhere", "deeper", "still")
+	for _, d := range []string{written, moved} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := Conformance(profiles, Options{PageDir: written})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := page.WritePath(filepath.Join(written, "conformance.html")); err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(filepath.Join(written, "conformance.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(moved, "conformance.html"), html, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t)
+	for _, file := range []string{filepath.Join(written, "conformance.html"), filepath.Join(moved, "conformance.html")} {
+		b.load(file, 1440, "#conformance")
+		var hrefs []string
+		b.step("reading the trace links", chromedp.Evaluate(`Array.prototype.map.call(document.querySelectorAll('table.cells .run a[href]'), function (a) { return a.href; })`, &hrefs))
+		if len(hrefs) == 0 {
+			t.Fatalf("%s: no trace link", file)
+		}
+		missing := 0
+		for _, h := range hrefs {
+			u, err := url.Parse(h)
+			if err != nil || u.Scheme != "file" {
+				t.Errorf("%s: the link %s is not a file", file, h)
+				continue
+			}
+			if _, err := os.Stat(u.Path); err != nil {
+				if missing++; missing <= 3 {
+					t.Errorf("%s: the trace link %s reaches nothing: %v", file, h, err)
+				}
+			}
+		}
+		if missing > 3 {
+			t.Errorf("%s: %d of %d trace links reach nothing", file, missing, len(hrefs))
+		}
+		var note string
+		b.step("reading where the links point", chromedp.Evaluate(`(document.querySelector('.trace-note')||{textContent:''}).textContent`, &note))
+		abs, _ := filepath.Abs("../testdata/conformance")
+		if !strings.Contains(note, abs) {
+			t.Errorf("%s: the page does not say where its trace links point (%s): %q", file, abs, note)
+		}
+		b.clean(file)
 	}
 }

@@ -228,6 +228,21 @@
     resizing = setTimeout(function () { showPath(document); }, 150);
   });
 
+  // A conformance page's trace links are relative to the folder it was
+  // written in (data-trace-base). A copy opened from another folder
+  // resolves them from there, so that they still reach the traces on the
+  // machine that wrote it; over http they are left as they are.
+  var traces = document.querySelector('[data-trace-base]');
+  if (traces && location.protocol === 'file:') {
+    var traceBase = traces.getAttribute('data-trace-base');
+    var here = location.href.replace(/[?#].*$/, '').replace(/[^/]*$/, '');
+    if (here !== traceBase) {
+      traces.querySelectorAll('table.cells .run a[href]').forEach(function (a) {
+        a.href = new URL(a.getAttribute('href'), traceBase).href;
+      });
+    }
+  }
+
   // On a phone the sentences that teach the verdict's names would push a
   // grid's first row (the matrix, the conformance table) below the first
   // screen: they are folded to their names and short meanings, the
