@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,8 @@ import (
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/harness"
+	"github.com/resumecontract/resumecheck/internal/clibase"
+	"github.com/resumecontract/resumecheck/internal/tracecli"
 )
 
 // gridProbe reads where the keyboard's focus is in a grid of cells (a
@@ -495,4 +499,171 @@ func TestBrowserConformanceMoved(t *testing.T) {
 		}
 		b.clean(file)
 	}
+}
+
+// TestBrowserExplorerExports walks the explorers by their buttons and
+// exports each walk with the page's "Export this path as a trace": on
+// the Resume explorer the reference and three fault models, on the
+// two-phase example's explorer two walks from its initial state.
+// tracecheck accepts every export, trace2tla converts Resume's into a
+// module, and each export with its last state changed is rejected.
+func TestBrowserExplorerExports(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := pagesDir(t)
+	tmp := t.TempDir()
+	tp := twoPhaseExplorer(t, root, filepath.Join(tmp, "twophase-explorer.html"))
+	b := newBrowser(t)
+	type walk struct {
+		page, model string
+		// pick chooses the enabled action taken at each step, unless
+		// one of prefer (taken in order, each once) is enabled: the
+		// fault's own transitions.
+		pick   int
+		resume bool
+		prefer []string
+	}
+	ex := filepath.Join(dir, "explorer.html")
+	walks := []walk{
+		{ex, "reference", 0, true, nil},
+		{ex, "reference", 1, true, []string{"EmitInterrupt", "CrashRecover(skip)"}},
+		{ex, "redeliver", 1, true, []string{"ExecTask", "CrashRecover(redeliver)"}},
+		{ex, "replay", 2, true, []string{"ExecTask", "CrashRecover(replay)"}},
+		{ex, "volatilepark", 1, true, []string{"ExecTask", "EmitInterrupt", "CrashRecover(skip)"}},
+		{ex, "forkignore", 0, true, []string{"ExecTask", "EmitInterrupt", "ForkResume(vb)"}},
+		{tp, "", 0, false, nil},
+		{tp, "", 2, false, []string{"RMPrepare(r1)", "TMRcvPrepared(r1)"}},
+	}
+	for i, w := range walks {
+		what := fmt.Sprintf("walk %d (%s %s, pick %d)", i, filepath.Base(w.page), w.model, w.pick)
+		b.load(w.page, 1440, "#ex-enabled button.act")
+		if w.model != "" {
+			b.step(what+": choosing the model", chromedp.Evaluate(fmt.Sprintf(`(function(){var s=document.getElementById('ex-model'); s.value=%q; if(s.value!==%q){throw new Error('no model')} s.dispatchEvent(new Event('change')); return true})()`, w.model, w.model), nil))
+		}
+		var steps int
+		for k := 0; k < 7; k++ {
+			var took bool
+			prefer := "-"
+			if len(w.prefer) > 0 {
+				prefer = w.prefer[0]
+			}
+			var taken string
+			b.step(what+": a step", chromedp.Evaluate(fmt.Sprintf(`(function(){
+				var bs = Array.prototype.slice.call(document.querySelectorAll('#ex-enabled button.act'));
+				if (bs.length === 0) { return ''; }
+				var b = bs.filter(function (x) { return x.getAttribute('data-label') === %q; })[0] || bs[(%d + %d) %% bs.length];
+				var label = b.getAttribute('data-label');
+				b.click();
+				return label;
+			})()`, prefer, w.pick, k), &taken))
+			took = taken != ""
+			if took && taken == prefer {
+				w.prefer = w.prefer[1:]
+			}
+			if !took {
+				break
+			}
+			steps++
+		}
+		// The walk's link, which reopens it: what a failure reproduces.
+		var link string
+		b.step(what+": the walk's link", chromedp.Evaluate(`document.getElementById('ex-link').getAttribute('href')`, &link))
+		what += " " + link
+		var export string
+		b.step(what+": exporting", chromedp.Evaluate(`(function(){
+			var box = document.getElementById('ex-timeline').closest('.tl-box');
+			var button = box.previousElementSibling && box.previousElementSibling.querySelector('button.export');
+			if (!button) { return 'no export button'; }
+			var caught = null;
+			var click = HTMLAnchorElement.prototype.click;
+			HTMLAnchorElement.prototype.click = function () { caught = this.href; };
+			try { button.click(); } finally { HTMLAnchorElement.prototype.click = click; }
+			return caught || 'nothing exported';
+		})()`, &export))
+		text, err := url.PathUnescape(strings.TrimPrefix(export, "data:application/x-ndjson;charset=utf-8,"))
+		if err != nil || !strings.HasPrefix(export, "data:") {
+			t.Errorf("%s: the export is %q (%v)", what, export, err)
+			continue
+		}
+		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+		if len(lines) != steps+1 {
+			t.Errorf("%s: %d lines exported for a walk of %d steps:\n%s", what, len(lines), steps, text)
+		}
+		file := filepath.Join(tmp, fmt.Sprintf("walk-%d.ndjson", i))
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var args []string
+		if !w.resume {
+			args = []string{"--spec", filepath.Join(root, "examples/twophase/TwoPhase.tla"), "--cfg", filepath.Join(root, "examples/twophase/TwoPhase.cfg")}
+		}
+		accepted := true
+		if code, out := runCLI(tracecli.Tracecheck, append(slices.Clone(args), file)...); code != 0 {
+			accepted = false
+			t.Errorf("%s: tracecheck refuses the exported walk (exit %d):\n%s\n%s", what, code, out, text)
+		}
+		if w.resume {
+			out := filepath.Join(tmp, fmt.Sprintf("tla-%d", i))
+			if code, msg := runCLI(tracecli.Trace2tla, "--spec", filepath.Join(root, "spec/Resume.tla"), "--out", out, file); code != 0 {
+				t.Errorf("%s: trace2tla refuses the exported walk (exit %d):\n%s", what, code, msg)
+			} else if mods, _ := filepath.Glob(filepath.Join(out, "*.tla")); len(mods) == 0 {
+				t.Errorf("%s: trace2tla wrote no module", what)
+			}
+		}
+		// Doctored: the last event claims another state.
+		last := lines[len(lines)-1]
+		bad := regexp.MustCompile(`"crashes":\d+`).ReplaceAllString(last, `"crashes":7`)
+		if !w.resume {
+			bad = regexp.MustCompile(`"tmState":"\\"[a-z]+\\""`).ReplaceAllString(last, `"tmState":"\"nosuch\""`)
+		}
+		if bad == last {
+			t.Fatalf("%s: could not doctor the last event %s", what, last)
+		}
+		lines[len(lines)-1] = bad
+		doctored := file + ".doctored"
+		if err := os.WriteFile(doctored, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, out := runCLI(tracecli.Tracecheck, append(slices.Clone(args), doctored)...); code == 0 {
+			t.Errorf("%s: tracecheck accepts the walk with its last state changed:\n%s", what, out)
+		}
+		if accepted {
+			t.Logf("%s: %d steps exported and accepted; doctored, rejected", what, steps)
+		}
+		b.clean(what)
+	}
+}
+
+func runCLI(p clibase.Program, args ...string) (int, string) {
+	var out strings.Builder
+	code := p.Main(args, &out, &out)
+	return code, out.String()
+}
+
+// twoPhaseExplorer writes the explorer of the two-phase example
+// (TwoPhase.cfg) with its spec's text, as tlcrun explore --html does.
+func twoPhaseExplorer(t *testing.T, root, file string) string {
+	t.Helper()
+	job, err := check.Load(filepath.Join(root, "examples/twophase/TwoPhase.cfg"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(job.SpecPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts := map[string]string{}
+	for _, k := range job.Cfg.Constants {
+		consts[k.Name] = k.Value.String()
+	}
+	ex, err := ExploreSpec(job.Other().Any(), SpecExploreOptions{Cfg: "TwoPhase.cfg", SpecFile: job.SpecPath, SpecSource: string(src), SpecConstants: consts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.WritePath(file); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
