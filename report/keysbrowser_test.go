@@ -667,3 +667,79 @@ func twoPhaseExplorer(t *testing.T, root, file string) string {
 	}
 	return file
 }
+
+// TestBrowserExplorerKeyboard walks both explorers with the keyboard
+// alone: Enter on the focused action takes it and leaves the focus on
+// the enabled actions (the button pressed is gone), down to a dead end,
+// where the focus is on the empty list; Enter on Back, down to the
+// initial state (where Back is disabled), leaves it on the actions too;
+// Restart and the model's menu keep it. The focus is never on <body>.
+func TestBrowserExplorerKeyboard(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := pagesDir(t)
+	tp := twoPhaseExplorer(t, root, filepath.Join(t.TempDir(), "twophase-explorer.html"))
+	b := newBrowser(t)
+	focus := func() string {
+		var s string
+		b.step("reading the focus", chromedp.Evaluate(`(function(){var a=document.activeElement; if(!a||a===document.body){return 'body'} return (a.closest('#ex-enabled')?'#ex-enabled ':'')+a.tagName.toLowerCase()+(a.id?'#'+a.id:'')})()`, &s))
+		return s
+	}
+	press := func(what, k string) {
+		b.step("pressing "+what, chromedp.KeyEvent(k))
+	}
+	for _, pg := range []struct {
+		name, file string
+		// prefer are the actions taken, by label, in order; the test
+		// moves the focus to each with Tab, as a reader does.
+		prefer []string
+		dead   bool
+	}{
+		{"the Resume explorer, volatilepark", filepath.Join(dir, "explorer.html") + "#fault=volatilepark", []string{"ExecTask", "EmitInterrupt", "CrashRecover(skip)"}, true},
+		{"the two-phase explorer", tp, []string{"RMPrepare(r1)", "TMRcvPrepared(r1)", "TMAbort"}, false},
+	} {
+		b.load(pg.file, 1440, "#ex-enabled button.act")
+		b.step(pg.name+": reloading at its address", chromedp.Reload(), chromedp.WaitReady("#ex-enabled button.act", chromedp.ByQuery))
+		b.step(pg.name+": focusing the first action", chromedp.Focus("#ex-enabled button.act", chromedp.ByQuery))
+		for _, label := range pg.prefer {
+			// Tab along the actions to the one wanted.
+			for range 12 {
+				var on string
+				b.step(pg.name+": the focused action", chromedp.Evaluate(`(document.activeElement.getAttribute('data-label')||'')`, &on))
+				if on == label {
+					break
+				}
+				press("Tab", kb.Tab)
+			}
+			press("Enter on "+label, kb.Enter)
+			if got := focus(); !strings.HasPrefix(got, "#ex-enabled") {
+				t.Errorf("%s: after Enter on %s the focus is on %s, not on the enabled actions", pg.name, label, got)
+			}
+		}
+		var steps int
+		b.step(pg.name+": the walk", chromedp.Evaluate(`document.querySelectorAll('#ex-timeline tr.step').length`, &steps))
+		if steps != len(pg.prefer)+1 {
+			t.Errorf("%s: the keyboard took %d steps, want %d", pg.name, steps-1, len(pg.prefer))
+		}
+		if pg.dead {
+			if got := focus(); got != "#ex-enabled div#ex-enabled" {
+				t.Errorf("%s: at the dead end the focus is on %s, not on the (empty) list of actions", pg.name, got)
+			}
+		}
+		b.step(pg.name+": focusing Back", chromedp.Focus("#ex-back", chromedp.ByQuery))
+		for range pg.prefer {
+			press("Enter on Back", kb.Enter)
+		}
+		if got := focus(); !strings.HasPrefix(got, "#ex-enabled") {
+			t.Errorf("%s: back at the initial state the focus is on %s, not on the enabled actions", pg.name, got)
+		}
+		b.step(pg.name+": focusing Restart", chromedp.Focus("#ex-restart", chromedp.ByQuery))
+		press("Enter on Restart", kb.Enter)
+		if got := focus(); got != "button#ex-restart" {
+			t.Errorf("%s: after Restart the focus is on %s", pg.name, got)
+		}
+		b.clean(pg.name)
+	}
+}
