@@ -334,6 +334,19 @@ true`
 // example's check page and the induct page's step. Boxes are the
 // browser's: a label's getBBox() against each state's shape.
 func TestBrowserLabelsClearOfStates(t *testing.T) {
+	tmp := t.TempDir()
+	// The induct page of Consistent (its step drawn) and Spin's page (a
+	// lasso, its "back to step" label), from the report folder.
+	rep, job, _ := inductPage(t, "Consistent")
+	ind, err := Induct(job.Any(), rep, InductOptions{Constants: "RM = {r1, r2, r3}, EarlyCommit = FALSE", Conjuncts: job.Conjuncts()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	induct := filepath.Join(tmp, "induct.html")
+	if err := ind.WritePath(induct); err != nil {
+		t.Fatal(err)
+	}
+	spin, _ := anchorsSpecPage(t, "testdata/spin", "Spin", filepath.Join(tmp, "spin.html"))
 	dir := pagesDir(t)
 	tp := twoPhasePage(t)
 	b := newBrowser(t)
@@ -342,8 +355,13 @@ func TestBrowserLabelsClearOfStates(t *testing.T) {
 		{filepath.Join(dir, "redeliver.html"), "nav.tabs"},
 		{filepath.Join(dir, "trace.html"), "#rejected"},
 		{tp, "nav.tabs"},
+		{induct, "section.cti"},
+		{spin, "nav.tabs"},
 	} {
 		b.load(pg.file, 1440, pg.wait)
+		if n := b.count("figure.graph text.el"); n == 0 {
+			t.Errorf("%s: no label to measure", filepath.Base(pg.file))
+		}
 		b.step("the probe", chromedp.Evaluate(labelProbe, nil))
 		var bad []string
 		b.stepWithin(time.Minute, "measuring the labels of "+pg.file, chromedp.Evaluate(`window.__labelsEveryPanel().concat(window.__labels('main'))`, &bad))
