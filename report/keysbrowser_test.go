@@ -269,7 +269,7 @@ func TestBrowserGridFirstScreen(t *testing.T) {
 // and displayed), the box of each action label (text.el) against the
 // box of every state drawn: the graph's nodes (its definition, drawn by
 // <use>) and the path's numbered states. It returns one line per label
-// drawn over a state.
+// drawn over a state, or over another label.
 const labelProbe = `window.__labels = function (sel) {
   var out = [];
   function meets(a, b) { return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height; }
@@ -302,8 +302,13 @@ const labelProbe = `window.__labels = function (sel) {
         nodes.push({ what: 'step ' + g.getAttribute('data-step'), box: boxOfNode(g.querySelector('circle')) });
       });
       var name = (root.id ? '#' + root.id : sel);
+      var placed = [];
       labels.forEach(function (t) {
         var b = t.getBBox();
+        placed.forEach(function (o) {
+          if (meets(b, o.box)) { out.push(name + ': the labels "' + o.text + '" and "' + t.textContent + '" overlap'); }
+        });
+        placed.push({ text: t.textContent, box: b });
         if (b.width === 0) { out.push(name + ': the label "' + t.textContent + '" has no size'); return; }
         var hit = nodes.filter(function (n) { return meets(b, n.box); });
         if (hit.length) {
@@ -381,6 +386,42 @@ func TestBrowserLabelsClearOfStates(t *testing.T) {
 		}
 		b.clean(pg.file)
 	}
+}
+
+// TestBrowserLabelProbeCatches proves labelProbe sees a label drawn over
+// a state and two labels drawn over each other: it moves the check
+// page's first label onto the path's first state, then copies it.
+func TestBrowserLabelProbeCatches(t *testing.T) {
+	dir := pagesDir(t)
+	b := newBrowser(t)
+	b.load(filepath.Join(dir, "redeliver.html"), 1440, "nav.tabs")
+	b.step("the probe", chromedp.Evaluate(labelProbe, nil))
+	var got []string
+	b.step("measuring the unbroken page", chromedp.Evaluate(`window.__labels('main')`, &got))
+	if len(got) > 0 {
+		t.Fatalf("the unbroken page already fails: %q", got)
+	}
+	b.step("moving a label onto a state", chromedp.Evaluate(`(function(){
+		var svg = document.querySelector('.panel:not([hidden]) figure.graph svg');
+		var t = svg.querySelector('text.el'), c = svg.querySelector('g.pn circle');
+		t.setAttribute('x', c.getAttribute('cx')); t.setAttribute('y', c.getAttribute('cy'));
+		t.querySelectorAll('tspan').forEach(function (s) { s.setAttribute('x', c.getAttribute('cx')); });
+		return true;
+	})()`, nil))
+	b.step("measuring", chromedp.Evaluate(`window.__labels('main')`, &got))
+	if len(got) == 0 || !strings.Contains(got[0], "is drawn over") {
+		t.Errorf("a label moved onto a state: the probe says %q", got)
+	}
+	b.step("copying the label over itself", chromedp.Evaluate(`(function(){
+		var t = document.querySelector('.panel:not([hidden]) figure.graph svg text.el');
+		t.parentNode.appendChild(t.cloneNode(true));
+		return true;
+	})()`, nil))
+	b.step("measuring", chromedp.Evaluate(`window.__labels('main')`, &got))
+	if !strings.Contains(strings.Join(got, "\n"), "overlap") {
+		t.Errorf("two labels over each other: the probe says %q", got)
+	}
+	b.clean("the mutated check page")
 }
 
 // twoPhasePage writes the check page of the two-phase example's
