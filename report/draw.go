@@ -247,6 +247,9 @@ type graphUse struct {
 	PathNodes []svgNode
 	PathEdges []svgEdge
 	Note      string
+	// crowded counts the path's labels that found no place clear of the
+	// states and the other labels (drawn at their edge's middle).
+	crowded int
 	// Missing says why the graph is not drawn (its Def's reason), and
 	// what the page shows instead where it draws a path.
 	Missing string
@@ -441,7 +444,7 @@ func placeLabels(g *Graph, ids []int, u *graphUse) {
 			}
 		}
 		slices.SortStableFunc(spots, func(a, b spot) int { return cmpFloat(a.d, b.d) })
-		best := spot{x: lx, y: ly}
+		best := spot{x: lx, y: ly, d: -1}
 		for _, sp := range spots {
 			b := boxAt(sp.x, sp.y)
 			if b.x0 < view.x0 || b.x1 > view.x1 || b.y0 < view.y0 || b.y1 > view.y1 {
@@ -452,6 +455,9 @@ func placeLabels(g *Graph, ids []int, u *graphUse) {
 			}
 			best = sp
 			break
+		}
+		if best.d < 0 {
+			u.crowded++
 		}
 		e.LX, e.LY = num(best.x), num(best.y)
 		if len(lines) > 1 {

@@ -483,7 +483,9 @@ func TestConformanceTraceLinks(t *testing.T) {
 
 // TestGraphCrop checks every counterexample's drawing in the R0 matrix:
 // the view is cropped around the path, every state of the path lies
-// inside the view, and every transition of the path is labelled.
+// inside the view, and every transition of the path is labelled, each
+// label placed clear of the states (by placeLabels' estimate; the
+// browser test measures the drawn boxes).
 func TestGraphCrop(t *testing.T) {
 	res := r0Matrix(t)
 	gs := newGraphs(Options{})
@@ -518,6 +520,9 @@ func TestGraphCrop(t *testing.T) {
 				if e.Label == "" {
 					t.Errorf("%s/%s: the path's transition %d has no label", rr.Name, c.Name, i+1)
 				}
+			}
+			if u.crowded > 0 {
+				t.Errorf("%s/%s: %d of the path's labels found no place clear of the states", rr.Name, c.Name, u.crowded)
 			}
 			if u.Cropped {
 				cropped++
