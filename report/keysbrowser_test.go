@@ -233,6 +233,7 @@ func TestBrowserGridFirstScreen(t *testing.T) {
 			if w < 500 && first.Bottom > first.Height {
 				t.Errorf("%s: the grid's first row ends %.0f px down a %.0f px screen", what, first.Bottom, first.Height)
 			}
+			t.Logf("%s: the grid's first row ends %.0f px down a %.0f px screen", what, first.Bottom, first.Height)
 			if first.Terms == 0 || !first.Box {
 				t.Errorf("%s: the verdict box teaches no name", what)
 				continue
