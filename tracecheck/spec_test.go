@@ -128,7 +128,7 @@ func TestReplaySpecWitness(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp := tlaspec.Erase[model.Packed, model.Label](tracecheck.ResumeSpec{Spec: rs})
+		sp := tlaspec.Erase[model.Packed, model.Label](rs)
 		events := specEvents(m, tr.Events)
 		got := tracecheck.ReplaySpec(sp, events, tracecheck.Options{Witness: true})
 		if got.Verdict == tracecheck.Unknown {

@@ -28,47 +28,7 @@ verdict, the obligations, the explaining fault models and the builder's
 notes, as JSON. With --trace it prints the trace instead.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// Strict: a key given twice (encoding/json would let the last
-			// win, where the trace reader refuses it) or a field the log
-			// does not have is an edited log, and a log without the end
-			// mark the runner writes when the run is over (or whose
-			// entries it does not match) is cut: each refused with its
-			// position.
-			data, err := os.ReadFile(args[0])
-			if err != nil {
-				return clibase.Input(err)
-			}
-			l, err := harness.DecodeRunLog(args[0], data)
-			if err != nil {
-				return clibase.Input(err)
-			}
-			rv, built, err := harness.Judge(l)
-			if err != nil {
-				// An entry the builder refuses is named by its place in
-				// the file too, and an empty log by its entries.
-				off := int64(-1)
-				var ee *harness.EntryError
-				switch {
-				case errors.As(err, &ee):
-					off = harness.LogOffset(data, "entries", ee.Index)
-				case errors.Is(err, harness.ErrNoEntries):
-					off = harness.LogOffset(data, "entries", -1)
-				}
-				if off >= 0 {
-					line, col := jsonfile.Position(data, off)
-					return clibase.Usage(fmt.Errorf("%s:%d:%d: %w", args[0], line, col, err))
-				}
-				return clibase.Input(fmt.Errorf("%s: %w", args[0], err))
-			}
-			if traceOnly {
-				if built == nil {
-					return fmt.Errorf("%s: the run has problems and no trace: %s", args[0], strings.Join(rv.Problems, "; "))
-				}
-				return built.Trace.Encode(stdout)
-			}
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rv)
+			return judgeRun(stdout, args[0], traceOnly)
 		},
 	}
 	cmd.Flags().BoolVar(&traceOnly, "trace", false, "print the trace, not the verdict")
@@ -204,4 +164,50 @@ func refinishProfiles(stdout io.Writer, dir, doc string, update bool, reg *harne
 		return updateDoc(doc, now)
 	}
 	return nil
+}
+
+// judgeRun judges the recorded run at path and prints its verdict (or,
+// with traceOnly, its trace) to stdout.
+func judgeRun(stdout io.Writer, path string, traceOnly bool) error {
+	// Strict: a key given twice (encoding/json would let the last
+	// win, where the trace reader refuses it) or a field the log
+	// does not have is an edited log, and a log without the end
+	// mark the runner writes when the run is over (or whose
+	// entries it does not match) is cut: each refused with its
+	// position.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return clibase.Input(err)
+	}
+	l, err := harness.DecodeRunLog(path, data)
+	if err != nil {
+		return clibase.Input(err)
+	}
+	rv, built, err := harness.Judge(l)
+	if err != nil {
+		// An entry the builder refuses is named by its place in
+		// the file too, and an empty log by its entries.
+		off := int64(-1)
+		var ee *harness.EntryError
+		switch {
+		case errors.As(err, &ee):
+			off = harness.LogOffset(data, "entries", ee.Index)
+		case errors.Is(err, harness.ErrNoEntries):
+			off = harness.LogOffset(data, "entries", -1)
+		}
+		if off >= 0 {
+			line, col := jsonfile.Position(data, off)
+			return clibase.Usage(fmt.Errorf("%s:%d:%d: %w", path, line, col, err))
+		}
+		return clibase.Input(fmt.Errorf("%s: %w", path, err))
+	}
+	if traceOnly {
+		if built == nil {
+			return fmt.Errorf("%s: the run has problems and no trace: %s", path, strings.Join(rv.Problems, "; "))
+		}
+		return built.Trace.Encode(stdout)
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rv)
 }
