@@ -575,7 +575,6 @@ func progressPrinter(w io.Writer) func(engine.Stats) {
 	}
 }
 
-
 // writeSummary prints the run's performance: wall time, rates, memory.
 func writeSummary(w io.Writer, rep *check.Report, wall time.Duration) {
 	secs := max(wall.Seconds(), 1e-9)
