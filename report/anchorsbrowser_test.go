@@ -44,26 +44,7 @@ func anchorsPages(t *testing.T) []anchorsPage {
 		t.Fatal("Spin's counterexample is no longer a lasso")
 	}
 	twophase, _ := anchorsSpecPage(t, filepath.Join(root, "examples/twophase"), "TwoPhase-early", filepath.Join(tmp, "twophase.html"))
-	tpExplorer := filepath.Join(tmp, "twophase-explorer.html")
-	job, err := loadJob(filepath.Join(root, "examples/twophase/TwoPhase.cfg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(job.SpecPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	consts := map[string]string{}
-	for _, k := range job.Cfg.Constants {
-		consts[k.Name] = k.Value.String()
-	}
-	ex, err := ExploreSpec(job.Other().Any(), SpecExploreOptions{Cfg: "TwoPhase.cfg", SpecFile: job.SpecPath, SpecSource: string(src), SpecConstants: consts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ex.WritePath(tpExplorer); err != nil {
-		t.Fatal(err)
-	}
+	tpExplorer := twoPhaseExplorer(t, root, filepath.Join(tmp, "twophase-explorer.html"))
 	queue := filepath.Join(tmp, "queue-trace.html")
 	writeSpecTracePage(t, filepath.Join(root, "examples/queue/Queue.cfg"), filepath.Join(root, "examples/queue/testdata/accepted.ndjson"), queue)
 	return []anchorsPage{
