@@ -3,6 +3,7 @@ package tlc
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -50,12 +51,29 @@ mkdir -p "$2/resumecheck/tlc" && : > "$2/resumecheck/tlc/ExportedFPSet.class" &&
 
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	// Below the kernel's range for outgoing connections (32768 and up on
+	// Linux), where only listeners take ports, and with the port above it
+	// free too: Serve puts its objects there (port+1). A port the kernel
+	// picks for ":0" is in that range, and in a full test run another
+	// package's connection took its neighbour (CI, TestServe).
+	for range 200 {
+		port := 20000 + rand.IntN(12000)
+		if portFree(port) && portFree(port+1) {
+			return port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatal("no two adjacent free ports between 20000 and 32000")
+	return 0
+}
+
+// portFree reports whether a listener can have port on 127.0.0.1 now.
+func portFree(port int) bool {
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		return false
+	}
+	ln.Close()
+	return true
 }
 
 func lines(t *testing.T, path string) []string {
