@@ -124,14 +124,24 @@ func TestHeadlinesOnCIGrid(t *testing.T) {
 	}
 }
 
+// requireLangGraphEnv, set to 1, turns TestHeadlinesOnCIGridLive's skip
+// for a missing LangGraph into a failure: .ci/run installs the subject
+// before the tests and sets it, so that CI cannot pass by skipping.
+const requireLangGraphEnv = "RESUMECHECK_REQUIRE_LANGGRAPH"
+
 // TestHeadlinesOnCIGridLive is the same with the frameworks themselves:
 // CI's grid, run on the pinned LangGraph 1.2.9, must show the race the
 // baseline has (no confirmed change). It needs the subject installed
-// (make conformance-install-langgraph-1.2.9) and skips where it is not.
+// (make conformance-install-langgraph-1.2.9) and skips where it is not,
+// unless RESUMECHECK_REQUIRE_LANGGRAPH=1.
 func TestHeadlinesOnCIGridLive(t *testing.T) {
 	root := "../.."
 	if _, err := os.Stat(filepath.Join(root, ".subjects/langgraph-1.2.9/bin/python")); err != nil {
-		t.Skip("LangGraph 1.2.9 is not installed (make conformance-install-langgraph-1.2.9): the live CI-grid race is not run")
+		const why = "LangGraph 1.2.9 is not installed (make conformance-install-langgraph-1.2.9): the live CI-grid race is not run"
+		if os.Getenv(requireLangGraphEnv) == "1" {
+			t.Fatal(why + ", and " + requireLangGraphEnv + "=1 requires it")
+		}
+		t.Skip(why)
 	}
 	if testing.Short() {
 		t.Skip("-short: runs LangGraph 1.2.9's race on CI's grid")
@@ -140,11 +150,21 @@ func TestHeadlinesOnCIGridLive(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", exe, "../../cmd/conformance").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(exe, "run", "--subject", "langgraph@1.2.9", "--store", "sqlite", "--scenario", "race", "--grid", "ci", "--reps", "1", "--out", t.TempDir(), "-q")
+	fresh := t.TempDir()
+	cmd := exec.Command(exe, "run", "--subject", "langgraph@1.2.9", "--store", "sqlite", "--scenario", "race", "--grid", "ci", "--reps", "1", "--out", fresh, "-q")
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the race on CI's grid against the baseline: %v\n%s", err, out)
+	}
+	// The same live measurement with the race doctored away (one gated
+	// effect in every run) must fail the gate: the live counterpart of
+	// TestHeadlinesOnCIGrid's race cases.
+	const id = "langgraph@1.2.9-sqlite"
+	setRuns(t, fresh, id, "race", "CO", harness.Holds, all)
+	code, stdout, stderr := run("diff", "--baseline", baselines, fresh)
+	if want := "langgraph@1.2.9/sqlite cell race CO: violated -> holds"; code != ExitChanged || !strings.Contains(stdout, want) {
+		t.Errorf("the live race doctored to hold: exit %d, want %d naming %q\n%s%s", code, ExitChanged, want, stdout, stderr)
 	}
 }
 
