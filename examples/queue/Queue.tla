@@ -35,6 +35,7 @@ vars == <<queue, sent, received>>
 \* A sequence of messages, each one of 1..NMsgs, no longer than n.
 Msgs(s, n) == Len(s) <= n /\ \A i \in 1..Len(s) : s[i] \in 1..NMsgs
 
+\* Every variable holds a value of its type.
 TypeOK ==
     /\ Msgs(queue, Capacity)
     /\ sent \in 0..NMsgs

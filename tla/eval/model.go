@@ -167,6 +167,10 @@ type Model struct {
 	ActionConstraints []ActionPred
 	// View is the cfg's VIEW, nil for none.
 	View *ViewFn
+	// Docs are the comments above the modules' top-level definitions, by
+	// name (syntax.OpDef.Doc); the root module's win over those of the
+	// modules it extends.
+	Docs map[string]string
 	// Symmetry are the permutations of the cfg's SYMMETRY, each a map of
 	// model values; nil for none.
 	Symmetry []map[ModelVal]ModelVal
@@ -228,7 +232,7 @@ func compileModel(sp *syntax.Spec, cfg *Config) (*Model, error) {
 			}
 		}
 	})
-	m := &Model{Module: root.Name, File: root.File, Variables: cc.vars}
+	m := &Model{Module: root.Name, File: root.File, Variables: cc.vars, Docs: docs(sp)}
 	// The cfg's assignments: a constant's value or substitution, or the
 	// override of a definition (of any module, a standard one's included:
 	// Nat <- MCNat). A substitution's target is a definition of the root
@@ -1511,3 +1515,17 @@ func (m *Model) Label(act int, args []Value) string {
 
 // IsUnsupported reports whether err is a construct outside the fragment.
 func IsUnsupported(err error) bool { return errors.Is(err, ErrUnsupported) }
+
+// docs collects the definitions' comments of sp's modules, dependencies
+// first, so that the root module's come last and win.
+func docs(sp *syntax.Spec) map[string]string {
+	out := map[string]string{}
+	for _, name := range sp.Order {
+		for _, u := range sp.Modules[name].Units {
+			if d, ok := u.(*syntax.OpDef); ok && d.Doc != "" {
+				out[d.Name] = d.Doc
+			}
+		}
+	}
+	return out
+}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 	"unsafe"
 
 	"github.com/resumecontract/resumecheck/engine"
@@ -78,7 +79,7 @@ func New(m *eval.Model) *Spec {
 		p := &m.Invariants[i]
 		sp.props = append(sp.props, tlaspec.Property[State]{
 			Name: p.Name, Kind: tlaspec.Invariant,
-			Text:  "the invariant " + p.Name + " of " + m.Module,
+			Text:  orElse(meaning(m.Docs[p.Name]), "the invariant "+p.Name+" of "+m.Module),
 			Holds: func(s State) bool { return sp.holds(p, s) },
 		})
 	}
@@ -86,11 +87,35 @@ func New(m *eval.Model) *Spec {
 		p := m.Liveness
 		sp.props = append(sp.props, tlaspec.Property[State]{
 			Name: p.Name, Kind: tlaspec.Eventually,
-			Text: "every fair behaviour of " + m.Module + " reaches a state where " + p.Name + "'s predicate holds",
+			Text: orElse(meaning(m.Docs[p.Name]), "every fair behaviour of "+m.Module+" reaches a state where "+p.Name+"'s predicate holds"),
 			Goal: func(s State) bool { return sp.holds(p, s) },
 		})
 	}
 	return sp
+}
+
+// meaning is a property's meaning as the spec's comment on its
+// definition says it, for a page to teach the property by: the comment's
+// first sentence, without its full stop, its first word in lower case
+// when it is an ordinary capitalised word ("No RM has committed." gives
+// "no RM has committed"; "FIFO: ..." stays).
+func meaning(doc string) string {
+	if i := strings.Index(doc, ". "); i >= 0 {
+		doc = doc[:i]
+	}
+	doc = strings.TrimSuffix(strings.TrimSpace(doc), ".")
+	word, _, _ := strings.Cut(doc, " ")
+	if r := []rune(word); len(r) > 1 && unicode.IsUpper(r[0]) && unicode.IsLower(r[1]) {
+		doc = string(unicode.ToLower(r[0])) + doc[len(string(r[0])):]
+	}
+	return doc
+}
+
+func orElse(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // Load reads the spec at path (and the modules it extends or instantiates

@@ -83,6 +83,10 @@ type OpDef struct {
 	FuncBounds []Bound
 	Body       Expr
 	Local      bool
+	// Doc is the comment just above the definition, its markers and
+	// line breaks removed ("" for none): what the spec says the
+	// definition means (a page teaches a property by it).
+	Doc string
 }
 
 // Instance is "INSTANCE M WITH a <- e, ..." (Name "") or

@@ -125,7 +125,9 @@ func parseAt(file string, src []byte, off, line, col int) (m *Module, err error)
 			m, err = nil, b.err
 		}
 	}()
-	return p.module(), nil
+	m = p.module()
+	addDocs(m, src)
+	return m, nil
 }
 
 // ---------------------------------------------------------------------------
