@@ -226,7 +226,7 @@ func CheckSpec(sp tlaspec.Any, rep *check.Report, constants string, opt Options)
 	if len(v.Tabs) == 0 {
 		v.Graph = def.useSpec(nil, nil, -1)
 	}
-	ans := &answer{Violated: names}
+	ans := &answer{Violated: names, Terms: specTerms(sp, append(slices.Clone(names), rep.Checked...)...)}
 	switch {
 	case rep.Verdict == "ok":
 		ans.Class, ans.Headline = "good", "No property is violated"

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/internal/atomicfile"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec"
 )
 
 //go:embed assets/page.tmpl
@@ -233,6 +235,34 @@ func params(p model.Params) string {
 		s += ", Faults = " + p.Faults.String()
 	}
 	return s
+}
+
+// specTerms is teach for any spec of the seam: one sentence for each of
+// sp's properties among names, in their order and once each, from what
+// the spec says the property means (its mirror's registration, or the
+// comment on its definition in the TLA+ text): "Consistent (invariant):
+// no resource manager has committed while another has aborted." A name
+// the spec has not got, or has no text for, is left out.
+func specTerms(sp tlaspec.Any, names ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		i := slices.IndexFunc(sp.Properties(), func(p tlaspec.PropertyInfo) bool { return p.Name == n })
+		if i < 0 || seen[n] {
+			continue
+		}
+		seen[n] = true
+		p := sp.Properties()[i]
+		if p.Text == "" {
+			continue
+		}
+		kind := "invariant"
+		if p.Kind != tlaspec.Invariant {
+			kind = "temporal property"
+		}
+		out = append(out, fmt.Sprintf("%s (%s): %s.", p.Name, kind, strings.TrimSuffix(p.Text, ".")))
+	}
+	return out
 }
 
 // teach is one sentence for each of the contract's names among names, in

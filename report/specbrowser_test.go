@@ -52,6 +52,10 @@ func TestBrowserSpecExplorer(t *testing.T) {
 		if got := text("#answer .headline"); !strings.Contains(got, "Liveness violated at step 1") {
 			t.Errorf("at %d px, after Trap: %q", w, got)
 		}
+		// The box teaches the property it names, in the spec's words.
+		if got := text("#answer ul.terms li"); !strings.HasPrefix(got, "Liveness (temporal property): ") || len(got) < 40 {
+			t.Errorf("at %d px, after Trap: the box teaches Liveness as %q", w, got)
+		}
 		var focus string
 		b.step("reading the focus", chromedp.Evaluate(`(function(){var a=document.activeElement; return a && a.closest('#ex-enabled') ? 'list' : (a ? a.tagName : 'nothing')})()`, &focus))
 		if focus != "list" {
@@ -68,6 +72,10 @@ func TestBrowserSpecExplorer(t *testing.T) {
 		}
 		if got := text(`#ex-timeline tr.step[data-step="2"]`); !strings.Contains(got, "x = 3") {
 			t.Errorf("at %d px: step 2 shows %q", w, got)
+		}
+		// Each step says what happened, in words.
+		if got := text(`#ex-timeline tr.step[data-step="2"] td.story`); got != "Up: x goes from 2 to 3." {
+			t.Errorf("at %d px: step 2's \"what happened\" is %q", w, got)
 		}
 		if p := b.overflow(); len(p) > 0 {
 			t.Errorf("at %d px: %s", w, strings.Join(p, "; "))

@@ -72,8 +72,10 @@ type specExplorer struct {
 type specState struct {
 	// V are the variables' values (indices into Strs, in Vars' order).
 	V []int `json:"v"`
-	// T are the enabled transitions: [label, target state].
-	T [][2]int `json:"t"`
+	// T are the enabled transitions: [label, target state, story], the
+	// story saying what the step does in words (stepStory: the action and
+	// each place its variables change, inside records and functions).
+	T [][3]int `json:"t"`
 	// D are the actions not enabled here, each with why: [label, reason].
 	// The labels are those enabled in some reachable state (the
 	// interpreter cannot list a parameter's whole domain).
@@ -210,14 +212,18 @@ func ExploreSpec(sp tlaspec.Any, opt SpecExploreOptions) (*Page, error) {
 		}
 	}
 	for i, s := range states {
-		xs := specState{T: [][2]int{}}
-		for _, v := range sp.Vars(s) {
+		xs := specState{T: [][3]int{}}
+		vars := sp.Vars(s)
+		for _, v := range vars {
 			xs.V = append(xs.V, in.id(v.Value.String()))
 		}
 		enabled := map[string]bool{}
 		for _, e := range out[i] {
 			enabled[e.label] = true
-			xs.T = append(xs.T, [2]int{in.id(e.label), e.to})
+			// The same change from other states reads the same: the
+			// stories are interned with the values.
+			story := stepStory(e.label, vars, sp.Vars(states[e.to]))
+			xs.T = append(xs.T, [3]int{in.id(e.label), e.to, in.id(story)})
 		}
 		for _, text := range order {
 			if enabled[text] {

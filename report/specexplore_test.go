@@ -269,3 +269,34 @@ func TestExploreSpecTooLarge(t *testing.T) {
 		t.Errorf("288 states at most 288: %v", err)
 	}
 }
+
+// TestSpecExplorerStories: every transition of another spec's explorer
+// says in words what it does (the walk's "what happened" column, which
+// the Resume explorer had and this one lacked): its label, then each
+// place the variables change, down to a function's entries and a set's
+// elements; the same change reads the same wherever it is taken.
+func TestSpecExplorerStories(t *testing.T) {
+	ex, _ := specPage(t, "../examples/twophase/TwoPhase.cfg", true, SpecExploreOptions{})
+	n := 0
+	for id, st := range ex.States {
+		for _, tr := range st.T {
+			n++
+			label, story := ex.Strs[tr[0]], ex.Strs[tr[2]]
+			if !strings.HasPrefix(story, label+": ") || !strings.HasSuffix(story, ".") || len(story) < len(label)+12 {
+				t.Fatalf("state %d, %s: the story is %q", id, label, story)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no transition")
+	}
+	const want = `RMPrepare(r1): rmState[r1] goes from "working" to "prepared"; msgs gains [rm |-> r1, type |-> "Prepared"].`
+	if to := ex.step(ex.Init[0], "RMPrepare(r1)"); to < 0 {
+		t.Fatal("RMPrepare(r1) is not enabled initially")
+	}
+	for _, tr := range ex.States[ex.Init[0]].T {
+		if got := ex.Strs[tr[2]]; ex.Strs[tr[0]] == "RMPrepare(r1)" && got != want {
+			t.Errorf("RMPrepare(r1) from the initial state: %q, want %q", got, want)
+		}
+	}
+}

@@ -41,10 +41,8 @@ func SpecTrace(in SpecTraceInput, opt Options) (*Page, error) {
 		return nil, fmt.Errorf("report: %s: the replay kept no witness (tracecheck.Options.Witness)", in.File)
 	}
 	gs := newGraphs(opt)
-	texts := map[string]string{}
 	var invariants []string
 	for _, p := range sp.Properties() {
-		texts[p.Name] = p.Text
 		if p.Kind == tlaspec.Invariant {
 			invariants = append(invariants, p.Name)
 		}
@@ -85,12 +83,15 @@ func SpecTrace(in SpecTraceInput, opt Options) (*Page, error) {
 		}
 	}
 	ans := &answer{}
+	var named []string
 	for _, o := range v.Violated {
 		ans.Violated = append(ans.Violated, o.Name)
-		if texts[o.Name] != "" {
-			ans.Terms = append(ans.Terms, o.Name+": "+texts[o.Name]+".")
-		}
+		named = append(named, o.Name)
 	}
+	for _, o := range v.Others {
+		named = append(named, o.Name)
+	}
+	ans.Terms = specTerms(sp, named...)
 	switch res.Verdict {
 	case tracecheck.Accepted:
 		ans.Class = "good"

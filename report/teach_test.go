@@ -1,13 +1,19 @@
 package report
 
 import (
+	"context"
 	"html"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec"
 )
 
 // gridCell is one cell of a matrix page's grid: its panel and the mark it
@@ -161,4 +167,84 @@ func untaught(page string) []string {
 		}
 	}
 	return out
+}
+
+// specCheckPage checks cfg's model (through the Go mirror when this build
+// has one, else the interpreter) and draws its check page.
+func specCheckPage(t *testing.T, cfg string) (string, tlaspec.Any) {
+	t.Helper()
+	job, err := loadJob(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := job.Run(context.Background(), check.RunOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sp tlaspec.Any
+	if job.Interpreted() {
+		sp = job.InterpretedAny()
+	} else {
+		sp = job.Other().Any()
+	}
+	p, err := CheckSpec(sp, rep, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return render(t, p), sp
+}
+
+// untaughtOf lists the properties of sp that a page's verdict box names
+// before its terms without the terms teaching them ("Name (kind): ...").
+func untaughtOf(page string, sp tlaspec.Any) []string {
+	box := page[strings.Index(page, `id="answer"`):]
+	box = box[:strings.Index(box, "</section>")]
+	shown, terms, _ := strings.Cut(box, `<ul class="terms"`)
+	var out []string
+	for _, p := range sp.Properties() {
+		if regexp.MustCompile(`\b`+p.Name+`\b`).MatchString(shown) && !strings.Contains(terms, "<li>"+p.Name+" (") {
+			out = append(out, "the box names "+p.Name+" but does not teach it")
+		}
+	}
+	return out
+}
+
+// TestSpecPropertiesTaught: the check and trace pages of specs other than
+// Resume teach, in their verdict box, every property the box names, in
+// the spec's own words: the two-phase mirror's registration, the comment
+// on Queue.tla's definitions (the two-phase check page once named
+// Consistent without saying what it means).
+func TestSpecPropertiesTaught(t *testing.T) {
+	type pg struct {
+		name, page string
+		sp         tlaspec.Any
+		want       string
+	}
+	var pages []pg
+	page, sp := specCheckPage(t, "../examples/twophase/TwoPhase-early.cfg")
+	pages = append(pages, pg{"the two-phase check page", page, sp, "Consistent (invariant): no resource manager has committed while another has aborted."})
+	page, sp = specCheckPage(t, "../examples/queue/Queue-overtake.cfg")
+	pages = append(pages, pg{"the queue's check page", page, sp, "InOrder (invariant): FIFO: the consumer has received 1, 2, ..., k, in that order."})
+	page, sp = specCheckPage(t, "../examples/queue/Queue.cfg")
+	pages = append(pages, pg{"the queue's check page (ok)", page, sp, "AllDelivered (temporal property): under fairness the consumer eventually receives every message."})
+	file := filepath.Join(t.TempDir(), "queue-trace.html")
+	_, sp = writeSpecTracePage(t, "../examples/queue/Queue.cfg", "../examples/queue/testdata/rejected.ndjson", file)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, pg{"the queue's trace page", string(b), sp, "NoLoss (invariant): nothing is lost: every message sent is in the queue or received."})
+	for _, p := range pages {
+		if !strings.Contains(html.UnescapeString(p.page), "<li>"+p.want+"</li>") {
+			t.Errorf("%s does not teach %q", p.name, p.want)
+		}
+		for _, e := range untaughtOf(p.page, p.sp) {
+			t.Errorf("%s: %s", p.name, e)
+		}
+	}
+	// A box that names Consistent without teaching it is reported.
+	bad := regexp.MustCompile(`(?s)<ul class="terms".*?</ul>`).ReplaceAllString(pages[0].page, "")
+	if errs := untaughtOf(bad, pages[0].sp); !slices.Contains(errs, "the box names Consistent but does not teach it") {
+		t.Errorf("a box without its terms: %q", errs)
+	}
 }

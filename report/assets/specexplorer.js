@@ -12,7 +12,7 @@
 
   // The walk: the initial state chosen (1-based), the states visited and
   // the labels taken.
-  var walk = { init: 1, states: [data.init[0]], labels: [] };
+  var walk = { init: 1, states: [data.init[0]], labels: [], stories: [] };
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -42,6 +42,15 @@
       }
     });
     return out;
+  }
+
+  // teach is a property's meaning in one sentence, "Name (kind): text."
+  // ('' when the spec gives none).
+  function teach(name) {
+    var live = data.liveness && data.liveness.name === name;
+    var p = live ? data.liveness : data.invariants.filter(function (x) { return x.name === name; })[0];
+    if (!p || !p.doc) { return ''; }
+    return name + ' (' + (live ? 'temporal property' : 'invariant') + '): ' + p.doc.replace(/\.$/, '') + '.';
   }
 
   // changes says what a transition changes: "x = v, y = w".
@@ -76,6 +85,9 @@
       action.appendChild(box);
     }
     tr.appendChild(action);
+    // What happened, in words: the action and each place its variables
+    // changed (the page's data has it per transition).
+    tr.appendChild(el('td', 'story', k > 0 ? walk.stories[k - 1] : 'The walk starts here.'));
     var changed = el('td', 'changed');
     data.vars.forEach(function (name, i) {
       if (prev && st.v[i] === prev.v[i]) { return; }
@@ -121,6 +133,15 @@
     ans.appendChild(el('p', 'reason', names.length
       ? names.map(function (n) { return n + ': ' + bad[n].why + '.'; }).join(' ')
       : (st.t.length ? 'Take an enabled action below.' : 'No action is enabled: the walk ends here.')));
+    // Each property the box names, taught in the spec's words where it
+    // is first named (the same sentence as the check page's).
+    var taught = names.map(teach).filter(Boolean);
+    if (taught.length) {
+      var ul = el('ul', 'terms');
+      ul.setAttribute('aria-label', 'what the names mean');
+      taught.forEach(function (s) { ul.appendChild(el('li', '', s)); });
+      ans.appendChild(ul);
+    }
 
     $('ex-doc').textContent = 'Module ' + data.module + (data.cfg ? ', model ' + data.cfg : '') +
       ', ' + data.states.length + ' reachable states' + (data.engine ? ', read by ' + data.engine : '') + '.';
@@ -193,6 +214,7 @@
     if (!t) { return false; }
     walk.labels.push(S[t[0]]);
     walk.states.push(t[1]);
+    walk.stories.push(S[t[2]]);
     return true;
   }
 
@@ -208,7 +230,7 @@
   // as far as they are enabled; it returns those it could not take.
   function start(init, labels) {
     if (!(init >= 1 && init <= data.init.length)) { init = 1; }
-    walk = { init: init, states: [data.init[init - 1]], labels: [] };
+    walk = { init: init, states: [data.init[init - 1]], labels: [], stories: [] };
     for (var i = 0; i < labels.length; i++) {
       if (!takeLabel(labels[i])) { return labels.slice(i); }
     }
@@ -255,6 +277,7 @@
     if (walk.labels.length) {
       walk.labels.pop();
       walk.states.pop();
+      walk.stories.pop();
       render();
       if ($('ex-back').disabled) { keepFocus(); }
     }
