@@ -36,6 +36,23 @@ var edgeLooks = [][2]string{
 	{"#c45a12", "4 2.5"}, {"#2f8070", "2 2 2 6"}, {"#a8307a", "13 3 3 3 3 3"},
 }
 
+// edgeLook is the i-th action's colour and dash pattern: edgeLooks, then
+// for a spec of more actions patterns made to differ from all before
+// (a long dash and two to four dots, the dash longer every three), in
+// the colours again: no two actions share a pattern, so they differ
+// without colour too (the eighth and ninth once took the first two's).
+func edgeLook(i int) [2]string {
+	if i < len(edgeLooks) {
+		return edgeLooks[i]
+	}
+	j := i - len(edgeLooks)
+	dash := fmt.Sprint(16 + 5*(j/3))
+	for range 2 + j%3 {
+		dash += " 3 1.5"
+	}
+	return [2]string{edgeLooks[i%len(edgeLooks)][0], dash + " 3"}
+}
+
 // styleOf is the style of an action: Resume's from edgeStyles, another
 // spec's the next look not yet given on this page (they once all shared
 // one grey dotted line).
@@ -46,7 +63,7 @@ func (gs *graphs) styleOf(action string) edgeStyle {
 	if i := slices.IndexFunc(gs.others, func(s edgeStyle) bool { return s.Action == action }); i >= 0 {
 		return gs.others[i]
 	}
-	look := edgeLooks[len(gs.others)%len(edgeLooks)]
+	look := edgeLook(len(gs.others))
 	st := edgeStyle{Action: action, Stroke: look[0], Dash: look[1]}
 	gs.others = append(gs.others, st)
 	return st
@@ -109,7 +126,7 @@ type edgeStyle struct {
 var edgeStyles = func() []edgeStyle {
 	out := make([]edgeStyle, len(model.Actions))
 	for i, a := range model.Actions {
-		look := edgeLooks[i%len(edgeLooks)]
+		look := edgeLook(i)
 		out[i] = edgeStyle{Action: a.String(), Stroke: look[0], Dash: look[1]}
 	}
 	return out

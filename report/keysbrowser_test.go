@@ -497,6 +497,44 @@ func TestBrowserTwoPhaseTeaches(t *testing.T) {
 	}
 }
 
+// TestBrowserLegendManyActions opens the check page of a spec of nine
+// actions (testdata/many) at both widths: the legend, as the browser
+// draws it, gives each action a dash pattern of its own (the eighth and
+// ninth once took the first two's), and fits the page.
+func TestBrowserLegendManyActions(t *testing.T) {
+	page, _ := specCheckPage(t, "testdata/many/Many.cfg")
+	file := filepath.Join(t.TempDir(), "many.html")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t)
+	for _, w := range widths {
+		what := fmt.Sprintf("the nine actions' check page at %d px", w)
+		b.load(file, w, "figure.graph")
+		var keys []string
+		b.step(what+": the legend", chromedp.Evaluate(`Array.prototype.map.call(document.querySelectorAll('figure.graph .keys .key use[href^="#ka-"]'), function (u) {
+			var p = document.getElementById(u.getAttribute('href').slice(1));
+			return u.closest('.key').textContent + '=' + getComputedStyle(p).strokeDasharray;
+		})`, &keys))
+		if len(keys) != 9 {
+			t.Errorf("%s: the legend has %d actions, want 9: %q", what, len(keys), keys)
+		}
+		looks := map[string]string{}
+		for _, k := range keys {
+			action, dash, _ := strings.Cut(k, "=")
+			if other, ok := looks[dash]; ok {
+				t.Errorf("%s: %s and %s share the dash pattern %q", what, other, action, dash)
+			}
+			looks[dash] = action
+		}
+		b.readable(what)
+		if p := b.overflow(); len(p) > 0 {
+			t.Errorf("%s: %s", what, strings.Join(p, "; "))
+		}
+		b.clean(what)
+	}
+}
+
 // TestBrowserConformanceMoved: the conformance page's trace links reach
 // the traces from a copy of the page in another folder (at another
 // depth), and the page says where they point.

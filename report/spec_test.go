@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -93,5 +95,59 @@ func TestCheckSpecPage(t *testing.T) {
 		if marked != (i == 5) {
 			t.Errorf("step %d marks %v", i, st.Marks)
 		}
+	}
+}
+
+// legendLook matches a legend sample of an action: its id, colour and
+// dash pattern (none for a solid line).
+var legendLook = regexp.MustCompile(`<path id="ka-([^"]*)" d="[^"]*" stroke="([^"]*)" stroke-width="[^"]*"(?: stroke-dasharray="([^"]*)")?/>`)
+
+// legendLookErrors lists the actions of a page's legend that share a
+// dash pattern, or a dash pattern and a colour, with another.
+func legendLookErrors(page string) (int, []string) {
+	var errs []string
+	dashes := map[string]string{}
+	looks := map[string]string{}
+	ms := legendLook.FindAllStringSubmatch(page, -1)
+	for _, m := range ms {
+		action, stroke, dash := m[1], m[2], m[3]
+		if other, ok := dashes[dash]; ok {
+			errs = append(errs, fmt.Sprintf("%s and %s share the dash pattern %q", other, action, dash))
+		}
+		if other, ok := looks[stroke+" "+dash]; ok {
+			errs = append(errs, fmt.Sprintf("%s and %s look alike (%s, %q)", other, action, stroke, dash))
+		}
+		dashes[dash], looks[stroke+" "+dash] = action, action
+	}
+	return len(ms), errs
+}
+
+// TestLegendManyActions: a spec of nine actions (more than the seven
+// looks the legend starts from) draws each action its own way, by its
+// dash pattern alone and with its colour; the eighth and ninth once took
+// the first two's looks again.
+func TestLegendManyActions(t *testing.T) {
+	page, _ := specCheckPage(t, "testdata/many/Many.cfg")
+	n, errs := legendLookErrors(page)
+	if n != 9 {
+		t.Errorf("the legend has %d actions, want 9", n)
+	}
+	for _, e := range errs {
+		t.Error(e)
+	}
+	// Two actions drawn alike are caught.
+	m := legendLook.FindAllStringSubmatch(page, -1)
+	bad := strings.Replace(page, m[1][0], strings.Replace(m[0][0], `id="ka-`+m[0][1]+`"`, `id="ka-`+m[1][1]+`"`, 1), 1)
+	if _, errs := legendLookErrors(bad); len(errs) != 2 {
+		t.Errorf("two actions drawn alike: %q", errs)
+	}
+	// However many actions a spec has.
+	seen := map[string]int{}
+	for i := range 200 {
+		d := edgeLook(i)[1]
+		if j, ok := seen[d]; ok {
+			t.Fatalf("looks %d and %d share the dash pattern %q", j, i, d)
+		}
+		seen[d] = i
 	}
 }
