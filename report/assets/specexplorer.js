@@ -87,7 +87,7 @@
     tr.appendChild(action);
     // What happened, in words: the action and each place its variables
     // changed (the page's data has it per transition).
-    tr.appendChild(el('td', 'story', k > 0 ? walk.stories[k - 1] : 'The walk starts here.'));
+    tr.appendChild(el('td', 'story', k > 0 ? walk.stories[k - 1] : 'The initial state.'));
     var changed = el('td', 'changed');
     data.vars.forEach(function (name, i) {
       if (prev && st.v[i] === prev.v[i]) { return; }

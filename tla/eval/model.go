@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/resumecontract/resumecheck/tla/syntax"
 )
@@ -1517,15 +1518,49 @@ func (m *Model) Label(act int, args []Value) string {
 func IsUnsupported(err error) bool { return errors.Is(err, ErrUnsupported) }
 
 // docs collects the definitions' comments of sp's modules, dependencies
-// first, so that the root module's come last and win.
+// first, so that the root module's come last and win. A property defined
+// as <>P without a comment of its own (Liveness == <>Decided) says what
+// P's comment says, eventually.
 func docs(sp *syntax.Spec) map[string]string {
 	out := map[string]string{}
+	var eventually []*syntax.OpDef
 	for _, name := range sp.Order {
 		for _, u := range sp.Modules[name].Units {
-			if d, ok := u.(*syntax.OpDef); ok && d.Doc != "" {
+			d, ok := u.(*syntax.OpDef)
+			switch {
+			case !ok:
+			case d.Doc != "":
 				out[d.Name] = d.Doc
+			case len(d.Params) == 0:
+				if _, ok := d.Body.(*syntax.Eventually); ok {
+					eventually = append(eventually, d)
+				}
 			}
 		}
 	}
+	for _, d := range eventually {
+		var goal string
+		switch x := d.Body.(*syntax.Eventually).X.(type) {
+		case *syntax.Ident:
+			goal = x.Name
+		case *syntax.OpApp:
+			if len(x.Args) == 0 && len(x.Prefix) == 0 {
+				goal = x.Op
+			}
+		}
+		if doc := out[goal]; doc != "" && out[d.Name] == "" {
+			out[d.Name] = "Eventually, " + lowerFirst(doc)
+		}
+	}
 	return out
+}
+
+// lowerFirst writes s's first word in lower case when it is an ordinary
+// capitalised word ("Every RM" gives "every RM"; "FIFO" stays).
+func lowerFirst(s string) string {
+	word, _, _ := strings.Cut(s, " ")
+	if r := []rune(word); len(r) > 1 && unicode.IsUpper(r[0]) && unicode.IsLower(r[1]) {
+		return string(unicode.ToLower(r[0])) + s[len(string(r[0])):]
+	}
+	return s
 }
