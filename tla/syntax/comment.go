@@ -43,8 +43,14 @@ func commentAbove(lines []string, at int) string {
 		// One block over several lines, or a box of one-line blocks
 		// ("(* text *)" lines, rules of stars included).
 		if !strings.HasPrefix(t, "(*") {
+			if strings.Contains(t, "(*") {
+				return "" // a comment at the end of a line of code
+			}
 			for ; i >= 0; i-- {
 				t := strings.TrimSpace(lines[i])
+				if i < at-1 && strings.Contains(t, "*)") {
+					return "" // the end of another comment: not one block
+				}
 				parts = append([]string{t}, parts...)
 				if strings.HasPrefix(t, "(*") || t == "" {
 					break

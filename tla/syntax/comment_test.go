@@ -30,6 +30,9 @@ G == x = 6
 (* A ruled box.        *)
 (***********************)
 H == x = 7
+(* the doc of I *)
+I == x  (* trailing, not above J *)
+J == x = 8
 ====
 `
 	m, err := ParseModule("D.tla", []byte(src))
@@ -42,6 +45,8 @@ H == x = 7
 		"C": "One box of boxed lines.",
 		"E": "", "F": "", "G": "",
 		"H": "A ruled box.",
+		"I": "the doc of I",
+		"J": "",
 	}
 	for _, u := range m.Units {
 		d, ok := u.(*OpDef)
