@@ -15,8 +15,7 @@ import (
 	"testing"
 
 	"github.com/resumecontract/resumecheck/check"
-	"github.com/resumecontract/resumecheck/internal/clibase"
-	"github.com/resumecontract/resumecheck/internal/tracecli"
+	"github.com/resumecontract/resumecheck/internal/testing/cmdbin"
 	"github.com/resumecontract/resumecheck/report"
 	"github.com/resumecontract/resumecheck/tla/eval"
 	"github.com/resumecontract/resumecheck/tla/syntax"
@@ -267,12 +266,12 @@ func checkExports(t *testing.T, pg anchorPage, dir string, convert int) int {
 		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if code, out := runTool(tracecli.Tracecheck, append(slices.Clone(pg.traceArgs), file)...); code != 0 {
+		if code, out := runTool(t, "tracecheck", append(slices.Clone(pg.traceArgs), file)...); code != 0 {
 			t.Errorf("%s: tracecheck refuses the exported path (exit %d):\n%s\n%s", pg.name, code, out, text)
 		}
 		if pg.resume && (convert < 0 || i < convert) {
 			tla := filepath.Join(dir, fmt.Sprintf("tla-%d-%s", i, filepath.Base(pg.name)))
-			if code, out := runTool(tracecli.Trace2tla, "--spec", "../spec/Resume.tla", "--out", tla, file); code != 0 {
+			if code, out := runTool(t, "trace2tla", "--spec", "../spec/Resume.tla", "--out", tla, file); code != 0 {
 				t.Errorf("%s: trace2tla refuses the exported path (exit %d):\n%s", pg.name, code, out)
 			} else if mods, _ := filepath.Glob(filepath.Join(tla, "*.tla")); len(mods) == 0 {
 				t.Errorf("%s: trace2tla wrote no module", pg.name)
@@ -297,17 +296,15 @@ func checkExports(t *testing.T, pg anchorPage, dir string, convert int) int {
 		if err := os.WriteFile(broken, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if code, out := runTool(tracecli.Tracecheck, append(slices.Clone(pg.traceArgs), broken)...); code == 0 {
+		if code, out := runTool(t, "tracecheck", append(slices.Clone(pg.traceArgs), broken)...); code == 0 {
 			t.Errorf("%s: tracecheck accepts an export with a changed state:\n%s", pg.name, out)
 		}
 	}
 	return len(ndjson)
 }
 
-func runTool(p clibase.Program, args ...string) (int, string) {
-	var out bytes.Buffer
-	code := p.Main(args, &out, &out)
-	return code, out.String()
+func runTool(t *testing.T, name string, args ...string) (int, string) {
+	return cmdbin.Run(t, name, args...)
 }
 
 // watchExprs are evaluated at every state of every timeline of a page:

@@ -18,8 +18,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/harness"
-	"github.com/resumecontract/resumecheck/internal/clibase"
-	"github.com/resumecontract/resumecheck/internal/tracecli"
+	"github.com/resumecontract/resumecheck/internal/testing/cmdbin"
 )
 
 // gridProbe reads where the keyboard's focus is in a grid of cells (a
@@ -698,13 +697,13 @@ func TestBrowserExplorerExports(t *testing.T) {
 			args = []string{"--spec", filepath.Join(root, "examples/twophase/TwoPhase.tla"), "--cfg", filepath.Join(root, "examples/twophase/TwoPhase.cfg")}
 		}
 		accepted := true
-		if code, out := runCLI(tracecli.Tracecheck, append(slices.Clone(args), file)...); code != 0 {
+		if code, out := runCLI(t, "tracecheck", append(slices.Clone(args), file)...); code != 0 {
 			accepted = false
 			t.Errorf("%s: tracecheck refuses the exported walk (exit %d):\n%s\n%s", what, code, out, text)
 		}
 		if w.resume {
 			out := filepath.Join(tmp, fmt.Sprintf("tla-%d", i))
-			if code, msg := runCLI(tracecli.Trace2tla, "--spec", filepath.Join(root, "spec/Resume.tla"), "--out", out, file); code != 0 {
+			if code, msg := runCLI(t, "trace2tla", "--spec", filepath.Join(root, "spec/Resume.tla"), "--out", out, file); code != 0 {
 				t.Errorf("%s: trace2tla refuses the exported walk (exit %d):\n%s", what, code, msg)
 			} else if mods, _ := filepath.Glob(filepath.Join(out, "*.tla")); len(mods) == 0 {
 				t.Errorf("%s: trace2tla wrote no module", what)
@@ -724,7 +723,7 @@ func TestBrowserExplorerExports(t *testing.T) {
 		if err := os.WriteFile(doctored, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if code, out := runCLI(tracecli.Tracecheck, append(slices.Clone(args), doctored)...); code == 0 {
+		if code, out := runCLI(t, "tracecheck", append(slices.Clone(args), doctored)...); code == 0 {
 			t.Errorf("%s: tracecheck accepts the walk with its last state changed:\n%s", what, out)
 		}
 		if accepted {
@@ -734,10 +733,8 @@ func TestBrowserExplorerExports(t *testing.T) {
 	}
 }
 
-func runCLI(p clibase.Program, args ...string) (int, string) {
-	var out strings.Builder
-	code := p.Main(args, &out, &out)
-	return code, out.String()
+func runCLI(t *testing.T, name string, args ...string) (int, string) {
+	return cmdbin.Run(t, name, args...)
 }
 
 // twoPhaseExplorer writes the explorer of the two-phase example
