@@ -5,5 +5,6 @@
 // tracecheck and tlcrun report trace read Queue.tla with the TLA+
 // interpreter. The folder holds the spec, its cfgs, a manifest of their
 // expected results, an accepted and a rejected trace, and the command
-// lines that run them (testdata/*.txtar, run by this package's test).
+// lines that run them (testdata/*.txtar, run with every spec folder's by
+// TestSpecFolders in internal/cli).
 package queue

@@ -1,4 +1,4 @@
-package queue_test
+package cli_test
 
 import (
 	"bytes"
@@ -14,15 +14,17 @@ import (
 	"github.com/resumecontract/resumecheck/internal/tracecli"
 )
 
-// TestCommands runs testdata/*.txtar (package clitest; -update rewrites
-// the expectations): "args" is a command line of tlcrun or tracecheck,
+// TestSpecFolders runs the cases of every spec folder,
+// examples/*/testdata/*.txtar (package clitest; -update rewrites the
+// expectations), so that a spec added as a folder brings its own cases and
+// edits no test: "args" is a command line of tlcrun or tracecheck,
 // run in-process, $ROOT the repository and $WORK a scratch folder;
 // "exit", "stdout" and "stderr" what it must give, times and page sizes
 // normalised. Each line "FILE: TEXT" of a "contains" section is a text
 // the file FILE (a page the command wrote) must hold.
-func TestCommands(t *testing.T) {
+func TestSpecFolders(t *testing.T) {
 	programs := map[string]clibase.Program{"tlcrun": cli.Program, "tracecheck": tracecli.Tracecheck}
-	clitest.Run(t, "testdata/*.txtar", func(t *testing.T, c *clitest.Case) clitest.Result {
+	clitest.Run(t, "../../examples/*/testdata/*.txtar", func(t *testing.T, c *clitest.Case) clitest.Result {
 		c.WriteFiles(t, "args", "exit", "stdout", "stderr", "contains")
 		args := strings.Fields(c.Expand(c.Section("args")))
 		prog, ok := programs[args[0]]
