@@ -290,7 +290,7 @@ REPORT_DIR ?= bin/report
 .PHONY: report report-browser report-shots
 
 report: bin/tlcrun ## HTML pages in REPORT_DIR: the fault matrix, a check (and its DOT graph), a rejected trace, the conformance table
-	bin/tlcrun report site --dir $(REPORT_DIR)
+	bin/tlcrun report site --out $(REPORT_DIR)
 
 report-browser: report ## make report's pages in headless Chromium at 390 and 1440 px: what a person sees (the whole path in view, no overflow, AA contrast)
 	RESUMECHECK_REQUIRE_BROWSER=1 REPORT_DIR=$(abspath $(REPORT_DIR)) $(GO) test ./report -count=1 -run Browser -v

@@ -116,7 +116,7 @@ func (o *doctorOptions) run(ctx context.Context, out io.Writer) error {
 	} else {
 		state := "present"
 		if _, err := os.Stat(def); errors.Is(err, os.ErrNotExist) {
-			state = "absent; tlcrun install --version V --sha256 H puts a release there"
+			state = "absent; tlcrun install --release V --sha256 H puts a release there"
 		}
 		r.line("Default", fmt.Sprintf("%s (%s)", def, state))
 	}

@@ -11,3 +11,8 @@ import (
 func TestHelpExamples(t *testing.T) {
 	clitest.CheckExamples(t, NewRoot(io.Discard, io.Discard))
 }
+
+// Every command of the program, its subcommands included, answers --version.
+func TestVersionEverywhere(t *testing.T) {
+	clitest.CheckVersion(t, Program)
+}

@@ -10,10 +10,35 @@ import (
 	"github.com/resumecontract/resumecheck/internal/tlc"
 )
 
+// oldRelease is install's --version: alone, it prints the build as
+// --version does on every command; with a value (--version=V, or
+// --version V, which the parser reads as the flag and an argument) it is
+// the old spelling of --release V. It says it is a bool so that the
+// help shows it as the other commands' --version.
+type oldRelease struct {
+	print   bool
+	release string
+}
+
+func (o *oldRelease) Set(s string) error {
+	if s == "true" {
+		o.print = true
+	} else {
+		o.release = s
+	}
+	return nil
+}
+
+func (o *oldRelease) String() string { return o.release }
+func (o *oldRelease) Type() string   { return "bool" }
+
 func newInstallCmd() *cobra.Command {
-	var opt tlc.InstallOptions
+	var (
+		opt tlc.InstallOptions
+		old oldRelease
+	)
 	cmd := &cobra.Command{
-		Use:   "install --version V --sha256 H [--url U]",
+		Use:   "install --release V --sha256 H [--url U]",
 		Short: "Download a pinned TLC release into the default location",
 		Long: `Download tla2tools.jar of TLC release V, check that its SHA-256 is H and
 that it holds TLC, and only then put it in the default location, where
@@ -31,11 +56,29 @@ v1.7.4's tla2tools.jar has the SHA-256 in the first example (as other
 projects pin it; not verified by this project, which measured with a 1.8.0
 build). v1.8.0 is a rolling pre-release whose jar is rebuilt as TLC
 changes, so its checksum is that of the build you checked.`,
-		Example: `  tlcrun install --version 1.7.4 --sha256 936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88
-  tlcrun install --version 1.8.0 --sha256 <the SHA-256 of a 1.8.0 jar you checked; see docs/tlcrun.md>
-  tlcrun install --version 1.7.4 --sha256 <H> --url https://mirror.example/tla2tools-1.7.4.jar`,
-		Args: cobra.NoArgs,
+		Example: `  tlcrun install --release 1.7.4 --sha256 936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88
+  tlcrun install --release 1.8.0 --sha256 <the SHA-256 of a 1.8.0 jar you checked; see docs/tlcrun.md>
+  tlcrun install --release 1.7.4 --sha256 <H> --url https://mirror.example/tla2tools-1.7.4.jar`,
+		// One argument only for the old spelling "--version V", which
+		// the flag parser reads as --version and an argument.
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case old.print && len(args) == 0:
+				clibase.PrintVersion(cmd)
+				return nil
+			case old.print:
+				old.release = args[0]
+			case len(args) > 0:
+				return clibase.Usagef("install takes no argument (%q); the release is --release V", args[0])
+			}
+			if old.release != "" {
+				if cmd.Flags().Changed("release") {
+					return clibase.Usagef("--version %s and --release %s: give the release once, as --release", old.release, opt.Version)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "tlcrun install: --version V for the TLC release is deprecated: give it as --release %s\n", old.release)
+				opt.Version = old.release
+			}
 			if err := opt.Validate(); err != nil {
 				return clibase.Usage(err)
 			}
@@ -56,7 +99,12 @@ changes, so its checksum is that of the build you checked.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opt.Version, "version", "", "the TLC release, e.g. 1.8.0")
+	f.StringVar(&opt.Version, "release", "", "the TLC release, e.g. 1.8.0")
+	// --version was the release here while it prints the build everywhere
+	// else; it keeps working as the release for one release (docs/cli.md,
+	// "Names changed"), and alone it prints the build as elsewhere.
+	f.VarP(&old, "version", "v", "print the build, its commit and the spec text it mirrors (--version V: the old spelling of --release V)")
+	f.Lookup("version").NoOptDefVal = "true"
 	f.StringVar(&opt.SHA256, "sha256", "", "the SHA-256 of the release's tla2tools.jar, in hex: the pin")
 	f.StringVar(&opt.URL, "url", "", "where to download the jar (default: the release on GitHub)")
 	return cmd

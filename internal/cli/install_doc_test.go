@@ -13,7 +13,7 @@ import (
 // SHA-256, written as install takes it (64 hex digits), so that a reader
 // copying any of them gets the same pin.
 func TestInstallChecksumDocumented(t *testing.T) {
-	pin := regexp.MustCompile(`tlcrun install --version (\S+) --sha256 ([0-9a-fA-F]+)\b`)
+	pin := regexp.MustCompile(`tlcrun install --release (\S+) --sha256 ([0-9a-fA-F]+)\b`)
 	sources := map[string]string{"tlcrun install --help": newInstallCmd().Example}
 	for _, f := range []string{"../../README.md", "../../docs/tlcrun.md"} {
 		b, err := os.ReadFile(f)
@@ -26,7 +26,7 @@ func TestInstallChecksumDocumented(t *testing.T) {
 	for name, text := range sources {
 		found := pin.FindAllStringSubmatch(text, -1)
 		if len(found) == 0 {
-			t.Errorf("%s shows no 'tlcrun install --version V --sha256 <hex>'", name)
+			t.Errorf("%s shows no 'tlcrun install --release V --sha256 <hex>'", name)
 		}
 		for _, m := range found {
 			version, sum := m[1], m[2]

@@ -23,6 +23,7 @@ func TestOldNames(t *testing.T) {
 		old, new []string
 		code     int
 		notice   string
+		chdir    string // the folder to run in (default: this package's)
 		// pages are the files each run writes (old's, new's), compared.
 		pages [2]string
 	}{
@@ -40,6 +41,31 @@ func TestOldNames(t *testing.T) {
 			pages:  [2]string{page("old.html"), page("new.html")},
 		},
 		{
+			// From the repository's root, as make report runs it; the
+			// matrix page is deterministic (the check's and the
+			// conformance page carry times).
+			name:   "report site --dir",
+			chdir:  "../..",
+			old:    []string{"report", "site", "--workers", "1", "--dir", page("old")},
+			new:    []string{"report", "site", "--workers", "1", "--out", page("new")},
+			notice: "Flag --dir has been deprecated, use --out\n",
+			pages:  [2]string{page("old/matrix.html"), page("new/matrix.html")},
+		},
+		{
+			name:   "install --version V",
+			old:    []string{"install", "--version", "1.8.0", "--sha256", "deadbeef"},
+			new:    []string{"install", "--release", "1.8.0", "--sha256", "deadbeef"},
+			code:   ExitUsage,
+			notice: "tlcrun install: --version V for the TLC release is deprecated: give it as --release 1.8.0\n",
+		},
+		{
+			name:   "install --version=V",
+			old:    []string{"install", "--version=1.8.0", "--sha256", "deadbeef"},
+			new:    []string{"install", "--release=1.8.0", "--sha256", "deadbeef"},
+			code:   ExitUsage,
+			notice: "tlcrun install: --version V for the TLC release is deprecated: give it as --release 1.8.0\n",
+		},
+		{
 			name:   "tlc-worker --threads",
 			old:    []string{"tlc-worker", "--server", "127.0.0.1", "--threads", "-1"},
 			new:    []string{"tlc-worker", "--server", "127.0.0.1", "--tlc-workers", "-1"},
@@ -48,6 +74,9 @@ func TestOldNames(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.chdir != "" {
+				t.Chdir(tc.chdir)
+			}
 			var outs, errs [2]string
 			for i, args := range [][]string{tc.old, tc.new} {
 				var stdout, stderr bytes.Buffer

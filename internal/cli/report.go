@@ -393,17 +393,20 @@ func newReportSiteCmd() *cobra.Command {
 		workers int
 	)
 	cmd := &cobra.Command{
-		Use:   "site --dir DIR",
+		Use:   "site --out DIR",
 		Short: "The example pages of make report: matrix, a check, a trace, the conformance table",
-		Long: `Write the example pages into DIR, from the repository's root: the fault
+		Long: `Write the example pages into the folder DIR, from the repository's root: the fault
 matrix at R0 (matrix.html), the check of spec/fault-redeliver.cfg
 (redeliver.html and redeliver.dot), the rejected trace
 testdata/traces/partial/doc-example-replay.ndjson (trace.html) and the
 conformance table of testdata/conformance (conformance.html). make report
 runs it, and the report package's browser test reads the same pages.`,
-		Example: `  tlcrun report site --dir bin/report`,
+		Example: `  tlcrun report site --out bin/report`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir == "" {
+				return clibase.Usagef("no folder to write the pages to: give it as --out DIR")
+			}
 			// The pages are the Go engine's: only for the spec it mirrors.
 			if err := mirrorPreflight("go", filepath.Join("spec", check.Module+".tla")); err != nil {
 				return err
@@ -419,9 +422,13 @@ runs it, and the report package's browser test reads the same pages.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "the folder to write the pages to (required)")
-	cmd.Flags().IntVar(&workers, "workers", 0, "Go engine workers (0 = all cores)")
-	_ = cmd.MarkFlagRequired("dir")
+	f := cmd.Flags()
+	f.StringVarP(&dir, "out", "o", "", "the folder to write the pages to (required)")
+	// --dir was this command's name for what the others call --out; kept
+	// for one release (docs/cli.md, "Names changed").
+	f.StringVar(&dir, "dir", "", "the folder to write the pages to")
+	_ = f.MarkDeprecated("dir", "use --out")
+	f.IntVar(&workers, "workers", 0, "Go engine workers (0 = all cores)")
 	return cmd
 }
 

@@ -214,9 +214,14 @@ func (p Program) prepare(ctx context.Context, root *cobra.Command) {
 		root.SetVersionTemplate("{{.Version}}")
 		root.InitDefaultVersionFlag()
 		if f := root.Flags().Lookup("version"); f != nil {
-			f.Usage = "print the build, its commit and the spec text it mirrors"
+			f.Usage = versionUsage
 		}
 	}
+	// The help and completion commands exist from here on (cobra would
+	// add them while executing), so that the walk below gives them
+	// --version too.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &Error{Code: ExitUsage, Err: err, hint: true}
 	})
@@ -234,6 +239,9 @@ func (p Program) prepare(ctx context.Context, root *cobra.Command) {
 		// to its flag set's output, which cobra would print on the
 		// command's stdout, into the JSON or table a script reads.
 		c.Flags().SetOutput(c.ErrOrStderr())
+		if c != root {
+			versionFlag(c, root.Version)
+		}
 		c.RunE = p.classifying(ctx, c.RunE)
 		c.PreRunE = p.classifying(ctx, c.PreRunE)
 		c.PersistentPreRunE = p.classifying(ctx, c.PersistentPreRunE)
@@ -242,6 +250,33 @@ func (p Program) prepare(ctx context.Context, root *cobra.Command) {
 		}
 	}
 	walk(root)
+}
+
+// versionUsage is the help line of --version, on every command.
+const versionUsage = "print the build, its commit and the spec text it mirrors"
+
+// versionFlag gives a subcommand --version, printing the root's version
+// as the root does (cobra gives it to the root only): whatever command a
+// user has typed, adding --version says what build runs it. -v is its
+// short form where the command has no other -v. A command with a
+// --version flag of its own (an old spelling kept for a release) prints
+// the version itself (PrintVersion).
+func versionFlag(c *cobra.Command, version string) {
+	if c.LocalFlags().Lookup("version") != nil || c.InheritedFlags().Lookup("version") != nil {
+		return
+	}
+	c.Version = version
+	short := "v"
+	if c.LocalFlags().ShorthandLookup(short) != nil || c.InheritedFlags().ShorthandLookup(short) != nil {
+		short = ""
+	}
+	c.Flags().BoolP("version", short, false, versionUsage)
+}
+
+// PrintVersion prints what --version prints, for a command that reads
+// its --version flag itself.
+func PrintVersion(c *cobra.Command) {
+	fmt.Fprint(c.OutOrStdout(), c.Root().Version)
 }
 
 // classifying wraps a RunE so that every error it returns carries its

@@ -12,3 +12,8 @@ import (
 func TestHelpExamples(t *testing.T) {
 	clitest.CheckExamples(t, seqcli.NewRoot(io.Discard, io.Discard))
 }
+
+// Every command of the program, its subcommands included, answers --version.
+func TestVersionEverywhere(t *testing.T) {
+	clitest.CheckVersion(t, seqcli.Program)
+}

@@ -74,7 +74,7 @@ func DefaultJar() (string, error) {
 }
 
 // InstallHint says how to get a jar; error messages end with it.
-const InstallHint = "get one with 'tlcrun install --version V --sha256 H' (a TLC release and its SHA-256), " +
+const InstallHint = "get one with 'tlcrun install --release V --sha256 H' (a TLC release and its SHA-256), " +
 	"or download tla2tools.jar from https://github.com/tlaplus/tlaplus/releases and set " + JarEnv + " to its path"
 
 // JavaHint says how to get a Java.

@@ -47,7 +47,7 @@ func (o InstallOptions) Validate() error {
 	v := strings.TrimPrefix(o.Version, "v")
 	switch {
 	case o.Version == "":
-		return errors.New("no version: say which TLC release to install, e.g. --version 1.7.4")
+		return errors.New("no version: say which TLC release to install, e.g. --release 1.7.4")
 	case !versionRE.MatchString(v):
 		return fmt.Errorf("version %q: want a release number such as 1.7.4", o.Version)
 	case o.SHA256 == "":

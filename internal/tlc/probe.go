@@ -57,7 +57,7 @@ func (s *Setup) Probe(ctx context.Context) (time.Duration, error) {
 	fail := func(what string) error {
 		what = strings.ReplaceAll(what, dir+string(filepath.Separator), "")
 		return fmt.Errorf("TLC could not check a %d-state spec that extends %s, so no model will run: %s. "+
-			"The jar lacks TLC's standard modules or is damaged: get an intact one ('tlcrun install --version V --sha256 H', "+
+			"The jar lacks TLC's standard modules or is damaged: get an intact one ('tlcrun install --release V --sha256 H', "+
 			"or a release from https://github.com/tlaplus/tlaplus/releases)", ProbeStates, ProbeModules, what)
 	}
 	if err != nil {

@@ -12,3 +12,9 @@ func TestHelpExamples(t *testing.T) {
 	clitest.CheckExamples(t, newTracecheck(io.Discard, io.Discard))
 	clitest.CheckExamples(t, newTrace2tla(io.Discard, io.Discard))
 }
+
+// Every command of the program, its subcommands included, answers --version.
+func TestVersionEverywhere(t *testing.T) {
+	clitest.CheckVersion(t, Tracecheck)
+	clitest.CheckVersion(t, Trace2tla)
+}
