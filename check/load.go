@@ -122,10 +122,6 @@ func (j *Job) Interpretable() error {
 	return inputf("%s: the Go engine does not interpret this section of the cfg, so it would check another model than TLC does; check it with TLC (--engine tlc), or remove it", strings.Join(j.uninterpreted, "; "))
 }
 
-// constants and Properties are Resume's registration's: the CONSTANTS
-// and the temporal properties a cfg may list.
-var constants = resume.Registration.Constants
-
 // Symmetry is the spec's symmetry set, Permutations(Values): the one a
 // cfg's SYMMETRY may name.
 const Symmetry = "Symmetry"
@@ -233,75 +229,29 @@ func isModule(specPath string, src []byte) error {
 	return nil
 }
 
-// FromConfig validates a parsed cfg against the spec.
+// FromConfig validates a parsed cfg against Resume, through its
+// registration as a cfg of any spec is (fromRegistration), and gives the
+// job Resume's Params, Invariants and Symmetry.
 func FromConfig(cfg *tlacfg.Config, specPath string) (*Job, error) {
+	job, _, err := fromRegistration(resumeMirror, cfg, specPath)
+	if err != nil {
+		return nil, err
+	}
 	bad := func(line int, format string, args ...any) error {
 		return inputf("%s", &tlacfg.Error{Path: cfg.Path, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
-	job := &Job{CfgPath: cfg.Path, SpecPath: specPath, Cfg: cfg, CheckDeadlock: cfg.DeadlockChecked(), Module: Module}
-	switch {
-	case cfg.Specification == "FairSpec":
-		job.Fair = true
-	case cfg.Specification == "Spec":
-	case cfg.Specification == "" && cfg.Init == "Init" && cfg.Next == "Next":
-	case cfg.Specification != "":
-		return nil, bad(cfg.Line("SPECIFICATION", cfg.Specification), "SPECIFICATION %s: the spec defines Spec and FairSpec", cfg.Specification)
-	default:
-		return nil, bad(cfg.Line("INIT", cfg.Init), "INIT %s / NEXT %s: the spec defines Init and Next", cfg.Init, cfg.Next)
-	}
-	for _, k := range cfg.Constants {
-		if !slices.Contains(constants, k.Name) {
-			return nil, bad(k.Line, "unknown constant %s (the spec declares %s)", k.Name, strings.Join(constants, ", "))
-		}
-		if k.Subst != "" {
-			return nil, bad(k.Line, "constant %s <- %s: the Go engine needs a value, not a substitution", k.Name, k.Subst)
-		}
-		if k.Module != "" {
-			return nil, bad(k.Line, "constant %s = [%s] %s: the Go engine needs a value of the spec's own constant", k.Name, k.Module, k.Value)
-		}
-	}
-	var missing []string
-	for _, name := range constants {
-		if _, ok := cfg.Constant(name); !ok {
-			missing = append(missing, name)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, bad(0, "no value for constant %s", strings.Join(missing, ", "))
-	}
+	// The registration has bound these constants: they convert.
 	p, err := paramsFrom(cfg, bad)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Validate(); err != nil {
-		var pe *model.ParamError
-		if errors.As(err, &pe) {
-			k, _ := cfg.Constant(pe.Constant)
-			return nil, bad(k.Line, "%s (the spec assumes it)", pe.Msg)
-		}
-		return nil, inputf("%s: %v", cfg.Path, err)
-	}
 	job.Params = p
-	// The engine searches packed states; refuse bounds without a packed
-	// form before anything runs (tracecheck, which does not pack, accepts
-	// them).
-	if m, err := model.New(p); err != nil {
-		return nil, inputf("%s: %v", cfg.Path, err)
-	} else if err := m.Packable(); err != nil {
-		return nil, inputf("%s: %v; the Go engine cannot search these bounds (TLC can: --engine tlc)", cfg.Path, err)
-	}
 	for _, name := range cfg.Invariants {
 		inv, err := model.LookupInvariant(name)
 		if err != nil {
 			return nil, bad(cfg.Line("INVARIANTS", name), "INVARIANT %s is not defined by the spec (known: %s)", name, invariantNames())
 		}
 		job.Invariants = append(job.Invariants, inv)
-	}
-	for _, name := range cfg.Properties {
-		if !slices.Contains(Properties, name) {
-			return nil, bad(cfg.Line("PROPERTIES", name), "PROPERTY %s is not defined by the spec (known: %s)", name, strings.Join(Properties, ", "))
-		}
-		job.Liveness = true
 	}
 	job.uninterpreted = uninterpreted(cfg, "SYMMETRY")
 	switch sym := cfg.Other["SYMMETRY"]; {

@@ -17,12 +17,12 @@ import (
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
-// Mirrored is a registered spec other than Resume (a
-// tlaspec.Registration) with its state and label types hidden: what check
-// needs to validate a cfg against it and to run it. Resume, the first
-// spec, keeps its own path (Job.Params, model.Invariants) since every
-// command of the repository speaks its vocabulary; it runs through the
-// same seam (explore).
+// Mirrored is a registered spec (a tlaspec.Registration) with its state
+// and label types hidden: what check needs to validate a cfg against it
+// and to run it. A cfg of every spec, Resume's included, is bound through
+// its registration (fromRegistration); Resume's job keeps Job.Params and
+// model.Invariants besides, since every command of the repository speaks
+// its vocabulary, and it runs through the same seam (explore).
 type Mirrored struct {
 	Module string
 	// Constants are the spec's CONSTANTS; Invariants and Temporal the
@@ -224,8 +224,20 @@ func MirroredModules() []string {
 	return out
 }
 
-// fromMirrored validates a cfg against a mirrored spec other than Resume.
-func fromMirrored(mi Mirrored, cfg *tlacfg.Config, specPath string) (*Job, error) {
+// resumeMirror is Resume's registration, hidden as every other spec's:
+// the cfg loader binds a cfg of Resume through it as it binds a cfg of
+// any registered spec (a variable so that a test can show it is used).
+var resumeMirror = Mirror(resume.Registration)
+
+// fromRegistration validates a cfg against a registered spec, Resume or
+// another, and binds it with the registration's Bind: the behaviour spec
+// the cfg names, its constants (each one the spec declares, given a
+// value), the invariants and properties it lists; then Bind makes the
+// spec at those constants, refusing a value of the wrong kind or one the
+// spec's ASSUMEs refuse, naming its line. For a spec other than Resume
+// the bound spec is the job's model; for Resume, whose vocabulary the
+// commands speak, the job keeps its Params and Invariants too (FromConfig).
+func fromRegistration(mi Mirrored, cfg *tlacfg.Config, specPath string) (*Job, Bound, error) {
 	bad := func(line int, format string, args ...any) error {
 		return inputf("%s", &tlacfg.Error{Path: cfg.Path, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
@@ -236,17 +248,20 @@ func fromMirrored(mi Mirrored, cfg *tlacfg.Config, specPath string) (*Job, error
 	case cfg.Specification == "Spec":
 	case cfg.Specification == "" && cfg.Init == "Init" && cfg.Next == "Next":
 	case cfg.Specification != "":
-		return nil, bad(cfg.Line("SPECIFICATION", cfg.Specification), "SPECIFICATION %s: the spec defines Spec and FairSpec", cfg.Specification)
+		return nil, nil, bad(cfg.Line("SPECIFICATION", cfg.Specification), "SPECIFICATION %s: the spec defines Spec and FairSpec", cfg.Specification)
 	default:
-		return nil, bad(cfg.Line("INIT", cfg.Init), "INIT %s / NEXT %s: the spec defines Init and Next", cfg.Init, cfg.Next)
+		return nil, nil, bad(cfg.Line("INIT", cfg.Init), "INIT %s / NEXT %s: the spec defines Init and Next", cfg.Init, cfg.Next)
 	}
 	consts := map[string]tlavalue.Value{}
 	for _, k := range cfg.Constants {
 		if !slices.Contains(mi.Constants, k.Name) {
-			return nil, bad(k.Line, "unknown constant %s (the spec declares %s)", k.Name, strings.Join(mi.Constants, ", "))
+			return nil, nil, bad(k.Line, "unknown constant %s (the spec declares %s)", k.Name, strings.Join(mi.Constants, ", "))
 		}
 		if k.Subst != "" {
-			return nil, bad(k.Line, "constant %s <- %s: the Go engine needs a value, not a substitution", k.Name, k.Subst)
+			return nil, nil, bad(k.Line, "constant %s <- %s: the Go engine needs a value, not a substitution", k.Name, k.Subst)
+		}
+		if k.Module != "" {
+			return nil, nil, bad(k.Line, "constant %s = [%s] %s: the Go engine needs a value of the spec's own constant", k.Name, k.Module, k.Value)
 		}
 		consts[k.Name] = k.Value
 	}
@@ -257,30 +272,56 @@ func fromMirrored(mi Mirrored, cfg *tlacfg.Config, specPath string) (*Job, error
 		}
 	}
 	if len(missing) > 0 {
-		return nil, bad(0, "no value for constant %s", strings.Join(missing, ", "))
+		return nil, nil, bad(0, "no value for constant %s", strings.Join(missing, ", "))
 	}
-	var props []string
-	for _, name := range cfg.Invariants {
-		if !slices.Contains(mi.Invariants, name) {
-			return nil, bad(cfg.Line("INVARIANTS", name), "INVARIANT %s is not defined by the spec (known: %s)", name, strings.Join(mi.Invariants, ", "))
-		}
-		props = append(props, name)
-	}
-	for _, name := range cfg.Properties {
-		if !slices.Contains(mi.Temporal, name) {
-			return nil, bad(cfg.Line("PROPERTIES", name), "PROPERTY %s is not defined by the spec (known: %s)", name, strings.Join(mi.Temporal, ", "))
-		}
-		props = append(props, name)
-		job.Liveness = true
-	}
-	b, err := mi.Bind(consts, props)
+	// The constants' values are bound before the properties are looked
+	// up, so that a cfg wrong in both is refused for its constant first.
+	b, err := mi.Bind(consts, knownProps(mi, cfg))
 	if err != nil {
 		var ce *tlaspec.ConstantError
 		if errors.As(err, &ce) {
 			k, _ := cfg.Constant(ce.Constant)
-			return nil, bad(k.Line, "%s", ce.Msg)
+			return nil, nil, bad(k.Line, "%s", ce.Msg)
 		}
-		return nil, inputf("%s: %v", cfg.Path, err)
+		return nil, nil, inputf("%s: %v", cfg.Path, err)
+	}
+	for _, name := range cfg.Invariants {
+		if !slices.Contains(mi.Invariants, name) {
+			return nil, nil, bad(cfg.Line("INVARIANTS", name), "INVARIANT %s is not defined by the spec (known: %s)", name, strings.Join(mi.Invariants, ", "))
+		}
+	}
+	for _, name := range cfg.Properties {
+		if !slices.Contains(mi.Temporal, name) {
+			return nil, nil, bad(cfg.Line("PROPERTIES", name), "PROPERTY %s is not defined by the spec (known: %s)", name, strings.Join(mi.Temporal, ", "))
+		}
+		job.Liveness = true
+	}
+	return job, b, nil
+}
+
+// knownProps are the cfg's invariants and properties that the spec
+// defines, in the cfg's order: what Bind checks (an unknown one is
+// refused after the constants).
+func knownProps(mi Mirrored, cfg *tlacfg.Config) []string {
+	var props []string
+	for _, name := range cfg.Invariants {
+		if slices.Contains(mi.Invariants, name) {
+			props = append(props, name)
+		}
+	}
+	for _, name := range cfg.Properties {
+		if slices.Contains(mi.Temporal, name) {
+			props = append(props, name)
+		}
+	}
+	return props
+}
+
+// fromMirrored validates a cfg against a mirrored spec other than Resume.
+func fromMirrored(mi Mirrored, cfg *tlacfg.Config, specPath string) (*Job, error) {
+	job, b, err := fromRegistration(mi, cfg, specPath)
+	if err != nil {
+		return nil, err
 	}
 	job.other, job.record = b, mi.Record
 	job.uninterpreted = uninterpreted(cfg)

@@ -52,7 +52,7 @@ func bind(consts map[string]tlavalue.Value, props []string) (tlaspec.Spec[model.
 		return nil, err
 	}
 	if err := m.Packable(); err != nil {
-		return nil, fmt.Errorf("resume: %w; the Go engine cannot search these bounds", err)
+		return nil, fmt.Errorf("%w; the Go engine cannot search these bounds (TLC can: --engine tlc)", err)
 	}
 	var invariants []string
 	liveness := false
