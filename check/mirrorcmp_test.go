@@ -10,6 +10,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/internal/mirrortest"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/spec"
 )
 
 // TestMirrorAgreesWithInterpreter: the compiled mirrors (Resume on every
@@ -26,7 +27,10 @@ func TestMirrorAgreesWithInterpreter(t *testing.T) {
 			cfgs = append(cfgs, man.CfgPath(e))
 		}
 	}
-	two, _ := filepath.Glob("../examples/twophase/*.cfg")
+	two, err := spec.ModelCfgs("../examples/twophase", "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfgs = append(cfgs, two...)
 	for _, cfg := range cfgs {
 		job, err := Load(cfg, "")

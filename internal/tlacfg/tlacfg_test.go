@@ -10,16 +10,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/resumecontract/resumecheck/spec"
 	"github.com/resumecontract/resumecheck/tlavalue"
 )
 
 func TestParseEveryProjectCfg(t *testing.T) {
-	files, err := filepath.Glob("../../spec/*.cfg")
+	files, err := spec.ModelCfgs("../../spec", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Fatal("no ../../spec/*.cfg files, want the project's models")
+		t.Fatal("spec/manifest.json lists no models, want the project's")
 	}
 	for _, f := range files {
 		cfg, err := ParseFile(f)
@@ -234,7 +235,7 @@ func TestParseFileMissing(t *testing.T) {
 // FuzzParse: any input either parses or fails with a positioned error;
 // whatever parses survives a write and re-read.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("../../spec/*.cfg")
+	files, _ := spec.ModelCfgs("../../spec", "")
 	for _, file := range files {
 		b, err := os.ReadFile(file)
 		if err == nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/spec"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
@@ -168,7 +169,16 @@ func violates(r *tracecheck.Result, name string) bool {
 // the property the engine reported, and that the reference rejects
 // unless the violation needs no fault.
 func TestEngineCounterexamples(t *testing.T) {
-	cfgs, _ := filepath.Glob("../../spec/fault-*.cfg")
+	models, err := spec.ModelCfgs("../../spec", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfgs []string
+	for _, cfg := range models {
+		if strings.HasPrefix(filepath.Base(cfg), "fault-") {
+			cfgs = append(cfgs, cfg)
+		}
+	}
 	for _, cfg := range cfgs {
 		job, err := check.Load(cfg, "")
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/spec"
 )
 
 // sinceDisagreements explores sp breadth-first (at most limit states)
@@ -116,11 +117,16 @@ func bitsOf(b uint64) string {
 // invariants included, evaluating only the conjuncts whose variables a
 // step changed finds the violations a full evaluation finds.
 func TestViolatedSince(t *testing.T) {
-	cfgs, err := filepath.Glob("../../spec/fault-*.cfg")
+	models, err := spec.ModelCfgs("../../spec", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfgs = append(cfgs, "../../spec/R0.cfg", "../../spec/R0-race.cfg", "../../spec/R0-parked.cfg")
+	var cfgs []string
+	for _, cfg := range models {
+		if name := filepath.Base(cfg); strings.HasPrefix(name, "fault-") || strings.HasPrefix(name, "R0") {
+			cfgs = append(cfgs, cfg)
+		}
+	}
 	for _, cfg := range cfgs {
 		sp := load(t, "../../spec/Resume.tla", cfg)
 		if d := sinceDisagreements(t, sp, 3000, honest); d != "" {
