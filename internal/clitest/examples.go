@@ -2,6 +2,7 @@ package clitest
 
 import (
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,24 +19,32 @@ var Tools = []string{"cat", "echo", "ls", "make", "go", "jq", "java", "grep", "h
 
 // CheckExamples fails t for every command line in the Example text of
 // root's tree that runs a program that is not one of the project's
-// Commands or the Tools, and for every line that runs root itself with a
-// subcommand root does not have: a user copies these lines, and one that
-// names a command that does not exist (tracecheck once showed
-// "sequencer run | tracecheck -") teaches nothing. Each line is split at
-// |, ;, && and ||; leading VAR=value assignments and comments are skipped.
-func CheckExamples(t *testing.T, root *cobra.Command) {
+// Commands or the Tools, and for every line that runs root, or one of
+// others (the trees of the other commands), with a subcommand it does not
+// have or a flag its command does not take: a user copies these lines,
+// and one that names a command that does not exist (tracecheck once
+// showed "sequencer run | tracecheck -") or a flag since renamed teaches
+// nothing. Each line is split at |, ;, && and ||; leading VAR=value
+// assignments and comments are skipped.
+func CheckExamples(t *testing.T, root *cobra.Command, others ...*cobra.Command) {
 	t.Helper()
-	for _, p := range ExampleProblems(root) {
+	for _, p := range ExampleProblems(root, others...) {
 		t.Error(p)
 	}
 }
 
 // ExampleProblems is what CheckExamples reports, one sentence each.
-func ExampleProblems(root *cobra.Command) []string {
+func ExampleProblems(root *cobra.Command, others ...*cobra.Command) []string {
 	var problems []string
 	known := map[string]bool{}
 	for _, c := range append(append([]string{}, Commands...), Tools...) {
 		known[c] = true
+	}
+	trees := map[string]*cobra.Command{root.Name(): root}
+	for _, o := range others {
+		if _, ok := trees[o.Name()]; !ok {
+			trees[o.Name()] = o
+		}
 	}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -56,16 +65,12 @@ func ExampleProblems(root *cobra.Command) []string {
 					problems = append(problems, fmt.Sprintf("%s --help, Example %q: %q is not a command of this project nor a common tool", c.CommandPath(), strings.TrimSpace(line), words[0]))
 					continue
 				}
-				// A root that runs itself takes a word that is no
-				// subcommand as an argument.
-				if words[0] != root.Name() || !root.HasSubCommands() || root.Runnable() {
+				tree, ok := trees[words[0]]
+				if !ok {
 					continue
 				}
-				if len(words) < 2 || strings.HasPrefix(words[1], "-") {
-					continue
-				}
-				if found, _, err := root.Find(words[1:2]); err != nil || found == root {
-					problems = append(problems, fmt.Sprintf("%s --help, Example %q: %s has no command %q", c.CommandPath(), strings.TrimSpace(line), root.Name(), words[1]))
+				if p := lineProblem(tree, words[1:]); p != "" {
+					problems = append(problems, fmt.Sprintf("%s --help, Example %q: %s", c.CommandPath(), strings.TrimSpace(line), p))
 				}
 			}
 		}
@@ -75,6 +80,37 @@ func ExampleProblems(root *cobra.Command) []string {
 	}
 	walk(root)
 	return problems
+}
+
+// lineProblem says what is wrong with running tree with args: a
+// subcommand it does not have, or a flag the command found does not take
+// ("" when nothing is).
+func lineProblem(tree *cobra.Command, args []string) string {
+	found, rest, err := tree.Find(args)
+	if err != nil {
+		return err.Error()
+	}
+	// A root that runs itself takes a word that is no subcommand as an
+	// argument; one that does not must be given a subcommand.
+	if found == tree && tree.HasSubCommands() && !tree.Runnable() {
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				return fmt.Sprintf("%s has no command %q", tree.Name(), a)
+			}
+		}
+	}
+	// What the commands add to every command as they run: --help, and
+	// --version (internal/clibase).
+	found.InitDefaultHelpFlag()
+	if found.Flags().Lookup("version") == nil && found.InheritedFlags().Lookup("version") == nil {
+		found.Flags().Bool("version", false, "")
+	}
+	fs := found.Flags()
+	fs.SetOutput(io.Discard)
+	if err := found.ParseFlags(rest); err != nil {
+		return fmt.Sprintf("%s: %v", found.CommandPath(), err)
+	}
+	return ""
 }
 
 // placeholder is a <what to write here> in an Example.

@@ -8,7 +8,13 @@ import (
 
 func TestCheckExamplesCatches(t *testing.T) {
 	root := &cobra.Command{Use: "tlcrun"}
-	root.AddCommand(&cobra.Command{Use: "check", Run: func(*cobra.Command, []string) {}})
+	check := &cobra.Command{Use: "check", Run: func(*cobra.Command, []string) {}}
+	check.Flags().String("bounds", "", "")
+	root.AddCommand(check)
+	seqctl := &cobra.Command{Use: "seqctl"}
+	trace := &cobra.Command{Use: "trace", Run: func(*cobra.Command, []string) {}}
+	trace.Flags().String("run", "", "")
+	seqctl.AddCommand(trace)
 	cases := []struct {
 		example string
 		bad     bool
@@ -19,10 +25,16 @@ func TestCheckExamplesCatches(t *testing.T) {
 		{"  sequencer run | tracecheck -", true},
 		{"  tlcrun chek spec/R0.cfg", true},
 		{"  tlcrun check a.cfg; nosuch", true},
+		{"  tlcrun check --bounds <a cfg> a.cfg --help", false},
+		{"  tlcrun check --version", false},
+		{"  tlcrun check --base a.cfg", true},
+		{"  seqctl trace --run r1 --check | tracecheck -", true},
+		{"  seqctl trace -run r1", true},
+		{"  seqctl tarce --run r1", true},
 	}
 	for _, c := range cases {
 		root.Example = c.example
-		if got := ExampleProblems(root); (len(got) > 0) != c.bad {
+		if got := ExampleProblems(root, seqctl); (len(got) > 0) != c.bad {
 			t.Errorf("Example %q: problems %q, want some: %v", c.example, got, c.bad)
 		}
 	}
