@@ -212,6 +212,19 @@ func walk[S, L any](ctx context.Context, sp tlaspec.Spec[S, L], fn func(S) error
 	return nil
 }
 
+// Records are the mirror records of the specs registered besides Resume
+// (Register), by module: what a command's --version prints after
+// Resume's (clibase.Program.Records).
+func Records() [][]byte {
+	mods := MirroredModules()[1:]
+	out := make([][]byte, 0, len(mods))
+	for _, mod := range mods {
+		mi, _ := mirrored(mod)
+		out = append(out, mi.Record)
+	}
+	return out
+}
+
 // MirroredModules are the modules the Go engine mirrors, Resume first.
 func MirroredModules() []string {
 	mirrorsMu.RLock()

@@ -5,6 +5,7 @@ package cli
 import (
 	"io"
 
+	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/spf13/cobra"
 )
@@ -28,7 +29,7 @@ const (
 )
 
 // Program is tlcrun; cmd/tlcrun runs it.
-var Program = clibase.Program{Name: "tlcrun", New: NewRoot, Code: code, StopOnInterrupt: true}
+var Program = clibase.Program{Name: "tlcrun", New: NewRoot, Code: code, Records: check.Records, StopOnInterrupt: true}
 
 // code gives the exit code of the errors of the packages tlcrun runs.
 func code(err error) (int, bool) {

@@ -116,6 +116,10 @@ type Program struct {
 	// one (an error of the packages it calls, such as a sentinel the
 	// command's table lists); ok false leaves it to the shared rules.
 	Code func(err error) (code int, ok bool)
+	// Records gives the mirror records of the specs besides Resume that
+	// the program's Go engine takes (check.Records), which --version
+	// prints after Resume's; nil for a program of Resume only.
+	Records func() [][]byte
 	// StopOnInterrupt: the commands watch their context, so Main catches
 	// Ctrl-C and cancels it, and they stop and say so (ExitInterrupted).
 	// Without it Ctrl-C ends the process at once, as it ends any program
@@ -210,7 +214,11 @@ func (p Program) prepare(ctx context.Context, root *cobra.Command) {
 	root.SilenceUsage = true
 	root.SilenceErrors = true
 	if root.Version == "" {
-		root.Version = Version(p.Name)
+		var records [][]byte
+		if p.Records != nil {
+			records = p.Records()
+		}
+		root.Version = Version(p.Name, records...)
 		root.SetVersionTemplate("{{.Version}}")
 		root.InitDefaultVersionFlag()
 		if f := root.Flags().Lookup("version"); f != nil {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/spec"
@@ -172,5 +173,35 @@ func TestBuildVersion(t *testing.T) {
 	}
 	if got := buildVersion(nil, false); got != "(no build information)" {
 		t.Errorf("buildVersion without info: got %q", got)
+	}
+}
+
+// A program whose engine takes other specs prints each one's mirror
+// record after Resume's, in the order Records gives them.
+func TestVersionRecords(t *testing.T) {
+	other := []byte(`{"spec": "Other.tla", "normalisation": "n1", "digest": "sha256:0123", "compared": "2026-12-01T00:00:00Z"}`)
+	p := Program{Name: "demo", Records: func() [][]byte { return [][]byte{other} }, New: func(stdout, stderr io.Writer) *cobra.Command {
+		c := &cobra.Command{Use: "demo", Run: func(*cobra.Command, []string) {}}
+		c.SetOut(stdout)
+		return c
+	}}
+	var out, errb bytes.Buffer
+	if code := p.Main([]string{"--version"}, &out, &errb); code != ExitOK {
+		t.Fatalf("--version: exit %d, stderr %q", code, errb.String())
+	}
+	m, err := spec.Recorded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{
+		"mirrors " + m.Spec + " " + m.Digest + " (compared " + m.Compared + ")",
+		"mirrors Other.tla sha256:0123 (compared 2026-12-01T00:00:00Z)",
+	}
+	if len(lines) != 3 {
+		t.Fatalf("--version printed %q; want the build and two records", out.String())
+	}
+	if d := cmp.Diff(want, lines[1:]); d != "" {
+		t.Errorf("records (-want +got):\n%s", d)
 	}
 }

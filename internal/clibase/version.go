@@ -15,13 +15,19 @@ import (
 // another text of Resume.tla is refused with exit 4). Every command prints
 // it for --version, so that a verdict can be traced to the build and the
 // spec text behind it.
-func Version(name string) string {
+//
+// records are the mirror records of the specs the command's engine takes
+// besides Resume (the build's registry: check.Records), one line each
+// after Resume's.
+func Version(name string, records ...[]byte) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n", name, buildVersion(debug.ReadBuildInfo()))
-	if m, err := spec.Recorded(); err == nil {
-		fmt.Fprintf(&b, "mirrors %s %s (compared %s)\n", m.Spec, m.Digest, m.Compared)
-	} else {
-		fmt.Fprintf(&b, "mirror record unreadable: %v\n", err)
+	for _, text := range append([][]byte{spec.Text()}, records...) {
+		if m, err := spec.ParseMirror(text); err == nil {
+			fmt.Fprintf(&b, "mirrors %s %s (compared %s)\n", m.Spec, m.Digest, m.Compared)
+		} else {
+			fmt.Fprintf(&b, "mirror record unreadable: %v\n", err)
+		}
 	}
 	return b.String()
 }

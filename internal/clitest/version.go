@@ -26,7 +26,11 @@ func CheckVersion(t *testing.T, p clibase.Program) {
 
 // VersionProblems is what CheckVersion reports, one sentence each.
 func VersionProblems(p clibase.Program) []string {
-	want := clibase.Version(p.Name)
+	var records [][]byte
+	if p.Records != nil {
+		records = p.Records()
+	}
+	want := clibase.Version(p.Name, records...)
 	root := p.New(io.Discard, io.Discard)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/trace"
 )
@@ -46,7 +47,7 @@ func badInput(err error) bool {
 }
 
 // Tracecheck is the tracecheck command; cmd/tracecheck runs it.
-var Tracecheck = clibase.Program{Name: "tracecheck", New: newTracecheck}
+var Tracecheck = clibase.Program{Name: "tracecheck", New: newTracecheck, Records: check.Records}
 
 // Trace2tla is the trace2tla command; cmd/trace2tla runs it.
 var Trace2tla = clibase.Program{Name: "trace2tla", New: newTrace2tla}
