@@ -33,10 +33,7 @@ func (o *oldRelease) String() string { return o.release }
 func (o *oldRelease) Type() string   { return "bool" }
 
 func newInstallCmd() *cobra.Command {
-	var (
-		opt tlc.InstallOptions
-		old oldRelease
-	)
+	o := &installOptions{}
 	cmd := &cobra.Command{
 		Use:   "install --release V --sha256 H [--url U]",
 		Short: "Download a pinned TLC release into the default location",
@@ -63,49 +60,70 @@ changes, so its checksum is that of the build you checked.`,
 		// the flag parser reads as --version and an argument.
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case old.print && len(args) == 0:
-				clibase.PrintVersion(cmd)
-				return nil
-			case old.print:
-				old.release = args[0]
-			case len(args) > 0:
-				return clibase.Usagef("install takes no argument (%q); the release is --release V", args[0])
+			done, err := o.validate(cmd, args)
+			if err != nil || done {
+				return err
 			}
-			if old.release != "" {
-				if cmd.Flags().Changed("release") {
-					return clibase.Usagef("--version %s and --release %s: give the release once, as --release", old.release, opt.Version)
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "tlcrun install: --version V for the TLC release is deprecated: give it as --release %s\n", old.release)
-				opt.Version = old.release
-			}
-			if err := opt.Validate(); err != nil {
-				return clibase.Usage(err)
-			}
-			url := opt.URL
-			if url == "" {
-				url = fmt.Sprintf(tlc.ReleaseURL, strings.TrimPrefix(opt.Version, "v"))
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "Downloading %s\n", url)
-			path, err := tlc.Install(cmd.Context(), opt)
-			if err != nil {
-				// A refused checksum, an unreachable server, a file that
-				// is not TLC: the install failed, whatever the cause.
-				return clibase.Exit(ExitFailure, err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Installed TLC %s at %s (SHA-256 %s).\n", opt.Version, path, strings.ToLower(opt.SHA256))
-			fmt.Fprintf(cmd.OutOrStdout(), "tlcrun finds it there unless --jar or %s names another jar; tlcrun doctor checks it runs.\n", tlc.JarEnv)
-			return nil
+			return o.run(cmd)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opt.Version, "release", "", "the TLC release, e.g. 1.8.0")
+	f.StringVar(&o.opt.Version, "release", "", "the TLC release, e.g. 1.8.0")
 	// --version was the release here while it prints the build everywhere
 	// else; it keeps working as the release for one release (docs/cli.md,
 	// "Names changed"), and alone it prints the build as elsewhere.
-	f.VarP(&old, "version", "v", "print the build, its commit and the spec text it mirrors (--version V: the old spelling of --release V)")
+	f.VarP(&o.old, "version", "v", "print the build, its commit and the spec text it mirrors (--version V: the old spelling of --release V)")
 	f.Lookup("version").NoOptDefVal = "true"
-	f.StringVar(&opt.SHA256, "sha256", "", "the SHA-256 of the release's tla2tools.jar, in hex: the pin")
-	f.StringVar(&opt.URL, "url", "", "where to download the jar (default: the release on GitHub)")
+	f.StringVar(&o.opt.SHA256, "sha256", "", "the SHA-256 of the release's tla2tools.jar, in hex: the pin")
+	f.StringVar(&o.opt.URL, "url", "", "where to download the jar (default: the release on GitHub)")
 	return cmd
+}
+
+// installOptions are tlcrun install's flags.
+type installOptions struct {
+	opt tlc.InstallOptions
+	old oldRelease // --version
+}
+
+// validate checks the flags and args before anything is downloaded; done
+// is true when it has done what was asked (printed the build).
+func (o *installOptions) validate(cmd *cobra.Command, args []string) (done bool, err error) {
+	switch {
+	case o.old.print && len(args) == 0:
+		clibase.PrintVersion(cmd)
+		return true, nil
+	case o.old.print:
+		o.old.release = args[0]
+	case len(args) > 0:
+		return false, clibase.Usagef("install takes no argument (%q); the release is --release V", args[0])
+	}
+	if o.old.release != "" {
+		if cmd.Flags().Changed("release") {
+			return false, clibase.Usagef("--version %s and --release %s: give the release once, as --release", o.old.release, o.opt.Version)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "tlcrun install: --version V for the TLC release is deprecated: give it as --release %s\n", o.old.release)
+		o.opt.Version = o.old.release
+	}
+	if err := o.opt.Validate(); err != nil {
+		return false, clibase.Usage(err)
+	}
+	return false, nil
+}
+
+// run downloads, checks and installs the jar.
+func (o *installOptions) run(cmd *cobra.Command) error {
+	url := o.opt.URL
+	if url == "" {
+		url = fmt.Sprintf(tlc.ReleaseURL, strings.TrimPrefix(o.opt.Version, "v"))
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "Downloading %s\n", url)
+	path, err := tlc.Install(cmd.Context(), o.opt)
+	if err != nil {
+		// A refused checksum, an unreachable server, a file that is not
+		// TLC: the install failed, whatever the cause.
+		return clibase.Exit(ExitFailure, err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Installed TLC %s at %s (SHA-256 %s).\n", o.opt.Version, path, strings.ToLower(o.opt.SHA256))
+	fmt.Fprintf(cmd.OutOrStdout(), "tlcrun finds it there unless --jar or %s names another jar; tlcrun doctor checks it runs.\n", tlc.JarEnv)
+	return nil
 }
