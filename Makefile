@@ -152,7 +152,7 @@ bench-fpset: ## the fingerprint set vs the 64-bit one and the compact set, R8- a
 # PostgreSQL parts need a server: export RESUMECHECK_PG_DSN="$$(.ci/postgres.sh | tail -1)"
 # (they skip without it, or fail with RESUMECHECK_REQUIRE_PG=1).
 REPS ?= 5
-.PHONY: race-matrix killsweep bench-seq fault-table
+.PHONY: race-matrix killsweep stopsweep bench-seq fault-table
 
 race-matrix: ## sequencer: k racers in {2,3,4,8,16} x jitter {0,1,5,25} ms x {SQLite, PostgreSQL}, REPS repetitions; k recoverers in {2,4,8} and resume+recover pairs; and across network namespaces
 	$(GO) test ./internal/seqcli -count=1 -timeout 60m -run 'TestRaceMatrix|TestRaceAcrossHosts' -v -args -full -reps $(REPS)
@@ -160,12 +160,15 @@ race-matrix: ## sequencer: k racers in {2,3,4,8,16} x jitter {0,1,5,25} ms x {SQ
 killsweep: ## sequencer: SIGKILL after every persistence operation, and after every operation of the recovery, on both stores; k concurrent recoveries after each kill; a paused process taken over
 	$(GO) test ./internal/seqcli -count=1 -timeout 30m -run TestKillSweep -v -args -full
 
+stopsweep: ## sequencer: SIGSTOP after every persistence operation and inside every write transaction, on both stores, while a recovery takes over
+	$(GO) test ./internal/seqcli -count=1 -timeout 30m -run 'TestStopSweep' -v -args -full
+
 # The fault table of docs/sequencer.md, from the runs: every run the
 # named tests verify is counted (doubled, lost, rejected traces) and the
 # table is written into the document's generated region only if every
 # test passed and nothing was doubled or lost. Bounded by default (go
 # test's cells); FAULT_ARGS='-full -reps 5' for the full sweep and matrix.
-FAULT_RUN  ?= TestKillSweep|TestRaceMatrix|TestManyProcessesFewConnections|TestRaceAcrossHosts|TestLockHeldThenRecover
+FAULT_RUN  ?= TestKillSweep|TestRaceMatrix|TestManyProcessesFewConnections|TestRaceAcrossHosts|TestLockHeldThenRecover|TestStopSweep
 FAULT_ARGS ?=
 fault-table: ## sequencer: the kill sweep, the race matrix and the issue-28 fault tests, writing docs/sequencer.md's fault table from their runs
 	$(GO) test ./internal/seqcli -count=1 -timeout 60m -run '$(FAULT_RUN)' -v -args -faulttable $(CURDIR)/docs/sequencer.md $(FAULT_ARGS)

@@ -14,8 +14,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -114,6 +117,10 @@ type globals struct {
 	pauseAfter int
 	pauseAt    string
 	unfenced   bool
+	// Test hooks: SIGSTOP this process after an operation, or inside the
+	// transaction of one (the stop sweep, docs/sequencer.md).
+	stopAfter int
+	stopIn    int
 }
 
 // env is an open store, ledger and sequencer.
@@ -179,10 +186,16 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer st
 	}
 	wf := demo.Workflow(l, g.tasks)
 	opt := sequencer.Options{Resumer: resumer}
+	var done atomic.Int64 // operations finished, for --stop-in
+	var seqStore sequencer.Store = st
+	if g.stopIn > 0 {
+		seqStore = &stopStore{Store: st, n: g.stopIn, done: &done, stderr: stderr}
+	}
 	if faults != 0 || g.unfenced {
 		opt.Policy = faulty.New(faulty.Options{Faults: faults, Unfenced: g.unfenced})
 	}
 	opt.AfterOp = func(op sequencer.Op) {
+		done.Store(int64(op.N))
 		if g.opsLog {
 			fmt.Fprintf(stderr, "op %d: %s (branch %d, task %d)\n", op.N, op.Name, op.Branch, op.Task)
 		}
@@ -198,14 +211,57 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer st
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			select {} // SIGKILL cannot be caught; wait for it
 		}
+		if g.stopAfter > 0 && op.N == g.stopAfter {
+			fmt.Fprintf(stderr, "seqctl: stopped after operation %d (%s, branch %d, task %d)\n", op.N, op.Name, op.Branch, op.Task)
+			stopSelf()
+		}
 	}
-	seq, err := sequencer.New(st, wf, opt)
+	seq, err := sequencer.New(seqStore, wf, opt)
 	if err != nil {
 		l.Close()
 		st.Close()
 		return nil, err
 	}
 	return &env{st: st, ledger: l, wf: wf, seq: seq, close: func() { l.Close(); st.Close() }}, nil
+}
+
+// stopSelf stops the process (SIGSTOP, every thread) until another sends
+// it SIGCONT or kills it. The signal is sent to the calling thread, which
+// takes it before the kill returns: sent to the process, it may be taken
+// by another thread while this one goes on for a moment, into the next
+// transaction (the stop sweep saw that).
+func stopSelf() {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	syscall.Tgkill(os.Getpid(), syscall.Gettid(), syscall.SIGSTOP)
+}
+
+// stopStore is the store for --stop-in: the process stops itself inside
+// the write transaction of its n-th persistence operation, once the run's
+// lock is taken (PostgreSQL: its row; SQLite: the database's write lock),
+// its facts loaded and the operation's facts decided, before they are
+// inserted: what a process stopped (SIGSTOP, a debugger, a frozen VM)
+// or cut off mid-transaction holds. A run's creation has no such point
+// (Create takes no decision), nor has an effect (no transaction).
+type stopStore struct {
+	sequencer.Store
+	n      int
+	done   *atomic.Int64 // the operations finished so far
+	stderr io.Writer
+	once   sync.Once
+}
+
+func (s *stopStore) Update(ctx context.Context, run string, decide func([]sequencer.Fact) ([]sequencer.Fact, error)) error {
+	return s.Store.Update(ctx, run, func(facts []sequencer.Fact) ([]sequencer.Fact, error) {
+		add, err := decide(facts)
+		if err == nil && len(add) > 0 && int(s.done.Load())+1 == s.n {
+			s.once.Do(func() {
+				fmt.Fprintf(s.stderr, "seqctl: stopped inside the transaction of operation %d (run %s)\n", s.n, run)
+				stopSelf()
+			})
+		}
+		return add, err
+	})
 }
 
 // notAFolder refuses a --store that names a folder (bad input, as a
@@ -251,6 +307,8 @@ store and to the same database for PostgreSQL.
 	pf.BoolVar(&g.opsLog, "ops", false, "print each persistence operation on stderr")
 	pf.IntVar(&g.pauseAfter, "pause-after", 0, "tests: right after the N-th persistence operation, print \"paused\" and wait until the --pause-at FIFO is closed by its writer")
 	pf.StringVar(&g.pauseAt, "pause-at", "", "tests: the FIFO --pause-after waits on")
+	pf.IntVar(&g.stopAfter, "stop-after", 0, "tests: SIGSTOP this process right after its N-th persistence operation (SIGCONT resumes it)")
+	pf.IntVar(&g.stopIn, "stop-in", 0, "tests: SIGSTOP this process inside the write transaction of its N-th persistence operation, holding the run's lock (SIGCONT resumes it)")
 	pf.BoolVar(&g.unfenced, "unfenced", false, "tests only: the sequencer's unfenced policy, as it was before branch ownership (no fencing; a committed task claimed again under a new key)")
 	pf.MarkHidden("unfenced")
 	root.AddCommand(newRunCmd(g), newResumeCmd(g), newForkCmd(g), newRecoverCmd(g), newHistoryCmd(g),
