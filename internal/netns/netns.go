@@ -28,7 +28,20 @@ type Space struct {
 	Here, There string
 	// Wrap is the command prefix that runs a command in the namespace.
 	Wrap []string
+	// link is this side's end of the pair.
+	link string
 }
+
+// Cut partitions the namespace from this host: this side's end of the
+// pair goes down, so that what either side sends is lost without an
+// error to the sender's socket (the namespace's end stays up, its routes
+// stay, and its packets vanish), as in a network partition. Heal undoes
+// it.
+func (s Space) Cut() error { return ip("link", "set", s.link, "down") }
+
+// Heal ends a partition Cut made: the link comes up with its address and
+// route, and the connections across it carry on where TCP left them.
+func (s Space) Heal() error { return ip("link", "set", s.link, "up") }
 
 // Net is a set of namespaces made by New.
 type Net struct {
@@ -85,7 +98,7 @@ func New(tag string, subnet, n int) (*Net, error) {
 				return nil, err
 			}
 		}
-		net.Spaces = append(net.Spaces, Space{Name: ns, Here: here, There: there, Wrap: []string{"ip", "netns", "exec", ns}})
+		net.Spaces = append(net.Spaces, Space{Name: ns, Here: here, There: there, Wrap: []string{"ip", "netns", "exec", ns}, link: vh})
 	}
 	return net, nil
 }
