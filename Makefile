@@ -168,7 +168,7 @@ stopsweep: ## sequencer: SIGSTOP after every persistence operation and inside ev
 # table is written into the document's generated region only if every
 # test passed and nothing was doubled or lost. Bounded by default (go
 # test's cells); FAULT_ARGS='-full -reps 5' for the full sweep and matrix.
-FAULT_RUN  ?= TestKillSweep|TestRaceMatrix|TestManyProcessesFewConnections|TestRaceAcrossHosts|TestLockHeldThenRecover|TestStopSweep
+FAULT_RUN  ?= TestKillSweep|TestRaceMatrix|TestManyProcessesFewConnections|TestRaceAcrossHosts|TestLockHeldThenRecover|TestStopSweep|TestPartitionHoldsLock
 FAULT_ARGS ?=
 fault-table: ## sequencer: the kill sweep, the race matrix and the issue-28 fault tests, writing docs/sequencer.md's fault table from their runs
 	$(GO) test ./internal/seqcli -count=1 -timeout 60m -run '$(FAULT_RUN)' -v -args -faulttable $(CURDIR)/docs/sequencer.md $(FAULT_ARGS)

@@ -59,10 +59,17 @@ func TestPartitionHoldsLock(t *testing.T) {
 	remote := withParam(v.String(), "idle_in_transaction_session_timeout", "2s")
 
 	tg.scenario = "partition: a client in another network namespace is cut off inside its transaction (the server ends its session, recover takes over) or between operations (recover takes over, the client is fenced out)"
-	for _, cell := range []partitionCell{{1, "gate", true}, {2, "claim", true}, {4, "commit", true}, {2, "claim", false}, {4, "commit", false}} {
+	for _, cell := range []partitionCell{{1, "gate", true, false}, {2, "claim", true, false}, {4, "commit", true, false},
+		{2, "claim", false, false}, {4, "commit", false, false}} {
 		if err := cell.run(t, tg, sp, remote, "10s", nil); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// Never healed: keepalives of 1 s, 1 s and 2 probes give the client's
+	// unacknowledged request 3 s (TCP_USER_TIMEOUT).
+	stranded := withParam(withParam(withParam(remote, "tcp_keepalives_idle", "1"), "tcp_keepalives_interval", "1"), "tcp_keepalives_count", "2")
+	if err := (partitionCell{4, "commit", true, true}).run(t, tg, sp, stranded, "10s", nil); err != nil {
+		t.Fatal(err)
 	}
 	if conns.Load() == 0 {
 		t.Fatal("no client connected through the veth pair")
@@ -98,11 +105,11 @@ func TestPartitionCatchesUnbounded(t *testing.T) {
 	v := *u
 	v.Host = relay(t, sp.Here, u.Host, &conns)
 	unbounded := withParam(v.String(), "idle_in_transaction_session_timeout", "0")
-	err = partitionCell{1, "gate", true}.run(t, tg, sp, unbounded, "1s", nil)
+	err = partitionCell{1, "gate", true, false}.run(t, tg, sp, unbounded, "1s", nil)
 	if err == nil || !strings.Contains(err.Error(), "recover from this host: exit 8") {
 		t.Errorf("without idle_in_transaction_session_timeout: %v; want recover refused with exit 8", err)
 	}
-	err = partitionCell{4, "commit", false}.run(t, tg, sp, withParam(v.String(), "idle_in_transaction_session_timeout", "2s"), "10s", []string{"--unfenced"})
+	err = partitionCell{4, "commit", false, false}.run(t, tg, sp, withParam(v.String(), "idle_in_transaction_session_timeout", "2s"), "10s", []string{"--unfenced"})
 	if err == nil || !strings.Contains(err.Error(), "the client, once the partition healed") && !strings.Contains(err.Error(), "wrote") {
 		t.Errorf("without fencing: %v; want the client's writes found", err)
 	}
@@ -120,6 +127,10 @@ type partitionCell struct {
 	k    int
 	op   string
 	inTx bool
+	// stranded: the partition does not heal; the client must give up on
+	// its own, its request unacknowledged, within its keepalive bound
+	// (remote's tcp_keepalives_*), and fail having written nothing.
+	stranded bool
 }
 
 func (cell partitionCell) run(t *testing.T, tg *target, sp netns.Space, remote, lock string, clientFlags []string) error {
@@ -164,8 +175,27 @@ func (cell partitionCell) run(t *testing.T, tg *target, sp netns.Space, remote, 
 	default:
 	}
 	rows := tg.count(t, run)
-	heal()
 	var o result
+	if cell.stranded {
+		select {
+		case <-c.exited:
+			o = c.res
+		case <-time.After(30 * time.Second):
+			return fmt.Errorf("%s: the client, still cut off, was waiting %v after it was continued", where, time.Since(start).Round(time.Second))
+		}
+		heal()
+		if n := tg.count(t, run); n != rows || o.code != seqcli.ExitTimeout || !strings.Contains(o.stderr, "connection to the server is lost") {
+			return fmt.Errorf("%s: the client gave up with exit %d and %d rows written, want exit %d saying the connection is lost: %s", where, o.code, n-rows, seqcli.ExitTimeout, o.stderr)
+		}
+		finishStopped(t, tg, run, 1)
+		if err := tg.verify(t, run); err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		t.Logf("%s, never healed: recover took over after %v; the client gave up %v after it was continued: exit %d: %s", where,
+			took.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), o.code, lastLine(o.stderr))
+		return nil
+	}
+	heal()
 	select {
 	case <-c.exited:
 		o = c.res

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -330,5 +332,22 @@ func TestRowLockHeld(t *testing.T) {
 	}
 	if err := l.CheckExactlyOnce(ctx, run, map[int][]int{0: {1, 2, 3}}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLostConnection: a connection the kernel gave up (ETIMEDOUT: its
+// request or keepalive probes unanswered, TCP_USER_TIMEOUT) is a wait
+// past its bound, ErrTimeout, saying the connection is lost and what to
+// do; another network error stays as it is. TestPartitionHoldsLock
+// (internal/seqcli) meets it through a real partition.
+func TestLostConnection(t *testing.T) {
+	lost := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ETIMEDOUT)}
+	err := pgstore.Classify(fmt.Errorf("timeout: %w", lost))
+	if !errors.Is(err, sequencer.ErrTimeout) || !strings.Contains(err.Error(), "connection to the server is lost") || !strings.Contains(err.Error(), "recover the run") {
+		t.Errorf("a connection timed out: %v, want ErrTimeout saying it is lost", err)
+	}
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	if err := pgstore.Classify(refused); errors.Is(err, sequencer.ErrTimeout) {
+		t.Errorf("a refused connection: %v, want it as it is", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -99,6 +100,14 @@ type bounds struct {
 }
 
 func (b bounds) classify(err error, held string) error {
+	if errors.Is(err, syscall.ETIMEDOUT) {
+		// The kernel gave the connection up: TCP_USER_TIMEOUT or the
+		// keepalives (Defaults).
+		return fmt.Errorf("%w: the connection to the server is lost: nothing this client sent, nor its keepalive probes, was answered within the keepalive bound "+
+			"(tcp_keepalives_idle + tcp_keepalives_interval x tcp_keepalives_count) (%w): the network is cut or the server is gone. "+
+			"The server rolls back the open transaction when it finds the session gone; if the connection was lost during a commit, whether it committed is unknown: "+
+			"recover the run from a host that reaches the server (recovery reads what is durable)", sequencer.ErrTimeout, err)
+	}
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return err
@@ -167,7 +176,9 @@ func Name(dsn string) string {
 //   - tcp_keepalives_*: the server probes an idle connection after idle
 //     seconds, every interval seconds, and drops it after count
 //     unanswered probes (a client lost in a partition: about 25 s). The
-//     client's socket probes the server with the same values.
+//     client's socket probes the server with the same values, and gives
+//     up a request that goes unacknowledged for as long (idle + interval
+//     x count: TCP_USER_TIMEOUT, on Linux).
 //
 // The values are in PostgreSQL's units (a bare number is milliseconds
 // for the timeouts, seconds for the keepalives).
@@ -255,7 +266,10 @@ func connect(ctx context.Context, dsn string) (*sql.DB, bounds, error) {
 	if n, err := strconv.Atoi(cfg.RuntimeParams["tcp_keepalives_count"]); err == nil && n > 0 {
 		ka.Count = n
 	}
-	cfg.DialFunc = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAliveConfig: ka}).DialContext
+	// Unacknowledged data (a request sent into a partition) is given up
+	// after the time keepalives take to give up on an idle connection.
+	cfg.DialFunc = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAliveConfig: ka,
+		Control: userTimeout(ka.Idle + ka.Interval*time.Duration(ka.Count))}).DialContext
 	db := sql.OpenDB(&retryConnector{next: stdlib.GetConnector(*cfg), limit: ConnectRetry, sleep: sleepCtx, now: time.Now})
 	db.SetMaxOpenConns(MaxConns)
 	// The bounds in effect, for the messages (the server's units).
