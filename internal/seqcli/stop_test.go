@@ -80,7 +80,7 @@ func TestStopSweep(t *testing.T) {
 					if op == "effect" || op == "create" {
 						continue // no write transaction to stop inside
 					}
-					tg.scenario = "stop sweep: SIGSTOP inside the write transaction of each operation, holding the run's lock; recover completes within its bound"
+					tg.scenario = "stop sweep: SIGSTOP inside the write transaction of each operation, holding the run's lock: recover takes over once the server ends the session (PostgreSQL), or exits 8 within its busy timeout and takes over once the process is continued or killed (SQLite)"
 					if p := stopInTransaction(t, tg, si, k, sweepBounds, k%2 == 1); len(p) > 0 {
 						t.Fatalf("stopped inside operation %d of %v:\n%s", k, sweepSteps("r")[si], strings.Join(p, "\n"))
 					}
