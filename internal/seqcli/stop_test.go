@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -46,7 +47,8 @@ var sweepBounds = stopBounds{idle: "1s", lock: "10s", busy: 300 * time.Milliseco
 //     before its own lock_timeout (exit 0); the stopped process,
 //     continued, fails with exit 8 and writes nothing;
 //   - inside a transaction on SQLite, give up within its busy timeout
-//     (exit 8, naming SQLITE_BUSY) while reads go on, and complete once
+//     (exit 8, naming SQLITE_BUSY and the stopped process) while reads go
+//     on, and complete once
 //     the stopped process is continued (it finishes its step) or killed
 //     (its transaction rolls back).
 //
@@ -244,6 +246,11 @@ func sqliteStoppedRecover(t *testing.T, tg *target, c *stopping, run, where stri
 	if r.code != seqcli.ExitTimeout || !strings.Contains(r.stderr, "SQLITE_BUSY") || took > b.busy+10*time.Second {
 		problems = append(problems, fmt.Sprintf("%s: recover: exit %d after %v, want %d naming SQLITE_BUSY within its busy timeout (%v): %s",
 			where, r.code, took.Round(time.Millisecond), seqcli.ExitTimeout, b.busy, r.stderr))
+	}
+	// The message names the stopped process (sqlitestore reads
+	// /proc/locks).
+	if who := fmt.Sprintf("(pid %d, ", c.cmd.Process.Pid); runtime.GOOS == "linux" && (!strings.Contains(r.stderr, who) || !strings.Contains(r.stderr, "stopped: it holds the lock")) {
+		problems = append(problems, fmt.Sprintf("%s: recover's message does not name the stopped process %s...): %s", where, who, r.stderr))
 	}
 	if r := tg.run(t, "runs"); r.code != 0 {
 		problems = append(problems, fmt.Sprintf("%s: runs: exit %d: %s", where, r.code, r.stderr))

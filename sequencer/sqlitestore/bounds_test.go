@@ -199,7 +199,7 @@ func TestBusy(t *testing.T) {
 			if took < bound-50*time.Millisecond || took > bound+5*time.Second {
 				t.Errorf("%s gave up after %v; the bound is %v", op.name, took, bound)
 			}
-			for _, w := range []string{"store " + path + ":", "SQLITE_BUSY", "another process holds the database's write lock", bound.String(), "Retry"} {
+			for _, w := range []string{"store " + path + ":", "SQLITE_BUSY", fmt.Sprintf("another connection of this process (pid %d) holds the database's write lock", os.Getpid()), bound.String(), "Retry"} {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("%s: %q does not say %q", op.name, err, w)
 				}

@@ -139,9 +139,16 @@ func (c classifier) classify(err error) error {
 		if c.busy > 0 {
 			bound += " (" + c.busy.String() + ")"
 		}
-		return fmt.Errorf("%w: SQLITE_BUSY: another process holds the database's write lock and kept it longer than %s (%w); nothing of this operation is written. "+
+		who := "another process"
+		switch pid, h := writeLockHolder(c.path); {
+		case pid == os.Getpid():
+			who = fmt.Sprintf("another connection of this process (pid %d)", pid)
+		case h != "":
+			who += " (" + h + ")"
+		}
+		return fmt.Errorf("%w: SQLITE_BUSY: %s holds the database's write lock and kept it longer than %s (%w); nothing of this operation is written. "+
 			"Retry when that process is done (SQLite's locks go with the process that holds them: one that died holds nothing, one that is stopped (SIGSTOP, a debugger) inside its transaction holds the lock until it is continued or killed; fuser or lsof on the file shows who has it open)",
-			sequencer.ErrTimeout, bound, err)
+			sequencer.ErrTimeout, who, bound, err)
 	case codeReadOnly:
 		return fmt.Errorf("%w: the file, its directory or its file system is read-only (%w); the sequencer writes every step: give it a writable store", sequencer.ErrReadOnly, err)
 	case codeFull:
