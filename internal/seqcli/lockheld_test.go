@@ -3,6 +3,7 @@ package seqcli_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +49,12 @@ func TestLockHeldThenRecover(t *testing.T) {
 				if _, err := tx.ExecContext(ctx, `SELECT run FROM seq_runs WHERE run = $1 FOR UPDATE`, run); err != nil {
 					t.Fatal(err)
 				}
-				held = "lock_timeout"
+				// The message names the holder's server process.
+				var pid int
+				if err := tx.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+					t.Fatal(err)
+				}
+				held = fmt.Sprintf("held by the session of server process %d (a client at 127.0.0.1, idle in transaction for", pid)
 			} else {
 				bounded = []string{"--busy-timeout", "500ms"}
 				db, err := sqlitestore.OpenDB(tg.store, sqlitestore.Options{})

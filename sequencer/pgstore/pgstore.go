@@ -59,6 +59,40 @@ var Dialect = sqlstore.Dialect{
 	OwnsDatabase: false,
 	Classify:     bounds{}.classify,
 	Held:         held,
+	Holder:       holder,
+}
+
+// holder says who holds run's row: the transaction that locked it is the
+// row's xmax (FOR UPDATE by one transaction; several lockers would make it
+// a multixact, which is not looked into), and every transaction holds the
+// lock on its own id, which pg_locks ties to the server process that runs
+// it. The client's address and the session's state are shown to the
+// store's role for its own sessions (and with pg_read_all_stats).
+func holder(ctx context.Context, db *sql.DB, run string) string {
+	var pid int
+	var addr, state string
+	var secs float64
+	err := db.QueryRowContext(ctx, `SELECT a.pid, coalesce(host(a.client_addr), ''), coalesce(a.state, ''),
+			coalesce(extract(epoch FROM now() - a.state_change), 0)::float8
+		FROM seq_runs r
+		JOIN pg_locks l ON l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock' AND l.granted AND l.transactionid = r.xmax
+		JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE r.run = $1`, run).Scan(&pid, &addr, &state, &secs)
+	if err != nil {
+		return ""
+	}
+	var about []string
+	if addr != "" {
+		about = append(about, "a client at "+addr)
+	}
+	if state != "" {
+		about = append(about, fmt.Sprintf("%s for %.1f s", state, secs))
+	}
+	who := fmt.Sprintf("held by the session of server process %d", pid)
+	if len(about) > 0 {
+		who += " (" + strings.Join(about, ", ") + ")"
+	}
+	return who
 }
 
 // held names the lock a write transaction of run waits for: the run's row,

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/resumecontract/resumecheck/sequencer"
 )
@@ -209,6 +210,25 @@ func (s *Store) wrapHeld(err error, held string) error {
 		err = s.d.Classify(err, held)
 	}
 	return fmt.Errorf("store %s: %w", s.name, err)
+}
+
+// holderWait bounds the query that asks who holds a lock, made once a
+// wait for it failed.
+const holderWait = time.Second
+
+// heldBy is held(run), with who holds the lock where the dialect can tell
+// (asked once taking it failed, on another connection).
+func (s *Store) heldBy(ctx context.Context, run string) string {
+	h := s.held(run)
+	if s.d.Holder == nil || h == "" {
+		return h
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), holderWait)
+	defer cancel()
+	if who := s.d.Holder(ctx, s.db, run); who != "" {
+		h += ", " + who
+	}
+	return h
 }
 
 // held names the lock a write transaction of run (or, run "", the schema

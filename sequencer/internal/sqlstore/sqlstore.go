@@ -47,6 +47,10 @@ type Dialect struct {
 	// Held names, for a message, the lock that a write transaction of run
 	// waits for, or (run "") the lock of the schema check.
 	Held func(run string) string
+	// Holder says, for a message, who holds run's lock when a write
+	// transaction could not take it ("": unknown); db is free to query.
+	// nil: not known.
+	Holder func(ctx context.Context, db *sql.DB, run string) string
 	// GroupCommit: the writes that a process's goroutines make while
 	// another write of the process is committing share one transaction,
 	// each in a savepoint, and so one sync (group.go). For a database
@@ -219,7 +223,7 @@ func (s *Store) updateIn(ctx context.Context, tx *sql.Tx, run string, decide fun
 	if err := tx.QueryRowContext(ctx, s.q(s.d.LockRun), run).Scan(&got); errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("%w: %s", sequencer.ErrUnknownRun, run)
 	} else if err != nil {
-		return true, s.wrapHeld(err, s.held(run))
+		return true, s.wrapHeld(err, s.heldBy(ctx, run))
 	}
 	facts, err := s.load(ctx, tx, run)
 	if err != nil {
