@@ -208,13 +208,19 @@ func (c *Checker) noteObligations() {
 
 // labelsFor lists the transitions from s that ev may have taken.
 func (c *Checker) labelsFor(ev *trace.Event, s *model.State) []model.Label {
-	ls := c.labels[:0]
+	c.labels = labelsOf(c.m, ev, s, c.labels[:0])
+	return c.labels
+}
+
+// labelsOf appends to ls the transitions of m from s that ev may have
+// taken.
+func labelsOf(m *model.Model, ev *trace.Event, s *model.State, ls []model.Label) []model.Label {
 	switch {
 	case ev.Action.TakesValue():
 		if ev.Value != model.NoVal {
 			ls = append(ls, model.Label{Action: ev.Action, Value: ev.Value})
 		} else {
-			for v := range int8(len(c.m.P.Values)) {
+			for v := range int8(len(m.P.Values)) {
 				ls = append(ls, model.Label{Action: ev.Action, Value: v})
 			}
 		}
@@ -225,14 +231,13 @@ func (c *Checker) labelsFor(ev *trace.Event, s *model.State) []model.Label {
 		case s.Waiting:
 			ls = append(ls, model.Label{Action: ev.Action, Decision: model.Skip})
 		default:
-			for _, d := range c.m.Choices(s.Consumed != model.NoVal) {
+			for _, d := range m.Choices(s.Consumed != model.NoVal) {
 				ls = append(ls, model.Label{Action: ev.Action, Decision: d})
 			}
 		}
 	default:
 		ls = append(ls, model.Label{Action: ev.Action})
 	}
-	c.labels = ls
 	return ls
 }
 

@@ -147,37 +147,46 @@ func (c *Checker) reject(ev *trace.Event) {
 				cd.State = append(cd.State, VarValue{Var: name, Value: dg.show(s, name)})
 			}
 		}
+		// Each transition is taken in place and taken back (the room
+		// made first): the successor of a state holding a long history
+		// is not a copy of it.
+		reserve(s)
 		for _, l := range ls {
 			isNamed := named(ev, l)
-			t, ok := m.Apply(*s, l)
+			var ac ActionCheck
+			if show {
+				ac = ActionCheck{Label: m.LabelString(l), Named: isNamed}
+			}
+			u, ok := m.Step(s, l)
 			dg.applied++
 			if ok {
 				f.NamedEnabled = f.NamedEnabled || isNamed
-				n := near{cand: ci, label: l, named: isNamed, diffs: countDiffs(ev, &t)}
+				n := near{cand: ci, label: l, named: isNamed, diffs: countDiffs(ev, s)}
 				if better(n) {
 					best = &n
 				}
-			}
-			if !show {
-				continue
-			}
-			ac := ActionCheck{Label: m.LabelString(l), Named: isNamed}
-			if ok {
-				ac.Diff = dg.diffObserved(ev, &t)
-			} else {
+				if show {
+					ac.Diff = dg.diffObserved(ev, s)
+				}
+				u.Restore(s)
+			} else if show {
 				ac.Disabled = Disabled(m, *s, l)
 			}
-			cd.Actions = append(cd.Actions, ac)
+			if show {
+				cd.Actions = append(cd.Actions, ac)
+			}
 		}
 		if show {
 			f.Candidates = append(f.Candidates, cd)
 		}
 	}
 	if best != nil {
-		t, _ := m.Apply(c.cur[best.cand].s, best.label)
+		s := &c.cur[best.cand].s
+		u, _ := m.Step(s, best.label)
 		dg.applied++
 		f.Nearest = &Nearest{Candidate: best.cand + 1, Label: m.LabelString(best.label), Named: best.named,
-			Diff: dg.diffObserved(ev, &t)}
+			Diff: dg.diffObserved(ev, s)}
+		u.Restore(s)
 	}
 	c.result.Failure = f
 	c.diagWork = dg.diagWork
@@ -333,7 +342,7 @@ func (c *Checker) liveness() Obligation {
 		return o
 	}
 	for i := range c.cur {
-		if c.progresses(c.cur[i].s) {
+		if c.progresses(&c.cur[i].s) {
 			return o
 		}
 	}
@@ -349,19 +358,31 @@ func (c *Checker) liveness() Obligation {
 
 // progresses is a quick probe before canComplete's search: it follows the
 // transitions that move a run forward (ExecTask, EmitInterrupt, Consume)
-// and reports whether they complete it.
-func (c *Checker) progresses(s model.State) bool {
-	forward := []model.Label{{Action: model.ExecTask}, {Action: model.EmitInterrupt}, {Action: model.Consume, Value: 0}}
-	// One copy, stepped in place: a state holding a long history is
-	// copied once, not once a step.
-	s = s.Clone()
+// and reports whether they complete it. It steps s in place and takes the
+// steps back (taking back the first restores s: the steps only append to
+// the sequences and change the effects in place), so that a state holding
+// a long history is not copied; Explain's models sharing a checker each
+// probe its state.
+func (c *Checker) progresses(s *model.State) bool {
+	forward := [...]model.Label{{Action: model.ExecTask}, {Action: model.EmitInterrupt}, {Action: model.Consume, Value: 0}}
+	var first model.Undo
+	steps := 0
+	defer func() {
+		if steps > 0 {
+			first.Restore(s)
+		}
+	}()
 	for range 2*int(c.m.Done()) + 2 {
-		if c.m.Completed(s) {
+		if c.m.Completed(*s) {
 			return true
 		}
 		moved := false
 		for _, l := range forward {
-			if _, ok := c.m.Step(&s, l); ok {
+			if u, ok := c.m.Step(s, l); ok {
+				if steps == 0 {
+					first = u
+				}
+				steps++
 				moved = true
 				break
 			}
@@ -370,7 +391,7 @@ func (c *Checker) progresses(s model.State) bool {
 			return false
 		}
 	}
-	return c.m.Completed(s)
+	return c.m.Completed(*s)
 }
 
 // canComplete searches the states reachable from s for a completed one,

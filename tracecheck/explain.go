@@ -97,6 +97,12 @@ type Source func() (EventReader, error)
 // it), each pass stops where every model has stopped, and the memory is
 // the models' candidate sets, not the trace.
 func ExplainSource(base model.Params, open Source, opt Options) (accepting, tried []Explanation, err error) {
+	return explainSource(base, open, opt, true)
+}
+
+// explainSource is ExplainSource; share lets models that step alike share
+// a checker (replayPass), which the tests turn off to compare.
+func explainSource(base model.Params, open Source, opt Options, share bool) (accepting, tried []Explanation, err error) {
 	opt.Witness = false
 	passes := opt.explainPasses()
 	// The first round: the reference semantics (when the header claims
@@ -121,7 +127,7 @@ func ExplainSource(base model.Params, open Source, opt Options) (accepting, trie
 	}
 	nFaults := len(round)
 	round = append(round, extOnly...)
-	if err := replayAll(round, open, opt, &passes); err != nil {
+	if err := replayAll(round, open, opt, &passes, share); err != nil {
 		return nil, nil, err
 	}
 	for _, j := range round[:nFaults] {
@@ -166,7 +172,7 @@ func ExplainSource(base model.Params, open Source, opt Options) (accepting, trie
 			pairs = append(pairs, newJob(base, f, g))
 		}
 	}
-	if err := replayAll(pairs, open, opt, &passes); err != nil {
+	if err := replayAll(pairs, open, opt, &passes, share); err != nil {
 		return nil, nil, err
 	}
 	for _, j := range pairs {
@@ -241,7 +247,7 @@ func (j *explainJob) explanation() Explanation {
 // candidate states each hold the million recoveries, run a few at a time
 // instead of all together (docs/trace.md, "Diagnosing a long rejected
 // trace").
-func replayAll(jobs []explainJob, open Source, opt Options, passes *int) error {
+func replayAll(jobs []explainJob, open Source, opt Options, passes *int, share bool) error {
 	var pending []int
 	models := make([]*model.Model, len(jobs))
 	for i := range jobs {
@@ -254,7 +260,7 @@ func replayAll(jobs []explainJob, open Source, opt Options, passes *int) error {
 	}
 	for len(pending) > 0 && *passes != 0 {
 		var err error
-		if pending, err = replayPass(jobs, models, pending, open, opt); err != nil {
+		if pending, err = replayPass(jobs, models, pending, open, opt, share); err != nil {
 			return err
 		}
 		*passes--
@@ -275,22 +281,31 @@ const memoryCheckEvery = 1024
 // jobs in idx, records the results of those that stay in the pass, and
 // returns the others. A model's result is taken when it stops, and its
 // checker let go, so that only the models still replaying hold states.
-func replayPass(jobs []explainJob, models []*model.Model, idx []int, open Source, opt Options) (dropped []int, err error) {
-	type run struct {
-		c   *Checker
-		job int
-	}
-	var active []run
+func replayPass(jobs []explainJob, models []*model.Model, idx []int, open Source, opt Options, share bool) (dropped []int, err error) {
+	var active []*shared
 	for _, i := range idx {
+		if share {
+			if j := slices.IndexFunc(active, func(g *shared) bool { return canShare(g.models[0], models[i]) }); j >= 0 {
+				active[j].jobs = append(active[j].jobs, i)
+				active[j].models = append(active[j].models, models[i])
+				continue
+			}
+		}
 		c := NewChecker(models[i], opt)
 		c.verdictOnly = true
-		active = append(active, run{c: c, job: i})
+		active = append(active, &shared{c: c, jobs: []int{i}, models: []*model.Model{models[i]}})
+	}
+	record := func(g *shared) {
+		for k, j := range g.jobs {
+			jobs[j].res = g.result(k)
+		}
 	}
 	r, err := open()
 	if err != nil {
 		return nil, err
 	}
 	var ev trace.Event
+	var sc stepScratch
 	for n := 1; len(active) > 0; n++ {
 		err := r.Next(&ev)
 		if err == io.EOF {
@@ -299,12 +314,15 @@ func replayPass(jobs []explainJob, models []*model.Model, idx []int, open Source
 		if err != nil {
 			return nil, err
 		}
+		for _, g := range active[:len(active):len(active)] {
+			active = append(active, g.split(&ev, &sc)...)
+		}
 		kept := active[:0]
-		for _, x := range active {
-			if x.c.Step(&ev) {
-				kept = append(kept, x)
+		for _, g := range active {
+			if g.c.Step(&ev) {
+				kept = append(kept, g)
 			} else {
-				jobs[x.job].res = x.c.Result()
+				record(g)
 			}
 		}
 		clear(active[len(kept):])
@@ -312,23 +330,23 @@ func replayPass(jobs []explainJob, models []*model.Model, idx []int, open Source
 		if n%memoryCheckEvery != 0 && n&(n-1) != 0 || len(active) <= 1 {
 			continue
 		}
-		// Drop the last models until the pass fits; the first stays.
+		// Drop the last checkers until the pass fits; the first stays.
 		total := 0
-		for _, x := range active {
-			total += x.c.stateBytes()
+		for _, g := range active {
+			total += g.c.stateBytes()
 		}
 		for total > opt.explainMemory() && len(active) > 1 {
-			x := active[len(active)-1]
-			active[len(active)-1] = run{}
+			g := active[len(active)-1]
+			active[len(active)-1] = nil
 			active = active[:len(active)-1]
-			total -= x.c.stateBytes()
-			dropped = append(dropped, x.job)
+			total -= g.c.stateBytes()
+			dropped = append(dropped, g.jobs...)
 		}
 	}
-	for _, x := range active {
-		jobs[x.job].res = x.c.Result()
+	for _, g := range active {
+		record(g)
 	}
-	slices.Reverse(dropped)
+	slices.Sort(dropped)
 	return dropped, nil
 }
 

@@ -393,9 +393,13 @@ func BenchmarkRejectedLongTrace(b *testing.B) {
 }
 
 // TestExplainMemorySplitsPasses: the fault models replayed a few at a
-// time (here one at a time: every pass is over the memory bound) say
-// what they say all together, on the corpus's rejected traces and on the
-// long one.
+// time (here one at a time, each on its own checker: every pass is over
+// the memory bound) say what they say all together, sharing checkers
+// where they step alike, on the corpus's rejected traces and on the long
+// ones. It is the test of the sharing too: a model kept on a shared
+// checker after its step for an event differed (split finding every
+// step alike) makes invalidpersist reject the long trace with the
+// reference semantics and fails it.
 func TestExplainMemorySplitsPasses(t *testing.T) {
 	paths, err := filepath.Glob("../testdata/traces/*/*.ndjson")
 	if err != nil {
@@ -415,6 +419,11 @@ func TestExplainMemorySplitsPasses(t *testing.T) {
 	}
 	long, _ := longRejected(t, 5000)
 	inputs = append(inputs, input{"longtrace 5000", long})
+	var unexplained bytes.Buffer
+	if err := longtrace.CrashesUnexplained(&unexplained, 5000); err != nil {
+		t.Fatalf("longtrace.CrashesUnexplained: %v", err)
+	}
+	inputs = append(inputs, input{"longtrace unexplained 5000", unexplained.Bytes()})
 	tried := 0
 	for _, in := range inputs {
 		d := trace.NewDecoder(bytes.NewReader(in.b))
@@ -427,7 +436,7 @@ func TestExplainMemorySplitsPasses(t *testing.T) {
 			continue
 		}
 		acc1, all1, err1 := ExplainSource(p, openBytes(in.b), Options{})
-		acc2, all2, err2 := ExplainSource(p, openBytes(in.b), Options{ExplainMemory: 1, ExplainPasses: -1})
+		acc2, all2, err2 := explainSource(p, openBytes(in.b), Options{ExplainMemory: 1, ExplainPasses: -1}, false)
 		// reflect.DeepEqual, not cmp: errors hold unexported fields.
 		if !reflect.DeepEqual(err1, err2) {
 			t.Fatalf("%s: ExplainSource's error one pass a model: got %v, want %v as in one pass", in.name, err2, err1)
@@ -457,8 +466,9 @@ func TestExplainPassesCut(t *testing.T) {
 	if note := CutNote(fullTried, Options{}); note != "" {
 		t.Errorf("cut note with every model tried: got %q, want none", note)
 	}
+	// One model a pass: each on its own checker.
 	opt := Options{ExplainMemory: 1, ExplainPasses: 3}
-	acc, tried, err := ExplainSource(p, openBytes(b), opt)
+	acc, tried, err := explainSource(p, openBytes(b), opt, false)
 	if err != nil {
 		t.Fatalf("ExplainSource with three passes: %v", err)
 	}
@@ -499,7 +509,7 @@ func TestExplainPassesCut(t *testing.T) {
 
 	// Cut before invalidpersist: no model tried accepts the trace, which
 	// the summary must not make a claim about every model.
-	acc, tried, err = ExplainSource(p, openBytes(b), Options{ExplainMemory: 1, ExplainPasses: 1})
+	acc, tried, err = explainSource(p, openBytes(b), Options{ExplainMemory: 1, ExplainPasses: 1}, false)
 	if err != nil {
 		t.Fatalf("ExplainSource with one pass: %v", err)
 	}
