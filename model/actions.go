@@ -232,6 +232,19 @@ func (m *Model) Step(s *State, l Label) (u Undo, ok bool) {
 	return u, true
 }
 
+// Advance is Step without the Undo, for a caller that keeps what s was
+// itself (the fields, and the effect counts, which change in place):
+// tracecheck tries the steps of many models from one state, saving it
+// once.
+func (m *Model) Advance(s *State, l Label) bool {
+	sv := stateVars{s}
+	if !guardState(m, sv, l) || m.badParameter(l) != "" {
+		return false
+	}
+	effectState(m, sv, sv, l)
+	return true
+}
+
 // Restore takes back the step u was returned for.
 func (u *Undo) Restore(s *State) {
 	effects := s.Effects

@@ -214,8 +214,8 @@ func TestEffectBound(t *testing.T) {
 
 // TestStepMatchesApply: on every reachable state of every model of
 // faultParams, for every transition (enabled or not, every value and
-// decision), Step in place does what Apply does, and Undo.Restore takes
-// it back, also after a chain of steps.
+// decision), Step and Advance in place do what Apply does, and
+// Undo.Restore takes Step back, also after a chain of steps.
 func TestStepMatchesApply(t *testing.T) {
 	for name, p := range faultParams() {
 		t.Run(name, func(t *testing.T) {
@@ -249,6 +249,10 @@ func TestStepMatchesApply(t *testing.T) {
 					u, stepped := m.Step(&c, l)
 					if ok != stepped {
 						t.Fatalf("%s: Apply %v, Step %v on\n%s", m.LabelString(l), ok, stepped, m.Format(s))
+					}
+					a := s.Clone()
+					if advanced := m.Advance(&a, l); advanced != ok || !a.Equal(want) && ok || !ok && !a.Equal(s) {
+						t.Fatalf("%s: Advance %v gives\n%s\nApply %v\n%s", m.LabelString(l), advanced, m.Format(a), ok, m.Format(want))
 					}
 					if !ok {
 						if !c.Equal(s) {

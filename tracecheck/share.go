@@ -61,9 +61,9 @@ func (g *shared) split(ev *trace.Event, sc *stepScratch) []*shared {
 	if len(c.cur) == 1 && !c.opt.Witness {
 		s := &c.cur[0].s
 		reserve(s)
-		from := model.LensOf(s)
+		sc.save(s)
 		for _, m := range g.models {
-			sc.classes = append(sc.classes, sc.classify(m, ev, s, from))
+			sc.classes = append(sc.classes, sc.classify(m, ev, s))
 		}
 	} else {
 		for k := range g.models {
@@ -134,21 +134,42 @@ type stepScratch struct {
 	n       int
 	classes []int // the index in reps of each model's step
 	labels  []model.Label
+	// pre is the state the steps are tried from, its effect counts in
+	// effects, and from its sequences' lengths (save).
+	pre     model.State
+	effects []uint8
+	from    model.Lens
 }
 
-// classify tries the step of m for ev from s, whose sequences have the
-// lengths from, and returns the index in sc.reps of an equal step, adding
-// it when none is; s is left as it was. A step is compared where it is
-// taken, in s: only a step unlike every one before is copied.
-func (sc *stepScratch) classify(m *model.Model, ev *trace.Event, s *model.State, from model.Lens) int {
+// save keeps what s is, for restore.
+func (sc *stepScratch) save(s *model.State) {
+	sc.pre = *s
+	sc.effects = append(sc.effects[:0], s.Effects...)
+	sc.from = model.LensOf(s)
+}
+
+// restore makes s, stepped in place (model.Model.Advance), what it was
+// when saved: the steps only append to the sequences, and change the
+// effect counts in place.
+func (sc *stepScratch) restore(s *model.State) {
+	*s = sc.pre
+	copy(s.Effects, sc.effects)
+}
+
+// classify tries the step of m for ev from s, the state saved, and
+// returns the index in sc.reps of an equal step, adding it when none is;
+// s is left as it was. A step is compared where it is taken, in s: only
+// a step unlike every one before is copied.
+func (sc *stepScratch) classify(m *model.Model, ev *trace.Event, s *model.State) int {
 	ls := labelsOf(m, ev, s, sc.labels[:0])
 	sc.labels = ls
 	if len(ls) != 1 {
 		return sc.add(outcome{opaque: true})
 	}
-	u, ok := m.Step(s, ls[0])
+	from := sc.from
+	ok := m.Advance(s, ls[0])
 	if ok && (len(s.Log) < from.Log || len(s.Resumes) < from.Resumes || len(s.Recoveries) < from.Recoveries) {
-		u.Restore(s)
+		sc.restore(s)
 		return sc.add(outcome{opaque: true})
 	}
 	class := -1
@@ -165,7 +186,7 @@ func (sc *stepScratch) classify(m *model.Model, ev *trace.Event, s *model.State,
 		}
 	}
 	if ok {
-		u.Restore(s)
+		sc.restore(s)
 	}
 	return class
 }
@@ -193,7 +214,7 @@ type outcome struct {
 	opaque  bool
 	label   model.Label
 	ok      bool
-	fields  model.State // the sequences nil
+	fields  scalarVars
 	effects []uint8
 	log     []model.Record
 	resumes []model.ResumeObs
@@ -203,7 +224,7 @@ type outcome struct {
 // take records the state s after the step, whose sequences had the
 // lengths from before it.
 func (o *outcome) take(s *model.State, from model.Lens) {
-	o.fields = scalars(s)
+	o.fields = scalarsOf(s)
 	o.effects = append(o.effects[:0], s.Effects...)
 	o.log = append(o.log[:0], s.Log[from.Log:]...)
 	o.resumes = append(o.resumes[:0], s.Resumes[from.Resumes:]...)
@@ -216,13 +237,19 @@ func (o *outcome) is(l model.Label, ok bool, s *model.State, from model.Lens) bo
 	if o.opaque || o.label != l || o.ok != ok {
 		return false
 	}
-	return !ok || o.fields.Equal(scalars(s)) && slices.Equal(o.effects, s.Effects) && slices.Equal(o.log, s.Log[from.Log:]) &&
+	return !ok || o.fields == scalarsOf(s) && slices.Equal(o.effects, s.Effects) && slices.Equal(o.log, s.Log[from.Log:]) &&
 		slices.Equal(o.resumes, s.Resumes[from.Resumes:]) && slices.Equal(o.recs, s.Recoveries[from.Recoveries:])
 }
 
-// scalars is s without its sequences.
-func scalars(s *model.State) model.State {
-	t := *s
-	t.Effects, t.Log, t.Resumes, t.Recoveries = nil, nil, nil, nil
-	return t
+// scalarVars are a state's variables other than its sequences, compared
+// at once (TestScalarsOfEveryVariable checks that none is left out).
+type scalarVars struct {
+	pc, frontier, consumed            int8
+	waiting, reentered, rebuilt, lost bool
+	crashes, strays, consumes, raced  uint32
+}
+
+func scalarsOf(s *model.State) scalarVars {
+	return scalarVars{pc: s.PC, frontier: s.Frontier, consumed: s.Consumed, waiting: s.Waiting, reentered: s.Reentered,
+		rebuilt: s.Rebuilt, lost: s.Lost, crashes: s.Crashes, strays: s.Strays, consumes: s.Consumes, raced: s.Raced}
 }

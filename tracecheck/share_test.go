@@ -1,6 +1,7 @@
 package tracecheck
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/resumecontract/resumecheck/model"
@@ -66,5 +67,41 @@ func TestOutcomeComparesEveryPart(t *testing.T) {
 	opaque := outcome{opaque: true}
 	if s := after(); opaque.is(l, true, &s, from) {
 		t.Errorf("an opaque step: got alike, want different from every step")
+	}
+}
+
+// TestScalarsOfEveryVariable: changing any variable of a state that is
+// not a sequence changes scalarsOf, so that a variable added to
+// model.State and not to scalarVars fails here (two steps differing in
+// it only would be taken as alike).
+func TestScalarsOfEveryVariable(t *testing.T) {
+	var s model.State
+	base := scalarsOf(&s)
+	typ := reflect.TypeFor[model.State]()
+	scalars := 0
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Type.Kind() == reflect.Slice {
+			continue
+		}
+		scalars++
+		c := s
+		v := reflect.ValueOf(&c).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Int8:
+			v.SetInt(1)
+		case reflect.Uint32:
+			v.SetUint(1)
+		default:
+			t.Fatalf("model.State.%s is a %s: scalarsOf and this test know bools, int8s and uint32s", f.Name, f.Type)
+		}
+		if scalarsOf(&c) == base {
+			t.Errorf("model.State.%s changed: scalarsOf unchanged, want changed", f.Name)
+		}
+	}
+	if scalars < 11 {
+		t.Errorf("variables that are not sequences: got %d, want at least 11", scalars)
 	}
 }
