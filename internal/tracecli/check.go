@@ -23,10 +23,12 @@ import (
 // and grow by appending, which leaves each outgrown array behind as
 // garbage; at Go's default of 100 the heap grows to twice what is live
 // before a collection, which put the 4 M-event trace that no model
-// explains over 100 MB with some 35 MB live (docs/trace.md, "Diagnosing a
-// long rejected trace"). The histories hold no pointers, so a collection
-// marks little and costs little: collecting at a quarter more than what
-// is live costs no measurable time.
+// explains over 100 MB with some 35 MB live when each model held its own
+// history (docs/trace.md, "Diagnosing a long rejected trace"; the models
+// that step alike now share one, and models whose histories part still
+// hold their own). The histories hold no pointers, so a collection marks
+// little and costs little: collecting at a quarter more than what is live
+// costs no measurable time.
 const explainGCPercent = 25
 
 // checkOptions are tracecheck's flags.
