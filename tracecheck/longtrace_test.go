@@ -447,6 +447,15 @@ func TestExplainMemorySplitsPasses(t *testing.T) {
 		if d := cmp.Diff(all1, all2); d != "" {
 			t.Errorf("%s: fault models tried, one pass against one pass a model (-one pass +split):\n%s", in.name, d)
 		}
+		// Shared checkers over the memory bound: every checker split off
+		// is dropped from the pass, its models replayed in the next.
+		acc3, all3, err3 := ExplainSource(p, openBytes(in.b), Options{ExplainMemory: 1, ExplainPasses: -1})
+		if !reflect.DeepEqual(err1, err3) {
+			t.Fatalf("%s: ExplainSource's error with one checker a pass: got %v, want %v as in one pass", in.name, err3, err1)
+		}
+		if d := cmp.Diff(all1, all3); d != "" || !cmp.Equal(acc1, acc3) {
+			t.Errorf("%s: fault models tried, one pass against one shared checker a pass (-one pass +split):\n%s", in.name, d)
+		}
 		tried++
 	}
 	if tried <= 30 {
