@@ -21,10 +21,12 @@ type TraceInput struct {
 	// Result is tracecheck's result, checked with Options.Witness so that
 	// the matched events can be drawn as states.
 	Result *tracecheck.Result
-	// Accepting are the fault models that accept a rejected trace
-	// (tracecheck.Explain); Explained says whether they were looked for.
-	Accepting []tracecheck.Explanation
-	Explained bool
+	// Accepting are the fault models that accept a rejected trace and
+	// Tried every model looked at (tracecheck.Explain: those its passes
+	// did not reach are marked NotTried); Explained says whether they
+	// were looked for.
+	Accepting, Tried []tracecheck.Explanation
+	Explained        bool
 }
 
 // CheckTrace checks a trace with tracecheck (keeping a witness) and, when
@@ -38,11 +40,11 @@ func CheckTrace(file string, t *trace.Trace, opt tracecheck.Options) (TraceInput
 	in := TraceInput{File: file, Trace: t, Result: res}
 	if res.Verdict == tracecheck.Rejected {
 		opt.Witness = false
-		accepting, _, err := tracecheck.Explain(t, opt)
+		accepting, tried, err := tracecheck.Explain(t, opt)
 		if err != nil {
 			return TraceInput{}, err
 		}
-		in.Accepting, in.Explained = accepting, true
+		in.Accepting, in.Tried, in.Explained = accepting, tried, true
 	}
 	return in, nil
 }
@@ -147,7 +149,7 @@ func Trace(in TraceInput, opt Options) (*Page, error) {
 		v.Rejected = rv
 	}
 	if in.Explained {
-		v.Diagnosis = tracecheck.Summary(in.Accepting)
+		v.Diagnosis = tracecheck.SummaryTried(in.Accepting, in.Tried)
 		for _, e := range in.Accepting {
 			v.Accepting = append(v.Accepting, explanation{Name: e.Name(), Extension: e.Extension, Violates: strings.Join(e.Violates, ", ")})
 		}

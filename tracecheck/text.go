@@ -139,8 +139,16 @@ func plural(n int, what string) string {
 
 // ExplanationText is the fault diagnosis as a report for people.
 func ExplanationText(accepting, tried []Explanation) string {
+	return DiagnosisText(SummaryTried(accepting, tried), accepting)
+}
+
+// DiagnosisText is ExplanationText with its first line given: summary is
+// what the diagnosis found, as SummaryTried says it (or why the fault
+// models could not be tried), so that the text says what -q and --json
+// say, and never "no fault model accepts it" when some were not tried.
+func DiagnosisText(summary string, accepting []Explanation) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "diagnosis: %s\n", Summary(accepting))
+	fmt.Fprintf(&sb, "diagnosis: %s\n", summary)
 	for _, e := range accepting {
 		fmt.Fprintf(&sb, "  %-28s accepts", e.Name())
 		if e.Extension != "" {

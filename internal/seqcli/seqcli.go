@@ -665,8 +665,8 @@ func (o *traceOptions) runCmd(cmd *cobra.Command) error {
 	rep := CheckReport{Run: o.run, Verdict: r.Verdict.String(), Producer: tr.Header.Producer,
 		Faults: []string{}, Events: len(tr.Events), Result: r}
 	if r.Verdict != tracecheck.Accepted {
-		if acc, _, err := tracecheck.Explain(tr, tracecheck.Options{}); err == nil {
-			rep.Diagnosis = &Diagnosis{Summary: tracecheck.Summary(acc), Accepting: acc}
+		if acc, tried, err := tracecheck.Explain(tr, tracecheck.Options{}); err == nil {
+			rep.Diagnosis = &Diagnosis{Summary: tracecheck.SummaryTried(acc, tried), Accepting: acc}
 		}
 	}
 	w := cmd.OutOrStdout()

@@ -218,7 +218,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 			}
 			fmt.Fprint(out, rep.Result.Text())
 			if rep.Diagnosis != nil {
-				fmt.Fprint(out, tracecheck.ExplanationText(rep.Diagnosis.Accepting, nil))
+				fmt.Fprint(out, tracecheck.DiagnosisText(rep.Diagnosis.Summary, rep.Diagnosis.Accepting))
 				if rep.Diagnosis.Note != "" {
 					fmt.Fprintf(out, "note: %s\n", rep.Diagnosis.Note)
 				}

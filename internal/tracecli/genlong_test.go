@@ -68,12 +68,18 @@ func TestGenLong(t *testing.T) {
 		t.Errorf("--explain-passes 1: exit status %d, want %d (rejected)", code, ExitRejected)
 	}
 	for _, want := range []string{
+		"diagnosis: none of the fault models tried (9 of 44) accepts it\n",
 		"note: the diagnosis was cut: 35 of the 44 fault models were not tried.",
 		"--explain-passes -1 tries every model",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--explain-passes 1: stdout does not contain %q; got:\n%s", want, out)
 		}
+	}
+	// The text report said what -q and --json did not: that no model
+	// accepts it, when 35 were never tried.
+	if strings.Contains(out, "no fault model") {
+		t.Errorf("--explain-passes 1: a cut diagnosis says no fault model accepts the trace:\n%s", out)
 	}
 	if want := "REJECTED: event 5000 (line 5001, seq 5000) ExecTask"; !strings.HasPrefix(out, want) {
 		t.Errorf("--explain-passes 1: stdout does not start with %q; got:\n%s", want, out)

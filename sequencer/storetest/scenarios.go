@@ -348,10 +348,10 @@ func RunFault(t testing.TB, h *Harness, f model.Fault) []string {
 		caught = append(caught, "trace: "+err.Error())
 	case r.Verdict != tracecheck.Accepted:
 		SaveTrace(t, tr, run, true)
-		acc, _, err := tracecheck.Explain(tr, tracecheck.Options{})
+		acc, tried, err := tracecheck.Explain(tr, tracecheck.Options{})
 		expl := ""
 		if err == nil {
-			expl = tracecheck.Summary(acc)
+			expl = tracecheck.SummaryTried(acc, tried)
 		}
 		caught = append(caught, fmt.Sprintf("trace check: %s at %s; %s", r.Verdict, r.Failure.Event, expl))
 		if f != model.VolatilePark && !explains(acc, f) {
