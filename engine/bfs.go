@@ -183,7 +183,7 @@ func checkOnce[S, L any](ctx context.Context, m Model[S, L], opt Options[S], sta
 	}
 	s.seen.alone = s.workers == 1
 	defer s.seen.close()
-	s.pool = &bufPool{size: chunkStates * (s.width + 8), mem: &s.mem}
+	s.pool = &bufPool{size: chunkStates * (s.width + 8), keep: s.workers + 1, mem: &s.mem}
 	s.sp = &spiller{dir: opt.SpillDir, fault: opt.spillFault, deferLookups: true}
 	s.pend = newPending(&s.mem, s.workers)
 	defer s.sp.close()

@@ -62,6 +62,9 @@ type fpDisk struct {
 	// deferred: contains answers "not there" at once, and the search
 	// resolves its candidates together (resolve.go).
 	deferred bool
+	// sweepBuf is sweep's read buffer (the set's, see fpSet.ioBuffers);
+	// nil: sweep makes one of sweepBlock bytes.
+	sweepBuf []byte
 }
 
 // contains looks k up in the file.
@@ -114,7 +117,36 @@ type diskWriter struct {
 	err   error
 }
 
+// diskBuf is the most a flush's reader and writer buffer each: 1 MiB.
+// Under a budget they are smaller (ioBufSize).
 const diskBuf = 1 << 20
+
+// ioBufSize is the size of each of the set's three I/O buffers (a
+// flush's reader and writer, a resolution's sweep) under a fingerprint
+// share of limit bytes: a thirty-second of it, in whole 4 KiB pages,
+// from 64 KiB to 1 MiB. The buffers are counted in the budget; at 1 MiB
+// each regardless, they were 2.3 MiB outside it, most of what R8 under
+// --mem 32MiB went over by.
+func ioBufSize(limit int64) int {
+	if limit <= 0 {
+		return diskBuf
+	}
+	const page = diskPage * keyBytes
+	return int(min(diskBuf, max(64<<10, limit/32/page*page)))
+}
+
+// ioBuffers returns the set's three I/O buffers, made (and counted) at
+// the first call: a flush's reader's and writer's, and the sweep's.
+func (s *fpSet) ioBuffers() (rd, wr, sw []byte) {
+	if s.io[0] == nil {
+		n := ioBufSize(s.mem.fpLimit)
+		for i := range s.io {
+			s.io[i] = make([]byte, n)
+		}
+		s.mem.add(3 * int64(n))
+	}
+	return s.io[0][:0], s.io[1][:0], s.io[2]
+}
 
 func (w *diskWriter) put(k fpKey) {
 	if w.n%diskPage == 0 {
@@ -123,7 +155,7 @@ func (w *diskWriter) put(k fpKey) {
 	w.n++
 	w.buf = binary.LittleEndian.AppendUint64(w.buf, k.hi)
 	w.buf = binary.LittleEndian.AppendUint64(w.buf, k.lo)
-	if len(w.buf) == diskBuf {
+	if len(w.buf) == cap(w.buf) {
 		w.flush()
 	}
 }
@@ -151,7 +183,7 @@ func (r *diskReader) next() (fpKey, bool) {
 		return fpKey{}, false
 	}
 	if r.at == len(r.buf) {
-		k := min(uint64(diskBuf/keyBytes), r.d.n-r.pos)
+		k := min(uint64(cap(r.buf)/keyBytes), r.d.n-r.pos)
 		r.buf = r.buf[:k*keyBytes]
 		if _, err := r.d.f.ReadAt(r.buf, int64(r.pos)*keyBytes); err != nil {
 			r.err = fmt.Errorf("engine: reading the fingerprint file: %w", err)
@@ -174,8 +206,9 @@ func (s *fpSet) flush(sp *spiller) error {
 	if err != nil {
 		return err
 	}
-	w := &diskWriter{sp: sp, f: f, buf: make([]byte, 0, diskBuf)}
-	r := &diskReader{d: s.disk, buf: make([]byte, 0, diskBuf)}
+	rbuf, wbuf, sbuf := s.ioBuffers()
+	w := &diskWriter{sp: sp, f: f, buf: wbuf}
+	r := &diskReader{d: s.disk, buf: rbuf}
 	old, more := r.next()
 	for i := range s.shards {
 		t := s.shards[i].tab.Load()
@@ -223,7 +256,7 @@ func (s *fpSet) flush(sp *spiller) error {
 	s.disk.close()
 	index := slices.Clip(w.index)
 	s.mem.add(int64(cap(index)) * keyBytes)
-	s.disk = &fpDisk{f: f, n: w.n, index: index, mem: s.mem, deferred: sp.deferLookups}
+	s.disk = &fpDisk{f: f, n: w.n, index: index, mem: s.mem, deferred: sp.deferLookups, sweepBuf: sbuf}
 	s.flushes++
 	s.wantFlush.Store(false)
 	return nil

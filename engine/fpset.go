@@ -63,6 +63,9 @@ type fpSet struct {
 	alone   bool
 	flushes int
 	diskErr atomic.Pointer[error]
+	// io: the flush's and the sweep's buffers (ioBuffers), kept from the
+	// first flush on.
+	io [3][]byte
 }
 
 const (

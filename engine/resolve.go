@@ -191,8 +191,11 @@ func (d *fpDisk) sweep(n int, key func(int) fpKey, hit func(int)) error {
 	pageOf := func(k fpKey, p int) int {
 		return p + sort.Search(pages-p, func(j int) bool { return cmpKey(d.index[p+j], k) > 0 }) - 1
 	}
-	const blockPages = sweepBlock / (diskPage * keyBytes)
-	buf := make([]byte, sweepBlock)
+	buf := d.sweepBuf
+	if buf == nil {
+		buf = make([]byte, sweepBlock)
+	}
+	blockPages := len(buf) / (diskPage * keyBytes)
 	p := 0
 	for i := 0; i < n; {
 		q := pageOf(key(i), p)

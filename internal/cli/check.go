@@ -208,7 +208,9 @@ func (o *checkOptions) run(cmd *cobra.Command) error {
 	}
 	opt := check.RunOptions{Continue: o.cont, ProgressEvery: o.progress, Workers: o.workers,
 		MemoryBudget: engineBudget(o.budget), SpillDir: o.spillDir, Compact: o.compact}
-	if why := unmetBudget(o.budget); why != "" {
+	// 64 bytes: the widest packed state of the Resume models (R8's); a
+	// wider model's floor is higher than the notice says.
+	if why := unmetBudget(o.budget, 64, o.workers); why != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "tlcrun: "+why)
 	}
 	if o.progress > 0 {
@@ -526,7 +528,7 @@ func engineBudget(budget int64) int64 {
 	if budget <= 0 {
 		return budget
 	}
-	return max(1, budget-bench.RSS()-budget/16)
+	return max(1, budget-bench.HeldAtMost()-budget/16)
 }
 
 // goLimit is the limit for Go's own memory (heap, stacks, runtime) under
@@ -659,17 +661,21 @@ func reportCode(rep *check.Report) int {
 }
 
 // unmetBudget says why a --mem budget cannot bound the peak resident
-// size ("" when it can): the process already holds more before the
-// search (code, runtime, the loaded model) than the budget less the
-// collector's sixteenth, so the engine gets nothing and spills every
-// state, and the peak goes over the budget by what the search itself
-// needs in memory at the least (a chunk being explored, one being
-// filled, per worker).
-func unmetBudget(budget int64) string {
-	held := bench.RSS()
-	if budget <= 0 || held == 0 || budget-held-budget/16 > 0 {
+// size ("" when it can): what the process holds outside the search (its
+// resident size now, plus the pages of its program file not yet read in,
+// which the search's code brings in), the collector's sixteenth and what
+// the search cannot spill (engine.MinMemory, for states of width bytes)
+// come to more than the budget.
+func unmetBudget(budget int64, width, workers int) string {
+	held := bench.HeldAtMost()
+	if budget <= 0 || held == 0 {
 		return ""
 	}
-	return fmt.Sprintf("--mem %s cannot be honoured: the process holds %s before the search starts (code, runtime, the model), so the search keeps nothing it can spill in memory and the peak resident size will be above %s",
-		bench.Bytes(budget), bench.Bytes(held), bench.Bytes(budget))
+	need := engine.MinMemory(width, workers)
+	floor := held + need + budget/16
+	if budget >= floor {
+		return ""
+	}
+	return fmt.Sprintf("--mem %s cannot be honoured: the process holds up to %s outside the search (code, runtime, the model) and the search at least %s (fingerprint tables, chunk and I/O buffers), so the peak resident size will be above %s; the least it can keep to is about %s",
+		bench.Bytes(budget), bench.Bytes(held), bench.Bytes(need), bench.Bytes(budget), bench.Bytes(floor))
 }
