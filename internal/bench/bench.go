@@ -14,9 +14,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/resumecontract/resumecheck/internal/childmem"
 	"github.com/resumecontract/resumecheck/internal/english"
 )
 
@@ -62,9 +62,20 @@ type Run struct {
 	// processes it grows less than Wall, so it tells a busy machine apart.
 	CPU     time.Duration
 	PeakRSS int64 // bytes, of the child process
+	// PeakRSSAtMost: PeakRSS is only an upper bound (package childmem).
+	PeakRSSAtMost bool
 	// Load is the one-minute load average when the run started.
 	Load float64
 	Err  error
+}
+
+// PeakText is the peak resident size as people read it, "at most" when
+// it is only a bound.
+func (r Run) PeakText() string {
+	if r.PeakRSSAtMost {
+		return "at most " + Bytes(r.PeakRSS)
+	}
+	return Bytes(r.PeakRSS)
 }
 
 // Rate is distinct states per second of wall time.
@@ -167,7 +178,7 @@ func Measure(ctx context.Context, c Config) []Measurement {
 						logf("bench:   failed: %v", r.Err)
 					} else {
 						logf("bench:   %d distinct in %s (CPU %s), peak RSS %s, load %.2f", r.Distinct,
-							r.Wall.Round(time.Millisecond), r.CPU.Round(time.Millisecond), Bytes(r.PeakRSS), load)
+							r.Wall.Round(time.Millisecond), r.CPU.Round(time.Millisecond), r.PeakText(), load)
 					}
 					m.Runs = append(m.Runs, r)
 				}
@@ -205,7 +216,7 @@ func (c Config) goRun(ctx context.Context, cfg string, workers int) Run {
 	}
 	args = append(args, cfg)
 	stdout, wall, cpu, rss, err := runChild(ctx, exec.CommandContext(ctx, c.Tlcrun, args...))
-	r.Wall, r.CPU, r.PeakRSS = wall, cpu, rss
+	r.Wall, r.CPU, r.PeakRSS, r.PeakRSSAtMost = wall, cpu, rss.bytes, rss.atMost
 	var rep struct {
 		Verdict   string `json:"verdict"`
 		Generated int64  `json:"generated"`
@@ -223,18 +234,23 @@ func (c Config) goRun(ctx context.Context, cfg string, workers int) Run {
 // runChild runs cmd and returns its standard output, wall time, CPU time
 // and peak resident memory. A non-zero exit is not an error: checkers exit
 // non-zero when a property is violated.
-func runChild(ctx context.Context, cmd *exec.Cmd) ([]byte, time.Duration, time.Duration, int64, error) {
+func runChild(ctx context.Context, cmd *exec.Cmd) ([]byte, time.Duration, time.Duration, childPeak, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	var watch *childmem.Watch
+	if err == nil {
+		// ru_maxrss alone may be this process's peak, not the child's
+		// (package childmem).
+		watch = childmem.Start(cmd.Process)
+		err = cmd.Wait()
+	}
 	wall := time.Since(start)
-	var rss int64
+	var rss childPeak
 	var cpu time.Duration
 	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = ru.Maxrss << 10 // kilobytes on Linux
-		}
+		rss.bytes, rss.atMost = watch.Peak(cmd.ProcessState)
 		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	var exit *exec.ExitError
@@ -242,6 +258,13 @@ func runChild(ctx context.Context, cmd *exec.Cmd) ([]byte, time.Duration, time.D
 		return stdout.Bytes(), wall, cpu, rss, fmt.Errorf("%v: %s", err, lastLine(stderr.String()))
 	}
 	return stdout.Bytes(), wall, cpu, rss, nil
+}
+
+// childPeak is a child's peak resident size, and whether it is only a
+// bound.
+type childPeak struct {
+	bytes  int64
+	atMost bool
 }
 
 func lastLine(s string) string {
@@ -439,6 +462,7 @@ func WriteJSON(w io.Writer, rep Report) error {
 		WallS     float64 `json:"wall_seconds"`
 		CPUS      float64 `json:"cpu_seconds"`
 		PeakRSS   int64   `json:"peak_rss_bytes"`
+		AtMost    bool    `json:"peak_rss_at_most,omitempty"`
 		Load      float64 `json:"load"`
 		Error     string  `json:"error,omitempty"`
 	}
@@ -474,7 +498,7 @@ func WriteJSON(w io.Writer, rep Report) error {
 		jm := meas{Model: m.Cfg, Engine: m.Engine, Workers: m.Workers}
 		for _, r := range m.Runs {
 			jr := run{Verdict: r.Verdict, Generated: r.Generated, Distinct: r.Distinct, Depth: r.Depth, WallS: r.Wall.Seconds(),
-				CPUS: r.CPU.Seconds(), PeakRSS: r.PeakRSS, Load: r.Load}
+				CPUS: r.CPU.Seconds(), PeakRSS: r.PeakRSS, AtMost: r.PeakRSSAtMost, Load: r.Load}
 			if r.Err != nil {
 				jr.Error = r.Err.Error()
 			}

@@ -34,7 +34,7 @@ func (t *TLC) Run(ctx context.Context, cfg, spec string, workers int) Run {
 	res, err := tlc.Run(ctx, tlc.Options{Jar: t.Setup.Jar, Java: t.Setup.Java, Spec: spec, Cfg: cfg,
 		Workers: workers, JavaOptions: t.JavaOptions})
 	if res != nil {
-		r.Wall, r.CPU, r.PeakRSS = res.Wall, res.CPU, res.PeakRSS
+		r.Wall, r.CPU, r.PeakRSS, r.PeakRSSAtMost = res.Wall, res.CPU, res.PeakRSS, res.PeakRSSAtMost
 	}
 	if err == nil {
 		err = res.Err()

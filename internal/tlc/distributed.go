@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/resumecontract/resumecheck/internal/childmem"
 	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/internal/tlcout"
 )
@@ -388,12 +389,13 @@ func Work(ctx context.Context, opt WorkerOptions) (*Worked, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("tlc: starting %s: %w", setup.Java, err)
 	}
+	watch := childmem.Start(cmd.Process)
 	w := &Worked{Server: addr, Advertised: adv}
 	st := readWorker(stdout, w, opt.Log)
 	waitErr := cmd.Wait()
 	w.Wall = time.Since(start)
 	w.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	w.PeakRSS = peakRSS(cmd.ProcessState)
+	w.PeakRSS, _ = watch.Peak(cmd.ProcessState)
 	if ctx.Err() != nil {
 		return w, ctx.Err()
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resumecontract/resumecheck/internal/childmem"
 	"github.com/resumecontract/resumecheck/internal/tlcout"
 )
 
@@ -122,13 +123,14 @@ func runTool(ctx context.Context, java string, args []string, dir, cfg string, p
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("tlc: starting %s: %w", java, err)
 	}
+	watch := childmem.Start(cmd.Process)
 	readErr := res.Read(stdout, progress)
 	waitErr := cmd.Wait()
 	res.Wall = time.Since(start)
 	res.Stderr = stderr.String()
 	res.ExitCode = cmd.ProcessState.ExitCode()
 	res.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	res.PeakRSS = peakRSS(cmd.ProcessState)
+	res.PeakRSS, res.PeakRSSAtMost = watch.Peak(cmd.ProcessState)
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}

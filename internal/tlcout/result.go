@@ -60,14 +60,16 @@ type Result struct {
 	// exit code, its wall time, its CPU time (user and system), its peak
 	// resident memory in bytes (0 where the system does not say), the
 	// command line, the end of what it wrote to stderr, and the model
-	// file TLC read (named by configuration errors).
-	ExitCode int
-	Wall     time.Duration
-	CPU      time.Duration
-	PeakRSS  int64
-	Command  []string
-	Stderr   string
-	Cfg      string
+	// file TLC read (named by configuration errors). PeakRSSAtMost: the
+	// peak is only an upper bound (package childmem).
+	ExitCode      int
+	Wall          time.Duration
+	CPU           time.Duration
+	PeakRSS       int64
+	PeakRSSAtMost bool
+	Command       []string
+	Stderr        string
+	Cfg           string
 	// assumptions holds the spec's text of each false ASSUME
 	// (ReadAssumptions).
 	assumptions map[Location]string

@@ -1,6 +1,6 @@
 //go:build unix
 
-package tlc
+package childmem
 
 import (
 	"os"
@@ -8,9 +8,11 @@ import (
 	"syscall"
 )
 
-// peakRSS is a finished child's peak resident memory in bytes: getrusage's
-// ru_maxrss, which Linux gives in kilobytes and macOS in bytes.
-func peakRSS(ps *os.ProcessState) int64 {
+// maxRSS is ps's ru_maxrss in bytes (Linux gives kilobytes, macOS bytes).
+func maxRSS(ps *os.ProcessState) int64 {
+	if ps == nil {
+		return 0
+	}
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok {
 		return 0
