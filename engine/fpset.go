@@ -223,7 +223,11 @@ func (s *fpSet) insert(k fpKey, c *fpCounts) bool {
 	sh := &s.shards[i]
 	t := sh.tab.Load()
 	h := slotHead(k)
-	isNew, onDisk := false, s.disk != nil
+	// A file whose lookups are deferred answers "not there" (resolve.go):
+	// do not call it. Its page buffer, moved to the heap, was 70% of what
+	// a spilling run allocated, and under a tight budget every allocation
+	// brings the collector nearer.
+	isNew, onDisk := false, s.disk != nil && !s.disk.deferred
 	for {
 		found, slot, full := t.find(k)
 		if found {
