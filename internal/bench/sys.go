@@ -111,12 +111,32 @@ func Count(n uint64) string {
 // but has not touched counts against that, so it is mostly 0). 0 where
 // /proc is not there.
 func NonGoResident() int64 {
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(s)
-	goMem := int64(s[0].Value.Uint64()) - int64(s[1].Value.Uint64())
+	goMem := goMemory()
 	mapped, _ := fileMapped("/proc/self/smaps")
 	anon := procStatus("/proc/self/status", "RssAnon:")
 	return mapped + max(0, anon-goMem)
+}
+
+// GoUnresident is the memory the Go runtime counts against its limit
+// (debug.SetMemoryLimit) that is not resident: what it has mapped for
+// its metadata and profiling but not touched, and the like. A limit
+// meant to bound resident memory is that much too tight: R8 under --mem
+// 32MiB collected 370-400 times (0.6 s of CPU) against 75-80 with it
+// added. 0 where /proc is not there.
+func GoUnresident() int64 {
+	anon := procStatus("/proc/self/status", "RssAnon:")
+	if anon == 0 {
+		return 0
+	}
+	return max(0, goMemory()-anon)
+}
+
+// goMemory is the memory the Go runtime holds and counts against its
+// limit: all it has mapped less what it has given back.
+func goMemory() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64()) - int64(s[1].Value.Uint64())
 }
 
 // HeldAtMost is what this process holds now and may come to hold without

@@ -520,26 +520,34 @@ func writeComparison(w io.Writer, job *check.Job, c *crosscheck.Comparison) {
 }
 
 // engineBudget is the part of a --mem budget the engine may hold: --mem
-// bounds the whole process's resident memory, so what it holds already
-// (code, runtime, the loaded model) and a sixteenth for the garbage
-// collector's slack come off. At least one byte: with less, everything
-// goes to disk.
+// bounds the whole process's resident memory, so what it may hold
+// outside the search (code, runtime, the loaded model) and the garbage
+// collector's share (gcShare) come off. At least one byte: with less,
+// everything goes to disk.
 func engineBudget(budget int64) int64 {
 	if budget <= 0 {
 		return budget
 	}
-	return max(1, budget-bench.HeldAtMost()-budget/16)
+	return max(1, budget-bench.HeldAtMost()-gcShare(budget))
 }
+
+// gcShare is the part of a --mem budget left to the garbage collector's
+// slack: three thirty-seconds. With a sixteenth, R8 under 32MiB held its
+// heap at the collector's limit and collected 180-490 times (0.3-0.6 s
+// of CPU); with three thirty-seconds 37-88 times, the peak 28.6-32.0 MiB.
+func gcShare(budget int64) int64 { return budget / 32 * 3 }
 
 // goLimit is the limit for Go's own memory (heap, stacks, runtime) under
 // --mem budget when the engine gets engine: what the fingerprint tables
 // (mapped outside the heap, three quarters of engine) leave, less what
-// is resident outside the runtime (the program's code, mostly), which
-// the runtime does not count. Without that last term, once the tables
-// filled their share the process went over the budget by it (R8 under
-// --mem 64MiB with 16-byte keys: 70 MiB).
+// may be resident outside the runtime (the program's code, mostly),
+// which the runtime does not count (without it, once the tables filled
+// their share the process went over the budget by it: R8 under --mem
+// 64MiB with 16-byte keys, 70 MiB), plus what the runtime counts but
+// has not made resident (without it, R8 under 32MiB collected 370-400
+// times where 75-80 did, a fifth of its CPU, at the same peak).
 func goLimit(budget, engine int64) int64 {
-	return max(1, budget-engine/4*3-bench.NonGoResident())
+	return max(1, budget-engine/4*3-bench.NonGoResident()+bench.GoUnresident())
 }
 
 // memBudget reads --mem.
@@ -663,7 +671,7 @@ func reportCode(rep *check.Report) int {
 // unmetBudget says why a --mem budget cannot bound the peak resident
 // size ("" when it can): what the process holds outside the search (its
 // resident size now, plus the pages of its program file not yet read in,
-// which the search's code brings in), the collector's sixteenth and what
+// which the search's code brings in), the collector's share and what
 // the search cannot spill (engine.MinMemory, for states of width bytes)
 // come to more than the budget.
 func unmetBudget(budget int64, width, workers int) string {
@@ -672,7 +680,7 @@ func unmetBudget(budget int64, width, workers int) string {
 		return ""
 	}
 	need := engine.MinMemory(width, workers)
-	floor := held + need + budget/16
+	floor := held + need + gcShare(budget)
 	if budget >= floor {
 		return ""
 	}
