@@ -79,7 +79,7 @@ deliberate change to the spec).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.tier, "tier", "quick", "which models: quick, long or all")
+	f.StringVar(&o.tier, "tier", "quick", "which models: quick, long, all (quick and long) or bench")
 	f.StringSliceVar(&o.only, "only", nil, "check only these cfgs (as named in the manifest)")
 	f.BoolVar(&o.asJSON, "json", false, "print the outcomes as JSON")
 	f.BoolVar(&o.print, "print", false, "print the manifest as found (to update it)")
@@ -91,8 +91,8 @@ deliberate change to the spec).`,
 
 // validate checks the flags against each other, before anything is read.
 func (o *verifyOptions) validate() error {
-	if o.tier != "quick" && o.tier != "long" && o.tier != "all" {
-		return clibase.Usage(fmt.Errorf("--tier %q: want quick, long or all", o.tier))
+	if o.tier != "quick" && o.tier != "long" && o.tier != "all" && o.tier != "bench" {
+		return clibase.Usage(fmt.Errorf("--tier %q: want quick, long, all or bench", o.tier))
 	}
 	if err := validEngine(o.engineArg); err != nil {
 		return err

@@ -3,6 +3,8 @@ package crosscheck
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,8 +38,12 @@ func TestSelect(t *testing.T) {
 	if got := names(Select(man, "quick", []string{"fault-replay.cfg", "R0.cfg", "R8.cfg"})); !slices.Equal(got, []string{"R0.cfg", "fault-replay.cfg"}) {
 		t.Errorf("quick among three, in the manifest's order: %v", got)
 	}
-	if got := Select(man, "all", nil); len(got) != len(man.Models) {
-		t.Errorf("all: %d of %d", len(got), len(man.Models))
+	bench := names(Select(man, "bench", nil))
+	if !slices.Equal(bench, []string{"bench/R2B.cfg"}) {
+		t.Errorf("bench: %v", bench)
+	}
+	if got := Select(man, "all", nil); len(got) != len(man.Models)-len(bench) {
+		t.Errorf("all: %d of %d, want every model but the bench tier's", len(got), len(man.Models))
 	}
 }
 
@@ -122,5 +128,78 @@ func TestVerifyManifestBoth(t *testing.T) {
 	}
 	if o := outs[0]; len(o.EnginesDiffer) != 1 || !strings.HasPrefix(o.EnginesDiffer[0], "state sets:") {
 		t.Errorf("the mutant: the engines differ on %q, want the state sets only", o.EnginesDiffer)
+	}
+}
+
+// TestSelectLeavesBenchOut: a model of the bench tier (R2B: 1.9 billion
+// states) is in no test's list (Cfgs("")) and not in verify's "all"; it is
+// chosen only by its tier's name. A manifest entry of an unknown tier is
+// refused.
+func TestSelectLeavesBenchOut(t *testing.T) {
+	dir := t.TempDir()
+	entry := func(cfg, tier string) string {
+		return `{"cfg": "` + cfg + `", "tier": "` + tier + `", "tla_checker": false, "expect": {"result": "ok", "violated": [], "generated": 2, "distinct": 1, "depth": 1}}`
+	}
+	write := func(tiers ...string) (*check.Manifest, error) {
+		var models []string
+		for i, tier := range tiers {
+			models = append(models, entry(fmt.Sprintf("m%d.cfg", i), tier))
+		}
+		path := filepath.Join(dir, "manifest.json")
+		body := `{"spec": "S.tla", "models": [` + strings.Join(models, ", ") + `]}`
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return check.LoadManifest(path)
+	}
+	man, err := write("quick", "long", "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Select(man, "all", nil); !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("all: models %v, want [0 1]", got)
+	}
+	if got := Select(man, "bench", nil); !slices.Equal(got, []int{2}) {
+		t.Errorf("bench: models %v, want [2]", got)
+	}
+	if got := man.Cfgs(""); len(got) != 2 || strings.Contains(strings.Join(got, " "), "m2.cfg") {
+		t.Errorf(`Cfgs(""): %v, want m0 and m1 only`, got)
+	}
+	if got := man.Cfgs("bench"); len(got) != 1 || filepath.Base(got[0]) != "m2.cfg" {
+		t.Errorf(`Cfgs("bench"): %v, want m2 only`, got)
+	}
+	if _, err := write("quick", "huge"); err == nil || !strings.Contains(err.Error(), `tier "huge"`) {
+		t.Errorf("tier huge: error %v, want one naming it", err)
+	}
+}
+
+// TestBenchUnrecorded: a bench model may leave generated and depth at 0
+// (R2B's, until a run on the 16-core machine records them); Diff then
+// compares the rest. Any other tier's 0 is refused.
+func TestBenchUnrecorded(t *testing.T) {
+	dir := t.TempDir()
+	load := func(tier string) (*check.Manifest, error) {
+		path := filepath.Join(dir, "manifest.json")
+		body := `{"spec": "S.tla", "models": [{"cfg": "m.cfg", "tier": "` + tier + `", "tla_checker": false, "expect": {"result": "ok", "violated": [], "generated": 0, "distinct": 1905255520, "depth": 0}}]}`
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return check.LoadManifest(path)
+	}
+	man, err := load("bench")
+	if err != nil {
+		t.Fatalf("bench, unrecorded: %v", err)
+	}
+	want := man.Models[0].Expect
+	got := check.Expect{Result: "ok", Violated: []string{}, Generated: 3_800_000_000, Distinct: 1905255520, Depth: 40}
+	if d := check.Diff(want, got); len(d) != 0 {
+		t.Errorf("unrecorded generated and depth compared: %v", d)
+	}
+	got.Distinct++
+	if d := check.Diff(want, got); len(d) != 1 || !strings.HasPrefix(d[0], "distinct:") {
+		t.Errorf("a different distinct count: %v, want one difference, distinct", d)
+	}
+	if _, err := load("long"); err == nil {
+		t.Error("a long model with generated and depth 0 was accepted")
 	}
 }
