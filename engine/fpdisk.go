@@ -224,7 +224,7 @@ func (s *fpSet) flush(sp *spiller) error {
 			}
 		}
 		run := unsafe.Slice((*fpKey)(unsafe.Pointer(unsafe.SliceData(t.slots))), k)
-		sortByKey(run, func(k fpKey) fpKey { return k })
+		sortNearlySorted(run)
 		for _, v := range run {
 			for more && cmpKey(old, v) < 0 {
 				w.put(old)

@@ -173,9 +173,12 @@ func newFPSetSized(mem *memAccount, buckets uint64) *fpSet {
 	return s
 }
 
-// bucket maps a key to its home bucket: the low 32 bits of its high word
-// scaled to the bucket count (the top bits chose the shard).
-func (t *fpTable) bucket(k fpKey) uint64 { return (k.hi & 0xffffffff) * t.nb >> 32 }
+// bucket maps a key to its home bucket: the 32 bits of its high word
+// below the shard's (which the top bits chose) scaled to the bucket
+// count. The buckets are so in the keys' order, and a table read from
+// its first slot to its last is sorted but for keys that overflowed their
+// home bucket: a flush sorts it by insertion (sortNearlySorted).
+func (t *fpTable) bucket(k fpKey) uint64 { return (k.hi << fpShardBits >> 32) * t.nb >> 32 }
 
 // find returns whether k is in t and, if not, the first empty slot of its
 // probe sequence (the index of its head word); full reports a table with

@@ -56,6 +56,27 @@ func sortByKey[T any](a []T, key func(T) fpKey) {
 	}
 }
 
+// sortNearlySorted sorts keys read from a table in slot order: sorted
+// but for those that overflowed their home bucket into the next ones, a
+// few places out (fpTable.bucket). It sorts by insertion while that
+// moves keys a few places each on average, and hands what is left to
+// sortByKey past that (a table's last buckets overflow into its first).
+func sortNearlySorted(a []fpKey) {
+	budget := 8*len(a) + 64
+	for i := 1; i < len(a); i++ {
+		x := a[i]
+		j := i
+		for ; j > 0 && cmpKey(a[j-1], x) > 0; j-- {
+			a[j] = a[j-1]
+		}
+		a[j] = x
+		if budget -= i - j; budget < 0 {
+			sortByKey(a, func(k fpKey) fpKey { return k })
+			return
+		}
+	}
+}
+
 // radixSmall is the largest bucket sortByKey sorts by insertion.
 const radixSmall = 32
 

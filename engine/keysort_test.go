@@ -37,3 +37,34 @@ func TestSortByKey(t *testing.T) {
 		}
 	}
 }
+
+// TestSortNearlySorted: keys read from a table in slot order (sorted but
+// for overflows a few places on, and the last buckets' overflow at the
+// front), and keys in no order at all (past the insertion budget), come
+// out as a plain sort leaves them.
+func TestSortNearlySorted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for name, n := range map[string]int{"short": 50, "long": 100000} {
+		for _, shape := range []string{"table", "random"} {
+			a := make([]fpKey, n)
+			for i := range a {
+				a[i] = fpKey{rng.Uint64(), rng.Uint64()}
+			}
+			if shape == "table" {
+				slices.SortFunc(a, cmpKey)
+				for i := 0; i+3 < n; i += 7 {
+					a[i], a[i+3] = a[i+3], a[i] // overflowed a few places
+				}
+				last := slices.Clone(a[n-3:])
+				copy(a[3:], a[:n-3])
+				copy(a, last) // wrapped to the front
+			}
+			want := slices.Clone(a)
+			slices.SortFunc(want, cmpKey)
+			sortNearlySorted(a)
+			if !slices.Equal(want, a) {
+				t.Errorf("%s %s: not sorted", name, shape)
+			}
+		}
+	}
+}

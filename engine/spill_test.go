@@ -196,9 +196,10 @@ func TestFPBucketCollisions(t *testing.T) {
 		var c fpCounts
 		var keys []fpKey
 		for i := range uint64(3 * bucketSlots) {
-			// Shard 5, low 32 bits all ones: the last bucket of any table.
-			keys = append(keys, fpKey{5<<60 | (i+1)<<32 | 0xffffffff, i})
-			keys = append(keys, fpKey{5<<60 | 0xffffffff, i << 7})
+			// Shard 5, the 32 bits below the shard's all ones: the last
+			// bucket of any table.
+			keys = append(keys, fpKey{5<<60 | 0xffffffff<<28 | (i + 1), i})
+			keys = append(keys, fpKey{5<<60 | 0xffffffff<<28, i << 7})
 		}
 		for _, k := range keys {
 			if !s.insert(k, &c) {
