@@ -17,7 +17,7 @@ bin/tlcrun bin/seqctl bin/conformance:
 # exits with go test's status (2 for a build or flag error), which go run
 # would turn into 1.
 bin/testsum bin/subjects:
-	$(GO) build -o $@ ./internal/cmd/$(notdir $@)
+	$(GO) build -o $@ ./internal/tools/$(notdir $@)
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' \
@@ -27,7 +27,7 @@ help: ## list the targets
 check: bin/tlcrun ## check the contract at the reference bounds R0 with the Go engine (no Java)
 	$(TLCRUN) check spec/R0.cfg
 
-# go test -json through internal/cmd/testsum: the output of go test, then
+# go test -json through internal/tools/testsum: the output of go test, then
 # the skipped tests grouped by reason (no TLC, no PostgreSQL, no browser);
 # the exit status is go test's. -vet=off: lint, a prerequisite, has run
 # go vet ./... with every analyzer, and go test's own vet (a subset, not
@@ -65,9 +65,9 @@ $(STATICCHECK):
 # absent or the registry cannot be reached, unless
 # RESUMECHECK_REQUIRE_TLA_CHECKER=1 (CI) makes that a failure.
 deps: ## install the pinned npm package tla-checker for the differential test
-	@if [ -d internal/tlachecker/js/node_modules/tla-checker ]; then :; \
+	@if [ -d tla/tlachecker/js/node_modules/tla-checker ]; then :; \
 	elif ! command -v $(NPM) >/dev/null 2>&1; then echo "npm not found: the tla-checker differential test will be skipped"; \
-	elif $(NPM) ci --prefix internal/tlachecker/js --no-audit --no-fund --fetch-retries 1; then :; \
+	elif $(NPM) ci --prefix tla/tlachecker/js --no-audit --no-fund --fetch-retries 1; then :; \
 	elif [ "$$RESUMECHECK_REQUIRE_TLA_CHECKER" = 1 ]; then echo "npm ci failed, and RESUMECHECK_REQUIRE_TLA_CHECKER=1 requires tla-checker"; exit 1; \
 	else echo "npm ci failed (offline, or no registry?): the tla-checker differential test will be skipped"; fi
 
@@ -155,13 +155,13 @@ REPS ?= 5
 .PHONY: race-matrix killsweep stopsweep bench-seq fault-table
 
 race-matrix: ## sequencer: k racers in {2,3,4,8,16} x jitter {0,1,5,25} ms x {SQLite, PostgreSQL}, REPS repetitions; k recoverers in {2,4,8} and resume+recover pairs; and across network namespaces
-	$(GO) test ./internal/seqcli -count=1 -timeout 60m -run 'TestRaceMatrix|TestRaceAcrossHosts' -v -args -full -reps $(REPS)
+	$(GO) test ./cmd/internal/seqcli -count=1 -timeout 60m -run 'TestRaceMatrix|TestRaceAcrossHosts' -v -args -full -reps $(REPS)
 
 killsweep: ## sequencer: SIGKILL after every persistence operation, and after every operation of the recovery, on both stores; k concurrent recoveries after each kill; a paused process taken over
-	$(GO) test ./internal/seqcli -count=1 -timeout 30m -run TestKillSweep -v -args -full
+	$(GO) test ./cmd/internal/seqcli -count=1 -timeout 30m -run TestKillSweep -v -args -full
 
 stopsweep: ## sequencer: SIGSTOP after every persistence operation and inside every write transaction, on both stores, while a recovery takes over
-	$(GO) test ./internal/seqcli -count=1 -timeout 30m -run 'TestStopSweep' -v -args -full
+	$(GO) test ./cmd/internal/seqcli -count=1 -timeout 30m -run 'TestStopSweep' -v -args -full
 
 # The fault table of docs/sequencer.md, from the runs: every run the
 # named tests verify is counted (doubled, lost, rejected traces) and the
@@ -171,7 +171,7 @@ stopsweep: ## sequencer: SIGSTOP after every persistence operation and inside ev
 FAULT_RUN  ?= TestKillSweep|TestRaceMatrix|TestManyProcessesFewConnections|TestRaceAcrossHosts|TestLockHeldThenRecover|TestStopSweep|TestPartitionHoldsLock
 FAULT_ARGS ?=
 fault-table: ## sequencer: the kill sweep, the race matrix and the issue-28 fault tests, writing docs/sequencer.md's fault table from their runs
-	$(GO) test ./internal/seqcli -count=1 -timeout 60m -run '$(FAULT_RUN)' -v -args -faulttable $(CURDIR)/docs/sequencer.md $(FAULT_ARGS)
+	$(GO) test ./cmd/internal/seqcli -count=1 -timeout 60m -run '$(FAULT_RUN)' -v -args -faulttable $(CURDIR)/docs/sequencer.md $(FAULT_ARGS)
 
 bench-seq: bin/seqctl ## sequencer: durable commits/s and resume latency on SQLite and PostgreSQL, beside write+fsync on the same disk
 	bin/seqctl bench
@@ -317,7 +317,7 @@ matrix-both: bin/tlcrun ## the fault matrix with the Go engine and TLC, compared
 	$(TLCRUN) matrix --engine both
 
 # The interpreter on the models of tlaplus/Examples whose manifests record
-# TLC's counts (internal/cmd/examples): EXAMPLES is a checkout made
+# TLC's counts (internal/tools/examples): EXAMPLES is a checkout made
 # elsewhere, never part of this repository. EXAMPLES_FLAGS adds TLC for
 # its time (-jar tla2tools.jar -jars CommunityModules.jar -lib DIR), a
 # -filter REGEXP, -timeout, -out. Exit 1 when a model is WRONG, 2 for a
@@ -328,6 +328,6 @@ EXAMPLES_FLAGS ?=
 examples-env:
 	@if [ -z "$(EXAMPLES)" ]; then echo "make examples: set EXAMPLES to a tlaplus/Examples checkout, e.g. make examples EXAMPLES=../Examples"; exit 2; fi
 bin/examples:
-	$(GO) build -o $@ ./internal/cmd/examples
+	$(GO) build -o $@ ./internal/tools/examples
 examples: examples-env bin/tlcrun bin/examples ## the interpreter on the tlaplus/Examples suite against the manifests: make examples EXAMPLES=/path/to/Examples [EXAMPLES_FLAGS=...]
 	bin/examples -examples $(EXAMPLES) -tlcrun $(TLCRUN) $(EXAMPLES_FLAGS)

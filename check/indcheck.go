@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
 )
 
 // WriteIndCheck writes into dir the module and cfg with which TLC checks
@@ -26,7 +26,7 @@ import (
 // initial state is checked, never expanded. (TLC's -depth bounds
 // simulation, not breadth-first search; a level bound in the constraint
 // is exact.) It needs the spec's next-state relation to be a definition
-// (NEXT Next, or [][Next]_v). internal/crosscheck runs it.
+// (NEXT Next, or [][Next]_v). tla/crosscheck runs it.
 func (j *InductJob) WriteIndCheck(dir string) (spec, cfgPath string, err error) {
 	m := j.sp.M
 	if m.NextName == "" {

@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/resumecontract/resumecheck/check"
-	"github.com/resumecontract/resumecheck/internal/crosscheck"
-	"github.com/resumecontract/resumecheck/internal/tlc"
+	"github.com/resumecontract/resumecheck/tla/crosscheck"
 	"github.com/resumecontract/resumecheck/tla/eval"
+	"github.com/resumecontract/resumecheck/tla/tlc"
 	"golang.org/x/tools/txtar"
 )
 

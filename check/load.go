@@ -13,9 +13,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tla/interp"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
 	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/tlaspec/resume"
 	"github.com/resumecontract/resumecheck/tlavalue"

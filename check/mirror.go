@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/resumecontract/resumecheck/internal/tlanorm"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/spec"
+	"github.com/resumecontract/resumecheck/tla/tlanorm"
 )
 
 // ErrNotMirrored is wrapped when the Go engine is asked to check a spec

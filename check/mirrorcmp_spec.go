@@ -3,8 +3,8 @@ package check
 import (
 	"path/filepath"
 
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/tla/syntax"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
 )
 
 // specPredicates reads the spec's root module and returns the state

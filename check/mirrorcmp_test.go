@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/resumecontract/resumecheck/internal/mirrortest"
+	"github.com/resumecontract/resumecheck/internal/testing/mirrortest"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/spec"
 )

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
-	"github.com/resumecontract/resumecheck/internal/tlanorm"
 	"github.com/resumecontract/resumecheck/spec"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
+	"github.com/resumecontract/resumecheck/tla/tlanorm"
 	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/tlaspec/resume"
 	"github.com/resumecontract/resumecheck/tlavalue"

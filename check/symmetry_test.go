@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
 	"github.com/resumecontract/resumecheck/tlaspec/resume"
 )
 

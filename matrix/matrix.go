@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/resumecontract/resumecheck/check"
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
 )
 
 // Column is one property of the matrix.
@@ -131,7 +131,7 @@ type Options struct {
 	// "tlc", whose rows Check builds.
 	Engine string
 	// Check builds a row with an engine other than the Go engine (for
-	// TLC: internal/matrixtlc.Checker, which can also compare each row's
+	// TLC: cmd/internal/tlcruncli/matrixtlc.Checker, which can also compare each row's
 	// state set with the Go model's, RowResult.States). Package matrix
 	// itself never runs TLC: rendering a matrix does not depend on it.
 	Check RowChecker

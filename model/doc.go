@@ -22,7 +22,7 @@
 //     encoding, states as TLA+ values, and the engine's graph interface.
 //
 // The package is a pure core: it does no I/O, reads no clock and draws no
-// random number (internal/layers enforces it). spec/mirror.json records
+// random number (internal/testing/layers enforces it). spec/mirror.json records
 // which text of Resume.tla this package mirrors; tlcrun mirror and the
 // mirror tests compare the two (docs/spec.md, "The Go mirror is written once").
 package model

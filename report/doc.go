@@ -17,7 +17,7 @@
 // are built from results and written to an io.Writer; the file I/O is in
 // thin wrappers (Page.WritePath, Site); profiles are read by their owner,
 // harness.ReadProfiles. The package runs no
-// TLC and fetches nothing (internal/layers tests it), and draws any spec
+// TLC and fetches nothing (internal/testing/layers tests it), and draws any spec
 // the toolkit mirrors through package tlaspec (CheckSpec).
 //
 //	res, err := matrix.Build(ctx, "spec", matrix.Options{})

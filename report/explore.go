@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/resumecontract/resumecheck/check"
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
 

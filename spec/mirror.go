@@ -1,7 +1,7 @@
 // Package spec carries the record of which text of Resume.tla the Go
 // model (model/) mirrors: mirror.json, beside the manifest, embedded in
 // every build. It holds the digest of the spec's normal form (package
-// internal/tlanorm: comments and insignificant whitespace do not count)
+// tla/tlanorm: comments and insignificant whitespace do not count)
 // and says when and how the Go model and the spec were last compared.
 // The Go engine refuses a spec with another digest (check.VerifySpec);
 // tlcrun mirror --update rewrites the record, only after the comparison

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/resumecontract/resumecheck/internal/tlanorm"
+	"github.com/resumecontract/resumecheck/tla/tlanorm"
 )
 
 // TestRecordNamesTheSpec fails when Resume.tla was edited (beyond its
@@ -38,7 +38,7 @@ func TestRecordNamesTheSpec(t *testing.T) {
 	if got != rec.Digest {
 		t.Fatalf("spec/%s changed since the Go model was last compared with it: its digest is %s, spec/%s records %s (compared %s).\n"+
 			"If model/ mirrors the new text, run 'go run ./cmd/tlcrun mirror --update' from the repository's root (it needs "+
-			"tla-checker, npm ci --prefix internal/tlachecker/js, or TLC) and commit spec/%s; if it does not, bring model/ in line first.",
+			"tla-checker, npm ci --prefix tla/tlachecker/js, or TLC) and commit spec/%s; if it does not, bring model/ in line first.",
 			rec.Spec, got, MirrorFile, rec.Digest, rec.Compared, MirrorFile)
 	}
 	if rec.Compared == "" || rec.Command == "" || len(rec.Checks) == 0 {

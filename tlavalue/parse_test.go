@@ -152,7 +152,7 @@ func TestColumnsCountCharacters(t *testing.T) {
 }
 
 func TestParser(t *testing.T) {
-	// An action label's parameters, as internal/tlcout reads them.
+	// An action label's parameters, as tla/tlcout reads them.
 	p := NewParser(`Send(a, <<1, 2>>) rest`)
 	name, err := p.Ident()
 	if err != nil || name != "Send" || !p.Accept("(") {

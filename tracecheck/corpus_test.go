@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/resumecontract/resumecheck/internal/tlagen"
+	"github.com/resumecontract/resumecheck/tla/tlagen"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/resumecontract/resumecheck/internal/longtrace"
+	"github.com/resumecontract/resumecheck/internal/testing/longtrace"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlavalue"
 	"github.com/resumecontract/resumecheck/trace"

@@ -1,12 +1,12 @@
 // Command conformance measures workflow frameworks against the resume
 // contract through adapters (docs/harness.md) and compares their
 // conformance profiles with the committed baselines. See
-// internal/conformcli.
+// cmd/internal/conformcli.
 package main
 
 import (
+	"github.com/resumecontract/resumecheck/cmd/internal/conformcli"
 	"github.com/resumecontract/resumecheck/internal/clibase"
-	"github.com/resumecontract/resumecheck/internal/conformcli"
 )
 
 func main() { clibase.Run(conformcli.Program) }

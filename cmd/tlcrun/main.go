@@ -3,10 +3,10 @@
 package main
 
 import (
-	"github.com/resumecontract/resumecheck/internal/cli"
+	"github.com/resumecontract/resumecheck/cmd/internal/tlcruncli"
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	// The specs mirrored in Go besides Resume: one line each, there.
 	_ "github.com/resumecontract/resumecheck/registry"
 )
 
-func main() { clibase.Run(cli.Program) }
+func main() { clibase.Run(tlcruncli.Program) }

@@ -3,8 +3,8 @@
 package main
 
 import (
+	"github.com/resumecontract/resumecheck/cmd/internal/tracecli"
 	"github.com/resumecontract/resumecheck/internal/clibase"
-	"github.com/resumecontract/resumecheck/internal/tracecli"
 	// The specs mirrored in Go besides Resume: one line each, there.
 	_ "github.com/resumecontract/resumecheck/registry"
 )

@@ -6,5 +6,5 @@
 // interpreter. The folder holds the spec, its cfgs, a manifest of their
 // expected results, an accepted and a rejected trace, and the command
 // lines that run them (testdata/*.txtar, run with every spec folder's by
-// TestSpecFolders in internal/cli).
+// TestSpecFolders in cmd/internal/tlcruncli).
 package queue

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/resumecontract/resumecheck/check"
-	"github.com/resumecontract/resumecheck/internal/crosscheck"
-	"github.com/resumecontract/resumecheck/internal/tlc"
+	"github.com/resumecontract/resumecheck/tla/crosscheck"
+	"github.com/resumecontract/resumecheck/tla/tlc"
 )
 
 // The inductive invariant of induct/TwoPhaseInd.tla, conjunct by

@@ -8,7 +8,7 @@
 // Read and ReadSome read one; Record writes a run's fresh profiles into
 // one (a whole profile, or only the cells a run of some scenarios
 // measured); Select and Merge line fresh profiles up with the recorded
-// ones. The conformance command (internal/conformcli) is their only
+// ones. The conformance command (cmd/internal/conformcli) is their only
 // caller; nothing here runs a framework.
 package baseline
 

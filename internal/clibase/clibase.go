@@ -2,7 +2,7 @@
 // trace2tla, seqctl, conformance) have in common: one Main, one error
 // type carrying an exit code, usage errors found through cobra's own
 // hooks, and the exit codes of the failures every command can meet
-// (docs/cli.md has the table, and internal/doctest checks it against the
+// (docs/cli.md has the table, and internal/testing/doctest checks it against the
 // built commands).
 //
 // A command line is a Program: its name, the function that builds its

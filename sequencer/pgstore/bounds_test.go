@@ -339,7 +339,7 @@ func TestRowLockHeld(t *testing.T) {
 // request or keepalive probes unanswered, TCP_USER_TIMEOUT) is a wait
 // past its bound, ErrTimeout, saying the connection is lost and what to
 // do; another network error stays as it is. TestPartitionHoldsLock
-// (internal/seqcli) meets it through a real partition.
+// (cmd/internal/seqcli) meets it through a real partition.
 func TestLostConnection(t *testing.T) {
 	lost := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ETIMEDOUT)}
 	err := pgstore.Classify(fmt.Errorf("timeout: %w", lost))

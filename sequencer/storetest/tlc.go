@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/resumecontract/resumecheck/internal/tlagen"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/sequencer"
+	"github.com/resumecontract/resumecheck/tla/tlagen"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )

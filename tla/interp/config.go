@@ -3,8 +3,8 @@ package interp
 import (
 	"fmt"
 
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/tla/eval"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
 )
 
 // Config turns a parsed cfg into the evaluator's terms. A section the

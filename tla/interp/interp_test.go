@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/resumecontract/resumecheck/engine"
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
 )
 
 func load(t *testing.T, spec, cfgPath string) *Spec { return loadB(t, spec, cfgPath) }

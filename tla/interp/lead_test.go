@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/resumecontract/resumecheck/engine"
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
 )
 
 // check writes a module and its cfg to a folder and explores it with the

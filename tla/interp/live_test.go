@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/tla/eval"
 	"github.com/resumecontract/resumecheck/tla/interp"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
 )
 
 // loadScenario compiles a scenario's spec at its cfg.

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/resumecontract/resumecheck/check"
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/tla/eval"
 	"github.com/resumecontract/resumecheck/tla/interp"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
 	"golang.org/x/tools/txtar"
 )
 

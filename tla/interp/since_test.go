@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/resumecontract/resumecheck/internal/tlacfg"
 	"github.com/resumecontract/resumecheck/spec"
+	"github.com/resumecontract/resumecheck/tla/tlacfg"
 )
 
 // sinceDisagreements explores sp breadth-first (at most limit states)

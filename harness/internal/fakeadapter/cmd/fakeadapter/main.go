@@ -1,6 +1,6 @@
 // Command fakeadapter runs the fake adapter (package fakeadapter) as a
 // program of its own, for tests outside package harness that need an
-// adapter to start: internal/conformcli builds it and names it in a
+// adapter to start: cmd/internal/conformcli builds it and names it in a
 // subject registry. $FAKE_FAULTS chooses its misbehaviour.
 package main
 

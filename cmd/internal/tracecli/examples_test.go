@@ -1,0 +1,20 @@
+package tracecli
+
+import (
+	"io"
+	"testing"
+
+	"github.com/resumecontract/resumecheck/internal/testing/clitest"
+)
+
+// Every Example line of --help runs a command that exists.
+func TestHelpExamples(t *testing.T) {
+	clitest.CheckExamples(t, newTracecheck(io.Discard, io.Discard))
+	clitest.CheckExamples(t, newTrace2tla(io.Discard, io.Discard))
+}
+
+// Every command of the program, its subcommands included, answers --version.
+func TestVersionEverywhere(t *testing.T) {
+	clitest.CheckVersion(t, Tracecheck)
+	clitest.CheckVersion(t, Trace2tla)
+}
