@@ -43,20 +43,8 @@ func TestPartitionHoldsLock(t *testing.T) {
 	if err := netns.Available(); err != nil {
 		t.Skipf("%v: skipping the partition", err)
 	}
-	u, err := url.Parse(tg.store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spaces, err := netns.New("pt", 213, 1)
-	if err != nil {
-		t.Skipf("cannot make a network namespace (%v): skipping the partition", err)
-	}
-	t.Cleanup(spaces.Close)
-	sp := spaces.Spaces[0]
-	var conns atomic.Int64
-	v := *u
-	v.Host = relay(t, sp.Here, u.Host, &conns)
-	remote := withParam(v.String(), "idle_in_transaction_session_timeout", "2s")
+	sp, store, conns := partitioned(t, tg, "pt", 213)
+	remote := withParam(store, "idle_in_transaction_session_timeout", "2s")
 
 	tg.scenario = "partition: a client in another network namespace is cut off inside its transaction (the server ends its session, recover takes over) or between operations (recover takes over, the client is fenced out)"
 	for _, cell := range []partitionCell{{1, "gate", true, false}, {2, "claim", true, false}, {4, "commit", true, false},
@@ -76,6 +64,28 @@ func TestPartitionHoldsLock(t *testing.T) {
 	}
 }
 
+// partitioned makes one network namespace (named by prefix, its veth
+// pair numbered n) and a relay from it to the PostgreSQL store: the store
+// DSN as a client in the namespace reaches it, and the relay's count of
+// connections. It skips where no namespace can be made.
+func partitioned(t *testing.T, tg *target, prefix string, n int) (netns.Space, string, *atomic.Int64) {
+	t.Helper()
+	u, err := url.Parse(tg.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spaces, err := netns.New(prefix, n, 1)
+	if err != nil {
+		t.Skipf("cannot make a network namespace (%v): skipping the partition", err)
+	}
+	t.Cleanup(spaces.Close)
+	sp := spaces.Spaces[0]
+	conns := new(atomic.Int64)
+	v := *u
+	v.Host = relay(t, sp.Here, u.Host, conns)
+	return sp, v.String(), conns
+}
+
 // TestPartitionCatchesUnbounded: the partition's checks fail where the
 // bounds they rely on are broken on purpose: with the server's idle bound
 // off (idle_in_transaction_session_timeout=0, as before issue 28) the
@@ -91,25 +101,13 @@ func TestPartitionCatchesUnbounded(t *testing.T) {
 		t.Skipf("%v: skipping the partition", err)
 	}
 	tg.table = nil // expected to go wrong: not the fault table's
-	u, err := url.Parse(tg.store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spaces, err := netns.New("pu", 214, 1)
-	if err != nil {
-		t.Skipf("cannot make a network namespace (%v): skipping the partition", err)
-	}
-	t.Cleanup(spaces.Close)
-	sp := spaces.Spaces[0]
-	var conns atomic.Int64
-	v := *u
-	v.Host = relay(t, sp.Here, u.Host, &conns)
-	unbounded := withParam(v.String(), "idle_in_transaction_session_timeout", "0")
-	err = partitionCell{1, "gate", true, false}.run(t, tg, sp, unbounded, "1s", nil)
+	sp, store, _ := partitioned(t, tg, "pu", 214)
+	unbounded := withParam(store, "idle_in_transaction_session_timeout", "0")
+	err := partitionCell{1, "gate", true, false}.run(t, tg, sp, unbounded, "1s", nil)
 	if err == nil || !strings.Contains(err.Error(), "recover from this host: exit 8") {
 		t.Errorf("without idle_in_transaction_session_timeout: %v; want recover refused with exit 8", err)
 	}
-	err = partitionCell{4, "commit", false, false}.run(t, tg, sp, withParam(v.String(), "idle_in_transaction_session_timeout", "2s"), "10s", []string{"--unfenced"})
+	err = partitionCell{4, "commit", false, false}.run(t, tg, sp, withParam(store, "idle_in_transaction_session_timeout", "2s"), "10s", []string{"--unfenced"})
 	if err == nil || !strings.Contains(err.Error(), "the client, once the partition healed") && !strings.Contains(err.Error(), "wrote") {
 		t.Errorf("without fencing: %v; want the client's writes found", err)
 	}
