@@ -21,7 +21,7 @@ type SpecTraceInput struct {
 	Spec  tlaspec.Any
 	// Result is ReplaySpec's, with Options.Witness so that the matched
 	// events can be drawn as states.
-	Result *tracecheck.SpecResult
+	Result *tracecheck.Result
 	// Through says what replayed it ("the Go mirror of TwoPhase").
 	Through string
 }
@@ -37,7 +37,7 @@ type SpecTraceInput struct {
 // actions a selected step shows.
 func SpecTrace(in SpecTraceInput, opt Options) (*Page, error) {
 	t, res, sp := in.Trace, in.Result, in.Spec
-	if res.Verdict != tracecheck.Unknown && len(res.Witness) != res.Events+1 {
+	if res.Verdict != tracecheck.Unknown && len(res.Witness) != res.Matched+1 {
 		return nil, fmt.Errorf("report: %s: the replay kept no witness (tracecheck.Options.Witness)", in.File)
 	}
 	gs := newGraphs(opt)
@@ -53,21 +53,24 @@ func SpecTrace(in SpecTraceInput, opt Options) (*Page, error) {
 	def := gs.getSpec("claimed", "the spec "+sp.Module(), sp, bad)
 	v := &traceView{File: in.File, Producer: t.Header.Producer.Name + " " + t.Header.Producer.Version,
 		Module: sp.Module(), Through: in.Through, Params: specConstants(t.Header.Constants),
-		Verdict: res.Verdict.String(), Events: len(t.Events), Matched: res.Events, Candidates: res.Candidates}
+		Verdict: res.Verdict.String(), Events: len(t.Events), Matched: res.Matched, Candidates: res.Candidates}
 	if res.Verdict == tracecheck.Unknown {
-		v.Reason = "too many candidate states after " + english.Count(res.Events, "event")
+		v.Reason = "too many candidate states after " + english.Count(res.Matched, "event")
 	}
 	v.Timeline, v.Graph = specTraceTimeline(sp, def, t.Events, res.Witness)
 	if v.Timeline != nil {
 		// A path exported from the page is a trace at the same constants.
 		v.Timeline.Export = specHeader(sp.Module(), t.Header.Constants)
 	}
-	for _, p := range res.Properties {
-		o := tracecheck.Obligation{Name: p.Name, Doc: p.Text, Status: p.Status}
-		if p.At != "" {
-			o.Note = "after " + p.At
+	for _, o := range res.Obligations {
+		if o.Status == tracecheck.Violated {
+			o.Note = "after the initial state"
+			if o.ViolatedBy != nil {
+				o.Note = "after " + o.ViolatedBy.Short()
+			}
 		}
-		if p.Status == tracecheck.Violated {
+		o.ViolatedAt, o.PossiblyAt, o.ViolatedBy = 0, 0, nil
+		if o.Status == tracecheck.Violated {
 			v.Violated = append(v.Violated, o)
 		} else {
 			v.Others = append(v.Others, o)
@@ -76,7 +79,7 @@ func SpecTrace(in SpecTraceInput, opt Options) (*Page, error) {
 	if f := res.Failure; res.Verdict == tracecheck.Rejected && f != nil {
 		v.Rejected = specRejected(t, res)
 		// The definition of the action no candidate takes, beside why.
-		if action, _, _ := strings.Cut(strings.TrimSpace(t.Events[res.Events].Action), "("); opt.SpecSource != "" {
+		if action, _, _ := strings.Cut(strings.TrimSpace(t.Events[res.Matched].Action), "("); opt.SpecSource != "" {
 			if st := actionTexts(opt.SpecFile, opt.SpecSource, []string{action}); len(st.Actions) > 0 {
 				v.Rejected.Definition = &st.Actions[0]
 			}
@@ -102,10 +105,10 @@ func SpecTrace(in SpecTraceInput, opt Options) (*Page, error) {
 		}
 	case tracecheck.Rejected:
 		ans.Class = "bad"
-		ans.Headline = fmt.Sprintf("Rejected at event %d of %d: no behaviour of %s takes it", res.Events+1, v.Events, sp.Module())
-		ans.Reason = fmt.Sprintf("%s is the first event the spec cannot take; the %d before it match (step k below is the state after event k).", res.Failure.Event, res.Events)
-		if tr := res.Failure.Tried; len(tr) > 0 {
-			ans.Reason += " " + tryText(tr[0])
+		ans.Headline = fmt.Sprintf("Rejected at event %d of %d: no behaviour of %s takes it", res.Matched+1, v.Events, sp.Module())
+		ans.Reason = fmt.Sprintf("%s is the first event the spec cannot take; the %d before it match (step k below is the state after event k).", res.Failure.Event.Short(), res.Matched)
+		if k, tr, ok := firstTry(res.Failure); ok {
+			ans.Reason += " " + tryText(k, tr, sp.Module())
 		} else {
 			ans.Reason += " No transition of that action exists in the spec."
 		}
@@ -122,7 +125,7 @@ func SpecTrace(in SpecTraceInput, opt Options) (*Page, error) {
 		Facts: []fact{
 			{Name: "verdict", Value: res.Verdict.String(), Class: class},
 			{Name: "events", Value: fmt.Sprint(len(t.Events))},
-			{Name: "matched", Value: fmt.Sprint(res.Events)},
+			{Name: "matched", Value: fmt.Sprint(res.Matched)},
 			{Name: "candidate states", Value: fmt.Sprint(res.Candidates)},
 		},
 		Data:    map[string]any{"kind": "trace", "file": in.File, "header": t.Header, "verdict": res.Verdict, "result": res},
@@ -132,16 +135,27 @@ func SpecTrace(in SpecTraceInput, opt Options) (*Page, error) {
 	}}, nil
 }
 
-// tryText is one transition tried at a rejected event, in words.
-func tryText(t tracecheck.SpecTry) string {
-	if t.Disabled != "" {
-		return fmt.Sprintf("In candidate %d, %s is disabled: %s.", t.Candidate, t.Label, t.Disabled)
+// firstTry is the first transition a rejection tried and its candidate
+// (1-based); false when it tried none.
+func firstTry(f *tracecheck.Failure) (int, tracecheck.ActionCheck, bool) {
+	for i, c := range f.Candidates {
+		if len(c.Actions) > 0 {
+			return i + 1, c.Actions[0], true
+		}
 	}
-	return fmt.Sprintf("In candidate %d, %s is enabled but its successor differs: %s.", t.Candidate, t.Label, strings.Join(t.Differs, "; "))
+	return 0, tracecheck.ActionCheck{}, false
+}
+
+// tryText is one transition tried at a rejected event, in words.
+func tryText(cand int, t tracecheck.ActionCheck, module string) string {
+	if t.Disabled != "" {
+		return fmt.Sprintf("In candidate %d, %s is disabled: %s.", cand, t.Label, t.Disabled)
+	}
+	return fmt.Sprintf("In candidate %d, %s is enabled but its successor differs: %s.", cand, t.Label, t.DiffText(module))
 }
 
 // specTraceTimeline draws the witness with what each event observed.
-func specTraceTimeline(sp tlaspec.Any, def *graphDef, events []trace.SpecEvent, witness []tracecheck.SpecStep) (*Timeline, *graphUse) {
+func specTraceTimeline(sp tlaspec.Any, def *graphDef, events []trace.SpecEvent, witness []tracecheck.Step) (*Timeline, *graphUse) {
 	if len(witness) == 0 {
 		return nil, def.useSpec(nil, nil, -1)
 	}
@@ -170,38 +184,20 @@ func specTraceTimeline(sp tlaspec.Any, def *graphDef, events []trace.SpecEvent, 
 // specRejected lays a rejected spec trace's failure out as the Resume
 // page's: the event's observations beside the nearest successor's values,
 // and each candidate state shown with the transitions tried from it.
-func specRejected(t *trace.SpecTrace, res *tracecheck.SpecResult) *rejectedView {
+func specRejected(t *trace.SpecTrace, res *tracecheck.Result) *rejectedView {
 	f := res.Failure
-	rv := &rejectedView{Event: f.Event, Total: res.Candidates,
-		Last: "none: the event is the first, and the spec is in its initial state"}
-	if res.Events > 0 && res.Events <= len(t.Events) {
-		rv.Last = t.Events[res.Events-1].String()
+	rv := &rejectedView{Event: f.Event.Short(), Total: res.Candidates,
+		Last:       "none: the event is the first, and the spec is in its initial state",
+		Candidates: f.Candidates, Nearest: f.Nearest, NamedEnabled: f.NamedEnabled}
+	if res.Matched > 0 && res.Matched <= len(t.Events) {
+		rv.Last = t.Events[res.Matched-1].String()
 	}
-	for i, vs := range f.States {
-		c := tracecheck.Candidate{}
-		for _, x := range vs {
-			c.State = append(c.State, tracecheck.VarValue{Var: x.Name, Value: x.Value.String()})
-		}
-		for _, tr := range f.Tried {
-			if tr.Candidate != i+1 {
-				continue
-			}
-			c.Actions = append(c.Actions, tracecheck.ActionCheck{Label: tr.Label, Named: true, Disabled: tr.Disabled, Diff: tr.Diff})
-			if tr.Disabled == "" {
-				rv.NamedEnabled = true
-				if rv.Nearest == nil || len(tr.Diff) < len(rv.Nearest.Diff) {
-					rv.Nearest = &tracecheck.Nearest{Candidate: i + 1, Label: tr.Label, Named: true, Diff: tr.Diff}
-				}
-			}
-		}
-		rv.Candidates = append(rv.Candidates, c)
-	}
-	if res.Events < len(t.Events) {
-		for _, x := range t.Events[res.Events].Vars {
+	if res.Matched < len(t.Events) {
+		for _, x := range t.Events[res.Matched].Vars {
 			ov := observedVar{Var: x.Name, Value: x.Value.String()}
 			if rv.Nearest != nil {
 				for _, d := range rv.Nearest.Diff {
-					if d.Var == x.Name {
+					if d.Var == x.Name && !d.Missing {
 						ov.Spec, ov.Differs = d.Spec, true
 					}
 				}

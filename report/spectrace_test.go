@@ -15,7 +15,7 @@ import (
 
 // specTracePage replays one of the second spec's traces through its Go
 // mirror and draws its page, with TwoPhase.tla's text for the anchors.
-func specTracePage(t *testing.T, file string, opt tracecheck.Options) (string, *tracecheck.SpecResult, error) {
+func specTracePage(t *testing.T, file string, opt tracecheck.Options) (string, *tracecheck.Result, error) {
 	t.Helper()
 	tr, err := trace.ReadSpecFile("../examples/twophase/testdata/" + file)
 	if err != nil {
@@ -112,7 +112,7 @@ func TestSpecTracePageNeedsWitness(t *testing.T) {
 // writeSpecTracePage replays dir/tr (a trace of the spec of dir/cfg, at
 // the cfg's constants) and writes its page to file, with the spec's text:
 // through the Go mirror when this build has one, else the interpreter.
-func writeSpecTracePage(t *testing.T, cfg, tr, file string) (*tracecheck.SpecResult, tlaspec.Any) {
+func writeSpecTracePage(t *testing.T, cfg, tr, file string) (*tracecheck.Result, tlaspec.Any) {
 	t.Helper()
 	job, err := loadJob(cfg)
 	if err != nil {

@@ -121,7 +121,7 @@ func Trace(in TraceInput, opt Options) (*Page, error) {
 		v.Faults = strings.Join(t.Header.Faults, ", ")
 	}
 	def := gs.get("claimed", "the claimed model", m)
-	v.Timeline, v.Graph = traceTimeline(m, def, t.Events, res.Witness)
+	v.Timeline, v.Graph = traceTimeline(m, def, t.Events, tracecheck.ModelSteps(res.Witness))
 	for _, o := range res.Obligations {
 		if o.Status == "violated" {
 			v.Violated = append(v.Violated, o)
@@ -254,7 +254,7 @@ func explainedPanel(gs *graphs, t *trace.Trace, base model.Params, e tracecheck.
 		pn.Lead += ", and the run violates " + strings.Join(e.Violates, ", ")
 	}
 	pn.Lead += "."
-	pn.Timeline, pn.Graph = traceTimeline(m, def, t.Events, res.Witness)
+	pn.Timeline, pn.Graph = traceTimeline(m, def, t.Events, tracecheck.ModelSteps(res.Witness))
 	return pn
 }
 

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/trace"
 )
 
@@ -431,6 +432,21 @@ func (r EventRef) String() string {
 	return s + " " + r.Label
 }
 
+// Short is the event as a trace of a spec other than Resume names it,
+// by its sequence number: "event 2 (Reset, line 3)".
+func (r EventRef) Short() string {
+	return fmt.Sprintf("event %d (%s, line %d)", r.Seq, r.Label, r.Line)
+}
+
+// Where names event e of r's trace as r's Text does: Short for a spec
+// replayed by ReplaySpec, String for Resume's Checker.
+func (r *Result) Where(e EventRef) string {
+	if r.Module != "" {
+		return e.Short()
+	}
+	return e.String()
+}
+
 // Status is what the observed behaviour says about an obligation.
 type Status string
 
@@ -454,10 +470,19 @@ type Obligation struct {
 	PossiblyAt int `json:"possibly_at,omitempty"`
 	// Note explains a liveness status.
 	Note string `json:"note,omitempty"`
+	// ViolatedBy is, for a spec replayed by ReplaySpec, the event
+	// ViolatedAt counts to (nil: the initial state, or Resume's Checker,
+	// which keeps no past event).
+	ViolatedBy *EventRef `json:"violated_by,omitempty"`
 }
 
-// Result is the outcome of a check.
+// Result is the outcome of replaying a trace, whatever the spec: Resume's
+// typed Checker and ReplaySpec (any spec through the seam) both fill it,
+// and Text is its one report for people.
 type Result struct {
+	// Module is the spec replayed by ReplaySpec; "" for Resume's typed
+	// Checker, whose spec is the contract (its JSON has no module).
+	Module  string  `json:"module,omitempty"`
 	Verdict Verdict `json:"verdict"`
 	// Matched is the number of events some behaviour matches (all of them
 	// when the trace is accepted).
@@ -467,7 +492,9 @@ type Result struct {
 	Candidates int `json:"candidates"`
 	// Last is the last matched event (nil when none matched).
 	Last *EventRef `json:"last_matched,omitempty"`
-	// Obligations: EO, PC, FD, CV, CO, RD over the matched events, and LV.
+	// Obligations are the spec's properties over the matched events: for
+	// Resume its safety obligations and liveness, for another spec its
+	// invariants.
 	Obligations []Obligation `json:"obligations"`
 	// Failure says why a rejected trace's next event matches nothing.
 	Failure *Failure `json:"failure,omitempty"`
@@ -475,7 +502,28 @@ type Result struct {
 	Reason string `json:"reason,omitempty"`
 	// Witness is one behaviour matching the matched events, from the
 	// initial state (with Options.Witness).
-	Witness []model.Step `json:"-"`
+	Witness []Step `json:"-"`
+}
+
+// Step is one state of a witness and the transition into it, as the spec
+// labels it ("" for the initial state). Transition and State are the
+// spec's own values: model.Label and model.State for Resume's Checker
+// (ModelSteps gives them typed), the seam's for ReplaySpec.
+type Step struct {
+	Label      string
+	Transition tlaspec.Label
+	State      tlaspec.State
+}
+
+// ModelSteps is a witness of Resume's Checker as the model's steps; a
+// step of another spec is the zero model.Step.
+func ModelSteps(w []Step) []model.Step {
+	out := make([]model.Step, len(w))
+	for i, st := range w {
+		out[i].Label, _ = st.Transition.(model.Label)
+		out[i].State, _ = st.State.(model.State)
+	}
+	return out
 }
 
 // Result returns the outcome so far: Accepted if no event was rejected.
@@ -522,16 +570,19 @@ func (c *Checker) obligations() []Obligation {
 }
 
 // witness walks the parent links back from the first final candidate.
-func (c *Checker) witness() []model.Step {
+func (c *Checker) witness() []Step {
 	n := len(c.history)
 	if n == 0 {
 		return nil
 	}
-	steps := make([]model.Step, n)
+	steps := make([]Step, n)
 	idx := int32(0)
 	for i := n - 1; i >= 0; i-- {
 		cd := c.history[i][idx]
-		steps[i] = model.Step{Label: cd.label, State: cd.s}
+		steps[i] = Step{Transition: cd.label, State: cd.s}
+		if i > 0 {
+			steps[i].Label = c.m.LabelString(cd.label)
+		}
 		idx = cd.parent
 	}
 	return steps

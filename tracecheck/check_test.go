@@ -203,7 +203,7 @@ func TestDifferentialBrute(t *testing.T) {
 			}
 			counts[res.Verdict.String()]++
 			if res.Verdict == Accepted {
-				checkWitness(t, m, events, res.Witness)
+				checkWitness(t, m, events, labelled(t, m, res.Witness))
 			} else if res.Failure == nil || res.Failure.Event.Index != res.Matched+1 {
 				t.Fatalf("%s trace %d: rejected without a failure at event %d: %+v", name, i, res.Matched+1, res.Failure)
 			}
@@ -394,4 +394,20 @@ func ExampleCheck() {
 	// CO holds
 	// RD holds
 	// LV holds
+}
+
+// labelled is a witness as the model's steps, after checking that each
+// step's label is its transition as the model prints it.
+func labelled(t *testing.T, m *model.Model, w []Step) []model.Step {
+	t.Helper()
+	steps := ModelSteps(w)
+	for i := 1; i < len(w); i++ {
+		if want := m.LabelString(steps[i].Label); w[i].Label != want {
+			t.Fatalf("witness step %d is labelled %q, its transition is %s", i, w[i].Label, want)
+		}
+	}
+	if len(w) > 0 && w[0].Label != "" {
+		t.Fatalf("the witness's initial state is labelled %q", w[0].Label)
+	}
+	return steps
 }

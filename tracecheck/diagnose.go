@@ -45,6 +45,9 @@ type VarValue struct {
 type Candidate struct {
 	State   []VarValue    `json:"state"`
 	Actions []ActionCheck `json:"actions"`
+	// Vars is State as TLA+ values, for a reader that lays them out
+	// itself (ReplaySpec only).
+	Vars tlavalue.State `json:"-"`
 }
 
 // ActionCheck is one transition tried from a candidate state.
@@ -70,6 +73,22 @@ type VarDiff struct {
 	// Details pinpoint the differing elements, e.g. "effects[2]: observed
 	// 2, spec 1".
 	Details []string `json:"details,omitempty"`
+	// Missing: the spec has no variable Var (Spec is then "").
+	Missing bool `json:"missing,omitempty"`
+}
+
+// DiffText is a's differences in one line, each "var: observed x, spec
+// y" (or "var: not a variable of module"), joined by "; ".
+func (a ActionCheck) DiffText(module string) string {
+	parts := make([]string, len(a.Diff))
+	for i, d := range a.Diff {
+		if d.Missing {
+			parts[i] = fmt.Sprintf("%s: not a variable of %s", d.Var, module)
+		} else {
+			parts[i] = fmt.Sprintf("%s: observed %s, spec %s", d.Var, d.Observed, d.Spec)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Nearest is the successor closest to the observation.

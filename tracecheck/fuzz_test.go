@@ -63,7 +63,7 @@ func FuzzCheck(f *testing.F) {
 		}
 		switch res.Verdict {
 		case Accepted:
-			checkWitness(t, m, events, res.Witness)
+			checkWitness(t, m, events, labelled(t, m, res.Witness))
 		case Rejected:
 			if res.Failure == nil || res.Failure.Event.Index != res.Matched+1 {
 				t.Fatalf("rejected without a failure at event %d", res.Matched+1)
@@ -168,7 +168,7 @@ func FuzzDecodeCheck(f *testing.F) {
 			}
 		}
 		if res.Verdict == Accepted {
-			checkWitness(t, m, tr.Events, res.Witness)
+			checkWitness(t, m, tr.Events, labelled(t, m, res.Witness))
 			return
 		}
 		accepting, tried, err := Explain(tr, Options{})

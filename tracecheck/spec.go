@@ -10,106 +10,52 @@ import (
 	"github.com/resumecontract/resumecheck/trace"
 )
 
-// SpecResult is the outcome of replaying a trace of any spec through the
-// seam (ReplaySpec).
-type SpecResult struct {
-	Module  string  `json:"module"`
-	Verdict Verdict `json:"verdict"`
-	// Events is how many events matched.
-	Events int `json:"events"`
-	// Candidates is how many states of the spec agree with every event
-	// matched so far (the trace may leave some variables unobserved).
-	Candidates int `json:"candidates"`
-	// Failure says where and why a rejected trace left the spec.
-	Failure *SpecFailure `json:"failure,omitempty"`
-	// Properties say, for each invariant, whether the observed behaviour
-	// kept it.
-	Properties []SpecProperty `json:"properties"`
-	// Witness is, with Options.Witness, one behaviour of the spec that
-	// takes the matched events: its initial state, then the state after
-	// each matched event (what the report draws).
-	Witness []SpecStep `json:"-"`
-}
-
-// SpecStep is one state of a witness and the transition into it ("" for
-// the initial state), as the spec labels it.
-type SpecStep struct {
-	Label string
-	State tlaspec.State
-}
-
-// SpecFailure is the first event no behaviour of the spec can take.
-type SpecFailure struct {
-	Event string `json:"event"`
-	Line  int    `json:"line"`
-	// Tried is, for each candidate state shown, each transition of the
-	// event's action and why it does not match: disabled (the guard's
-	// words) or a successor that differs from the observation.
-	Tried []SpecTry `json:"tried"`
-	// States are the candidate states shown, as TLA+ values: Tried's
-	// Candidate k is States[k-1].
-	States []tlavalue.State `json:"-"`
-}
-
-// SpecTry is one transition tried at the failing event.
-type SpecTry struct {
-	Candidate int    `json:"candidate"`
-	Label     string `json:"label"`
-	Disabled  string `json:"disabled,omitempty"`
-	// Differs lists the observed variables whose value the successor
-	// does not have: "tmState: observed "aborted", spec "committed"".
-	Differs []string `json:"differs,omitempty"`
-	// Diff is Differs as values, for a reader that lays them out itself.
-	Diff []VarDiff `json:"-"`
-}
-
-// SpecProperty is an invariant's status on the replayed behaviour.
-type SpecProperty struct {
-	Name   string `json:"name"`
-	Text   string `json:"text"`
-	Status Status `json:"status"`
-	// At is the first event after which every candidate violates it.
-	At string `json:"at,omitempty"`
-}
-
 // ReplaySpec replays events against sp: the set of candidate states
 // starts at the initial states and, at each event, becomes the
 // successors by a transition of the event's action (and label, when the
 // event gives its parameters) whose observed variables are the event's.
 // The trace is rejected at the first event that leaves no candidate.
-func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *SpecResult {
-	res := &SpecResult{Module: sp.Module(), Verdict: Accepted}
+func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
+	res := &Result{Module: sp.Module(), Verdict: Accepted}
 	cands := sp.Init()
-	violatedBy := map[string]string{} // invariant -> event where every candidate violates it
-	someViolate := map[string]bool{}
+	// The event (its index, 0 for the initial state) after which every /
+	// some candidate violates each invariant.
+	type firstViolation struct {
+		all, some       int
+		allSet, someSet bool
+		by              *EventRef
+	}
+	first := map[string]*firstViolation{}
 	var invariants []tlaspec.PropertyInfo
 	for _, p := range sp.Properties() {
 		if p.Kind == tlaspec.Invariant {
 			invariants = append(invariants, p)
+			first[p.Name] = &firstViolation{}
 		}
 	}
-	note := func(where string) {
+	note := func(at int, ev *EventRef) {
 		for _, p := range invariants {
+			fv := first[p.Name]
 			all := len(cands) > 0
 			for _, s := range cands {
 				if sp.Holds(p.Name, s) {
 					all = false
-				} else {
-					someViolate[p.Name] = true
+				} else if !fv.someSet {
+					fv.some, fv.someSet = at, true
 				}
 			}
-			if all && violatedBy[p.Name] == "" {
-				violatedBy[p.Name] = where
+			if all && !fv.allSet {
+				fv.all, fv.allSet, fv.by = at, true, ev
 			}
 		}
 	}
-	note("the initial state")
+	note(0, nil)
 	// parents[k][i] is, with Witness, how candidate i after event k+1 was
 	// reached: its predecessor's index among the candidates before, and
-	// the transition's label.
+	// the transition.
 	type parent struct {
 		from  int
-		label string
+		label tlaspec.Label
 		state tlaspec.State
 	}
 	var parents [][]parent
@@ -127,46 +73,53 @@ func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *SpecResu
 					seen[k] = true
 					next = append(next, t)
 					if opt.Witness {
-						from = append(from, parent{i, sp.Label(l), t})
+						from = append(from, parent{i, l, t})
 					}
 				}
 			})
 		}
+		ref := EventRef{Index: res.Matched + 1, Seq: ev.Seq, Line: ev.Line, Label: strings.TrimSpace(ev.Action)}
 		if len(next) == 0 {
 			res.Verdict = Rejected
-			res.Failure = specFailure(sp, ev, cands, opt.maxShown())
+			res.Failure = specFailure(sp, ev, ref, cands, opt.maxShown())
 			break
 		}
 		if len(next) > opt.maxCandidates() {
 			res.Verdict = Unknown
+			res.Reason = fmt.Sprintf("gave up after %s: too many candidate states.", plural(res.Matched, "event"))
 			break
 		}
 		cands = next
 		parents = append(parents, from)
-		res.Events++
-		note(ev.String())
+		res.Matched++
+		res.Last = &ref
+		note(res.Matched, &ref)
 	}
 	res.Candidates = len(cands)
 	if opt.Witness && len(cands) > 0 && res.Verdict != Unknown {
 		// Back from the first candidate at the last matched event.
-		res.Witness = make([]SpecStep, len(parents)+1)
+		res.Witness = make([]Step, len(parents)+1)
 		at := 0
 		for k := len(parents) - 1; k >= 0; k-- {
 			p := parents[k][at]
-			res.Witness[k+1] = SpecStep{Label: p.label, State: p.state}
+			res.Witness[k+1] = Step{Label: sp.Label(p.label), Transition: p.label, State: p.state}
 			at = p.from
 		}
-		res.Witness[0] = SpecStep{State: init[at]}
+		res.Witness[0] = Step{State: init[at]}
 	}
 	for _, p := range invariants {
-		sp := SpecProperty{Name: p.Name, Text: p.Text, Status: Holds}
+		fv := first[p.Name]
+		o := Obligation{Name: p.Name, Doc: p.Text, Status: Holds}
 		switch {
-		case violatedBy[p.Name] != "":
-			sp.Status, sp.At = Violated, violatedBy[p.Name]
-		case someViolate[p.Name]:
-			sp.Status = Undetermined
+		case fv.allSet:
+			o.Status = Violated
+		case fv.someSet:
+			o.Status = Undetermined
 		}
-		res.Properties = append(res.Properties, sp)
+		if o.Status != Holds {
+			o.ViolatedAt, o.PossiblyAt, o.ViolatedBy = fv.all, fv.some, fv.by
+		}
+		res.Obligations = append(res.Obligations, o)
 	}
 	return res
 }
@@ -205,45 +158,63 @@ type LabelReader interface {
 	ParseLabel(text string) (tlaspec.Label, error)
 }
 
-func specFailure(sp tlaspec.Any, ev trace.SpecEvent, cands []tlaspec.State, shown int) *SpecFailure {
-	f := &SpecFailure{Event: ev.String(), Line: ev.Line}
+func specFailure(sp tlaspec.Any, ev trace.SpecEvent, ref EventRef, cands []tlaspec.State, shown int) *Failure {
+	f := &Failure{Event: ref, TotalCandidates: len(cands)}
+	for _, o := range ev.Vars {
+		f.Observed = append(f.Observed, VarValue{Var: o.Name, Value: o.Value.String()})
+	}
 	lr, _ := sp.(LabelReader)
 	for i, s := range cands {
 		if i == shown {
 			break
 		}
-		f.States = append(f.States, sp.Vars(s))
-		tried := 0
-		for _, l := range sp.Labels(s) {
-			if !names(sp, ev.Action, l) {
-				continue
-			}
-			f.Tried = append(f.Tried, specTry(sp, ev, i+1, s, l))
-			tried++
+		c := Candidate{Vars: sp.Vars(s)}
+		for _, x := range c.Vars {
+			c.State = append(c.State, VarValue{Var: x.Name, Value: x.Value.String()})
 		}
-		if tried > 0 || lr == nil {
+		for _, l := range sp.Labels(s) {
+			if names(sp, ev.Action, l) {
+				c.Actions = append(c.Actions, specTry(sp, ev, s, l))
+			}
+		}
+		f.Candidates = append(f.Candidates, c)
+		if len(c.Actions) > 0 || lr == nil {
 			continue
 		}
 		action, _, _ := strings.Cut(strings.TrimSpace(ev.Action), "(")
 		if !slices.Contains(lr.ActionNames(), action) {
 			continue // not an action of the spec: Text says so
 		}
+		cd := &f.Candidates[len(f.Candidates)-1]
 		if l, err := lr.ParseLabel(strings.TrimSpace(ev.Action)); err == nil {
-			f.Tried = append(f.Tried, specTry(sp, ev, i+1, s, l))
+			cd.Actions = append(cd.Actions, specTry(sp, ev, s, l))
 			continue
 		}
 		// The action is named without its parameters, and none of its
 		// transitions is enabled here.
-		f.Tried = append(f.Tried, SpecTry{Candidate: i + 1, Label: action,
+		cd.Actions = append(cd.Actions, ActionCheck{Label: action, Named: true,
 			Disabled: "no transition of " + action + " is enabled in this state"})
+	}
+	// The nearest successor: the enabled transition the event names whose
+	// successor differs in the fewest observed variables.
+	for i, c := range f.Candidates {
+		for _, a := range c.Actions {
+			if a.Disabled != "" {
+				continue
+			}
+			f.NamedEnabled = true
+			if f.Nearest == nil || len(a.Diff) < len(f.Nearest.Diff) {
+				f.Nearest = &Nearest{Candidate: i + 1, Label: a.Label, Named: true, Diff: a.Diff}
+			}
+		}
 	}
 	return f
 }
 
 // specTry says why transition l from s does not match event ev: disabled,
 // or a successor whose observed variables differ.
-func specTry(sp tlaspec.Any, ev trace.SpecEvent, cand int, s tlaspec.State, l tlaspec.Label) SpecTry {
-	try := SpecTry{Candidate: cand, Label: sp.Label(l)}
+func specTry(sp tlaspec.Any, ev trace.SpecEvent, s tlaspec.State, l tlaspec.Label) ActionCheck {
+	try := ActionCheck{Label: sp.Label(l), Named: true}
 	if why := sp.Disabled(s, l); why != "" {
 		try.Disabled = why
 		return try
@@ -257,56 +228,11 @@ func specTry(sp tlaspec.Any, ev trace.SpecEvent, cand int, s tlaspec.State, l tl
 			v, ok := vars.Get(o.Name)
 			switch {
 			case !ok:
-				try.Differs = append(try.Differs, fmt.Sprintf("%s: not a variable of %s", o.Name, sp.Module()))
+				try.Diff = append(try.Diff, VarDiff{Var: o.Name, Observed: o.Value.String(), Missing: true})
 			case !tlavalue.Equal(v, o.Value):
-				try.Differs = append(try.Differs, fmt.Sprintf("%s: observed %s, spec %s", o.Name, o.Value, v))
 				try.Diff = append(try.Diff, VarDiff{Var: o.Name, Observed: o.Value.String(), Spec: v.String()})
 			}
 		}
 	})
 	return try
-}
-
-// Text is the result for people.
-func (r *SpecResult) Text() string {
-	var sb strings.Builder
-	switch r.Verdict {
-	case Accepted:
-		all := "all " + plural(r.Events, "event") + " are"
-		if r.Events == 1 {
-			all = "its 1 event is"
-		}
-		fmt.Fprintf(&sb, "ACCEPTED: %s a behaviour of %s (%s at the end).\n",
-			all, r.Module, plural(r.Candidates, "candidate state"))
-	case Unknown:
-		fmt.Fprintf(&sb, "UNKNOWN: gave up after %s: too many candidate states.\n", plural(r.Events, "event"))
-	case Rejected:
-		fmt.Fprintf(&sb, "REJECTED at %s: no behaviour of %s takes it after the %d event%s before.\n",
-			r.Failure.Event, r.Module, r.Events, map[bool]string{true: "", false: "s"}[r.Events == 1])
-		if len(r.Failure.Tried) == 0 {
-			sb.WriteString("  No transition of that action exists in the spec.\n")
-		}
-		for _, t := range r.Failure.Tried {
-			switch {
-			case t.Disabled != "":
-				fmt.Fprintf(&sb, "  candidate %d: %s is disabled: %s\n", t.Candidate, t.Label, t.Disabled)
-			default:
-				fmt.Fprintf(&sb, "  candidate %d: %s differs: %s\n", t.Candidate, t.Label, strings.Join(t.Differs, "; "))
-			}
-		}
-	}
-	if len(r.Properties) > 0 {
-		fmt.Fprintf(&sb, "Invariants over the %d event%s matched:\n", r.Events, map[bool]string{true: "", false: "s"}[r.Events == 1])
-	}
-	for _, p := range r.Properties {
-		line := fmt.Sprintf("  %-12s %s", p.Name, p.Status)
-		if p.At != "" {
-			line += " after " + p.At
-		}
-		if p.Text != "" {
-			line += " (" + p.Text + ")"
-		}
-		sb.WriteString(line + "\n")
-	}
-	return sb.String()
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/tlaspec/resume"
@@ -70,11 +71,11 @@ func TestReplaySpecAgreesOnResumeCorpus(t *testing.T) {
 			t.Errorf("%s: ReplaySpec %s, the Resume checker %s", c.file, got.Verdict, want.Verdict)
 			continue
 		}
-		if got.Events != c.matched {
-			t.Errorf("%s: ReplaySpec matched %d events, want %d", c.file, got.Events, c.matched)
+		if got.Matched != c.matched {
+			t.Errorf("%s: ReplaySpec matched %d events, want %d", c.file, got.Matched, c.matched)
 		}
 		var gotViolated, wantViolated []string
-		for _, p := range got.Properties {
+		for _, p := range got.Obligations {
 			if p.Status == tracecheck.Violated {
 				gotViolated = append(gotViolated, p.Name)
 			}
@@ -87,10 +88,15 @@ func TestReplaySpecAgreesOnResumeCorpus(t *testing.T) {
 		if !slices.Equal(gotViolated, wantViolated) {
 			t.Errorf("%s: ReplaySpec violated %v, the Resume checker %v", c.file, gotViolated, wantViolated)
 		}
+		// Both fill the one Result: where the trace left the spec, the
+		// candidates there and what the event observed read alike.
+		if d := cmp.Diff(shared(want, names), shared(got, names)); d != "" {
+			t.Errorf("%s: ReplaySpec's result differs from the Resume checker's (-checker +ReplaySpec):\n%s", c.file, d)
+		}
 		// A rejected trace says why: each transition of the event's action
 		// tried, or that the spec has none such (a recovery decision the
 		// reference semantics never takes, as in the fault traces).
-		if got.Verdict == tracecheck.Rejected && len(got.Failure.Tried) == 0 &&
+		if got.Verdict == tracecheck.Rejected && tried(got.Failure) == 0 &&
 			!strings.Contains(got.Text(), "No transition of that action exists") {
 			t.Errorf("%s: rejected, and nothing says why:\n%s", c.file, got.Text())
 		}
@@ -98,6 +104,52 @@ func TestReplaySpecAgreesOnResumeCorpus(t *testing.T) {
 	}
 	if compared < 10 {
 		t.Fatalf("only %d traces compared", compared)
+	}
+}
+
+// common is what Resume's Checker and ReplaySpec both say in a Result.
+type common struct {
+	Verdict             tracecheck.Verdict
+	Matched, Candidates int
+	Last, At            *tracecheck.EventRef
+	Observed            []string
+	Total               int
+	Obligations         []string
+}
+
+// shared is r's common part, its obligations among names.
+func shared(r *tracecheck.Result, names []string) common {
+	c := common{Verdict: r.Verdict, Matched: r.Matched, Candidates: r.Candidates, Last: r.Last}
+	if c.Last != nil {
+		last := *c.Last
+		last.Label = "" // Resume's prints a parameter the event left out as "(?)"
+		c.Last = &last
+	}
+	if f := r.Failure; f != nil {
+		at := f.Event
+		at.Label = ""
+		c.At, c.Total = &at, f.TotalCandidates
+		for _, v := range f.Observed {
+			c.Observed = append(c.Observed, v.Var)
+		}
+	}
+	for _, o := range r.Obligations {
+		if slices.Contains(names, o.Name) {
+			c.Obligations = append(c.Obligations, fmt.Sprintf("%s %s at %d", o.Name, o.Status, o.ViolatedAt))
+		}
+	}
+	return c
+}
+
+// The comparison above fails on a result that differs from the
+// checker's where the trace left the spec.
+func TestSharedSeesADifference(t *testing.T) {
+	r := &tracecheck.Result{Verdict: tracecheck.Rejected, Matched: 2,
+		Failure: &tracecheck.Failure{Event: tracecheck.EventRef{Index: 3, Seq: 3, Line: 4}}}
+	moved := *r
+	moved.Failure = &tracecheck.Failure{Event: tracecheck.EventRef{Index: 3, Seq: 3, Line: 5}}
+	if cmp.Diff(shared(r, nil), shared(&moved, nil)) == "" {
+		t.Error("a failure on another line compares equal")
 	}
 }
 
@@ -148,15 +200,18 @@ func TestReplaySpecWitness(t *testing.T) {
 		}
 		if got.Verdict == tracecheck.Rejected {
 			want := min(got.Candidates, 3)
-			if len(got.Failure.States) != want {
-				t.Errorf("%s: %d candidate states kept, want %d", c.file, len(got.Failure.States), want)
+			if len(got.Failure.Candidates) != want || got.Failure.TotalCandidates != got.Candidates {
+				t.Errorf("%s: %d of %d candidate states kept, want %d of %d", c.file,
+					len(got.Failure.Candidates), got.Failure.TotalCandidates, want, got.Candidates)
 			}
-			for _, try := range got.Failure.Tried {
-				if try.Candidate < 1 || try.Candidate > len(got.Failure.States) {
-					t.Errorf("%s: a try names candidate %d of %d", c.file, try.Candidate, len(got.Failure.States))
+			for k, cd := range got.Failure.Candidates {
+				if len(cd.Vars) != len(cd.State) {
+					t.Errorf("%s: candidate %d: %d variables as values, %d in words", c.file, k+1, len(cd.Vars), len(cd.State))
 				}
-				if len(try.Diff) != len(try.Differs) {
-					t.Errorf("%s: %d differences as values, %d in words", c.file, len(try.Diff), len(try.Differs))
+				for _, try := range cd.Actions {
+					if !try.Named || try.Disabled == "" && len(try.Diff) == 0 {
+						t.Errorf("%s: candidate %d: %+v tried, which is not named or matches", c.file, k+1, try)
+					}
 				}
 			}
 		}
@@ -171,10 +226,10 @@ func TestReplaySpecWitness(t *testing.T) {
 }
 
 // witnessProblem says what is wrong with res's witness ("": nothing).
-func witnessProblem(sp tlaspec.Any, events []trace.SpecEvent, res *tracecheck.SpecResult) string {
+func witnessProblem(sp tlaspec.Any, events []trace.SpecEvent, res *tracecheck.Result) string {
 	w := res.Witness
-	if len(w) != res.Events+1 {
-		return fmt.Sprintf("a witness of %d states for %d matched events", len(w), res.Events)
+	if len(w) != res.Matched+1 {
+		return fmt.Sprintf("a witness of %d states for %d matched events", len(w), res.Matched)
 	}
 	if !slices.ContainsFunc(sp.Init(), func(s tlaspec.State) bool { return sp.Key(s) == sp.Key(w[0].State) }) {
 		return "the witness does not start in an initial state"
@@ -195,4 +250,13 @@ func witnessProblem(sp tlaspec.Any, events []trace.SpecEvent, res *tracecheck.Sp
 		}
 	}
 	return ""
+}
+
+// tried counts the transitions a rejection tried, over its candidates.
+func tried(f *tracecheck.Failure) int {
+	n := 0
+	for _, c := range f.Candidates {
+		n += len(c.Actions)
+	}
+	return n
 }

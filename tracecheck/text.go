@@ -7,22 +7,38 @@ import (
 	"github.com/resumecontract/resumecheck/model"
 )
 
-// Text is the result as a report for people.
+// Text is the result as a report for people, whatever the spec: the
+// verdict, where and why a rejected trace left the spec, and the
+// properties over the matched events. A spec replayed by ReplaySpec
+// (Module set) keeps its own shorter wording: the transitions the event
+// names in each candidate state, its invariants.
 func (r *Result) Text() string {
 	var sb strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&sb, format, args...) }
+	other := r.Module != ""
 	switch r.Verdict {
 	case Accepted:
-		if r.Matched == 1 {
+		switch {
+		case other && r.Matched == 1:
+			p("ACCEPTED: its 1 event is a behaviour of %s (%s at the end).\n", r.Module, plural(r.Candidates, "candidate state"))
+		case other:
+			p("ACCEPTED: all %s are a behaviour of %s (%s at the end).\n", plural(r.Matched, "event"), r.Module, plural(r.Candidates, "candidate state"))
+		case r.Matched == 1:
 			p("ACCEPTED: 1 event matches a behaviour of the spec")
-		} else {
+		default:
 			p("ACCEPTED: %d events match a behaviour of the spec", r.Matched)
 		}
-		if r.Candidates > 1 {
-			p(" (%d candidate states at the end)", r.Candidates)
+		if !other {
+			if r.Candidates > 1 {
+				p(" (%d candidate states at the end)", r.Candidates)
+			}
+			p("\n")
 		}
-		p("\n")
 	case Rejected:
+		if other {
+			r.triedText(&sb)
+			break
+		}
 		f := r.Failure
 		p("REJECTED: %s matches no behaviour of the spec\n", f.Event)
 		if r.Last != nil {
@@ -86,6 +102,10 @@ func (r *Result) Text() string {
 	default:
 		p("UNKNOWN: %s\n", r.Reason)
 	}
+	if other {
+		r.invariantsText(&sb)
+		return sb.String()
+	}
 	if len(r.Obligations) > 0 {
 		if r.Verdict == Accepted {
 			p("obligations on the observed behaviour:\n")
@@ -110,6 +130,51 @@ func (r *Result) Text() string {
 		}
 	}
 	return sb.String()
+}
+
+// triedText is a rejection of a spec replayed by ReplaySpec: each
+// transition the event names, in each candidate state shown, and why it
+// does not match.
+func (r *Result) triedText(sb *strings.Builder) {
+	f := r.Failure
+	fmt.Fprintf(sb, "REJECTED at %s: no behaviour of %s takes it after the %s before.\n",
+		f.Event.Short(), r.Module, plural(r.Matched, "event"))
+	tried := 0
+	for _, c := range f.Candidates {
+		tried += len(c.Actions)
+	}
+	if tried == 0 {
+		sb.WriteString("  No transition of that action exists in the spec.\n")
+	}
+	for i, c := range f.Candidates {
+		for _, a := range c.Actions {
+			if a.Disabled != "" {
+				fmt.Fprintf(sb, "  candidate %d: %s is disabled: %s\n", i+1, a.Label, a.Disabled)
+			} else {
+				fmt.Fprintf(sb, "  candidate %d: %s differs: %s\n", i+1, a.Label, a.DiffText(r.Module))
+			}
+		}
+	}
+}
+
+// invariantsText is the invariants of a spec replayed by ReplaySpec.
+func (r *Result) invariantsText(sb *strings.Builder) {
+	if len(r.Obligations) > 0 {
+		fmt.Fprintf(sb, "Invariants over the %s matched:\n", plural(r.Matched, "event"))
+	}
+	for _, o := range r.Obligations {
+		line := fmt.Sprintf("  %-12s %s", o.Name, o.Status)
+		switch {
+		case o.Status == Violated && o.ViolatedBy != nil:
+			line += " after " + o.ViolatedBy.Short()
+		case o.Status == Violated:
+			line += " after the initial state"
+		}
+		if o.Doc != "" {
+			line += " (" + o.Doc + ")"
+		}
+		sb.WriteString(line + "\n")
+	}
 }
 
 func diffNames(ds []VarDiff) string {

@@ -199,11 +199,11 @@ func TestTraces(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := tracecheck.ReplaySpec(b.Any(), tr.Events, tracecheck.Options{})
-		if res.Verdict != c.verdict || res.Events != c.matched {
-			t.Errorf("%s: %s after %d events, want %s after %d\n%s", c.file, res.Verdict, res.Events, c.verdict, c.matched, res.Text())
+		if res.Verdict != c.verdict || res.Matched != c.matched {
+			t.Errorf("%s: %s after %d events, want %s after %d\n%s", c.file, res.Verdict, res.Matched, c.verdict, c.matched, res.Text())
 		}
 		var violated []string
-		for _, p := range res.Properties {
+		for _, p := range res.Obligations {
 			if p.Status == tracecheck.Violated {
 				violated = append(violated, p.Name)
 			}

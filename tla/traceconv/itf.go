@@ -59,7 +59,7 @@ func ToITF(t *trace.Trace, source string) (*tlavalue.ITFTrace, error) {
 		Vars: append(slices.Clone(model.VarNames), ActionVar, PicksVar),
 		Loop: -1,
 	}
-	for i, st := range res.Witness {
+	for i, st := range tracecheck.ModelSteps(res.Witness) {
 		vars := m.Vars(st.State)
 		s := make(tlavalue.State, 0, len(it.Vars))
 		for _, name := range model.VarNames {

@@ -329,7 +329,7 @@ func reportSpecTrace(cmd *cobra.Command, html, path string, src tracecli.SpecSou
 	if err != nil {
 		return clibase.Exit(ExitFailure, err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s after %d of %s, through %s\n", path, res.Verdict, res.Events, english.Count(len(ls.Trace.Events), "event"), ls.Through)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s after %d of %s, through %s\n", path, res.Verdict, res.Matched, english.Count(len(ls.Trace.Events), "event"), ls.Through)
 	return writePage(cmd, html, page)
 }
 

@@ -119,8 +119,9 @@ type Report struct {
 	Faults   []string           `json:"faults"`
 	Events   int                `json:"events"`
 	Result   *tracecheck.Result `json:"result,omitempty"`
-	// Spec is the result for a trace of a spec other than Resume.
-	Spec *tracecheck.SpecResult `json:"spec_result,omitempty"`
+	// Spec is the result for a trace of a spec other than Resume (the
+	// same type as Result, under its own key for the readers of the JSON).
+	Spec *tracecheck.Result `json:"spec_result,omitempty"`
 	// Diagnosis: the fault models that accept a rejected trace.
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 }
@@ -189,21 +190,14 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		switch {
 		case rep.Error != "":
 			fmt.Fprintf(errw, "tracecheck: %s\n", rep.Error)
-		case rep.Spec != nil && o.quiet:
-			line := fmt.Sprintf("%s%s", prefix, strings.ToUpper(rep.Verdict))
-			if rep.Spec.Failure != nil {
-				line += " at " + rep.Spec.Failure.Event
-			}
-			fmt.Fprintln(out, line)
-		case rep.Spec != nil:
-			if len(args) > 1 {
-				fmt.Fprintf(out, "== %s\n", path)
-			}
-			fmt.Fprint(out, rep.Spec.Text())
 		case o.quiet:
+			res := rep.Result
+			if res == nil {
+				res = rep.Spec
+			}
 			line := fmt.Sprintf("%s%s", prefix, strings.ToUpper(rep.Verdict))
-			if rep.Result.Verdict == tracecheck.Rejected {
-				line += " at " + rep.Result.Failure.Event.String()
+			if res.Verdict == tracecheck.Rejected {
+				line += " at " + res.Where(res.Failure.Event)
 			}
 			if rep.Diagnosis != nil {
 				line += "; " + rep.Diagnosis.Summary
@@ -216,7 +210,11 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 			if len(args) > 1 {
 				fmt.Fprintf(out, "== %s\n", path)
 			}
-			fmt.Fprint(out, rep.Result.Text())
+			res := rep.Result
+			if res == nil {
+				res = rep.Spec
+			}
+			fmt.Fprint(out, res.Text())
 			if rep.Diagnosis != nil {
 				fmt.Fprint(out, tracecheck.DiagnosisText(rep.Diagnosis.Summary, rep.Diagnosis.Accepting))
 				if rep.Diagnosis.Note != "" {

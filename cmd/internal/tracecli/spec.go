@@ -70,7 +70,7 @@ func checkSpecTrace(in io.Reader, name string, src specSource, opt tracecheck.Op
 		// verdict would be about a spec that was not evaluated.
 		return fail(fmt.Errorf("%s: %w", name, err), ExitFailure)
 	}
-	rep.Producer, rep.Events, rep.Spec, rep.Verdict = &t.Header.Producer, res.Events, res, res.Verdict.String()
+	rep.Producer, rep.Events, rep.Spec, rep.Verdict = &t.Header.Producer, res.Matched, res, res.Verdict.String()
 	switch res.Verdict {
 	case tracecheck.Accepted:
 		return rep, ExitAccepted
@@ -312,7 +312,7 @@ func LoadSpecTrace(in io.Reader, name string, src SpecSource) (*LoadedSpec, erro
 
 // Replay replays the trace (tracecheck.ReplaySpec). An error means the
 // interpreter could not evaluate a transition: no verdict.
-func (ls *LoadedSpec) Replay(opt tracecheck.Options) (*tracecheck.SpecResult, error) {
+func (ls *LoadedSpec) Replay(opt tracecheck.Options) (*tracecheck.Result, error) {
 	res := tracecheck.ReplaySpec(ls.Spec, ls.Trace.Events, opt)
 	if ls.evalErr != nil {
 		if err := ls.evalErr(); err != nil {

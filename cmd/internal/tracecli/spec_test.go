@@ -82,20 +82,24 @@ func TestSpecMirrorAgreesWithInterpreter(t *testing.T) {
 // enabled in the state (tracecheck.LabelReader then names the event's
 // own): the transitions whose successor differs from the observation
 // must be the same, and both must say why when there is none.
-func summary(r *tracecheck.SpecResult) string {
-	s := fmt.Sprintf("%s after %d events, %d candidates", r.Verdict, r.Events, r.Candidates)
+func summary(r *tracecheck.Result) string {
+	s := fmt.Sprintf("%s after %d events, %d candidates", r.Verdict, r.Matched, r.Candidates)
 	if r.Failure != nil {
-		s += ", at " + r.Failure.Event
+		s += ", at " + r.Failure.Event.Short()
 		var differ []string
-		for _, t := range r.Failure.Tried {
-			if t.Disabled == "" {
-				differ = append(differ, fmt.Sprintf("%d:%s differs %s", t.Candidate, t.Label, strings.Join(t.Differs, "; ")))
+		tried := 0
+		for k, c := range r.Failure.Candidates {
+			for _, t := range c.Actions {
+				tried++
+				if t.Disabled == "" {
+					differ = append(differ, fmt.Sprintf("%d:%s differs %s", k+1, t.Label, t.DiffText(r.Module)))
+				}
 			}
 		}
-		s += fmt.Sprintf(" [%s] explained: %v", strings.Join(differ, ", "), len(r.Failure.Tried) > 0)
+		s += fmt.Sprintf(" [%s] explained: %v", strings.Join(differ, ", "), tried > 0)
 	}
-	for _, p := range r.Properties {
-		s += fmt.Sprintf(", %s %s %s", p.Name, p.Status, p.At)
+	for _, p := range r.Obligations {
+		s += fmt.Sprintf(", %s %s %d", p.Name, p.Status, p.ViolatedAt)
 	}
 	return s
 }
@@ -249,14 +253,14 @@ func TestSpecAlteredValueRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replay := func(tr *trace.SpecTrace) *tracecheck.SpecResult {
+	replay := func(tr *trace.SpecTrace) *tracecheck.Result {
 		is, err := interpreted(tr, "commit.ndjson", src)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return tracecheck.ReplaySpec(is, tr.Events, tracecheck.Options{})
 	}
-	if r := replay(tr); r.Verdict != tracecheck.Accepted || r.Events != len(tr.Events) {
+	if r := replay(tr); r.Verdict != tracecheck.Accepted || r.Matched != len(tr.Events) {
 		t.Fatalf("the recorded trace: %s", r.Text())
 	}
 	bad := cloneTrace(tr)
@@ -273,18 +277,19 @@ func TestSpecAlteredValueRejected(t *testing.T) {
 		t.Fatal("commit.ndjson observes no committed tmState")
 	}
 	r := replay(bad)
-	if r.Verdict != tracecheck.Rejected || r.Events != at || r.Failure.Line != bad.Events[at].Line {
+	if r.Verdict != tracecheck.Rejected || r.Matched != at || r.Failure.Event.Line != bad.Events[at].Line {
 		t.Fatalf("altered at event %d: %s", at+1, r.Text())
 	}
-	if len(r.Failure.Tried) == 0 || !strings.Contains(strings.Join(r.Failure.Tried[0].Differs, ";"), `tmState: observed "aborted", spec "committed"`) {
+	if len(r.Failure.Candidates) == 0 || len(r.Failure.Candidates[0].Actions) == 0 ||
+		!strings.Contains(r.Failure.Candidates[0].Actions[0].DiffText(r.Module), `tmState: observed "aborted", spec "committed"`) {
 		t.Errorf("the rejection does not name the altered value: %s", r.Text())
 	}
 
 	early := cloneTrace(tr)
 	early.Events = []trace.SpecEvent{{Seq: 1, Line: 2, Action: "RMPrepare(r1)"}, {Seq: 2, Line: 3, Action: "TMCommit"}}
 	r = replay(early)
-	if r.Verdict != tracecheck.Rejected || r.Events != 1 || len(r.Failure.Tried) != 1 ||
-		r.Failure.Tried[0].Label != "TMCommit" || !strings.Contains(r.Failure.Tried[0].Disabled, "not enabled") {
+	if r.Verdict != tracecheck.Rejected || r.Matched != 1 || len(r.Failure.Candidates) != 1 || len(r.Failure.Candidates[0].Actions) != 1 ||
+		r.Failure.Candidates[0].Actions[0].Label != "TMCommit" || !strings.Contains(r.Failure.Candidates[0].Actions[0].Disabled, "not enabled") {
 		t.Errorf("TMCommit after one prepare: %s", r.Text())
 	}
 }
