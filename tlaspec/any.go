@@ -111,3 +111,19 @@ func (e erased[S, L]) Key(s State) string {
 	e.sp.Encode(buf, s.(S))
 	return string(buf)
 }
+
+// Obligations is a capability a spec may offer beside Any (asked for
+// with a type assertion, as io.WriterTo is): some of its invariants kept
+// up to date one step at a time, looking only at what the step added,
+// so that replaying a long trace does not evaluate every invariant over
+// every state's whole history. Resume offers it for its six safety
+// obligations (resume.Unpacked); a spec without it is judged by Holds.
+type Obligations interface {
+	// ObligationNames are the invariants of Properties the bits stand
+	// for: bit i is ObligationNames()[i] (at most 64).
+	ObligationNames() []string
+	// ObligationsAfter is the set of those invariants violated on a
+	// behaviour that reached from with viol violated and stepped to t;
+	// from is nil when t is an initial state (viol is then 0).
+	ObligationsAfter(from, t State, viol uint64) uint64
+}

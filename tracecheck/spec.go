@@ -14,7 +14,10 @@ import (
 // starts at the initial states and, at each event, becomes the
 // successors by a transition of the event's action (and label, when the
 // event gives its parameters) whose observed variables are the event's.
-// The trace is rejected at the first event that leaves no candidate.
+// The trace is rejected at the first event that leaves no candidate, and
+// the result says why (Failure). Each invariant is judged by sp.Holds in
+// every candidate state, unless sp offers tlaspec.Obligations for it:
+// then a step at a time, as Resume's Checker keeps its obligations.
 func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
 	res := &Result{Module: sp.Module(), Verdict: Accepted}
 	cands := sp.Init()
@@ -33,9 +36,38 @@ func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
 			first[p.Name] = &firstViolation{}
 		}
 	}
+	// A spec that keeps some invariants a step at a time (Obligations)
+	// has them judged as Resume's Checker judges its obligations: each
+	// candidate carries the ones violated on a behaviour reaching it
+	// (viol), and the status is over the candidates at the end.
+	ob, _ := sp.(tlaspec.Obligations)
+	bit := map[string]int{}
+	var viol []uint64
+	if ob != nil {
+		for i, name := range ob.ObligationNames() {
+			bit[name] = i
+		}
+		for _, s := range cands {
+			viol = append(viol, ob.ObligationsAfter(nil, s, 0))
+		}
+	}
 	note := func(at int, ev *EventRef) {
+		some, all := uint64(0), ^uint64(0)
+		for _, v := range viol {
+			some |= v
+			all &= v
+		}
 		for _, p := range invariants {
 			fv := first[p.Name]
+			if b, ok := bit[p.Name]; ok {
+				if some&(1<<b) != 0 && !fv.someSet {
+					fv.some, fv.someSet = at, true
+				}
+				if len(cands) > 0 && all&(1<<b) != 0 && !fv.allSet {
+					fv.all, fv.allSet, fv.by = at, true, ev
+				}
+				continue
+			}
 			all := len(cands) > 0
 			for _, s := range cands {
 				if sp.Holds(p.Name, s) {
@@ -63,18 +95,31 @@ func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
 	for _, ev := range events {
 		var next []tlaspec.State
 		var from []parent
-		seen := map[string]bool{}
+		var nextViol []uint64
+		seen := map[string]int{}
 		for i, s := range cands {
 			sp.Next(s, func(l tlaspec.Label, t tlaspec.State) {
 				if !names(sp, ev.Action, l) || !observed(sp, ev.Vars, t) {
 					return
 				}
-				if k := sp.Key(t); !seen[k] {
-					seen[k] = true
-					next = append(next, t)
-					if opt.Witness {
-						from = append(from, parent{i, l, t})
+				var v uint64
+				if ob != nil {
+					v = ob.ObligationsAfter(s, t, viol[i])
+				}
+				k := sp.Key(t)
+				if j, ok := seen[k]; ok {
+					if ob != nil {
+						nextViol[j] |= v
 					}
+					return
+				}
+				seen[k] = len(next)
+				next = append(next, t)
+				if ob != nil {
+					nextViol = append(nextViol, v)
+				}
+				if opt.Witness {
+					from = append(from, parent{i, l, t})
 				}
 			})
 		}
@@ -89,7 +134,7 @@ func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
 			res.Reason = fmt.Sprintf("gave up after %s: too many candidate states.", plural(res.Matched, "event"))
 			break
 		}
-		cands = next
+		cands, viol = next, nextViol
 		parents = append(parents, from)
 		res.Matched++
 		res.Last = &ref
@@ -107,10 +152,21 @@ func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
 		}
 		res.Witness[0] = Step{State: init[at]}
 	}
+	some, all := uint64(0), ^uint64(0)
+	for _, v := range viol {
+		some |= v
+		all &= v
+	}
 	for _, p := range invariants {
 		fv := first[p.Name]
 		o := Obligation{Name: p.Name, Doc: p.Text, Status: Holds}
+		b, kept := bit[p.Name]
 		switch {
+		case kept && len(cands) > 0 && all&(1<<b) != 0:
+			o.Status = Violated
+		case kept && some&(1<<b) != 0:
+			o.Status = Undetermined
+		case kept:
 		case fv.allSet:
 			o.Status = Violated
 		case fv.someSet:

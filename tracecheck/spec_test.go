@@ -260,3 +260,89 @@ func tried(f *tracecheck.Failure) int {
 	}
 	return n
 }
+
+// noObligations hides a spec's tlaspec.Obligations, or (wrong) offers one
+// that never sees a violation.
+type noObligations struct {
+	tlaspec.Any
+}
+
+type blindObligations struct {
+	tlaspec.Any
+	names []string
+}
+
+func (b blindObligations) ObligationNames() []string                            { return b.names }
+func (b blindObligations) ObligationsAfter(_, _ tlaspec.State, _ uint64) uint64 { return 0 }
+
+// A spec that keeps its obligations a step at a time (tlaspec.Obligations,
+// which resume.Unpacked offers) has them judged by ReplaySpec as Resume's
+// own Checker judges them: the same status, from the same event, for
+// every safety obligation on every trace of the corpus. A capability that
+// misses every violation is caught, so the comparison sees it used.
+func TestReplaySpecObligationsCapability(t *testing.T) {
+	obligations := func(r *tracecheck.Result) []string {
+		var out []string
+		for _, o := range r.Obligations {
+			if slices.Contains(model.SafetyObligations(), o.Name) {
+				out = append(out, fmt.Sprintf("%s %s at %d, possibly at %d", o.Name, o.Status, o.ViolatedAt, o.PossiblyAt))
+			}
+		}
+		return out
+	}
+	compared, violated, caught := 0, 0, 0
+	for _, c := range corpus {
+		if c.verdict == "bad" {
+			continue
+		}
+		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := tracecheck.Check(tr, tracecheck.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := tr.Header.Params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := resume.Unpacked(m)
+		if _, ok := sp.(tlaspec.Obligations); !ok {
+			t.Fatal("resume.Unpacked does not offer tlaspec.Obligations")
+		}
+		events := specEvents(m, tr.Events)
+		got := tracecheck.ReplaySpec(sp, events, tracecheck.Options{})
+		if got.Verdict == tracecheck.Unknown || want.Verdict == tracecheck.Unknown {
+			continue
+		}
+		if d := cmp.Diff(obligations(want), obligations(got)); d != "" {
+			t.Errorf("%s: the obligations through the capability differ from the checker's (-checker +ReplaySpec):\n%s", c.file, d)
+		}
+		// The same states judged by Holds agree on what is violated.
+		plain := tracecheck.ReplaySpec(noObligations{sp}, events, tracecheck.Options{})
+		if plain.Verdict != got.Verdict || plain.Matched != got.Matched {
+			t.Errorf("%s: hiding the capability changed the verdict: %s after %d, with it %s after %d",
+				c.file, plain.Verdict, plain.Matched, got.Verdict, got.Matched)
+		}
+		blind := tracecheck.ReplaySpec(blindObligations{sp, model.SafetyObligations()}, events, tracecheck.Options{})
+		for _, line := range obligations(want) {
+			if !strings.Contains(line, " holds ") {
+				violated++
+				if cmp.Diff(obligations(want), obligations(blind)) != "" {
+					caught++
+				}
+				break
+			}
+		}
+		compared++
+	}
+	t.Logf("%d traces compared, %d violating an obligation", compared, violated)
+	if compared < 10 || violated == 0 || caught != violated {
+		t.Fatalf("%d traces compared, %d violating an obligation, a blind capability caught on %d", compared, violated, caught)
+	}
+}

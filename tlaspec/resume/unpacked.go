@@ -9,6 +9,8 @@ import (
 // Unpacked is the Resume model through the seam over its unpacked states
 // (model.State), which hold any bounds; the packed form (Spec) is the
 // engine's. The report's drawings walk it: its state graph and timeline.
+// It offers tlaspec.Obligations, so that tracecheck.ReplaySpec keeps the
+// safety obligations as Resume's own checker does.
 func Unpacked(m *model.Model) tlaspec.Any { return unpacked{m} }
 
 type unpacked struct{ m *model.Model }
@@ -68,5 +70,21 @@ func (r unpacked) Properties() []tlaspec.PropertyInfo {
 	}
 	return append(out, tlaspec.PropertyInfo{Name: model.Liveness, Kind: tlaspec.Eventually, Text: "the run eventually completes"})
 }
+
+// ObligationNames are the contract's safety obligations, in the bits'
+// order of model.Model.ObligationsAfter.
+func (r unpacked) ObligationNames() []string { return model.SafetyObligations() }
+
+func (r unpacked) ObligationsAfter(from, t tlaspec.State, viol uint64) uint64 {
+	var lens model.Lens
+	if from != nil {
+		f := from.(model.State)
+		lens = model.LensOf(&f)
+	}
+	s := t.(model.State)
+	return uint64(r.m.ObligationsAfter(&s, lens, uint8(viol)))
+}
+
+var _ tlaspec.Obligations = unpacked{}
 
 func (r unpacked) Key(s tlaspec.State) string { return string(r.m.Encode(nil, s.(model.State))) }
