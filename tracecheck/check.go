@@ -500,6 +500,11 @@ type Result struct {
 	Failure *Failure `json:"failure,omitempty"`
 	// Reason says why the check gave up (Unknown).
 	Reason string `json:"reason,omitempty"`
+	// Diagnosis is what the spec's fault models say about a rejected
+	// trace (Text ends with it), when they were asked: by the caller for
+	// Resume, by ReplaySpec of a spec that offers Explainer. Not in the
+	// JSON: tracecheck's report carries it beside the result.
+	Diagnosis *Diagnosis `json:"-"`
 	// Witness is one behaviour matching the matched events, from the
 	// initial state (with Options.Witness).
 	Witness []Step `json:"-"`

@@ -28,6 +28,35 @@ type Explanation struct {
 	NotTried bool `json:"not_tried,omitempty"`
 }
 
+// Diagnosis is what a rejected trace's fault models say: the one-line
+// summary (SummaryTried, or why the models could not be tried), the
+// models that accept it, and CutNote when the passes ran out.
+type Diagnosis struct {
+	Summary   string        `json:"summary"`
+	Accepting []Explanation `json:"accepting"`
+	// Note says that the passes ran out before every fault model was
+	// tried (CutNote); Summary is then about those tried.
+	Note string `json:"note,omitempty"`
+}
+
+// Diagnose is the Diagnosis of what ExplainSource returned.
+func Diagnose(accepting, tried []Explanation, opt Options) *Diagnosis {
+	if accepting == nil {
+		accepting = []Explanation{}
+	}
+	return &Diagnosis{Summary: SummaryTried(accepting, tried), Accepting: accepting, Note: CutNote(tried, opt)}
+}
+
+// Explainer is a capability a spec may offer beside tlaspec.Any (asked
+// for with a type assertion): models of its faults that may explain a
+// trace it rejects. ReplaySpec asks it about a rejected trace and puts
+// its answer in Result.Diagnosis; nil means it has nothing to say.
+// Resume's faults are explained beside its typed Checker (ExplainSource,
+// Diagnose), which reads the trace again from its file.
+type Explainer interface {
+	Explain(events []trace.SpecEvent, opt Options) *Diagnosis
+}
+
 // Name is the model's name: the faults joined by "+", or "reference".
 func (e Explanation) Name() string {
 	if len(e.Faults) == 0 {

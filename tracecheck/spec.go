@@ -17,7 +17,8 @@ import (
 // The trace is rejected at the first event that leaves no candidate, and
 // the result says why (Failure). Each invariant is judged by sp.Holds in
 // every candidate state, unless sp offers tlaspec.Obligations for it:
-// then a step at a time, as Resume's Checker keeps its obligations.
+// then a step at a time, as Resume's Checker keeps its obligations. A
+// rejected trace of a spec that offers Explainer has its Diagnosis.
 func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
 	res := &Result{Module: sp.Module(), Verdict: Accepted}
 	cands := sp.Init()
@@ -156,6 +157,9 @@ func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
 	for _, v := range viol {
 		some |= v
 		all &= v
+	}
+	if ex, ok := sp.(Explainer); ok && res.Verdict == Rejected {
+		res.Diagnosis = ex.Explain(events, opt)
 	}
 	for _, p := range invariants {
 		fv := first[p.Name]

@@ -346,3 +346,58 @@ func TestReplaySpecObligationsCapability(t *testing.T) {
 		t.Fatalf("%d traces compared, %d violating an obligation, a blind capability caught on %d", compared, violated, caught)
 	}
 }
+
+// explaining offers tracecheck.Explainer over a spec, counting the times
+// it is asked.
+type explaining struct {
+	tlaspec.Any
+	asked *int
+}
+
+func (e explaining) Explain(events []trace.SpecEvent, _ tracecheck.Options) *tracecheck.Diagnosis {
+	*e.asked++
+	return &tracecheck.Diagnosis{Summary: fmt.Sprintf("explained by the test's model (%d events)", len(events)),
+		Accepting: []tracecheck.Explanation{{Faults: []string{"testfault"}, Verdict: tracecheck.Accepted, Matched: len(events)}}}
+}
+
+// A spec that offers Explainer is asked about the traces ReplaySpec
+// rejects, never about those it accepts, and Text ends with what it says.
+func TestReplaySpecExplainerCapability(t *testing.T) {
+	rejected, accepted := 0, 0
+	for _, c := range corpus {
+		if c.verdict == "bad" {
+			continue
+		}
+		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := tr.Header.Params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asked := 0
+		events := specEvents(m, tr.Events)
+		got := tracecheck.ReplaySpec(explaining{resume.Unpacked(m), &asked}, events, tracecheck.Options{})
+		switch got.Verdict {
+		case tracecheck.Rejected:
+			rejected++
+			want := fmt.Sprintf("diagnosis: explained by the test's model (%d events)\n  testfault                    accepts\n", len(events))
+			if asked != 1 || got.Diagnosis == nil || !strings.HasSuffix(got.Text(), want) {
+				t.Errorf("%s: rejected, the explainer asked %d times, and the text does not end with %q:\n%s", c.file, asked, want, got.Text())
+			}
+		case tracecheck.Accepted:
+			accepted++
+			if asked != 0 || got.Diagnosis != nil || strings.Contains(got.Text(), "diagnosis:") {
+				t.Errorf("%s: accepted, and the explainer was asked %d times:\n%s", c.file, asked, got.Text())
+			}
+		}
+	}
+	if rejected == 0 || accepted == 0 {
+		t.Fatalf("%d rejected and %d accepted traces: want some of each", rejected, accepted)
+	}
+}

@@ -104,6 +104,7 @@ func (r *Result) Text() string {
 	}
 	if other {
 		r.invariantsText(&sb)
+		r.diagnosisText(&sb)
 		return sb.String()
 	}
 	if len(r.Obligations) > 0 {
@@ -129,7 +130,18 @@ func (r *Result) Text() string {
 			p("\n")
 		}
 	}
+	r.diagnosisText(&sb)
 	return sb.String()
+}
+
+// diagnosisText is r's Diagnosis, when it has one, with its note.
+func (r *Result) diagnosisText(sb *strings.Builder) {
+	if d := r.Diagnosis; d != nil {
+		sb.WriteString(DiagnosisText(d.Summary, d.Accepting))
+		if d.Note != "" {
+			fmt.Fprintf(sb, "note: %s\n", d.Note)
+		}
+	}
 }
 
 // triedText is a rejection of a spec replayed by ReplaySpec: each

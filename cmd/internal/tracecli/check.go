@@ -127,13 +127,7 @@ type Report struct {
 }
 
 // Diagnosis is the fault explanation of a rejected trace.
-type Diagnosis struct {
-	Summary   string                   `json:"summary"`
-	Accepting []tracecheck.Explanation `json:"accepting"`
-	// Note says that the passes ran out before every fault model was
-	// tried (tracecheck.CutNote); Summary is then about those tried.
-	Note string `json:"note,omitempty"`
-}
+type Diagnosis = tracecheck.Diagnosis
 
 func parseFaults(s string) (model.FaultSet, error) {
 	var fs model.FaultSet
@@ -215,12 +209,6 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 				res = rep.Spec
 			}
 			fmt.Fprint(out, res.Text())
-			if rep.Diagnosis != nil {
-				fmt.Fprint(out, tracecheck.DiagnosisText(rep.Diagnosis.Summary, rep.Diagnosis.Accepting))
-				if rep.Diagnosis.Note != "" {
-					fmt.Fprintf(out, "note: %s\n", rep.Diagnosis.Note)
-				}
-			}
 		}
 	}
 	if o.asJSON {
@@ -353,11 +341,9 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 		case err != nil:
 			rep.Diagnosis = &Diagnosis{Summary: fmt.Sprintf("the fault models could not be tried: %s: %v", name, err), Accepting: []tracecheck.Explanation{}}
 		default:
-			if accepting == nil {
-				accepting = []tracecheck.Explanation{}
-			}
-			rep.Diagnosis = &Diagnosis{Summary: tracecheck.SummaryTried(accepting, tried), Accepting: accepting, Note: tracecheck.CutNote(tried, opt)}
+			rep.Diagnosis = tracecheck.Diagnose(accepting, tried, opt)
 		}
+		res.Diagnosis = rep.Diagnosis
 	}
 	return rep, ExitRejected
 }

@@ -71,6 +71,7 @@ func checkSpecTrace(in io.Reader, name string, src specSource, opt tracecheck.Op
 		return fail(fmt.Errorf("%s: %w", name, err), ExitFailure)
 	}
 	rep.Producer, rep.Events, rep.Spec, rep.Verdict = &t.Header.Producer, res.Matched, res, res.Verdict.String()
+	rep.Diagnosis = res.Diagnosis
 	switch res.Verdict {
 	case tracecheck.Accepted:
 		return rep, ExitAccepted
