@@ -20,7 +20,7 @@ import (
 // then a step at a time, as Resume's Checker keeps its obligations. A
 // rejected trace of a spec that offers Explainer has its Diagnosis.
 func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
-	res := &Result{Module: sp.Module(), Verdict: Accepted}
+	res := &Result{Module: sp.Module(), Verdict: Accepted, Obligations: []Obligation{}}
 	cands := sp.Init()
 	// The event (its index, 0 for the initial state) after which every /
 	// some candidate violates each invariant.
