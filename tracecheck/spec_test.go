@@ -401,3 +401,108 @@ func TestReplaySpecExplainerCapability(t *testing.T) {
 		t.Fatalf("%d rejected and %d accepted traces: want some of each", rejected, accepted)
 	}
 }
+
+// Resume replayed as an ordinary spec of the seam (tracecheck.ResumeSpec)
+// says what its own Checker and Explain say: the verdict, the events
+// matched, the six obligations with their events, and for a rejected
+// trace the same diagnosis, its events read back as Resume's.
+func TestResumeSpecAgreesWithChecker(t *testing.T) {
+	compared, diagnosed, unreadable := 0, 0, 0
+	for _, c := range corpus {
+		if c.verdict == "bad" {
+			continue
+		}
+		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := tracecheck.Check(tr, tracecheck.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := tr.Header.Params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := tracecheck.ReplaySpec(tracecheck.ResumeSpec(m), specEvents(m, tr.Events), tracecheck.Options{})
+		if d := cmp.Diff(shared(want, model.SafetyObligations()), shared(got, model.SafetyObligations())); d != "" {
+			t.Errorf("%s: ResumeSpec's result differs from the Checker's (-checker +ResumeSpec):\n%s", c.file, d)
+		}
+		if want.Verdict == tracecheck.Rejected {
+			accepting, tried, err := tracecheck.Explain(tr, tracecheck.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A mutant observing a value no state of the model holds (pc
+			// past Done) cannot be read back as Resume's events: the
+			// diagnosis says so rather than guess.
+			if got.Diagnosis != nil && strings.Contains(c.file, "mut-") &&
+				strings.Contains(got.Diagnosis.Summary, "could not be tried") && strings.Contains(got.Diagnosis.Summary, "does not fit the spec") {
+				unreadable++
+				continue
+			}
+			if d := cmp.Diff(tracecheck.Diagnose(accepting, tried, tracecheck.Options{}), got.Diagnosis); d != "" {
+				t.Errorf("%s: ResumeSpec's diagnosis differs from Explain's (-Explain +ResumeSpec):\n%s", c.file, d)
+			}
+			diagnosed++
+		}
+		compared++
+	}
+	t.Logf("%d traces compared, %d diagnosed alike, %d not readable as Resume's events", compared, diagnosed, unreadable)
+	if compared < 10 || diagnosed == 0 || unreadable > 2 {
+		t.Fatalf("%d traces compared, %d diagnosed alike, %d not readable as Resume's events", compared, diagnosed, unreadable)
+	}
+}
+
+// ResumeSpec reads the seam's events back as Resume's: every event of
+// the corpus converted to the seam and back names the same transition
+// (action, value, decision) and observes the same variables, with the
+// same values.
+func TestResumeEventsRoundTrip(t *testing.T) {
+	converted := 0
+	for _, c := range corpus {
+		if c.verdict == "bad" {
+			continue
+		}
+		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := tr.Header.Params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := tracecheck.ResumeEvents(m, specEvents(m, tr.Events))
+		if err != nil {
+			if strings.Contains(c.file, "mut-") && strings.Contains(err.Error(), "does not fit the spec") {
+				continue // a value no state holds: TestResumeSpecAgreesWithChecker
+			}
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		for i := range tr.Events {
+			want, got := &tr.Events[i], &back[i]
+			same := want.Seq == got.Seq && want.Line == got.Line && want.Action == got.Action &&
+				want.Value == got.Value && want.HasDecision == got.HasDecision && want.Observed == got.Observed &&
+				(!want.HasDecision || want.Decision == got.Decision)
+			for _, v := range want.Observed.List() {
+				same = same && trace.VarEqual(v, &want.State, &got.State)
+			}
+			if !same {
+				t.Fatalf("%s: event %d read back as %s observing %s, want %s observing %s", c.file, i+1,
+					got.LabelString(m), got.Observed, want.LabelString(m), want.Observed)
+			}
+		}
+		converted++
+	}
+	if converted < 10 {
+		t.Fatalf("only %d traces converted", converted)
+	}
+}
