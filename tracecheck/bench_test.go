@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlavalue"
 	"github.com/resumecontract/resumecheck/trace"
 )
 
@@ -155,4 +156,39 @@ func benchDecodeCheck(b *testing.B, p model.Params) {
 	reportRates(b, n, cpuTime()-cpu)
 	b.ReportMetric(float64(size)/float64(n), "bytes/event")
 	b.SetBytes(int64(size))
+}
+
+// BenchmarkReplaySpecResume replays BenchmarkCheckFull's traces through
+// the seam (ReplaySpec over ResumeSpec, with its incremental
+// obligations), the generic path's cost against Resume's typed Checker.
+func BenchmarkReplaySpecResume(b *testing.B) {
+	p := benchParams()
+	ts := benchTraces(b, p, trace.AllVars, benchEvents)
+	n := countEvents(ts)
+	m, err := model.New(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp := ResumeSpec(m)
+	spec := make([][]trace.SpecEvent, len(ts))
+	for i, t := range ts {
+		for _, ev := range t.Events {
+			se := trace.SpecEvent{Seq: ev.Seq, Action: ev.LabelString(m)}
+			vars := m.Vars(ev.State)
+			for _, v := range ev.Observed.List() {
+				se.Vars = append(se.Vars, tlavalue.Var{Name: v.String(), Value: vars[v.String()]})
+			}
+			spec[i] = append(spec[i], se)
+		}
+	}
+	b.ResetTimer()
+	cpu := cpuTime()
+	for b.Loop() {
+		for _, evs := range spec {
+			if r := ReplaySpec(sp, evs, Options{}); r.Verdict != Accepted {
+				b.Fatalf("not accepted:\n%s", r.Text())
+			}
+		}
+	}
+	reportRates(b, n, cpuTime()-cpu)
 }
