@@ -112,6 +112,15 @@ func (e erased[S, L]) Key(s State) string {
 	return string(buf)
 }
 
+// Observer is a capability a spec may offer beside Any: an event's
+// observation read once into the spec's own terms, so that matching each
+// successor does not convert its variables to TLA+ values. ok is false
+// when the spec cannot read it (a value its states never hold, a name
+// that is no variable); the caller then compares TLA+ values.
+type Observer interface {
+	Observe(obs tlavalue.State) (match func(State) bool, ok bool)
+}
+
 // Obligations is a capability a spec may offer beside Any (asked for
 // with a type assertion, as io.WriterTo is): some of its invariants kept
 // up to date one step at a time, looking only at what the step added,

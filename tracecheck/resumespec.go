@@ -20,16 +20,58 @@ import (
 // one that streams a long trace from its file.
 func ResumeSpec(m *model.Model) tlaspec.Any {
 	u := resume.Unpacked(m)
-	return resumeSpec{Any: u, Obligations: u.(tlaspec.Obligations), m: m}
+	return resumeSpec{Any: u, Obligations: u.(tlaspec.Obligations), m: m, init: m.Vars(m.Init())}
 }
 
 type resumeSpec struct {
 	tlaspec.Any
 	tlaspec.Obligations
-	m *model.Model
+	m    *model.Model
+	init map[string]tlavalue.Value // the initial state's variables
 }
 
 var _ Explainer = resumeSpec{}
+
+var _ tlaspec.Observer = resumeSpec{}
+
+// Observe reads an observation as a Resume state, matched as a Resume
+// trace's event is (trace.VarEqual on the observed variables).
+func (r resumeSpec) Observe(obs tlavalue.State) (func(tlaspec.State) bool, bool) {
+	st, vs, err := observation(r.m, r.init, obs)
+	if err != nil {
+		return nil, false
+	}
+	list := vs.List()
+	return func(s tlaspec.State) bool {
+		t := s.(model.State)
+		for _, v := range list {
+			if !trace.VarEqual(v, &st, &t) {
+				return false
+			}
+		}
+		return true
+	}, true
+}
+
+// observation is obs as a Resume state and the variables it observes;
+// the others keep init's values.
+func observation(m *model.Model, init map[string]tlavalue.Value, obs tlavalue.State) (model.State, trace.VarSet, error) {
+	vars := make(map[string]tlavalue.Value, len(init))
+	for k, v := range init {
+		vars[k] = v
+	}
+	var vs trace.VarSet
+	for _, o := range obs {
+		v, ok := trace.ParseVar(o.Name)
+		if !ok {
+			return model.State{}, 0, fmt.Errorf("%s is not a variable of Resume", o.Name)
+		}
+		vs |= trace.Vars(v)
+		vars[o.Name] = o.Value
+	}
+	st, err := m.StateFromVars(vars)
+	return st, vs, err
+}
 
 // Explain tries the fault models on the events, read back as Resume's.
 func (r resumeSpec) Explain(events []trace.SpecEvent, opt Options) *Diagnosis {
@@ -80,23 +122,10 @@ func resumeEvents(m *model.Model, events []trace.SpecEvent) ([]trace.Event, erro
 				ev.Decision, ev.HasDecision = d, true
 			}
 		}
-		vars := make(map[string]tlavalue.Value, len(init))
-		for k, v := range init {
-			vars[k] = v
-		}
-		for _, o := range se.Vars {
-			v, ok := trace.ParseVar(o.Name)
-			if !ok {
-				return nil, fmt.Errorf("%s: %s is not a variable of Resume", se, o.Name)
-			}
-			ev.Observed |= trace.Vars(v)
-			vars[o.Name] = o.Value
-		}
-		st, err := m.StateFromVars(vars)
-		if err != nil {
+		var err error
+		if ev.State, ev.Observed, err = observation(m, init, se.Vars); err != nil {
 			return nil, fmt.Errorf("%s: %w", se, err)
 		}
-		ev.State = st
 		out[i] = ev
 	}
 	return out, nil

@@ -17,7 +17,9 @@ import (
 // The trace is rejected at the first event that leaves no candidate, and
 // the result says why (Failure). Each invariant is judged by sp.Holds in
 // every candidate state, unless sp offers tlaspec.Obligations for it:
-// then a step at a time, as Resume's Checker keeps its obligations. A
+// then a step at a time, as Resume's Checker keeps its obligations. An
+// event's observation is compared as TLA+ values, unless sp offers
+// tlaspec.Observer, which reads it once into its own terms. A
 // rejected trace of a spec that offers Explainer has its Diagnosis.
 func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
 	res := &Result{Module: sp.Module(), Verdict: Accepted, Obligations: []Obligation{}}
@@ -93,14 +95,21 @@ func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
 	}
 	var parents [][]parent
 	init := cands
+	obsr, _ := sp.(tlaspec.Observer)
 	for _, ev := range events {
+		match := func(t tlaspec.State) bool { return observed(sp, ev.Vars, t) }
+		if obsr != nil && len(ev.Vars) > 0 {
+			if m, ok := obsr.Observe(ev.Vars); ok {
+				match = m
+			}
+		}
 		var next []tlaspec.State
 		var from []parent
 		var nextViol []uint64
 		seen := map[string]int{}
 		for i, s := range cands {
 			sp.Next(s, func(l tlaspec.Label, t tlaspec.State) {
-				if !names(sp, ev.Action, l) || !observed(sp, ev.Vars, t) {
+				if !names(sp, ev.Action, l) || !match(t) {
 					return
 				}
 				var v uint64

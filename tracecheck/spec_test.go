@@ -506,3 +506,58 @@ func TestResumeEventsRoundTrip(t *testing.T) {
 		t.Fatalf("only %d traces converted", converted)
 	}
 }
+
+// refusingObserver offers tlaspec.Observer over a spec: a matcher that
+// takes no state.
+type refusingObserver struct{ tlaspec.Any }
+
+func (refusingObserver) Observe(tlavalue.State) (func(tlaspec.State) bool, bool) {
+	return func(tlaspec.State) bool { return false }, true
+}
+
+// ReplaySpec matches an event's observation with the spec's Observer when
+// it offers one: ResumeSpec's matches as comparing TLA+ values does (the
+// same verdicts and events matched on the corpus, TestResumeSpecAgrees
+// comparing both with the Checker), and one that takes no state rejects
+// every trace at its first event observing something.
+func TestReplaySpecObserverCapability(t *testing.T) {
+	compared := 0
+	for _, c := range corpus {
+		if c.verdict == "bad" {
+			continue
+		}
+		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := tr.Header.Params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events := specEvents(m, tr.Events)
+		sp := tracecheck.ResumeSpec(m)
+		if _, ok := sp.(tlaspec.Observer); !ok {
+			t.Fatal("ResumeSpec offers no tlaspec.Observer")
+		}
+		with := tracecheck.ReplaySpec(sp, events, tracecheck.Options{})
+		without := tracecheck.ReplaySpec(resume.Unpacked(m), events, tracecheck.Options{})
+		if d := cmp.Diff(shared(without, nil), shared(with, nil)); d != "" {
+			t.Errorf("%s: matching through the Observer differs (-TLA+ values +Observer):\n%s", c.file, d)
+		}
+		first := slices.IndexFunc(events, func(ev trace.SpecEvent) bool { return len(ev.Vars) > 0 })
+		if first >= 0 {
+			r := tracecheck.ReplaySpec(refusingObserver{sp}, events, tracecheck.Options{})
+			if r.Verdict != tracecheck.Rejected || r.Matched != first {
+				t.Errorf("%s: an observer that takes no state: %s after %d events, want rejected after %d", c.file, r.Verdict, r.Matched, first)
+			}
+		}
+		compared++
+	}
+	if compared < 10 {
+		t.Fatalf("only %d traces compared", compared)
+	}
+}
