@@ -60,6 +60,16 @@ type Policy interface {
 	// Stray returns what an ordinary resume does that arrives after the
 	// run completed. The contract: Refuse (obligation CO).
 	Stray() Consumption
+	// JoinSteps reports whether a transaction that completes one step
+	// also writes what the driver would write next in a transaction of
+	// its own: the next task's claim with a task's commit (or with the
+	// run's creation, or the winning gate grant), the park with the
+	// commit of the task before the gate. One sync then makes both
+	// durable, in the contract's order (each before the effect or the
+	// answer that depends on it); what goes is the crash point between
+	// them, whose state recovery treats as the one after the second.
+	// The contract: yes.
+	JoinSteps() bool
 	// Recover decides a recovery from what is durable. It is asked for a
 	// run that is neither complete nor at its input (the spec's initial
 	// state, from which a recovery is a plain restart at task 1). The
@@ -137,6 +147,9 @@ func (Reference) ForkValue(fork, _ string) string { return fork }
 
 // Intents: yes.
 func (Reference) Intents() bool { return true }
+
+// JoinSteps: yes.
+func (Reference) JoinSteps() bool { return true }
 
 // Race: refused.
 func (Reference) Race() Consumption { return Refuse }

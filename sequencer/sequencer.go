@@ -34,6 +34,10 @@ type Op struct {
 	Run    string
 	Branch int
 	Task   int
+	// Joined: written in the same store transaction as the operation
+	// reported just before it (the claim of the next task with the
+	// commit of the last, say), so durable at the same moment.
+	Joined bool
 }
 
 // Options configure a Sequencer. The zero value is the reference
@@ -92,9 +96,34 @@ type Status struct {
 }
 
 func (s *Sequencer) afterOp(name, run string, branch, task int) {
+	s.report(Op{Name: name, Run: run, Branch: branch, Task: task})
+}
+
+func (s *Sequencer) report(op Op) {
 	s.ops++
+	op.N = s.ops
 	if s.opt.AfterOp != nil {
-		s.opt.AfterOp(Op{N: s.ops, Name: name, Run: run, Branch: branch, Task: task})
+		s.opt.AfterOp(op)
+	}
+}
+
+// joined is what a transaction wrote besides its own operation: the
+// claim of the next task (key, task), or the park.
+type joined struct {
+	key    string
+	task   int
+	wrote  bool // the claim is new (not one handed out again)
+	parked bool
+}
+
+// reportJoined reports the operations of j, each after the one before in
+// the same transaction.
+func (s *Sequencer) reportJoined(run string, branch int, j joined) {
+	switch {
+	case j.parked:
+		s.report(Op{Name: "park", Run: run, Branch: branch, Task: j.task, Joined: true})
+	case j.key != "" && j.wrote:
+		s.report(Op{Name: "claim", Run: run, Branch: branch, Task: j.task, Joined: true})
 	}
 }
 
@@ -233,24 +262,41 @@ func (s *Sequencer) Start(ctx context.Context, run string, input State) (Status,
 		def.Input = State{}
 	}
 	owner := Fact{Kind: kindOwner, K2: 1, Body: mustJSON(ownerBody{By: s.opt.Resumer, Op: "start"})}
-	if err := s.store.Create(ctx, run, []Fact{{Kind: kindRun, Body: mustJSON(def)}, owner}); err != nil {
+	facts := []Fact{{Kind: kindRun, Body: mustJSON(def)}, owner}
+	d, err := parseFacts(run, facts, s.wf.Schema)
+	if err != nil {
+		return Status{}, err
+	}
+	// Task 1's claim goes in with the run (task 1 is never the gate):
+	// one transaction, one sync, for what took two.
+	t := &txn{d: d}
+	j := s.next(t, 0, 1)
+	if err := s.store.Create(ctx, run, append(facts, t.add...)); err != nil {
 		return Status{}, err
 	}
 	s.afterOp("create", run, 0, 0)
-	return s.drive(ctx, run, lease{0, 1}, 1)
+	s.reportJoined(run, 0, j)
+	return s.drive(ctx, run, lease{0, 1}, 1, t.d, j.key)
 }
 
 // drive executes the branch it holds from task pc until it parks or
-// completes, or another process takes the branch over.
-func (s *Sequencer) drive(ctx context.Context, run string, l lease, pc int) (Status, error) {
+// completes, or another process takes the branch over. d is the durable
+// view the caller's transaction left (nil: load it) and key task pc's
+// claim if that transaction took it. After each commit, drive goes on
+// from the view the commit left: the branch is this process's (a
+// takeover is caught by the next transaction's fencing check), so a
+// fresh load would find nothing it needs.
+func (s *Sequencer) drive(ctx context.Context, run string, l lease, pc int, d *Durable, key string) (Status, error) {
 	n := len(s.wf.Tasks)
 	gate := s.wf.Gate
 	branch := l.branch
 	var outcome []string
 	for {
-		d, err := s.load(ctx, run)
-		if err != nil {
-			return Status{}, err
+		if d == nil {
+			var err error
+			if d, err = s.load(ctx, run); err != nil {
+				return Status{}, err
+			}
 		}
 		st := Status{Run: run, Branch: branch, Next: pc, Outcome: outcome}
 		if pc > n {
@@ -310,7 +356,7 @@ func (s *Sequencer) drive(ctx context.Context, run string, l lease, pc int) (Sta
 			g, _ := d.consumedGrant()
 			value = s.policy.ForkValue(f.Value, g.Value)
 		}
-		out, err := s.execTask(ctx, d, l, pc, value)
+		out, after, j, err := s.execTask(ctx, d, l, pc, value, key)
 		if err != nil {
 			return Status{}, err
 		}
@@ -318,19 +364,24 @@ func (s *Sequencer) drive(ctx context.Context, run string, l lease, pc int) (Sta
 			outcome = out
 		}
 		pc++
+		d, key = after, j.key
 	}
 }
 
 // execTask runs task pc of the branch l holds: claim, effect, validate,
 // commit.
-func (s *Sequencer) execTask(ctx context.Context, d *Durable, l lease, pc int, value string) ([]string, error) {
+//
+// key is the task's claim when a transaction before took it (next); d is
+// the durable view that transaction left. execTask returns the view its
+// commit left and what the commit wrote of the next step.
+func (s *Sequencer) execTask(ctx context.Context, d *Durable, l lease, pc int, value, key string) ([]string, *Durable, joined, error) {
 	run := d.Run
 	branch := l.branch
 	task := s.wf.Tasks[pc-1]
 	// A committed task runs again only if the policy re-executes (the
 	// replay faults). Otherwise the claim below refuses it: a committed
 	// task is never claimed again, whoever asks.
-	reexec := d.committed(branch, pc) && s.policy.Reexecute()
+	reexec := key == "" && d.committed(branch, pc) && s.policy.Reexecute()
 	gate := s.wf.Gate
 	var out TaskOutput
 	if reexec && branch == 0 && pc == gate && s.policy.MemoizedGate() {
@@ -341,9 +392,11 @@ func (s *Sequencer) execTask(ctx context.Context, d *Durable, l lease, pc int, v
 			}
 		}
 	} else {
-		key, err := s.claim(ctx, run, l, pc, reexec)
-		if err != nil {
-			return nil, err
+		var err error
+		if key == "" {
+			if key, err = s.claim(ctx, run, l, pc, reexec); err != nil {
+				return nil, nil, joined{}, err
+			}
 		}
 		in := TaskInput{Run: run, Branch: branch, Task: pc, Key: key, State: maps.Clone(d.stateAt(branch, pc-1)), Value: value}
 		if in.State == nil {
@@ -351,7 +404,7 @@ func (s *Sequencer) execTask(ctx context.Context, d *Durable, l lease, pc int, v
 		}
 		out, err = task.Run(ctx, in)
 		if err != nil {
-			return nil, fmt.Errorf("run %s branch %d task %d (%s): %w", run, branch, pc, task.Name, err)
+			return nil, nil, joined{}, fmt.Errorf("run %s branch %d task %d (%s): %w", run, branch, pc, task.Name, err)
 		}
 		s.afterOp("effect", run, branch, pc)
 	}
@@ -361,12 +414,17 @@ func (s *Sequencer) execTask(ctx context.Context, d *Durable, l lease, pc int, v
 	st, check := s.policy.Persist(pc, len(s.wf.Tasks), out.State)
 	if check {
 		if err := s.wf.Schema.Validate(st); err != nil {
-			return nil, fmt.Errorf("run %s branch %d task %d (%s): %w; nothing persisted", run, branch, pc, task.Name, err)
+			return nil, nil, joined{}, fmt.Errorf("run %s branch %d task %d (%s): %w; nothing persisted", run, branch, pc, task.Name, err)
 		}
 	}
 	out.State = st
+	var (
+		after *Durable
+		j     joined
+	)
 	err := s.update(ctx, run, "commit", branch, pc, func(t *txn) error {
 		d := t.d
+		after, j = nil, joined{}
 		if err := s.holds(d, l, pc); err != nil {
 			return err
 		}
@@ -390,9 +448,15 @@ func (s *Sequencer) execTask(ctx context.Context, d *Durable, l lease, pc int, v
 				Body: mustJSON(resumeBody{Intent: string(Fork), Value: f.Value, Observed: out.Outcome, Branch: branch})})
 			t.emit(model.ForkResume, f.Value, "", 0, 0)
 		}
+		j = s.next(t, branch, pc+1)
+		after = t.d
 		return nil
 	})
-	return out.Outcome, err
+	if err != nil {
+		return nil, nil, joined{}, err
+	}
+	s.reportJoined(run, branch, j)
+	return out.Outcome, after, j, nil
 }
 
 // claim takes the admission claim of (branch, task) for the holder of l
@@ -406,27 +470,67 @@ func (s *Sequencer) execTask(ctx context.Context, d *Durable, l lease, pc int, v
 // new key instead.
 func (s *Sequencer) claim(ctx context.Context, run string, l lease, task int, fresh bool) (string, error) {
 	var key string
-	branch := l.branch
-	err := s.update(ctx, run, "claim", branch, task, func(t *txn) error {
+	err := s.update(ctx, run, "claim", l.branch, task, func(t *txn) error {
 		if err := s.holds(t.d, l, task); err != nil {
 			return err
 		}
-		cs := t.d.Claims[[2]int{branch, task}]
-		if t.d.committed(branch, task) && !fresh {
-			return fmt.Errorf("%w: run %s branch %d task %d is committed", ErrDuplicateClaim, run, branch, task)
-		}
-		if f := t.d.Frontier(branch); !fresh && s.policy.Fenced() && f != task-1 {
-			return fmt.Errorf("%w: run %s branch %d: claim of task %d, but the frontier is %d", ErrConflict, run, branch, task, f)
-		}
-		if len(cs) > 0 && !fresh {
-			key = cs[len(cs)-1].Key
-			return nil
-		}
-		key = t.d.claimKey(branch, task, len(cs))
-		t.put(Fact{Kind: kindClaim, K1: int64(branch), K2: int64(task), K3: int64(len(cs)), Body: mustJSON(claimBody{Key: key})})
-		return nil
+		var err error
+		key, _, err = s.claimIn(t, l.branch, task, fresh)
+		return err
 	})
 	return key, err
+}
+
+// claimIn is claim's decision in the transaction t. wrote: the claim is
+// new (not one handed out again).
+func (s *Sequencer) claimIn(t *txn, branch, task int, fresh bool) (key string, wrote bool, err error) {
+	run := t.d.Run
+	cs := t.d.Claims[[2]int{branch, task}]
+	if t.d.committed(branch, task) && !fresh {
+		return "", false, fmt.Errorf("%w: run %s branch %d task %d is committed", ErrDuplicateClaim, run, branch, task)
+	}
+	if f := t.d.Frontier(branch); !fresh && s.policy.Fenced() && f != task-1 {
+		return "", false, fmt.Errorf("%w: run %s branch %d: claim of task %d, but the frontier is %d", ErrConflict, run, branch, task, f)
+	}
+	if len(cs) > 0 && !fresh {
+		return cs[len(cs)-1].Key, false, nil
+	}
+	key = t.d.claimKey(branch, task, len(cs))
+	t.put(Fact{Kind: kindClaim, K1: int64(branch), K2: int64(task), K3: int64(len(cs)), Body: mustJSON(claimBody{Key: key})})
+	return key, true, nil
+}
+
+// next writes, in the transaction t that brought the branch's frontier
+// to task-1, what drive would write next in a transaction of its own:
+// task's claim, or the park when task is the unconsumed gate. One sync
+// then makes both durable, and the contract's order holds: the commit is
+// durable before the next claim, the claim before its effect (both at
+// the commit), the park before the run is reported parked. Anything
+// else (a committed task a policy re-executes, a volatile park, the
+// end) is left to drive, as before.
+func (s *Sequencer) next(t *txn, branch, task int) joined {
+	d := t.d
+	j := joined{task: task}
+	if !s.policy.JoinSteps() || task > len(s.wf.Tasks) || d.committed(branch, task) || d.Frontier(branch) != task-1 {
+		return joined{}
+	}
+	if branch == 0 && task == s.wf.Gate {
+		if _, granted := d.consumedGrant(); !granted {
+			if _, parked := d.Parks[0]; parked || d.lost() || !s.policy.DurablePark() {
+				return joined{}
+			}
+			t.put(Fact{Kind: kindPark, K2: int64(task), Body: mustJSON(parkBody{Task: task})})
+			t.emit(model.EmitInterrupt, "", "", task, 0)
+			j.parked = true
+			return j
+		}
+	}
+	key, wrote, err := s.claimIn(t, branch, task, false)
+	if err != nil {
+		return joined{} // the checks above make this unreachable; drive claims on its own
+	}
+	j.key, j.wrote = key, wrote
+	return j
 }
 
 // fire runs a main-branch task's effect under a fresh claim, outside any
@@ -475,10 +579,14 @@ func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent
 	var result error
 	loser := false
 	stray := false
-	var held lease
+	var (
+		held  lease
+		after *Durable
+		j     joined
+	)
 	err := s.update(ctx, run, "gate", 0, gate, func(t *txn) error {
 		d := t.d
-		result, loser, stray, held = nil, false, false, lease{}
+		result, loser, stray, held, after, j = nil, false, false, lease{}, nil, joined{}
 		_, granted := d.consumedGrant()
 		switch {
 		case d.completed(0):
@@ -503,6 +611,10 @@ func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent
 		default:
 			t.put(Fact{Kind: kindGrant, K1: int64(gate), Body: mustJSON(grantBody{Value: value, Resumer: s.opt.Resumer})})
 			held = s.take(t, 0, "resume")
+			// The winner's claim of the gated task, in the same
+			// transaction: taken only if the grant is.
+			j = s.next(t, 0, gate)
+			after = t.d
 		}
 		return nil
 	})
@@ -553,7 +665,8 @@ func (s *Sequencer) Resume(ctx context.Context, run, value string, intent Intent
 	case result != nil:
 		return Status{}, result
 	}
-	return s.drive(ctx, run, held, gate)
+	s.reportJoined(run, 0, j)
+	return s.drive(ctx, run, held, gate, after, j.key)
 }
 
 // fireGate runs the gated task's effect again with value, under a fresh
@@ -596,7 +709,7 @@ func (s *Sequencer) Fork(ctx context.Context, run string, checkpoint int, value 
 	if err != nil {
 		return Status{}, err
 	}
-	return s.drive(ctx, run, held, checkpoint)
+	return s.drive(ctx, run, held, checkpoint, nil, "")
 }
 
 // Recover continues a run whose process died, from what is durable only:
@@ -674,12 +787,12 @@ func (s *Sequencer) Recover(ctx context.Context, run string) (Status, error) {
 		n := len(s.wf.Tasks)
 		st = Status{Run: run, Next: n + 1, Completed: true, State: d.stateAt(0, n)}
 	default:
-		if st, err = s.drive(ctx, run, p.main, p.Next); err != nil {
+		if st, err = s.drive(ctx, run, p.main, p.Next, nil, ""); err != nil {
 			return st, err
 		}
 	}
 	for i, l := range p.forks {
-		if _, err := s.drive(ctx, run, l, p.forkNext[i]); err != nil {
+		if _, err := s.drive(ctx, run, l, p.forkNext[i], nil, ""); err != nil {
 			return st, err
 		}
 	}

@@ -58,8 +58,21 @@ func New(opt Options) sequencer.Policy {
 	if opt.Unfenced {
 		p = unfenced{p}
 	}
+	if opt.Faults != 0 || opt.Unfenced {
+		p = oneStepEach{p}
+	}
 	return p
 }
+
+// oneStepEach: every step in a transaction of its own, as the sequencer
+// wrote them before it joined steps (sequencer.Policy.JoinSteps). A
+// faulty sequencer keeps the crash points between a commit and the next
+// claim or park: the scenarios that expose its fault crash there (a
+// recovery that replays or redelivers from a frontier whose next claim
+// is not taken yet).
+type oneStepEach struct{ sequencer.Policy }
+
+func (oneStepEach) JoinSteps() bool { return false }
 
 // wrapOrder is the order New wraps the faults in, innermost first: every
 // fault of the model (TestEveryFault).

@@ -268,7 +268,7 @@ func RunFault(t testing.TB, h *Harness, f model.Fault) []string {
 		t.Skipf("fault %s: the sequencer has no switch for it", f)
 	case model.Redeliver:
 		// Crash after task 1 committed: recovery re-fires task 1.
-		c := NewEnv(t, h, 3, crashAfterCommit(1))
+		c := NewEnv(t, h, 3, crashAfterCommit(1, faulty(1).Policy))
 		catch(func() error { _, err := c.Seq.Start(ctx, run, nil); return err })
 		_, err := e.Seq.Recover(ctx, run)
 		note(err)
@@ -277,7 +277,7 @@ func RunFault(t testing.TB, h *Harness, f model.Fault) []string {
 	case model.Replay, model.PrefixReplay, model.Rebuild:
 		// Crash after the gated task committed, recover.
 		mustT(t)(e.Seq.Start(ctx, run, nil))
-		c := NewEnv(t, h, 3, crashAfterCommit(2))
+		c := NewEnv(t, h, 3, crashAfterCommit(2, faulty(1).Policy))
 		catch(func() error { _, err := c.Seq.Resume(ctx, run, "va", sequencer.Ordinary); return err })
 		_, err := e.Seq.Recover(ctx, run)
 		note(err)
@@ -285,7 +285,7 @@ func RunFault(t testing.TB, h *Harness, f model.Fault) []string {
 		// Two crashes at the same frontier, two recoveries that choose
 		// differently.
 		mustT(t)(e.Seq.Start(ctx, run, nil))
-		c := NewEnv(t, h, 3, crashAfterCommit(2))
+		c := NewEnv(t, h, 3, crashAfterCommit(2, faulty(1).Policy))
 		catch(func() error { _, err := c.Seq.Resume(ctx, run, "va", sequencer.Ordinary); return err })
 		for choice := range 2 {
 			r := NewEnv(t, h, 3, faulty(choice))
@@ -297,7 +297,7 @@ func RunFault(t testing.TB, h *Harness, f model.Fault) []string {
 	case model.Fault("nointent"):
 		// A second delivery to the consumed checkpoint, before completion.
 		mustT(t)(e.Seq.Start(ctx, run, nil))
-		c := NewEnv(t, h, 3, crashAfterCommit(2))
+		c := NewEnv(t, h, 3, crashAfterCommit(2, faulty(1).Policy))
 		catch(func() error { _, err := c.Seq.Resume(ctx, run, "va", sequencer.Ordinary); return err })
 		_, err := e.Seq.Resume(ctx, run, "vb", sequencer.Ordinary)
 		note(err)
@@ -323,7 +323,7 @@ func RunFault(t testing.TB, h *Harness, f model.Fault) []string {
 		// The winner crashes after the gated task; a second resume
 		// arrives at the consumed gate; recovery finishes the run.
 		mustT(t)(e.Seq.Start(ctx, run, nil))
-		c := NewEnv(t, h, 3, crashAfterCommit(2))
+		c := NewEnv(t, h, 3, crashAfterCommit(2, faulty(1).Policy))
 		catch(func() error { _, err := c.Seq.Resume(ctx, run, "va", sequencer.Ordinary); return err })
 		if _, err := e.Seq.Resume(ctx, run, "vb", sequencer.Ordinary); !errors.Is(err, sequencer.ErrConflict) {
 			note(err)
@@ -376,9 +376,12 @@ func explains(acc []tracecheck.Explanation, f model.Fault) bool {
 	return false
 }
 
-// crashAfterCommit crashes right after the commit of task t.
-func crashAfterCommit(t int) sequencer.Options {
-	return sequencer.Options{AfterOp: func(op sequencer.Op) {
+// crashAfterCommit crashes right after the commit of task t, under the
+// policy p: the faulty one, whose steps are each a transaction of their
+// own, so that the crash comes before the next claim or park is durable
+// (the reference writes them with the commit: Policy.JoinSteps).
+func crashAfterCommit(t int, p sequencer.Policy) sequencer.Options {
+	return sequencer.Options{Policy: p, AfterOp: func(op sequencer.Op) {
 		if op.Name == "commit" && op.Task == t {
 			panic(crash{op})
 		}

@@ -196,8 +196,12 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer st
 	}
 	opt.AfterOp = func(op sequencer.Op) {
 		done.Store(int64(op.N))
+		joined := ""
+		if op.Joined {
+			joined = ", in the transaction of the operation before"
+		}
 		if g.opsLog {
-			fmt.Fprintf(stderr, "op %d: %s (branch %d, task %d)\n", op.N, op.Name, op.Branch, op.Task)
+			fmt.Fprintf(stderr, "op %d: %s (branch %d, task %d%s)\n", op.N, op.Name, op.Branch, op.Task, joined)
 		}
 		if g.pauseAfter > 0 && op.N == g.pauseAfter {
 			// Say "paused" on stdout and wait until the FIFO's writer
@@ -207,12 +211,12 @@ func (g *globals) open(ctx context.Context, stdout, stderr io.Writer, resumer st
 			}
 		}
 		if g.killAfter > 0 && op.N == g.killAfter {
-			fmt.Fprintf(stderr, "seqctl: killed after operation %d (%s, branch %d, task %d)\n", op.N, op.Name, op.Branch, op.Task)
+			fmt.Fprintf(stderr, "seqctl: killed after operation %d (%s, branch %d, task %d%s)\n", op.N, op.Name, op.Branch, op.Task, joined)
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			select {} // SIGKILL cannot be caught; wait for it
 		}
 		if g.stopAfter > 0 && op.N == g.stopAfter {
-			fmt.Fprintf(stderr, "seqctl: stopped after operation %d (%s, branch %d, task %d)\n", op.N, op.Name, op.Branch, op.Task)
+			fmt.Fprintf(stderr, "seqctl: stopped after operation %d (%s, branch %d, task %d%s)\n", op.N, op.Name, op.Branch, op.Task, joined)
 			stopSelf()
 		}
 	}

@@ -74,13 +74,13 @@ func TestStopSweep(t *testing.T) {
 			for _, si := range steps {
 				for k := 1; ; k++ {
 					tg.scenario = "stop sweep: SIGSTOP after each operation of start, resume, fork; a recovery takes over, then SIGCONT"
-					op, ok := stopAtBoundary(t, tg, si, k)
+					op, joined, ok := stopAtBoundary(t, tg, si, k)
 					if !ok {
 						break
 					}
 					boundary++
-					if op == "effect" || op == "create" {
-						continue // no write transaction to stop inside
+					if op == "effect" || op == "create" || joined {
+						continue // no write transaction to stop inside (a joined operation's is the one before's)
 					}
 					tg.scenario = "stop sweep: SIGSTOP inside the write transaction of each operation, holding the run's lock: recover takes over once the server ends the session (PostgreSQL), or exits 8 within its busy timeout and takes over once the process is continued or killed (SQLite)"
 					if p := stopInTransaction(t, tg, si, k, sweepBounds, k%2 == 1); len(p) > 0 {
@@ -114,8 +114,9 @@ func TestStopSweepCatchesUnbounded(t *testing.T) {
 
 // stopAtBoundary runs the boundary cell of step si's k-th operation; ok
 // false: the step has fewer operations (its run is left uncounted). op
-// is the operation's name.
-func stopAtBoundary(t *testing.T, tg *target, si, k int) (op string, ok bool) {
+// is the operation's name; joined: it was written in the transaction of
+// the operation before (sequencer.Op.Joined).
+func stopAtBoundary(t *testing.T, tg *target, si, k int) (op string, joined, ok bool) {
 	t.Helper()
 	run := fmt.Sprintf("%sstop-s%d-k%d", tg.prefix, si, k)
 	st := sweepSteps(run)
@@ -127,9 +128,9 @@ func stopAtBoundary(t *testing.T, tg *target, si, k int) (op string, ok bool) {
 		if c.res.code != 0 {
 			t.Fatalf("seqctl --stop-after %d %v: exit %d: %s", k, st[si], c.res.code, c.res.stderr)
 		}
-		return "", false
+		return "", false, false
 	}
-	m := regexp.MustCompile(`stopped after operation \d+ \((\w+),`).FindStringSubmatch(c.stderr(t))
+	m := regexp.MustCompile(`stopped after operation \d+ \((\w+),[^)]*?(, in the transaction of the operation before)?\)`).FindStringSubmatch(c.stderr(t))
 	if m == nil {
 		t.Fatalf("seqctl --stop-after %d %v stopped without saying where: %s", k, st[si], c.stderr(t))
 	}
@@ -146,7 +147,7 @@ func stopAtBoundary(t *testing.T, tg *target, si, k int) (op string, ok bool) {
 	if err := tg.verify(t, run); err != nil {
 		t.Fatalf("%s: %v", where, err)
 	}
-	return m[1], true
+	return m[1], m[2] != "", true
 }
 
 // stopInTransaction runs the cell of a process stopped inside the write
