@@ -135,3 +135,20 @@ func TestCombination(t *testing.T) {
 		t.Errorf("raceconsume+raceeffect: %v, want ConsumeAndFire", p.Race())
 	}
 }
+
+// TestFaultsOneStepEach: every fault's policy (and Unfenced) keeps one
+// step a transaction, so that its scenarios can crash between a commit
+// and the next claim; the zero Options, the reference, join them.
+func TestFaultsOneStepEach(t *testing.T) {
+	if !New(Options{}).JoinSteps() {
+		t.Error("the reference (zero Options) does not join steps")
+	}
+	for _, f := range model.AllFaults {
+		if New(Options{Faults: model.FaultSet(0).With(f)}).JoinSteps() {
+			t.Errorf("fault %s joins steps", f)
+		}
+	}
+	if New(Options{Unfenced: true}).JoinSteps() {
+		t.Error("Unfenced joins steps")
+	}
+}
