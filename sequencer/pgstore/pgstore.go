@@ -33,6 +33,10 @@ type Store = sqlstore.Store
 // the schema: CREATE TABLE is not safe against itself in PostgreSQL.
 const migrateLock = 0x5e9c7001
 
+// testTracer, when a test sets it, sees every statement and batch the
+// store's connections send (tests count round trips with it).
+var testTracer pgx.QueryTracer
+
 // Dialect is PostgreSQL's.
 var Dialect = sqlstore.Dialect{
 	Name:    "postgres",
@@ -60,7 +64,74 @@ var Dialect = sqlstore.Dialect{
 	Classify:     bounds{}.classify,
 	Held:         held,
 	Holder:       holder,
+	Pipeline:     pipeline,
+	Taken:        taken,
 }
+
+// pipeline sends stmts as one pgx batch: every statement goes out before
+// the first answer is read, and the server runs them in order, stopping
+// at the first error (until the batch's end). A single round trip for
+// what database/sql sends one statement at a time.
+func pipeline(ctx context.Context, conn *sql.Conn, stmts []sqlstore.Stmt) (out [][][]any, failed int, err error) {
+	failed = -1
+	err = conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("pgstore: a connection of %T, not pgx's", dc)
+		}
+		b := &pgx.Batch{}
+		for _, st := range stmts {
+			b.Queue(st.SQL, st.Args...)
+		}
+		br := sc.Conn().SendBatch(ctx, b)
+		for i := range stmts {
+			rows, err := br.Query()
+			if err != nil {
+				br.Close()
+				failed = i
+				return err
+			}
+			var rs [][]any
+			for rows.Next() {
+				v, err := rows.Values()
+				if err != nil {
+					rows.Close()
+					br.Close()
+					failed = i
+					return err
+				}
+				rs = append(rs, v)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				br.Close()
+				failed = i
+				return err
+			}
+			out = append(out, rs)
+		}
+		return br.Close()
+	})
+	return out, failed, err
+}
+
+// taken: a unique violation (23505), in the table and with the key the
+// server names in its detail ("Key (...)=(...) already exists.").
+func taken(err error) (table, key string, ok bool) {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "23505" {
+		return "", "", false
+	}
+	key = pe.Detail
+	if m := takenKey.FindStringSubmatch(pe.Detail); m != nil {
+		key = strings.Join(m[1:], "/")
+	}
+	return pe.TableName, key, true
+}
+
+// takenKey is seq_facts' primary key in a unique violation's detail:
+// (run, kind, k1, k2, k3), of which the row's name is the last four.
+var takenKey = regexp.MustCompile(`, (\w+), (-?\d+), (-?\d+), (-?\d+)\) already exists`)
 
 // holder says who holds run's row: the transaction that locked it is the
 // row's xmax (FOR UPDATE by one transaction; several lockers would make it
@@ -280,6 +351,7 @@ func connect(ctx context.Context, dsn string) (*sql.DB, bounds, error) {
 	if err != nil {
 		return fail(err)
 	}
+	cfg.Tracer = testTracer
 	for _, d := range Defaults {
 		if !given(cfg.RuntimeParams, d.Name) {
 			cfg.RuntimeParams[d.Name] = d.Value

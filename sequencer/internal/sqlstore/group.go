@@ -85,6 +85,9 @@ func (s *Store) write(ctx context.Context, o *op) error {
 
 // alone runs o in its own transaction.
 func (s *Store) alone(o *op) error {
+	if s.d.Pipeline != nil {
+		return s.pipelined(o)
+	}
 	s.txns.Add(1)
 	tx, err := s.db.BeginTx(o.ctx, nil)
 	if err != nil {

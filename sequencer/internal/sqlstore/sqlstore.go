@@ -59,6 +59,24 @@ type Dialect struct {
 	// commit concurrently (PostgreSQL's row locks) a group would make
 	// every write in it wait for the slowest lock, so it is off there.
 	GroupCommit bool
+	// Pipeline, when set, sends stmts on conn in one round trip, each
+	// run after the one before, and returns each one's rows (the
+	// driver's values). At the first statement that fails it stops:
+	// failed is its index (-1: no statement's), and a transaction the
+	// statements began is left open, for the caller to roll back.
+	// With it a write is two round trips (pipeline.go); nil: one per
+	// statement, through database/sql's transactions.
+	Pipeline func(ctx context.Context, conn *sql.Conn, stmts []Stmt) (rows [][][]any, failed int, err error)
+	// Taken says whether err is the refusal of a row whose key is
+	// taken, and in which table, with the key as the database names it.
+	// Used with Pipeline, whose inserts do not skip taken keys.
+	Taken func(err error) (table, key string, ok bool)
+}
+
+// Stmt is a statement and its arguments, for Dialect.Pipeline.
+type Stmt struct {
+	SQL  string
+	Args []any
 }
 
 // Querier is what reads the schema: a database or a transaction.
@@ -168,7 +186,8 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, run string, facts []sequ
 	return false, nil
 }
 
-func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, run string, facts []sequencer.Fact) (broken bool, err error) {
+// insertStmt is the INSERT of facts, and its arguments.
+func insertStmt(run string, facts []sequencer.Fact) (string, []any) {
 	var b strings.Builder
 	b.WriteString(`INSERT INTO seq_facts (run, kind, k1, k2, k3, body, sum) VALUES `)
 	args := make([]any, 0, 7*len(facts))
@@ -180,8 +199,12 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, run string, facts []
 		fmt.Fprintf(&b, "($%d, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7)
 		args = append(args, run, f.Kind, f.K1, f.K2, f.K3, string(f.Body), sequencer.Sum(run, f))
 	}
-	b.WriteString(` ON CONFLICT DO NOTHING RETURNING kind, k1, k2, k3`)
-	rows, err := tx.QueryContext(ctx, s.q(b.String()), args...)
+	return b.String(), args
+}
+
+func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, run string, facts []sequencer.Fact) (broken bool, err error) {
+	stmt, args := insertStmt(run, facts)
+	rows, err := tx.QueryContext(ctx, s.q(stmt+` ON CONFLICT DO NOTHING RETURNING kind, k1, k2, k3`), args...)
 	if err != nil {
 		return true, s.wrap(err)
 	}
@@ -240,9 +263,11 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
+// loadStmt reads a run's facts in key order.
+const loadStmt = `SELECT kind, k1, k2, k3, body, sum FROM seq_facts WHERE run = $1 ORDER BY kind, k1, k2, k3`
+
 func (s *Store) load(ctx context.Context, q querier, run string) ([]sequencer.Fact, error) {
-	rows, err := q.QueryContext(ctx, s.q(`SELECT kind, k1, k2, k3, body, sum FROM seq_facts WHERE run = $1
-		ORDER BY kind, k1, k2, k3`), run)
+	rows, err := q.QueryContext(ctx, s.q(loadStmt), run)
 	if err != nil {
 		return nil, s.wrap(err)
 	}
