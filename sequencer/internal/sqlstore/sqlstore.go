@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/resumecontract/resumecheck/sequencer"
@@ -119,6 +120,58 @@ type Store struct {
 	name  string
 	group group
 	txns  atomic.Int64 // write transactions begun
+	// stmts are the write path's statements, prepared once when the
+	// store opens (prepareWrites): preparing one for each write (SQLite
+	// parses it in this process) took about a seventh of its CPU.
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt
+}
+
+// preparedFacts is the most facts an INSERT kept prepared inserts (a
+// decision adds a few).
+const preparedFacts = 8
+
+// prepareWrites prepares the write path's statements, once, while no
+// transaction holds a connection (preparing one inside a transaction
+// could wait for a connection the pool does not have).
+func (s *Store) prepareWrites(ctx context.Context) error {
+	qs := []string{s.q(`INSERT INTO seq_runs (run) VALUES ($1) ON CONFLICT DO NOTHING`), s.q(s.d.LockRun), s.q(loadStmt)}
+	for n := 1; n <= preparedFacts; n++ {
+		stmt, _ := insertStmt("", make([]sequencer.Fact, n))
+		qs = append(qs, s.q(stmt+insertTail))
+	}
+	s.stmts = map[string]*sql.Stmt{}
+	for _, q := range qs {
+		st, err := s.db.PrepareContext(ctx, q)
+		if err != nil {
+			s.closeStmts()
+			return s.wrap(err)
+		}
+		s.stmts[q] = st
+	}
+	return nil
+}
+
+// inTx returns query's statement in tx: the one prepared for the store
+// (database/sql prepares it again on a connection it has not run on,
+// once), or one prepared for tx alone.
+func (s *Store) inTx(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	st, ok := s.stmts[query]
+	s.stmtMu.Unlock()
+	if !ok {
+		return tx.PrepareContext(ctx, query)
+	}
+	return tx.StmtContext(ctx, st), nil
+}
+
+func (s *Store) closeStmts() {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
 }
 
 // New checks the database's schema and returns the store: the tables are
@@ -129,6 +182,11 @@ func New(ctx context.Context, db *sql.DB, d Dialect, name string) (*Store, error
 	s := &Store{db: db, d: d, name: name}
 	if err := s.prepare(ctx); err != nil {
 		return nil, err
+	}
+	if d.Pipeline == nil {
+		if err := s.prepareWrites(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -154,7 +212,11 @@ func (s *Store) Create(ctx context.Context, run string, facts []sequencer.Fact) 
 // createIn is Create's work in tx. broken: the error came from the
 // database, and tx may be unusable.
 func (s *Store) createIn(ctx context.Context, tx *sql.Tx, run string, facts []sequencer.Fact) (broken bool, err error) {
-	res, err := tx.ExecContext(ctx, s.q(`INSERT INTO seq_runs (run) VALUES ($1) ON CONFLICT DO NOTHING`), run)
+	st, err := s.inTx(ctx, tx, s.q(`INSERT INTO seq_runs (run) VALUES ($1) ON CONFLICT DO NOTHING`))
+	if err != nil {
+		return true, s.wrap(err)
+	}
+	res, err := st.ExecContext(ctx, run)
 	if err != nil {
 		return true, s.wrap(err)
 	}
@@ -202,9 +264,16 @@ func insertStmt(run string, facts []sequencer.Fact) (string, []any) {
 	return b.String(), args
 }
 
+// insertTail makes an insert skip a taken key and say which it inserted.
+const insertTail = ` ON CONFLICT DO NOTHING RETURNING kind, k1, k2, k3`
+
 func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, run string, facts []sequencer.Fact) (broken bool, err error) {
 	stmt, args := insertStmt(run, facts)
-	rows, err := tx.QueryContext(ctx, s.q(stmt+` ON CONFLICT DO NOTHING RETURNING kind, k1, k2, k3`), args...)
+	st, err := s.inTx(ctx, tx, s.q(stmt+insertTail))
+	if err != nil {
+		return true, s.wrap(err)
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return true, s.wrap(err)
 	}
@@ -243,12 +312,20 @@ func (s *Store) Update(ctx context.Context, run string, decide func([]sequencer.
 // database, and tx may be unusable.
 func (s *Store) updateIn(ctx context.Context, tx *sql.Tx, run string, decide func([]sequencer.Fact) ([]sequencer.Fact, error)) (broken bool, err error) {
 	var got string
-	if err := tx.QueryRowContext(ctx, s.q(s.d.LockRun), run).Scan(&got); errors.Is(err, sql.ErrNoRows) {
+	lock, err := s.inTx(ctx, tx, s.q(s.d.LockRun))
+	if err != nil {
+		return true, s.wrapHeld(err, s.heldBy(ctx, run))
+	}
+	if err := lock.QueryRowContext(ctx, run).Scan(&got); errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("%w: %s", sequencer.ErrUnknownRun, run)
 	} else if err != nil {
 		return true, s.wrapHeld(err, s.heldBy(ctx, run))
 	}
-	facts, err := s.load(ctx, tx, run)
+	load, err := s.inTx(ctx, tx, s.q(loadStmt))
+	if err != nil {
+		return true, s.wrap(err)
+	}
+	facts, err := s.load(ctx, stmtQuerier{load}, run)
 	if err != nil {
 		return true, err
 	}
@@ -261,6 +338,13 @@ func (s *Store) updateIn(ctx context.Context, tx *sql.Tx, run string, decide fun
 
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// stmtQuerier runs its prepared statement whatever the query text.
+type stmtQuerier struct{ st *sql.Stmt }
+
+func (q stmtQuerier) QueryContext(ctx context.Context, _ string, args ...any) (*sql.Rows, error) {
+	return q.st.QueryContext(ctx, args...)
 }
 
 // loadStmt reads a run's facts in key order.
@@ -316,7 +400,10 @@ func (s *Store) Runs(ctx context.Context) ([]string, error) {
 	return out, s.wrap(rows.Err())
 }
 
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.closeStmts()
+	return s.db.Close()
+}
 
 var dollar = regexp.MustCompile(`\$(\d+)`)
 
