@@ -36,6 +36,11 @@
 //     work on the run.
 //   - recovery: recovery.Recover, a pure function of the durable state,
 //     the very function the Go model's CrashRecover calls.
+//   - joined steps: a transaction that completes a step also writes the
+//     next one the driver would write alone (the next claim with a
+//     commit, the run's creation or the gate's grant; the park with the
+//     commit before the gate), so one sync makes both durable, in the
+//     contract's order (Policy.JoinSteps).
 //   - trace: every step is a trace event in the contract's vocabulary,
 //     written in the transaction that commits the step (specmap.go maps
 //     the sequencer's rows to the spec's variables).
