@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/resumecontract/resumecheck/internal/seqcli"
+	"github.com/resumecontract/resumecheck/cmd/internal/seqcli"
 	"github.com/resumecontract/resumecheck/sequencer/sqlitestore"
 )
 
