@@ -13,13 +13,30 @@ import (
 // FormatName is the value of the header's "format" field.
 const FormatName = "resume-trace"
 
-// Version is the format version this package reads and writes.
+// Version is the version of Resume's own format ("resume-trace"), which
+// this package writes and reads: version 1, the module implied.
 const Version = 1
+
+// OneVersion is the version of the one trace format: "format":
+// "tla-trace" (SpecFormat), "version": 2 and the header's "module" naming
+// the spec; the rest of the header and each event's payload are the
+// spec's (Envelope). A version 1 file of either format reads as before:
+// "resume-trace" is Resume's, "tla-trace" version 1 another spec's.
+const OneVersion = 2
+
+// ResumeModule is the module of the Resume contract's traces: the module
+// a "resume-trace" file implies, and the one a version 2 header names
+// for Resume's payload.
+const ResumeModule = "Resume"
 
 // Header is the first line of a trace: what the producer ran and claims.
 type Header struct {
-	Format   string   `json:"format"`
-	Version  int      `json:"version"`
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// Module is the spec the trace is of: "" in Resume's own format
+	// (version 1, where it is implied), ResumeModule in the one format
+	// (version 2).
+	Module   string   `json:"module,omitempty"`
 	Producer Producer `json:"producer"`
 	// Constants are the spec's constants the run was bounded by, except
 	// Faults.
@@ -88,11 +105,17 @@ func (h Header) params() (model.Params, string, error) {
 	bad := func(part, format string, args ...any) (model.Params, string, error) {
 		return model.Params{}, part, fmt.Errorf("%w: header.%s", ErrBadInput, fmt.Sprintf(format, args...))
 	}
-	if h.Format != FormatName {
+	switch {
+	case h.Format == SpecFormat && h.Version == OneVersion:
+		if h.Module != ResumeModule {
+			return bad("module", "module: module %q, want %q (a trace of another spec is read by DecodeSpec)", h.Module, ResumeModule)
+		}
+	case h.Format != FormatName:
 		return bad("format", "format: format is %q, want %q", h.Format, FormatName)
-	}
-	if h.Version != Version {
+	case h.Version != Version:
 		return bad("version", "version: format version %d, this reader knows version %d", h.Version, Version)
+	case h.Module != "":
+		return bad("module", "module: version %d of %q has no module (it is %s's; version %d of %q names it)", Version, FormatName, ResumeModule, OneVersion, SpecFormat)
 	}
 	for _, t := range []struct{ what, s string }{{"name", h.Producer.Name}, {"version", h.Producer.Version}} {
 		if err := checkText(t.s); err != nil {

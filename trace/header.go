@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -35,6 +36,7 @@ type headerPos struct {
 	constants map[string]int // constant name -> column of its value
 	faults    int
 	producer  int
+	module    int
 }
 
 // parseHeader reads the header line b.
@@ -46,8 +48,8 @@ func (d *Decoder) parseHeader(b []byte) (Header, headerPos, error) {
 	if s.peek() != '{' {
 		return h, pos, errAt("", "not a JSON object: a trace is NDJSON and starts with the header {\"format\": %q, ...}", FormatName)
 	}
-	var seen [5]bool
-	keys := []string{"format", "version", "producer", "constants", "faults"}
+	var seen [6]bool
+	keys := []string{"format", "version", "producer", "constants", "faults", "module"}
 	err := s.object("header", func(key []byte) error {
 		i := -1
 		for k, name := range keys {
@@ -70,14 +72,14 @@ func (d *Decoder) parseHeader(b []byte) (Header, headerPos, error) {
 			// one, is said to be so at once, rather than found to lack
 			// this version's fields.
 			v, err := s.str("header.format")
-			if err == nil && string(v) != FormatName {
+			if err == nil && string(v) != FormatName && !(string(v) == SpecFormat && oneFormat(b)) {
 				err = s.errAt("header.format", "format is %q, want %q", v, FormatName)
 			}
 			h.Format = string(v)
 			return err
 		case 1:
 			n, err := s.integer("header.version", 0, math.MaxInt32)
-			if err == nil && n != Version {
+			if err == nil && n != Version && !(n == OneVersion && (h.Format == SpecFormat || !seen[0])) {
 				err = s.errAt("header.version", "format version %d, this reader knows version %d", n, Version)
 			}
 			h.Version = int(n)
@@ -88,6 +90,17 @@ func (d *Decoder) parseHeader(b []byte) (Header, headerPos, error) {
 			return d.producer(&h.Producer)
 		case 3:
 			return d.constants(&h.Constants, pos.constants)
+		case 5:
+			s.mark()
+			pos.module = s.tok + 1
+			v, err := s.str("header.module")
+			if err == nil {
+				if terr := checkText(string(v)); terr != nil {
+					err = s.errAt("header.module", "%v", terr)
+				}
+			}
+			h.Module = string(v)
+			return err
 		}
 		h.Faults = []string{}
 		s.mark()
@@ -125,6 +138,16 @@ func (d *Decoder) parseHeader(b []byte) (Header, headerPos, error) {
 		h.Faults = []string{}
 	}
 	return h, pos, nil
+}
+
+// oneFormat reports whether the header line b says version 2, the one
+// format (OneVersion), whatever order its fields come in: a "tla-trace"
+// header of version 1 is another spec's, refused at its format as before.
+func oneFormat(b []byte) bool {
+	var h struct {
+		Version int `json:"version"`
+	}
+	return json.Unmarshal(b, &h) == nil && h.Version == OneVersion
 }
 
 func isEventField(key []byte) bool {
@@ -286,6 +309,8 @@ func headerError(err error, part string, pos headerPos) error {
 		col = pos.faults
 	case "producer":
 		col = pos.producer
+	case "module":
+		col = pos.module
 	default:
 		col = pos.constants[part]
 	}

@@ -51,13 +51,92 @@ type SpecTrace struct {
 	Events     []SpecEvent
 }
 
-// IsSpecTrace reports whether a trace's first line is a spec trace's
-// header.
+// IsSpecTrace reports whether a trace's first line is the header of a
+// trace DecodeSpec reads: a "tla-trace" header, except the one format's
+// header of a Resume trace (version 2, module Resume).
 func IsSpecTrace(firstLine []byte) bool {
 	var h struct {
-		Format string `json:"format"`
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+		Module  string `json:"module"`
 	}
-	return json.Unmarshal(firstLine, &h) == nil && h.Format == SpecFormat
+	if json.Unmarshal(firstLine, &h) != nil || h.Format != SpecFormat {
+		return false
+	}
+	return h.Version != OneVersion || h.Module != ResumeModule
+}
+
+// Envelope reads what every trace's header says whatever its spec: the
+// module the trace is of and the format's version. A "resume-trace" header
+// is ResumeModule's at version 1; a "tla-trace" header names its module
+// (at version 1 never Resume, whose traces then had their own format). ok
+// is false for a line that is not a header of either; the decoders say
+// why. The rest of the header and the events are the module's payload:
+// Resume's typed constants, faults, params and JSON variables (Decoder),
+// any other spec's constants and variables as TLA+ text (DecodeSpec).
+func Envelope(firstLine []byte) (module string, version int, ok bool) {
+	var h struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+		Module  string `json:"module"`
+	}
+	if json.Unmarshal(firstLine, &h) != nil {
+		return "", 0, false
+	}
+	switch h.Format {
+	case FormatName:
+		return ResumeModule, h.Version, true
+	case SpecFormat:
+		return h.Module, h.Version, true
+	}
+	return "", 0, false
+}
+
+// Opened is a trace whose header is read: a Resume trace's Decoder, ready
+// for its events, or another spec's decoded trace.
+type Opened struct {
+	// Module is the spec the trace is of (ResumeModule for Resume's).
+	Module string
+	// Version is the format's version: 1 for "resume-trace" and the
+	// first "tla-trace", OneVersion for the one format.
+	Version int
+	// Resume is the decoder of a Resume trace, its Header read; Header
+	// is that header.
+	Resume *Decoder
+	Header Header
+	// Spec is the trace of any other spec, decoded whole.
+	Spec *SpecTrace
+}
+
+// Open reads a trace of any spec: its header's envelope says which
+// payload the events carry (Envelope), and the module's reader takes it
+// from there. Resume's events are left to be streamed from o.Resume; any
+// other spec's are decoded. An error names the trace (name) and the line.
+func Open(r io.Reader, name string) (*Opened, error) {
+	br := bufio.NewReaderSize(r, 64*1024)
+	b, _ := br.Peek(br.Size())
+	b = bytes.TrimLeft(b, " \t\r\n") // blank lines before the header are allowed
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	_, version, _ := Envelope(b)
+	if IsSpecTrace(b) {
+		t, err := DecodeSpec(br, name)
+		if err != nil {
+			return nil, err
+		}
+		return &Opened{Module: t.Header.Module, Version: t.Header.Version, Spec: t}, nil
+	}
+	// Resume's decoder says what is wrong with anything else.
+	d := NewDecoder(br)
+	h, err := d.Header()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if version == 0 {
+		version = h.Version
+	}
+	return &Opened{Module: ResumeModule, Version: version, Resume: d, Header: h}, nil
 }
 
 // DecodeSpec reads a spec trace; an error names the line (and the field).
@@ -93,11 +172,14 @@ func DecodeSpec(r io.Reader, name string) (*SpecTrace, error) {
 			if err := strict(b, &t.Header); err != nil {
 				return nil, bad("header: %v", err)
 			}
-			if t.Header.Format != SpecFormat || t.Header.Version != 1 {
-				return nil, bad("header: format %q version %d, want %q version 1", t.Header.Format, t.Header.Version, SpecFormat)
+			if t.Header.Format != SpecFormat || (t.Header.Version != 1 && t.Header.Version != OneVersion) {
+				return nil, bad("header: format %q version %d, want %q version 1 or %d", t.Header.Format, t.Header.Version, SpecFormat, OneVersion)
 			}
 			if t.Header.Module == "" {
 				return nil, bad("header: no module")
+			}
+			if t.Header.Module == ResumeModule && t.Header.Version == OneVersion {
+				return nil, bad("header: module %s: its events carry Resume's own payload (JSON values, params), read by trace.NewDecoder or trace.Open", ResumeModule)
 			}
 			names := make([]string, 0, len(t.Header.Constants))
 			for k := range t.Header.Constants {

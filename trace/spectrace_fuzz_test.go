@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,6 +33,63 @@ func FuzzDecodeSpec(f *testing.F) {
 		for i, ev := range tr.Events {
 			if ev.Seq != int64(i+1) || ev.Action == "" || ev.Line < 2 {
 				t.Fatalf("event %d: %+v", i, ev)
+			}
+		}
+	})
+}
+
+// FuzzOpen: any input opens as a trace of some module or is refused as
+// bad input with its line, never a panic; the envelope Open reports is
+// the header's (version 1 or 2, a module named), a Resume trace's events
+// stream to their end or to an error marked bad input, and a version 2
+// header of either payload is among the seeds.
+func FuzzOpen(f *testing.F) {
+	for _, glob := range []string{
+		filepath.Join("..", "examples", "twophase", "testdata", "*.ndjson"),
+		filepath.Join("..", "testdata", "traces", "accepted", "*.ndjson"),
+	} {
+		seeds, _ := filepath.Glob(glob)
+		for _, s := range seeds[:min(len(seeds), 4)] {
+			b, err := os.ReadFile(s)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+			f.Add(bytes.Replace(bytes.Replace(b, []byte(`"version":1,`), []byte(`"version":2,"module":"Resume",`), 1),
+				[]byte(`"resume-trace"`), []byte(`"tla-trace"`), 1))
+		}
+	}
+	f.Add([]byte(`{"format":"tla-trace","version":2,"module":"M","constants":{}}` + "\n" + `{"seq":1,"action":"A","vars":{"x":"1"}}`))
+	f.Add([]byte(`{"format":"tla-trace","version":2,"module":"Resume","producer":{"name":"","version":""},"constants":{"NTasks":3,"IP":2,"Values":["va"],"NoVal":"n","MaxResumes":1,"MaxCrashes":1,"MaxExtraResumes":1},"faults":[]}` + "\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		o, err := Open(bytes.NewReader(in), "fuzz")
+		if err != nil {
+			var se *SyntaxError
+			if !errors.Is(err, ErrBadInput) || !errors.As(err, &se) || se.Line < 1 {
+				t.Fatalf("error not bad input with a line: %v", err)
+			}
+			return
+		}
+		if o.Module == "" || (o.Version != 1 && o.Version != OneVersion) || (o.Resume == nil) == (o.Spec == nil) {
+			t.Fatalf("opened %+v", o)
+		}
+		if o.Resume == nil {
+			return
+		}
+		if o.Module != ResumeModule || o.Header.Module != "" && o.Version != OneVersion {
+			t.Fatalf("a Resume trace opened as %+v", o)
+		}
+		var ev Event
+		for {
+			err := o.Resume.Next(&ev)
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				if !errors.Is(err, ErrBadInput) {
+					t.Fatalf("event error not bad input: %v", err)
+				}
+				return
 			}
 		}
 	})
