@@ -58,6 +58,15 @@ type Options struct {
 	// models left when they run out are not tried (Explanation.NotTried,
 	// CutNote). 0 means 6; a negative number, no bound.
 	ExplainPasses int
+	// NoExplain leaves a rejected trace undiagnosed: the spec's fault
+	// models are not asked (Result.Diagnosis stays nil).
+	NoExplain bool
+	// ExplainGCPercent, when above 0, is the collector's target
+	// (debug.SetGCPercent) while Resume's fault models are tried: their
+	// candidate states grow by appending and leave garbage without
+	// pointers, cheap to collect often (docs/trace.md, "What held the
+	// memory"). 0 leaves the collector as it is.
+	ExplainGCPercent int
 }
 
 func (o Options) maxCandidates() int {
@@ -367,13 +376,13 @@ type EventReader interface {
 	Next(*trace.Event) error
 }
 
-// Replay steps c through the events r yields until r has no more, c
+// Stream steps c through the events r yields until r has no more, c
 // rejects an event or gives up (too many candidates), or r fails. It
 // reads nothing past the event c stops at, so a trace rejected at its
 // first event costs one event, however long the file. It returns the
 // number of events read, and an error only when r fails (a malformed
 // event is r's error, before c sees it).
-func Replay(r EventReader, c *Checker) (int, error) {
+func Stream(r EventReader, c *Checker) (int, error) {
 	var ev trace.Event
 	n := 0
 	for {

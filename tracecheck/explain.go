@@ -37,6 +37,9 @@ type Diagnosis struct {
 	// Note says that the passes ran out before every fault model was
 	// tried (CutNote); Summary is then about those tried.
 	Note string `json:"note,omitempty"`
+	// Tried are the models asked, in the order asked, with each one's
+	// verdict (for the trace page); not in the JSON.
+	Tried []Explanation `json:"-"`
 }
 
 // Diagnose is the Diagnosis of what ExplainSource returned.
@@ -44,7 +47,7 @@ func Diagnose(accepting, tried []Explanation, opt Options) *Diagnosis {
 	if accepting == nil {
 		accepting = []Explanation{}
 	}
-	return &Diagnosis{Summary: SummaryTried(accepting, tried), Accepting: accepting, Note: CutNote(tried, opt)}
+	return &Diagnosis{Summary: SummaryTried(accepting, tried), Accepting: accepting, Note: CutNote(tried, opt), Tried: tried}
 }
 
 // Explainer is a capability a spec may offer beside tlaspec.Any (asked

@@ -49,7 +49,7 @@ func checkBytes(t testing.TB, b []byte) *Checker {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	if _, err := Replay(d, c); err != nil {
+	if _, err := Stream(d, c); err != nil {
 		t.Fatalf("Replay: %v", err)
 	}
 	return c
@@ -378,7 +378,7 @@ func BenchmarkRejectedLongTrace(b *testing.B) {
 		if err != nil {
 			b.Fatalf("New: %v", err)
 		}
-		if _, err := Replay(r, c); err != nil {
+		if _, err := Stream(r, c); err != nil {
 			b.Fatal(err)
 		}
 		if c.Result().Verdict != Rejected {

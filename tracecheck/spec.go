@@ -167,7 +167,7 @@ func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
 		some |= v
 		all &= v
 	}
-	if ex, ok := sp.(Explainer); ok && res.Verdict == Rejected {
+	if ex, ok := sp.(Explainer); ok && res.Verdict == Rejected && !opt.NoExplain {
 		res.Diagnosis = ex.Explain(events, opt)
 	}
 	for _, p := range invariants {

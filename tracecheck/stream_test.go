@@ -82,7 +82,7 @@ func TestReplayReadsNoFurther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := Replay(d, c)
+	n, err := Stream(d, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestReplayMemoryBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &heapWatch{d: d}
-	if _, err := Replay(w, c); err != nil {
+	if _, err := Stream(w, c); err != nil {
 		t.Fatal(err)
 	}
 	if res := c.Result(); res.Verdict != Accepted || res.Matched != events {

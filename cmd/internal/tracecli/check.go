@@ -298,7 +298,7 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
-	n, err := tracecheck.Replay(d, c)
+	n, err := tracecheck.Stream(d, c)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}

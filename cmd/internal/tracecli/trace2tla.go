@@ -314,7 +314,7 @@ func checkFile(path string) (*tracecheck.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if _, err := tracecheck.Replay(d, c); err != nil {
+	if _, err := tracecheck.Stream(d, c); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c.Result(), nil
