@@ -29,22 +29,26 @@ type TraceInput struct {
 	Explained        bool
 }
 
-// CheckTrace checks a trace with tracecheck (keeping a witness) and, when
-// it is rejected, looks for the fault models that explain it.
+// CheckTrace checks a trace on the one path (tracecheck.Replay, which
+// streams Resume's events to its Checker), keeping a witness, and, when it
+// is rejected, looks for the fault models that explain it.
 func CheckTrace(file string, t *trace.Trace, opt tracecheck.Options) (TraceInput, error) {
 	opt.Witness = true
-	res, err := tracecheck.Check(t, opt)
+	p, err := t.Header.Params()
+	if err != nil {
+		return TraceInput{}, err
+	}
+	m, err := model.New(p)
+	if err != nil {
+		return TraceInput{}, err
+	}
+	res, _, err := tracecheck.Replay(tracecheck.ResumeSpec(m), tracecheck.Input{Name: file, Events: tracecheck.EventsOf(t.Events)}, opt)
 	if err != nil {
 		return TraceInput{}, err
 	}
 	in := TraceInput{File: file, Trace: t, Result: res}
-	if res.Verdict == tracecheck.Rejected {
-		opt.Witness = false
-		accepting, tried, err := tracecheck.Explain(t, opt)
-		if err != nil {
-			return TraceInput{}, err
-		}
-		in.Accepting, in.Tried, in.Explained = accepting, tried, true
+	if d := res.Diagnosis; d != nil {
+		in.Accepting, in.Tried, in.Explained = d.Accepting, d.Tried, true
 	}
 	return in, nil
 }

@@ -94,3 +94,9 @@ func (r resumeSpec) ReplayStream(in Input, opt Options) (*Result, int, error) {
 }
 
 var _ Streamer = resumeSpec{}
+
+// EventsOf is a Source of events held in memory (a trace decoded whole,
+// a sequencer's run): each call reads them from the first.
+func EventsOf(events []trace.Event) Source {
+	return func() (EventReader, error) { return &sliceReader{events: events}, nil }
+}

@@ -662,16 +662,30 @@ func (o *traceOptions) runCmd(cmd *cobra.Command) error {
 	if !o.check {
 		return tr.Encode(cmd.OutOrStdout())
 	}
-	r, err := tracecheck.Check(tr, tracecheck.Options{})
+	// The one path of every trace (tracecheck.Replay): the run's events,
+	// held in memory, streamed to Resume's Checker and, when rejected, to
+	// the fault models.
+	p, err := tr.Header.Params()
+	if err != nil {
+		return err
+	}
+	m, err := model.New(p)
+	if err != nil {
+		return err
+	}
+	r, _, err := tracecheck.Replay(tracecheck.ResumeSpec(m), tracecheck.Input{Name: "run " + o.run, Events: tracecheck.EventsOf(tr.Events)}, tracecheck.Options{})
 	if err != nil {
 		return err
 	}
 	rep := CheckReport{Run: o.run, Verdict: r.Verdict.String(), Producer: tr.Header.Producer,
 		Faults: []string{}, Events: len(tr.Events), Result: r}
-	if r.Verdict != tracecheck.Accepted {
-		if acc, tried, err := tracecheck.Explain(tr, tracecheck.Options{}); err == nil {
-			rep.Diagnosis = &Diagnosis{Summary: tracecheck.SummaryTried(acc, tried), Accepting: acc}
+	if d := r.Diagnosis; d != nil && d.Tried != nil {
+		// No model accepting is null in this report's JSON, as before.
+		acc := d.Accepting
+		if len(acc) == 0 {
+			acc = nil
 		}
+		rep.Diagnosis = &Diagnosis{Summary: d.Summary, Accepting: acc}
 	}
 	w := cmd.OutOrStdout()
 	if o.g.jsonOut {
@@ -679,7 +693,11 @@ func (o *traceOptions) runCmd(cmd *cobra.Command) error {
 			return err
 		}
 	} else {
-		fmt.Fprint(w, r.Text())
+		// The report of the check, then the diagnosis's one line (rather
+		// than Text's table of the models).
+		text := *r
+		text.Diagnosis = nil
+		fmt.Fprint(w, text.Text())
 		if rep.Diagnosis != nil {
 			fmt.Fprintln(w, rep.Diagnosis.Summary)
 		}

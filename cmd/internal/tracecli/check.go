@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/resumecontract/resumecheck/internal/clibase"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
@@ -160,7 +160,10 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		return clibase.Usage(fmt.Errorf("want --explain-memory >= 0 and --explain-passes >= -1"))
 	}
 	opt := tracecheck.Options{MaxCandidates: o.maxCandidates, MaxShown: o.show,
-		ExplainMemory: int(o.explainMemory * (1 << 20)), ExplainPasses: o.explainPasses}
+		ExplainMemory: int(o.explainMemory * (1 << 20)), ExplainPasses: o.explainPasses, NoExplain: o.noExplain}
+	if os.Getenv("GOGC") == "" {
+		opt.ExplainGCPercent = explainGCPercent
+	}
 	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	var reports []Report
 	worst := ExitAccepted
@@ -171,7 +174,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		}
 	}
 	for _, path := range args {
-		rep, code := checkOne(cmd, path, override, o.src, opt, !o.noExplain)
+		rep, code := checkOne(cmd, path, override, o.src, opt)
 		note(code)
 		if o.asJSON {
 			reports = append(reports, rep)
@@ -226,13 +229,16 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	return clibase.Status(worst)
 }
 
-// checkOne checks the trace at path ("-": standard input), streaming: the
-// events are decoded and replayed one at a time, and reading stops at the
-// event the check stops at (a rejected or undecided trace is not read to
-// its end). Explaining a rejected trace reads it again from the start,
-// for each round of fault models; standard input is kept in a temporary
-// file for that (on disk, not in memory).
-func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src specSource, opt tracecheck.Options, explain bool) (Report, int) {
+// checkOne checks the trace at path ("-": standard input) on the one
+// path every spec takes: the trace is opened by the one reader
+// (trace.Open), its spec bound from its header (Resume's model at its
+// constants and claimed faults, or another spec's mirror or interpreted
+// text), and replayed by tracecheck.Replay, which streams Resume's events
+// (reading stops at the event the check stops at) and replays any other
+// spec's through ReplaySpec. Explaining a rejected Resume trace reads it
+// again from the start, for each round of fault models; standard input is
+// kept in a temporary file for that (on disk, not in memory).
+func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src specSource, opt tracecheck.Options) (Report, int) {
 	rep := Report{File: path, Faults: []string{}}
 	fail := func(err error) (Report, int) {
 		code := ExitFailure
@@ -251,7 +257,7 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 	var sp *spool
 	if path == "-" {
 		name = "standard input"
-		if explain {
+		if !opt.NoExplain {
 			sp = &spool{src: cmd.InOrStdin()}
 			defer sp.Close()
 			in = sp.Reader()
@@ -266,53 +272,58 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 		defer f.Close()
 		in = f
 	}
-	br, other := sniff(in)
-	if other {
-		if override != nil {
-			return fail(fmt.Errorf("%s: --faults names Resume's faults; this is a trace of another spec", name))
-		}
-		return checkSpecTrace(br, name, src, opt, rep)
+	o, err := trace.Open(in, name)
+	if err != nil {
+		return fail(err)
 	}
-	if src.set() {
+	input := tracecheck.Input{Name: name}
+	var spec tlaspec.Any
+	var ls *LoadedSpec
+	var closers []io.Closer
+	defer func() {
+		for _, f := range closers {
+			f.Close()
+		}
+	}()
+	switch {
+	case o.Spec != nil && override != nil:
+		return fail(fmt.Errorf("%s: --faults names Resume's faults; this is a trace of another spec", name))
+	case o.Spec != nil:
+		ls, err = BindSpecTrace(o.Spec, name, SpecSource{Spec: src.spec, Cfg: src.cfg, Lib: src.lib})
+		if err != nil {
+			rep.Verdict, rep.Error = "bad-input", err.Error()
+			return rep, ExitBadInput
+		}
+		spec, input.SpecEvents = ls.Spec, o.Spec.Events
+		rep.Producer = &o.Spec.Header.Producer
+	case src.set():
 		rep.Verdict = "bad-input"
 		rep.Error = fmt.Sprintf("%s: --spec and --cfg are for traces in the %q format; this is a %q trace, replayed against the Go model of the resume contract (leave them out)", name, trace.SpecFormat, trace.FormatName)
 		return rep, ExitBadInput
-	}
-	d := trace.NewDecoder(br)
-	h, err := d.Header()
-	if err != nil {
-		return fail(fmt.Errorf("%s: %w", name, err))
-	}
-	if override != nil {
-		h.Faults = []string{}
-		for _, f := range override.Faults() {
-			h.Faults = append(h.Faults, string(f))
+	default:
+		h := o.Header
+		if override != nil {
+			h.Faults = []string{}
+			for _, f := range override.Faults() {
+				h.Faults = append(h.Faults, string(f))
+			}
 		}
-	}
-	rep.Producer, rep.Faults = &h.Producer, h.Faults
-	p, err := h.Params()
-	if err != nil {
-		return fail(fmt.Errorf("%s: %w", name, err))
-	}
-	c, err := tracecheck.New(p, opt)
-	if err != nil {
-		return fail(fmt.Errorf("%s: %w", name, err))
-	}
-	n, err := tracecheck.Stream(d, c)
-	if err != nil {
-		return fail(fmt.Errorf("%s: %w", name, err))
-	}
-	res := c.Result()
-	rep.Events, rep.Result, rep.Verdict = n, res, res.Verdict.String()
-	switch res.Verdict {
-	case tracecheck.Accepted:
-		return rep, ExitAccepted
-	case tracecheck.Unknown:
-		return rep, ExitUnknown
-	}
-	if explain {
-		var closers []io.Closer
-		open := func() (tracecheck.EventReader, error) {
+		rep.Producer, rep.Faults = &h.Producer, h.Faults
+		p, err := h.Params()
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", name, err))
+		}
+		m, err := model.New(p)
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", name, err))
+		}
+		spec = tracecheck.ResumeSpec(m)
+		first := true
+		input.Events = func() (tracecheck.EventReader, error) {
+			if first {
+				first = false
+				return o.Resume, nil
+			}
 			var r io.Reader
 			if sp != nil {
 				r = sp.Reader()
@@ -330,20 +341,30 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 			}
 			return d, nil
 		}
-		if os.Getenv("GOGC") == "" {
-			defer debug.SetGCPercent(debug.SetGCPercent(explainGCPercent))
+	}
+	res, n, err := tracecheck.Replay(spec, input, opt)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", name, err))
+	}
+	if ls != nil {
+		// The interpreter stops a transition it cannot evaluate: the
+		// verdict would be about a spec that was not evaluated.
+		if err := ls.evaluated(); err != nil {
+			rep.Verdict, rep.Error = "error", fmt.Sprintf("%s: %v", name, err)
+			return rep, ExitFailure
 		}
-		accepting, tried, err := tracecheck.ExplainSource(p, open, opt)
-		for _, f := range closers {
-			f.Close()
-		}
-		switch {
-		case err != nil:
-			rep.Diagnosis = &Diagnosis{Summary: fmt.Sprintf("the fault models could not be tried: %s: %v", name, err), Accepting: []tracecheck.Explanation{}}
-		default:
-			rep.Diagnosis = tracecheck.Diagnose(accepting, tried, opt)
-		}
-		res.Diagnosis = rep.Diagnosis
+	}
+	rep.Events, rep.Verdict, rep.Diagnosis = n, res.Verdict.String(), res.Diagnosis
+	if o.Spec != nil {
+		rep.Spec = res
+	} else {
+		rep.Result = res
+	}
+	switch res.Verdict {
+	case tracecheck.Accepted:
+		return rep, ExitAccepted
+	case tracecheck.Unknown:
+		return rep, ExitUnknown
 	}
 	return rep, ExitRejected
 }

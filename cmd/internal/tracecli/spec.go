@@ -1,8 +1,6 @@
 package tracecli
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,19 +21,6 @@ import (
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
 
-// sniff wraps in so that its first line can be looked at, and reports
-// whether its first line that is not blank is the header of a trace of a spec other than Resume
-// (trace.SpecFormat).
-func sniff(in io.Reader) (*bufio.Reader, bool) {
-	br := bufio.NewReaderSize(in, 64*1024)
-	b, _ := br.Peek(br.Size())
-	b = bytes.TrimLeft(b, " \t\r\n") // blank lines before the header are allowed
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[:i]
-	}
-	return br, trace.IsSpecTrace(b)
-}
-
 // specSource is where a spec trace's spec comes from when it is read by
 // the TLA+ interpreter rather than bound to a compiled mirror: --spec,
 // --cfg and --lib.
@@ -45,41 +30,6 @@ type specSource struct {
 }
 
 func (s specSource) set() bool { return s.spec != "" || s.cfg != "" }
-
-// checkSpecTrace replays a trace of a spec other than Resume through the
-// seam (tracecheck.ReplaySpec): the module its header names, at its
-// constants; through the interpreter when src names a spec, else through
-// the module's compiled mirror.
-func checkSpecTrace(in io.Reader, name string, src specSource, opt tracecheck.Options, rep Report) (Report, int) {
-	fail := func(err error, code int) (Report, int) {
-		rep.Verdict = "bad-input"
-		if code == ExitFailure {
-			rep.Verdict = "error"
-		}
-		rep.Error = err.Error()
-		return rep, code
-	}
-	ls, err := LoadSpecTrace(in, name, SpecSource{Spec: src.spec, Cfg: src.cfg, Lib: src.lib})
-	if err != nil {
-		return fail(err, ExitBadInput)
-	}
-	t := ls.Trace
-	res, err := ls.Replay(opt)
-	if err != nil {
-		// The interpreter stops a transition it cannot evaluate: the
-		// verdict would be about a spec that was not evaluated.
-		return fail(fmt.Errorf("%s: %w", name, err), ExitFailure)
-	}
-	rep.Producer, rep.Events, rep.Spec, rep.Verdict = &t.Header.Producer, res.Matched, res, res.Verdict.String()
-	rep.Diagnosis = res.Diagnosis
-	switch res.Verdict {
-	case tracecheck.Accepted:
-		return rep, ExitAccepted
-	case tracecheck.Unknown:
-		return rep, ExitUnknown
-	}
-	return rep, ExitRejected
-}
 
 // interpretedSpec is an interpreted spec through the seam, able to read
 // an event's label back (tracecheck.LabelReader): the interpreter lists
@@ -265,7 +215,7 @@ type LoadedSpec struct {
 }
 
 // LoadSpecTrace reads a spec trace and binds the spec it is replayed
-// against as tracecheck does (checkSpecTrace): through the interpreter
+// against as tracecheck does (checkOne): through the interpreter
 // when src names a spec or a cfg, else through the module's compiled
 // mirror. Every error names the file and the line.
 func LoadSpecTrace(in io.Reader, name string, src SpecSource) (*LoadedSpec, error) {
@@ -273,6 +223,12 @@ func LoadSpecTrace(in io.Reader, name string, src SpecSource) (*LoadedSpec, erro
 	if err != nil {
 		return nil, err
 	}
+	return BindSpecTrace(t, name, src)
+}
+
+// BindSpecTrace binds the spec a decoded spec trace is replayed against
+// (LoadSpecTrace after decoding).
+func BindSpecTrace(t *trace.SpecTrace, name string, src SpecSource) (*LoadedSpec, error) {
 	ls := &LoadedSpec{Trace: t}
 	s := specSource{spec: src.Spec, cfg: src.Cfg, lib: src.Lib}
 	mirrored := slices.Contains(check.MirroredModules(), t.Header.Module) && t.Header.Module != check.Module
@@ -311,16 +267,29 @@ func LoadSpecTrace(in io.Reader, name string, src SpecSource) (*LoadedSpec, erro
 	return ls, nil
 }
 
-// Replay replays the trace (tracecheck.ReplaySpec). An error means the
-// interpreter could not evaluate a transition: no verdict.
+// Replay replays the trace (tracecheck.Replay over its decoded events).
+// An error means the interpreter could not evaluate a transition: no
+// verdict.
 func (ls *LoadedSpec) Replay(opt tracecheck.Options) (*tracecheck.Result, error) {
-	res := tracecheck.ReplaySpec(ls.Spec, ls.Trace.Events, opt)
-	if ls.evalErr != nil {
-		if err := ls.evalErr(); err != nil {
-			return nil, fmt.Errorf("evaluating %s: %w", ls.SpecFile, err)
-		}
+	res, _, err := tracecheck.Replay(ls.Spec, tracecheck.Input{SpecEvents: ls.Trace.Events}, opt)
+	if err == nil {
+		err = ls.evaluated()
+	}
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// evaluated is nil unless the interpreter stopped at a transition it
+// could not evaluate.
+func (ls *LoadedSpec) evaluated() error {
+	if ls.evalErr != nil {
+		if err := ls.evalErr(); err != nil {
+			return fmt.Errorf("evaluating %s: %w", ls.SpecFile, err)
+		}
+	}
+	return nil
 }
 
 // SpecUsage checks --spec, --cfg and --lib before any trace is read.
