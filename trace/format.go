@@ -105,17 +105,8 @@ func (h Header) params() (model.Params, string, error) {
 	bad := func(part, format string, args ...any) (model.Params, string, error) {
 		return model.Params{}, part, fmt.Errorf("%w: header.%s", ErrBadInput, fmt.Sprintf(format, args...))
 	}
-	switch {
-	case h.Format == SpecFormat && h.Version == OneVersion:
-		if h.Module != ResumeModule {
-			return bad("module", "module: module %q, want %q (a trace of another spec is read by DecodeSpec)", h.Module, ResumeModule)
-		}
-	case h.Format != FormatName:
-		return bad("format", "format: format is %q, want %q", h.Format, FormatName)
-	case h.Version != Version:
-		return bad("version", "version: format version %d, this reader knows version %d", h.Version, Version)
-	case h.Module != "":
-		return bad("module", "module: version %d of %q has no module (it is %s's; version %d of %q names it)", Version, FormatName, ResumeModule, OneVersion, SpecFormat)
+	if part, msg := h.envelope(); msg != "" {
+		return bad(part, "%s", msg)
 	}
 	for _, t := range []struct{ what, s string }{{"name", h.Producer.Name}, {"version", h.Producer.Version}} {
 		if err := checkText(t.s); err != nil {

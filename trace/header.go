@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -91,16 +90,7 @@ func (d *Decoder) parseHeader(b []byte) (Header, headerPos, error) {
 		case 3:
 			return d.constants(&h.Constants, pos.constants)
 		case 5:
-			s.mark()
-			pos.module = s.tok + 1
-			v, err := s.str("header.module")
-			if err == nil {
-				if terr := checkText(string(v)); terr != nil {
-					err = s.errAt("header.module", "%v", terr)
-				}
-			}
-			h.Module = string(v)
-			return err
+			return d.module(&h, &pos)
 		}
 		h.Faults = []string{}
 		s.mark()
@@ -138,16 +128,6 @@ func (d *Decoder) parseHeader(b []byte) (Header, headerPos, error) {
 		h.Faults = []string{}
 	}
 	return h, pos, nil
-}
-
-// oneFormat reports whether the header line b says version 2, the one
-// format (OneVersion), whatever order its fields come in: a "tla-trace"
-// header of version 1 is another spec's, refused at its format as before.
-func oneFormat(b []byte) bool {
-	var h struct {
-		Version int `json:"version"`
-	}
-	return json.Unmarshal(b, &h) == nil && h.Version == OneVersion
 }
 
 func isEventField(key []byte) bool {
