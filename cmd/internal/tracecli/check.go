@@ -61,8 +61,10 @@ the candidate states there, why each action was disabled or how its
 successor differs from the observation) and which fault models accept it
 instead. "-" reads a trace from standard input.
 
-A trace whose header says "format":"tla-trace" is one of another spec
-(docs/trace.md, "Traces of other specs"). Without --spec it is replayed
+A trace's header names its spec: "format":"tla-trace", "version":2 and
+"module" (docs/trace.md, "One format, version 2"); version 1 reads too,
+"resume-trace" being Resume's. A trace of another spec (docs/trace.md,
+"Traces of other specs") has its values as TLA+ text. Without --spec it is replayed
 against the module's compiled Go mirror (examples/twophase), with the
 invariants of that spec and the guards' words for a disabled action. With
 --spec FILE.tla it is replayed through the TLA+ interpreter reading that
@@ -296,6 +298,10 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 		}
 		spec, input.SpecEvents = ls.Spec, o.Spec.Events
 		rep.Producer = &o.Spec.Header.Producer
+	case src.set() && o.Version == trace.OneVersion:
+		rep.Verdict = "bad-input"
+		rep.Error = fmt.Sprintf("%s: --spec and --cfg are for traces of other specs; this is a trace of module %s, whose events carry its own payload, replayed against the Go model of the resume contract (leave them out)", name, trace.ResumeModule)
+		return rep, ExitBadInput
 	case src.set():
 		rep.Verdict = "bad-input"
 		rep.Error = fmt.Sprintf("%s: --spec and --cfg are for traces in the %q format; this is a %q trace, replayed against the Go model of the resume contract (leave them out)", name, trace.SpecFormat, trace.FormatName)
