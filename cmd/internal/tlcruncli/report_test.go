@@ -20,6 +20,18 @@ import (
 func TestReportFiles(t *testing.T) {
 	work := t.TempDir()
 	out := func(name string) string { return filepath.Join(work, name) }
+	// The worked example in the one format (version 2, module Resume).
+	v1, err := os.ReadFile("../../../testdata/traces/partial/doc-example-replay.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := bytes.Replace(v1, []byte(`{"format":"resume-trace","version":1,`), []byte(`{"format":"tla-trace","version":2,"module":"Resume",`), 1)
+	if bytes.Equal(v1, v2) {
+		t.Fatal("the worked example's header is not version 1's")
+	}
+	if err := os.WriteFile(out("v2.ndjson"), v2, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args  []string
 		code  int
@@ -33,6 +45,8 @@ func TestReportFiles(t *testing.T) {
 			map[string][]string{"matrix.html": {`id="matrix"`, `data-open="cell-redeliver-EO"`, "All 12 claims hold"}}},
 		{[]string{"report", "trace", "--html", out("trace.html"), "../../../testdata/traces/partial/doc-example-replay.ndjson"}, ExitOK,
 			map[string][]string{"trace.html": {"explained by the replay model", `id="candidates"`}}},
+		{[]string{"report", "trace", "--html", out("trace-v2.html"), out("v2.ndjson")}, ExitOK,
+			map[string][]string{"trace-v2.html": {"explained by the replay model", `id="candidates"`}}},
 		// A trace of another spec (once refused: "format is tla-trace"):
 		// through the Go mirror, the text of --spec for the anchors when
 		// it is the mirrored text; through the interpreter with --cfg.
