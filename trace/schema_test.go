@@ -92,8 +92,38 @@ func TestSchemaVocabulary(t *testing.T) {
 	b, _ := json.Marshal(h)
 	var hm map[string]any
 	_ = json.Unmarshal(b, &hm)
+	hm["module"] = ResumeModule // the one format's envelope names it
 	if got, want := keys(hm), keys(def("header")["properties"]); !slices.Equal(got, want) {
 		t.Errorf("header fields %v, schema %v", got, want)
+	}
+}
+
+// TestSchemaVersions: the schema takes a Resume header in either version
+// (the corpus's, and the same in the one format), and refuses each mix of
+// the two that the decoder refuses.
+func TestSchemaVersions(t *testing.T) {
+	s := loadSchema(t)
+	const rest = `"producer":{"name":"p","version":"1"},"constants":{"NTasks":3,"IP":2,"Values":["va","vb"],"NoVal":"NoVal","MaxResumes":2,"MaxCrashes":1,"MaxExtraResumes":1},"faults":[]}`
+	for _, c := range []struct {
+		header string
+		ok     bool
+	}{
+		{`{"format":"resume-trace","version":1,` + rest, true},
+		{`{"format":"tla-trace","version":2,"module":"Resume",` + rest, true},
+		{`{"format":"resume-trace","version":2,` + rest, false},
+		{`{"format":"resume-trace","version":1,"module":"Resume",` + rest, false},
+		{`{"format":"tla-trace","version":2,` + rest, false},
+		{`{"format":"tla-trace","version":1,"module":"Resume",` + rest, false},
+		{`{"format":"tla-trace","version":2,"module":"TwoPhase",` + rest, false},
+	} {
+		err := validateLine(s, c.header)
+		if (err == nil) != c.ok {
+			t.Errorf("schema on %.70s: %v, want valid %v", c.header, err, c.ok)
+		}
+		_, derr := Decode(strings.NewReader(c.header + "\n"))
+		if (derr == nil) != c.ok {
+			t.Errorf("decoder on %.70s: %v, want valid %v", c.header, derr, c.ok)
+		}
 	}
 }
 
