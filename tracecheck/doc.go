@@ -32,4 +32,12 @@
 //	for d.Next(&ev) == nil && c.Step(&ev) {
 //	}
 //	res := c.Result()
+//
+// The commands replay every trace, of any spec, through one entry point,
+// Replay: a spec that offers Streamer (ResumeSpec does: the Checker above,
+// then the fault models) gets the trace as a stream of its typed events;
+// any other is replayed by ReplaySpec over the decoded events:
+//
+//	o, err := trace.Open(f, "run.ndjson")        // either version, any spec
+//	res, n, err := tracecheck.Replay(tracecheck.ResumeSpec(m), tracecheck.Input{Name: "run.ndjson", Events: open}, opt)
 package tracecheck

@@ -54,8 +54,9 @@ func Diagnose(accepting, tried []Explanation, opt Options) *Diagnosis {
 // for with a type assertion): models of its faults that may explain a
 // trace it rejects. ReplaySpec asks it about a rejected trace and puts
 // its answer in Result.Diagnosis; nil means it has nothing to say.
-// Resume's faults are explained beside its typed Checker (ExplainSource,
-// Diagnose), which reads the trace again from its file.
+// Resume's streaming replayer (ResumeSpec's Streamer, through Replay)
+// asks its fault models itself (ExplainSource, Diagnose), reading the
+// trace again from its source.
 type Explainer interface {
 	Explain(events []trace.SpecEvent, opt Options) *Diagnosis
 }
