@@ -796,7 +796,7 @@ func (s *search[S, L]) flushSeen() error {
 	if !s.seen.wantFlush.Load() {
 		return nil // another worker did
 	}
-	if err := s.seen.flush(s.sp); err != nil {
+	if err := s.seen.flush(s.sp, s.shadowed); err != nil {
 		return err
 	}
 	s.shadowed = 0

@@ -53,12 +53,20 @@ func readKey(b []byte) fpKey {
 	return fpKey{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
 }
 
-// fpDisk is the sorted file of keys moved out of memory.
+// fpDisk is the keys moved out of memory: sorted runs, one file each,
+// the oldest first. A flush appends the tables' keys as a new run rather
+// than rewriting what is on disk (under a budget of 32 MiB R8's largest
+// levels flush two or three times each, and rewriting the level's file
+// at every flush was most of a flush's cost); only when the runs reach
+// fpSet.maxRuns does a flush merge them all, with the tables, into one.
+// A key is on disk if it is in any run. Runs may share a key: a
+// candidate found on disk (resolve.go) stays in the tables, and the next
+// flush appends it again; n counts such a key once, and a merge keeps
+// one copy.
 type fpDisk struct {
-	f     *os.File
-	n     uint64  // keys in the file
-	index []fpKey // index[i] is the first key of page i
-	mem   *memAccount
+	runs []*fpRun
+	n    uint64 // distinct keys on disk
+	mem  *memAccount
 	// deferred: contains answers "not there" at once, and the search
 	// resolves its candidates together (resolve.go).
 	deferred bool
@@ -67,9 +75,29 @@ type fpDisk struct {
 	sweepBuf []byte
 }
 
-// contains looks k up in the file.
+// fpRun is one sorted file of keys, without duplicates.
+type fpRun struct {
+	f     *os.File
+	n     uint64  // keys in the file
+	index []fpKey // index[i] is the first key of page i
+}
+
+// contains looks k up in the runs.
 func (d *fpDisk) contains(k fpKey) (bool, error) {
-	if d == nil || d.n == 0 || d.deferred {
+	if d == nil || d.deferred {
+		return false, nil
+	}
+	for _, r := range d.runs {
+		if in, err := r.contains(k); in || err != nil {
+			return in, err
+		}
+	}
+	return false, nil
+}
+
+// contains looks k up in the run: a read of one page.
+func (d *fpRun) contains(k fpKey) (bool, error) {
+	if d.n == 0 {
 		return false, nil
 	}
 	// The last page whose first key is at most k.
@@ -100,21 +128,30 @@ func (d *fpDisk) contains(k fpKey) (bool, error) {
 
 func (d *fpDisk) close() {
 	if d != nil {
-		d.f.Close()
-		d.mem.add(-int64(cap(d.index)) * keyBytes)
+		for _, r := range d.runs {
+			r.close(d.mem)
+		}
+		d.runs = nil
 	}
 }
 
+func (r *fpRun) close(mem *memAccount) {
+	r.f.Close()
+	mem.add(-int64(cap(r.index)) * keyBytes)
+}
+
 // diskWriter writes a sorted run of keys to a new file and indexes its
-// pages.
+// pages. A key equal to the one before it is dropped (and counted).
 type diskWriter struct {
-	sp    *spiller
-	f     *os.File
-	buf   []byte
-	n     uint64
-	off   int64
-	index []fpKey
-	err   error
+	sp      *spiller
+	f       *os.File
+	buf     []byte
+	n       uint64
+	off     int64
+	index   []fpKey
+	last    fpKey
+	dropped uint64
+	err     error
 }
 
 // diskBuf is the most a flush's reader and writer buffer each: 1 MiB.
@@ -149,6 +186,11 @@ func (s *fpSet) ioBuffers() (rd, wr, sw []byte) {
 }
 
 func (w *diskWriter) put(k fpKey) {
+	if w.n > 0 && k == w.last {
+		w.dropped++
+		return
+	}
+	w.last = k
 	if w.n%diskPage == 0 {
 		w.index = append(w.index, k)
 	}
@@ -168,9 +210,9 @@ func (w *diskWriter) flush() {
 	w.buf = w.buf[:0]
 }
 
-// diskReader reads a key file from the start.
+// diskReader reads a run from the start.
 type diskReader struct {
-	d   *fpDisk
+	d   *fpRun
 	buf []byte
 	pos uint64 // keys read
 	at  int    // next in buf
@@ -179,7 +221,7 @@ type diskReader struct {
 
 // next returns the next key, or false at the end.
 func (r *diskReader) next() (fpKey, bool) {
-	if r.d == nil || r.pos >= r.d.n || r.err != nil {
+	if r.pos >= r.d.n || r.err != nil {
 		return fpKey{}, false
 	}
 	if r.at == len(r.buf) {
@@ -197,19 +239,99 @@ func (r *diskReader) next() (fpKey, bool) {
 	return v, true
 }
 
-// flush moves every key in the tables to the file and empties the
-// tables. No insert or lookup may be under way, and every inserter's
-// counts must have been added (flushCounts).
-func (s *fpSet) flush(sp *spiller) error {
+// runMerger yields the keys of several runs in order (duplicates too).
+type runMerger struct {
+	rs   []*diskReader
+	head []fpKey
+	more []bool
+}
+
+// newRunMerger reads runs, dividing buf among them (whole keys, at
+// least one each).
+func newRunMerger(runs []*fpRun, buf []byte) *runMerger {
+	m := &runMerger{}
+	if len(runs) == 0 {
+		return m
+	}
+	part := max(1, cap(buf)/keyBytes/len(runs)) * keyBytes
+	if part*len(runs) > cap(buf) {
+		buf = make([]byte, part*len(runs))
+	}
+	buf = buf[:cap(buf)]
+	for i, r := range runs {
+		rd := &diskReader{d: r, buf: buf[i*part : i*part : (i+1)*part]}
+		k, ok := rd.next()
+		m.rs = append(m.rs, rd)
+		m.head = append(m.head, k)
+		m.more = append(m.more, ok)
+	}
+	return m
+}
+
+// min returns the run whose head is least, or -1 when all are done.
+func (m *runMerger) min() int {
+	best := -1
+	for i := range m.rs {
+		if m.more[i] && (best < 0 || cmpKey(m.head[i], m.head[best]) < 0) {
+			best = i
+		}
+	}
+	return best
+}
+
+// take returns run i's head and moves past it.
+func (m *runMerger) take(i int) fpKey {
+	k := m.head[i]
+	m.head[i], m.more[i] = m.rs[i].next()
+	return k
+}
+
+func (m *runMerger) err() error {
+	for _, r := range m.rs {
+		if r.err != nil {
+			return r.err
+		}
+	}
+	return nil
+}
+
+// maxRuns is the most runs the file keeps before a flush merges them:
+// each is a read more for a lone candidate (R8 under a layer has at most
+// three a level, and its runs go with the level).
+const maxRuns = 8
+
+// runLimit is the most runs the set keeps (fpSet.maxRuns, else maxRuns).
+func (s *fpSet) runLimit() int {
+	if s.maxRuns > 0 {
+		return s.maxRuns
+	}
+	return maxRuns
+}
+
+// flush moves every key in the tables to disk and empties the tables.
+// dups is how many of the keys in memory are on disk too (struck
+// candidates, see resolve.go). No insert or lookup may be under way, and
+// every inserter's counts must have been added (flushCounts). The keys go
+// into a new run, or, when the runs have reached maxRuns, are merged with
+// every run into one.
+func (s *fpSet) flush(sp *spiller, dups uint64) error {
 	s.reclaim()
 	f, err := sp.create("tlcrun-fingerprints-*")
 	if err != nil {
 		return err
 	}
 	rbuf, wbuf, sbuf := s.ioBuffers()
+	if s.disk == nil {
+		s.disk = &fpDisk{mem: s.mem, deferred: sp.deferLookups, sweepBuf: sbuf}
+	}
+	d := s.disk
+	var old []*fpRun
+	if len(d.runs) >= s.runLimit() {
+		old = d.runs
+	}
 	w := &diskWriter{sp: sp, f: f, buf: wbuf}
-	r := &diskReader{d: s.disk, buf: rbuf}
-	old, more := r.next()
+	m := newRunMerger(old, rbuf)
+	written := uint64(0)
 	for i := range s.shards {
 		t := s.shards[i].tab.Load()
 		// Gather the shard's keys, whole, at the front of its table
@@ -226,37 +348,40 @@ func (s *fpSet) flush(sp *spiller) error {
 		run := unsafe.Slice((*fpKey)(unsafe.Pointer(unsafe.SliceData(t.slots))), k)
 		sortNearlySorted(run)
 		for _, v := range run {
-			for more && cmpKey(old, v) < 0 {
-				w.put(old)
-				old, more = r.next()
-			}
-			if more && old == v {
-				// In memory and on disk: cannot happen (an insert looks
-				// in the file first), but keep one.
-				old, more = r.next()
+			for b := m.min(); b >= 0 && cmpKey(m.head[b], v) <= 0; b = m.min() {
+				w.put(m.take(b))
 			}
 			w.put(v)
 		}
+		written += uint64(k)
 		clear(t.slots)
 		t.count.Store(0)
 	}
-	for more {
-		w.put(old)
-		old, more = r.next()
+	for b := m.min(); b >= 0; b = m.min() {
+		w.put(m.take(b))
 	}
 	w.flush()
-	if r.err != nil {
+	if err := m.err(); err != nil {
 		f.Close()
-		return r.err
+		return err
 	}
 	if w.err != nil {
 		f.Close()
 		return w.err
 	}
-	s.disk.close()
 	index := slices.Clip(w.index)
 	s.mem.add(int64(cap(index)) * keyBytes)
-	s.disk = &fpDisk{f: f, n: w.n, index: index, mem: s.mem, deferred: sp.deferLookups, sweepBuf: sbuf}
+	r := &fpRun{f: f, n: w.n, index: index}
+	if old != nil {
+		for _, o := range old {
+			o.close(s.mem)
+		}
+		d.runs = append(d.runs[:0], r)
+		d.n = w.n // every copy but one dropped
+	} else {
+		d.runs = append(d.runs, r)
+		d.n += written - dups
+	}
 	s.flushes++
 	s.wantFlush.Store(false)
 	return nil

@@ -62,6 +62,8 @@ type fpSet struct {
 	// of insert's time at one worker on R8).
 	alone   bool
 	flushes int
+	// maxRuns, when set, replaces the constant of that name (tests).
+	maxRuns int
 	diskErr atomic.Pointer[error]
 	// io: the flush's and the sweep's buffers (ioBuffers), kept from the
 	// first flush on.

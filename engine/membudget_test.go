@@ -62,11 +62,11 @@ func TestFlushCountsIOBuffers(t *testing.T) {
 	}
 	s.flushCounts(&c)
 	before := mem.inUse.Load()
-	if err := s.flush(sp); err != nil {
+	if err := s.flush(sp, 0); err != nil {
 		t.Fatal(err)
 	}
 	n := int64(ioBufSize(mem.fpLimit))
-	index := int64(cap(s.disk.index)) * keyBytes
+	index := int64(cap(s.disk.runs[0].index)) * keyBytes
 	if got := mem.inUse.Load() - before - index; got != 3*n {
 		t.Errorf("a flush added %d bytes besides its index, want three buffers of %d", got, n)
 	}

@@ -130,7 +130,11 @@ func (s *search[S, L]) resolve(ws []*worker[S, L], last bool) error {
 			s.mem.add(chunkStates / 8)
 			touched = append(touched, c)
 		}
-		c.dead[all[i].i/64] |= 1 << (all[i].i % 64)
+		bit := uint64(1) << (all[i].i % 64)
+		if c.dead[all[i].i/64]&bit != 0 {
+			return // in an earlier run too
+		}
+		c.dead[all[i].i/64] |= bit
 		c.ndead++
 		struck++
 	})
@@ -177,12 +181,31 @@ func (c *chunk) compact(buf []byte, width int) {
 	c.n, c.ndead, c.dead = k, 0, nil
 }
 
-// sweep calls hit(i), in order, for each key(i) in the file, keys
-// ascending (i from 0 to n-1). It reads only the pages that may hold one:
-// consecutive such pages in one read of up to sweepBlock bytes, so that
-// dense keys cost a pass over the file and a lone key a page.
+// sweep calls hit(i) for each key(i) on disk, keys ascending (i from 0
+// to n-1): in order for each run, so a key in several runs is hit once
+// for each.
 func (d *fpDisk) sweep(n int, key func(int) fpKey, hit func(int)) error {
-	if d == nil || d.n == 0 {
+	if d == nil {
+		return nil
+	}
+	buf := d.sweepBuf
+	if buf == nil {
+		buf = make([]byte, sweepBlock)
+	}
+	for _, r := range d.runs {
+		if err := r.sweep(buf, n, key, hit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweep calls hit(i), in order, for each key(i) in the run. It reads
+// only the pages that may hold one: consecutive such pages in one read
+// of up to len(buf) bytes, so that dense keys cost a pass over the file
+// and a lone key a page.
+func (d *fpRun) sweep(buf []byte, n int, key func(int) fpKey, hit func(int)) error {
+	if d.n == 0 {
 		return nil
 	}
 	pages := len(d.index)
@@ -190,10 +213,6 @@ func (d *fpDisk) sweep(n int, key func(int) fpKey, hit func(int)) error {
 	// (p-1 when k is below page p's first key).
 	pageOf := func(k fpKey, p int) int {
 		return p + sort.Search(pages-p, func(j int) bool { return cmpKey(d.index[p+j], k) > 0 }) - 1
-	}
-	buf := d.sweepBuf
-	if buf == nil {
-		buf = make([]byte, sweepBlock)
 	}
 	blockPages := len(buf) / (diskPage * keyBytes)
 	p := 0
