@@ -1127,7 +1127,7 @@ func (w *worker[S, L]) flush() {
 			copy(dst, enc)
 		}
 		binary.LittleEndian.PutUint64(w.out.buf[chunkStates*s.width+8*w.out.n:], p.link)
-		if deferred {
+		if deferred && s.seen.disk.mayHold(p.key) {
 			w.note(p.key, w.out, w.out.n)
 		}
 		w.out.n++

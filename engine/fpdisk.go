@@ -77,9 +77,25 @@ type fpDisk struct {
 
 // fpRun is one sorted file of keys, without duplicates.
 type fpRun struct {
-	f     *os.File
-	n     uint64  // keys in the file
-	index []fpKey // index[i] is the first key of page i
+	f      *os.File
+	n      uint64  // keys in the file
+	index  []fpKey // index[i] is the first key of page i
+	filter runFilter
+}
+
+// mayHold reports whether a run may hold k (runFilter): false means that
+// k is not on disk.
+func (d *fpDisk) mayHold(k fpKey) bool {
+	h := filterHash(k)
+	for _, r := range d.runs {
+		if len(r.filter.words) == 0 {
+			return true
+		}
+		if w, m := r.filter.at(h); r.filter.words[w]&m == m {
+			return true
+		}
+	}
+	return false
 }
 
 // contains looks k up in the runs.
@@ -88,6 +104,9 @@ func (d *fpDisk) contains(k fpKey) (bool, error) {
 		return false, nil
 	}
 	for _, r := range d.runs {
+		if !r.filter.may(k) {
+			continue
+		}
 		if in, err := r.contains(k); in || err != nil {
 			return in, err
 		}
@@ -137,7 +156,7 @@ func (d *fpDisk) close() {
 
 func (r *fpRun) close(mem *memAccount) {
 	r.f.Close()
-	mem.add(-int64(cap(r.index)) * keyBytes)
+	mem.add(-int64(cap(r.index))*keyBytes - r.filter.bytes())
 }
 
 // diskWriter writes a sorted run of keys to a new file and indexes its
@@ -149,6 +168,7 @@ type diskWriter struct {
 	n       uint64
 	off     int64
 	index   []fpKey
+	filter  runFilter
 	last    fpKey
 	dropped uint64
 	err     error
@@ -191,6 +211,7 @@ func (w *diskWriter) put(k fpKey) {
 		return
 	}
 	w.last = k
+	w.filter.add(k)
 	if w.n%diskPage == 0 {
 		w.index = append(w.index, k)
 	}
@@ -329,7 +350,24 @@ func (s *fpSet) flush(sp *spiller, dups uint64) error {
 	if len(d.runs) >= s.runLimit() {
 		old = d.runs
 	}
-	w := &diskWriter{sp: sp, f: f, buf: wbuf}
+	// The filter is sized for every key the run may get.
+	most := uint64(0)
+	for _, r := range old {
+		most += r.n
+	}
+	for i := range s.shards {
+		most += s.shards[i].tab.Load().count.Load()
+	}
+	room := filterRoom(s.mem)
+	if room >= 0 && old == nil {
+		for _, r := range d.runs {
+			room -= r.filter.bytes()
+		}
+		room = max(room, 0)
+	}
+	filter := newRunFilter(most, room)
+	s.mem.add(filter.bytes())
+	w := &diskWriter{sp: sp, f: f, buf: wbuf, filter: filter}
 	m := newRunMerger(old, rbuf)
 	written := uint64(0)
 	for i := range s.shards {
@@ -363,15 +401,17 @@ func (s *fpSet) flush(sp *spiller, dups uint64) error {
 	w.flush()
 	if err := m.err(); err != nil {
 		f.Close()
+		s.mem.add(-filter.bytes())
 		return err
 	}
 	if w.err != nil {
 		f.Close()
+		s.mem.add(-filter.bytes())
 		return w.err
 	}
 	index := slices.Clip(w.index)
 	s.mem.add(int64(cap(index)) * keyBytes)
-	r := &fpRun{f: f, n: w.n, index: index}
+	r := &fpRun{f: f, n: w.n, index: index, filter: filter}
 	if old != nil {
 		for _, o := range old {
 			o.close(s.mem)

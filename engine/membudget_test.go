@@ -48,7 +48,8 @@ func TestIOBufSize(t *testing.T) {
 }
 
 // TestFlushCountsIOBuffers: a flush's and the sweep's buffers are in the
-// memory account once the set has flushed, at their budgeted size.
+// memory account once the set has flushed, at their budgeted size, and
+// so is the run's filter.
 func TestFlushCountsIOBuffers(t *testing.T) {
 	var mem memAccount
 	mem.setBudget(12 << 20)
@@ -67,8 +68,12 @@ func TestFlushCountsIOBuffers(t *testing.T) {
 	}
 	n := int64(ioBufSize(mem.fpLimit))
 	index := int64(cap(s.disk.runs[0].index)) * keyBytes
-	if got := mem.inUse.Load() - before - index; got != 3*n {
-		t.Errorf("a flush added %d bytes besides its index, want three buffers of %d", got, n)
+	filter := s.disk.runs[0].filter.bytes()
+	if filter != 1000*filterBits/8 {
+		t.Errorf("the run's filter takes %d bytes, want %d", filter, 1000*filterBits/8)
+	}
+	if got := mem.inUse.Load() - before - index - filter; got != 3*n {
+		t.Errorf("a flush added %d bytes besides its index and filter, want three buffers of %d", got, n)
 	}
 	if len(s.disk.sweepBuf) != int(n) {
 		t.Errorf("the file's sweep buffer is %d bytes, want %d", len(s.disk.sweepBuf), n)
