@@ -67,6 +67,8 @@ type fpDisk struct {
 	runs []*fpRun
 	n    uint64 // distinct keys on disk
 	mem  *memAccount
+	// filter has every key of every run (fpfilter.go).
+	filter diskFilter
 	// deferred: contains answers "not there" at once, and the search
 	// resolves its candidates together (resolve.go).
 	deferred bool
@@ -77,25 +79,15 @@ type fpDisk struct {
 
 // fpRun is one sorted file of keys, without duplicates.
 type fpRun struct {
-	f      *os.File
-	n      uint64  // keys in the file
-	index  []fpKey // index[i] is the first key of page i
-	filter runFilter
+	f     *os.File
+	n     uint64  // keys in the file
+	index []fpKey // index[i] is the first key of page i
 }
 
-// mayHold reports whether a run may hold k (runFilter): false means that
+// mayHold reports whether the file may hold k (diskFilter): false means that
 // k is not on disk.
 func (d *fpDisk) mayHold(k fpKey) bool {
-	h := filterHash(k)
-	for _, r := range d.runs {
-		if len(r.filter.words) == 0 {
-			return true
-		}
-		if w, m := r.filter.at(h); r.filter.words[w]&m == m {
-			return true
-		}
-	}
-	return false
+	return d.filter.may(k)
 }
 
 // contains looks k up in the runs.
@@ -103,10 +95,10 @@ func (d *fpDisk) contains(k fpKey) (bool, error) {
 	if d == nil || d.deferred {
 		return false, nil
 	}
+	if !d.filter.may(k) {
+		return false, nil
+	}
 	for _, r := range d.runs {
-		if !r.filter.may(k) {
-			continue
-		}
 		if in, err := r.contains(k); in || err != nil {
 			return in, err
 		}
@@ -151,12 +143,14 @@ func (d *fpDisk) close() {
 			r.close(d.mem)
 		}
 		d.runs = nil
+		d.mem.add(-d.filter.bytes())
+		d.filter = diskFilter{}
 	}
 }
 
 func (r *fpRun) close(mem *memAccount) {
 	r.f.Close()
-	mem.add(-int64(cap(r.index))*keyBytes - r.filter.bytes())
+	mem.add(-int64(cap(r.index)) * keyBytes)
 }
 
 // diskWriter writes a sorted run of keys to a new file and indexes its
@@ -168,7 +162,7 @@ type diskWriter struct {
 	n       uint64
 	off     int64
 	index   []fpKey
-	filter  runFilter
+	filter  diskFilter
 	last    fpKey
 	dropped uint64
 	err     error
@@ -343,31 +337,17 @@ func (s *fpSet) flush(sp *spiller, dups uint64) error {
 	}
 	rbuf, wbuf, sbuf := s.ioBuffers()
 	if s.disk == nil {
-		s.disk = &fpDisk{mem: s.mem, deferred: sp.deferLookups, sweepBuf: sbuf}
+		// The filter is made once, before any key is on disk.
+		filter := newDiskFilter(s.mem, s.count())
+		s.mem.add(filter.bytes())
+		s.disk = &fpDisk{mem: s.mem, deferred: sp.deferLookups, sweepBuf: sbuf, filter: filter}
 	}
 	d := s.disk
 	var old []*fpRun
 	if len(d.runs) >= s.runLimit() {
 		old = d.runs
 	}
-	// The filter is sized for every key the run may get.
-	most := uint64(0)
-	for _, r := range old {
-		most += r.n
-	}
-	for i := range s.shards {
-		most += s.shards[i].tab.Load().count.Load()
-	}
-	room := filterRoom(s.mem)
-	if room >= 0 && old == nil {
-		for _, r := range d.runs {
-			room -= r.filter.bytes()
-		}
-		room = max(room, 0)
-	}
-	filter := newRunFilter(most, room)
-	s.mem.add(filter.bytes())
-	w := &diskWriter{sp: sp, f: f, buf: wbuf, filter: filter}
+	w := &diskWriter{sp: sp, f: f, buf: wbuf, filter: d.filter}
 	m := newRunMerger(old, rbuf)
 	written := uint64(0)
 	for i := range s.shards {
@@ -401,17 +381,15 @@ func (s *fpSet) flush(sp *spiller, dups uint64) error {
 	w.flush()
 	if err := m.err(); err != nil {
 		f.Close()
-		s.mem.add(-filter.bytes())
 		return err
 	}
 	if w.err != nil {
 		f.Close()
-		s.mem.add(-filter.bytes())
 		return w.err
 	}
 	index := slices.Clip(w.index)
 	s.mem.add(int64(cap(index)) * keyBytes)
-	r := &fpRun{f: f, n: w.n, index: index, filter: filter}
+	r := &fpRun{f: f, n: w.n, index: index}
 	if old != nil {
 		for _, o := range old {
 			o.close(s.mem)

@@ -2,13 +2,13 @@ package engine
 
 import "testing"
 
-// TestRunFilter adds keys to filters of several sizes and checks that
-// every key added is let through (no false "not there", which would
-// count a state twice) and that few others are: keys as small lossless
-// states (one word counting up), whose bits the hash must spread, and as
-// fingerprints. With less room than filterMinBits a key no filter is made
-// and every key goes through.
-func TestRunFilter(t *testing.T) {
+// TestDiskFilter adds keys to filters of 8 and 4 bits a key and checks
+// that every key added is let through (no false "not on disk", which
+// would count a state twice) and that few others are: keys as small
+// lossless states (one word counting up), whose bits the hash must
+// spread, and as fingerprints. A filter without words lets every key
+// through.
+func TestDiskFilter(t *testing.T) {
 	const n = 100000
 	kinds := map[string]func(uint64) fpKey{
 		"states":       func(i uint64) fpKey { return fpKey{0, i} },
@@ -16,24 +16,16 @@ func TestRunFilter(t *testing.T) {
 	}
 	for name, key := range kinds {
 		for _, c := range []struct {
-			room    int64
-			words   int
+			bits    int
 			maxRate float64 // of keys never added, let through
-		}{
-			{-1, n * filterBits / 64, 0.05},
-			{n * filterMinBits / 8, n * filterMinBits / 64, 0.25},
-			{n*filterMinBits/8 - 8, 0, 1},
-		} {
-			f := newRunFilter(n, c.room)
-			if len(f.words) != c.words {
-				t.Fatalf("%s, room %d: %d words, want %d", name, c.room, len(f.words), c.words)
-			}
+		}{{8, 0.05}, {4, 0.25}, {0, 1}} {
+			f := diskFilter{words: make([]uint64, n*c.bits/64)}
 			for i := range uint64(n) {
 				f.add(key(2 * i))
 			}
 			for i := range uint64(n) {
 				if !f.may(key(2 * i)) {
-					t.Fatalf("%s, room %d: key %d added, then ruled out", name, c.room, 2*i)
+					t.Fatalf("%s, %d bits: key %d added, then ruled out", name, c.bits, 2*i)
 				}
 			}
 			through := 0
@@ -43,10 +35,24 @@ func TestRunFilter(t *testing.T) {
 				}
 			}
 			rate := float64(through) / n
-			if rate > c.maxRate || (c.words == 0 && rate != 1) {
-				t.Errorf("%s, room %d: %.3f of the keys never added let through, want at most %.2f", name, c.room, rate, c.maxRate)
+			if rate > c.maxRate || (c.bits == 0 && rate != 1) {
+				t.Errorf("%s, %d bits: %.3f of the keys never added let through, want at most %.2f", name, c.bits, rate, c.maxRate)
 			}
-			t.Logf("%s, %d words: %.3f let through", name, len(f.words), rate)
+			t.Logf("%s, %d bits a key: %.3f let through", name, c.bits, rate)
 		}
+	}
+}
+
+// TestDiskFilterSize: without a budget the file's filter has filterBits
+// for four times the first flush's keys; under one, the filter's room.
+func TestDiskFilterSize(t *testing.T) {
+	var free memAccount
+	if got, want := newDiskFilter(&free, 1000).bytes(), int64(4*1000*filterBits/8); got != want {
+		t.Errorf("no budget: %d bytes, want %d", got, want)
+	}
+	var m memAccount
+	m.setBudget(8 << 20)
+	if got, want := newDiskFilter(&m, 1000).bytes(), int64(2<<20)/8; got != want {
+		t.Errorf("8 MiB budget: %d bytes, want %d", got, want)
 	}
 }

@@ -68,9 +68,9 @@ func TestFlushCountsIOBuffers(t *testing.T) {
 	}
 	n := int64(ioBufSize(mem.fpLimit))
 	index := int64(cap(s.disk.runs[0].index)) * keyBytes
-	filter := s.disk.runs[0].filter.bytes()
-	if filter != 1000*filterBits/8 {
-		t.Errorf("the run's filter takes %d bytes, want %d", filter, 1000*filterBits/8)
+	filter := s.disk.filter.bytes()
+	if want := filterRoom(&mem) / 8 * 8; filter != want || want == 0 {
+		t.Errorf("the file's filter takes %d bytes, want %d", filter, want)
 	}
 	if got := mem.inUse.Load() - before - index - filter; got != 3*n {
 		t.Errorf("a flush added %d bytes besides its index and filter, want three buffers of %d", got, n)
