@@ -14,18 +14,19 @@ import (
 // share asks for a flush instead, and keeps filling its table meanwhile
 // (its last tenth, or more: a full table grows anyway, see grow). At the
 // next point where no worker is inside a chunk, flush moves every
-// key (fpKey, 16 bytes: a state or its fingerprint) in memory to a sorted file on disk, merged with what the
-// file held, and empties the tables. From then on a fingerprint that is
-// not in memory is looked up in the file: an in-memory index holds the
-// first fingerprint of every page of the file, so a lookup reads one page
-// (from the operating system's page cache when it can). This is TLC's
-// disk fingerprint set in outline; the tables in memory play the part of
-// its in-memory buffer.
+// key (fpKey, 16 bytes: a state or its fingerprint) in memory to disk as
+// a sorted run of its own (fpDisk), and empties the tables. From then on
+// a fingerprint that is not in memory may be on disk: a Bloom filter of
+// every key on disk rules most such keys out (fpfilter.go), and an
+// in-memory index of each run holds the first fingerprint of every page,
+// so a lookup reads one page a run (from the operating system's page
+// cache when it can). This is TLC's disk fingerprint set in outline; the
+// tables in memory play the part of its in-memory buffer.
 //
 // The shards split fingerprints by their top bits, so the shards' sorted
 // contents, taken in shard order, are sorted as a whole: a flush sorts
-// each table in place and merges one sequence with the file, and needs no
-// memory beyond two buffers of I/O.
+// each table in place and writes one sequence (merged with the runs when
+// they are many), and needs no memory beyond its I/O buffers.
 
 // keyBytes is the size of a key in the file: its high word, then its low
 // word, little-endian.
