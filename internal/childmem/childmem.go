@@ -90,7 +90,11 @@ func peak(rusage, parent, sampled int64) (int64, bool) {
 
 // vmHWM reads the VmHWM line of a /proc status file, in bytes; 0 if it
 // cannot.
-func vmHWM(path string) int64 {
+func vmHWM(path string) int64 { return ProcStatus(path, "VmHWM:") }
+
+// ProcStatus reads a "Name:   123 kB" line of a /proc file (status,
+// meminfo), in bytes when the unit is kB; 0 if it cannot.
+func ProcStatus(path, key string) int64 {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0
@@ -98,7 +102,7 @@ func vmHWM(path string) int64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
+		rest, ok := strings.CutPrefix(sc.Text(), key)
 		if !ok {
 			continue
 		}
@@ -110,7 +114,10 @@ func vmHWM(path string) int64 {
 		if err != nil {
 			return 0
 		}
-		return n << 10
+		if len(fields) > 1 && strings.EqualFold(fields[1], "kB") {
+			n <<= 10
+		}
+		return n
 	}
 	return 0
 }

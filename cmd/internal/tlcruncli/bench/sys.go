@@ -7,6 +7,8 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+
+	"github.com/resumecontract/resumecheck/internal/childmem"
 )
 
 // PeakRSS is the most memory this process has had resident (VmHWM), in
@@ -21,33 +23,7 @@ func RSS() int64 { return procStatus("/proc/self/status", "VmRSS:") }
 func TotalMemory() int64 { return procStatus("/proc/meminfo", "MemTotal:") }
 
 // procStatus reads a "Name:   123 kB" line of a /proc file.
-func procStatus(path, key string) int64 {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, key) {
-			continue
-		}
-		fields := strings.Fields(line[len(key):])
-		if len(fields) == 0 {
-			return 0
-		}
-		n, err := strconv.ParseInt(fields[0], 10, 64)
-		if err != nil {
-			return 0
-		}
-		if len(fields) > 1 && strings.EqualFold(fields[1], "kB") {
-			n <<= 10
-		}
-		return n
-	}
-	return 0
-}
+func procStatus(path, key string) int64 { return childmem.ProcStatus(path, key) }
 
 // ParseSize reads a byte count: a number with an optional unit (B, K, KB,
 // KiB, M, MB, MiB, G, GB, GiB, T...; all binary, as memory is counted).
