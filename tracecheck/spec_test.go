@@ -41,23 +41,9 @@ func specEvents(m *model.Model, events []trace.Event) []trace.SpecEvent {
 // violated obligations of the checker written for Resume.
 func TestReplaySpecAgreesOnResumeCorpus(t *testing.T) {
 	compared := 0
-	for _, c := range corpus {
-		if c.verdict == "bad" {
-			continue
-		}
-		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, rc := range resumeCorpus(t) {
+		c, tr, m := rc.c, rc.tr, rc.m
 		want, err := tracecheck.Check(tr, tracecheck.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := tr.Header.Params()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := model.New(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,22 +146,8 @@ func TestSharedSeesADifference(t *testing.T) {
 // candidate states its tries refer to.
 func TestReplaySpecWitness(t *testing.T) {
 	checked := 0
-	for _, c := range corpus {
-		if c.verdict == "bad" {
-			continue
-		}
-		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := tr.Header.Params()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := model.New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, rc := range resumeCorpus(t) {
+		c, tr, m := rc.c, rc.tr, rc.m
 		rs, err := resume.New(m, []string{"EO"}, false)
 		if err != nil {
 			t.Fatal(err)
@@ -291,23 +263,9 @@ func TestReplaySpecObligationsCapability(t *testing.T) {
 		return out
 	}
 	compared, violated, caught := 0, 0, 0
-	for _, c := range corpus {
-		if c.verdict == "bad" {
-			continue
-		}
-		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, rc := range resumeCorpus(t) {
+		c, tr, m := rc.c, rc.tr, rc.m
 		want, err := tracecheck.Check(tr, tracecheck.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := tr.Header.Params()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := model.New(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,22 +322,8 @@ func (e explaining) Explain(events []trace.SpecEvent, _ tracecheck.Options) *tra
 // rejects, never about those it accepts, and Text ends with what it says.
 func TestReplaySpecExplainerCapability(t *testing.T) {
 	rejected, accepted := 0, 0
-	for _, c := range corpus {
-		if c.verdict == "bad" {
-			continue
-		}
-		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := tr.Header.Params()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := model.New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, rc := range resumeCorpus(t) {
+		c, tr, m := rc.c, rc.tr, rc.m
 		asked := 0
 		events := specEvents(m, tr.Events)
 		got := tracecheck.ReplaySpec(explaining{resume.Unpacked(m), &asked}, events, tracecheck.Options{})
@@ -408,23 +352,9 @@ func TestReplaySpecExplainerCapability(t *testing.T) {
 // trace the same diagnosis, its events read back as Resume's.
 func TestResumeSpecAgreesWithChecker(t *testing.T) {
 	compared, diagnosed, unreadable := 0, 0, 0
-	for _, c := range corpus {
-		if c.verdict == "bad" {
-			continue
-		}
-		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, rc := range resumeCorpus(t) {
+		c, tr, m := rc.c, rc.tr, rc.m
 		want, err := tracecheck.Check(tr, tracecheck.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := tr.Header.Params()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := model.New(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -464,22 +394,8 @@ func TestResumeSpecAgreesWithChecker(t *testing.T) {
 // same values.
 func TestResumeEventsRoundTrip(t *testing.T) {
 	converted := 0
-	for _, c := range corpus {
-		if c.verdict == "bad" {
-			continue
-		}
-		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := tr.Header.Params()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := model.New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, rc := range resumeCorpus(t) {
+		c, tr, m := rc.c, rc.tr, rc.m
 		back, err := tracecheck.ResumeEvents(m, specEvents(m, tr.Events))
 		if err != nil {
 			if strings.Contains(c.file, "mut-") && strings.Contains(err.Error(), "does not fit the spec") {
@@ -522,22 +438,8 @@ func (refusingObserver) Observe(tlavalue.State) (func(tlaspec.State) bool, bool)
 // every trace at its first event observing something.
 func TestReplaySpecObserverCapability(t *testing.T) {
 	compared := 0
-	for _, c := range corpus {
-		if c.verdict == "bad" {
-			continue
-		}
-		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := tr.Header.Params()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := model.New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, rc := range resumeCorpus(t) {
+		c, tr, m := rc.c, rc.tr, rc.m
 		events := specEvents(m, tr.Events)
 		sp := tracecheck.ResumeSpec(m)
 		if _, ok := sp.(tlaspec.Observer); !ok {
@@ -560,4 +462,38 @@ func TestReplaySpecObserverCapability(t *testing.T) {
 	if compared < 10 {
 		t.Fatalf("only %d traces compared", compared)
 	}
+}
+
+// resumeTrace is a trace of the corpus with the model of its header's
+// parameters.
+type resumeTrace struct {
+	c  corpusCase
+	tr *trace.Trace
+	m  *model.Model
+}
+
+// resumeCorpus reads every trace of the corpus that is not bad input,
+// with its model.
+func resumeCorpus(t *testing.T) []resumeTrace {
+	t.Helper()
+	var out []resumeTrace
+	for _, c := range corpus {
+		if c.verdict == "bad" {
+			continue
+		}
+		tr, err := trace.ReadFile(filepath.Join("..", "testdata", "traces", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := tr.Header.Params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, resumeTrace{c, tr, m})
+	}
+	return out
 }
