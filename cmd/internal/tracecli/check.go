@@ -114,16 +114,19 @@ With several traces the first of 1, 2, 4, 5 that applies is the exit code.`,
 
 // Report is tracecheck's JSON output for one trace.
 type Report struct {
-	File     string             `json:"file"`
-	Verdict  string             `json:"verdict"` // accepted, rejected, unknown, or bad-input
-	Error    string             `json:"error,omitempty"`
-	Producer *trace.Producer    `json:"producer,omitempty"`
-	Faults   []string           `json:"faults"`
-	Events   int                `json:"events"`
-	Result   *tracecheck.Result `json:"result,omitempty"`
-	// Spec is the result for a trace of a spec other than Resume (the
-	// same type as Result, under its own key for the readers of the JSON).
-	Spec *tracecheck.Result `json:"spec_result,omitempty"`
+	File string `json:"file"`
+	// Module is the spec the trace is of, for every spec (Resume's
+	// included): a reader tells the specs apart by it, the result being
+	// under one key whatever the spec. Empty when the header was not read.
+	Module   string          `json:"module,omitempty"`
+	Verdict  string          `json:"verdict"` // accepted, rejected, unknown, or bad-input
+	Error    string          `json:"error,omitempty"`
+	Producer *trace.Producer `json:"producer,omitempty"`
+	Faults   []string        `json:"faults"`
+	Events   int             `json:"events"`
+	// Result is the replay's outcome, the same type under the same key
+	// for every spec.
+	Result *tracecheck.Result `json:"result,omitempty"`
 	// Diagnosis: the fault models that accept a rejected trace.
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 }
@@ -191,9 +194,6 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 			fmt.Fprintf(errw, "tracecheck: %s\n", rep.Error)
 		case o.quiet:
 			res := rep.Result
-			if res == nil {
-				res = rep.Spec
-			}
 			line := fmt.Sprintf("%s%s", prefix, strings.ToUpper(rep.Verdict))
 			if res.Verdict == tracecheck.Rejected {
 				line += " at " + res.Where(res.Failure.Event)
@@ -209,11 +209,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 			if len(args) > 1 {
 				fmt.Fprintf(out, "== %s\n", path)
 			}
-			res := rep.Result
-			if res == nil {
-				res = rep.Spec
-			}
-			fmt.Fprint(out, res.Text())
+			fmt.Fprint(out, rep.Result.Text())
 		}
 	}
 	if o.asJSON {
@@ -297,7 +293,7 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 			return rep, ExitBadInput
 		}
 		spec, input.SpecEvents = ls.Spec, o.Spec.Events
-		rep.Producer = &o.Spec.Header.Producer
+		rep.Module, rep.Producer = o.Spec.Header.Module, &o.Spec.Header.Producer
 	case src.set() && o.Version == trace.OneVersion:
 		rep.Verdict = "bad-input"
 		rep.Error = fmt.Sprintf("%s: --spec and --cfg are for traces of other specs; this is a trace of module %s, whose events carry its own payload, replayed against the Go model of the resume contract (leave them out)", name, trace.ResumeModule)
@@ -314,7 +310,7 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 				h.Faults = append(h.Faults, string(f))
 			}
 		}
-		rep.Producer, rep.Faults = &h.Producer, h.Faults
+		rep.Module, rep.Producer, rep.Faults = trace.ResumeModule, &h.Producer, h.Faults
 		p, err := h.Params()
 		if err != nil {
 			return fail(fmt.Errorf("%s: %w", name, err))
@@ -360,12 +356,7 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 			return rep, ExitFailure
 		}
 	}
-	rep.Events, rep.Verdict, rep.Diagnosis = n, res.Verdict.String(), res.Diagnosis
-	if o.Spec != nil {
-		rep.Spec = res
-	} else {
-		rep.Result = res
-	}
+	rep.Events, rep.Verdict, rep.Diagnosis, rep.Result = n, res.Verdict.String(), res.Diagnosis, res
 	switch res.Verdict {
 	case tracecheck.Accepted:
 		return rep, ExitAccepted
