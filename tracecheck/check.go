@@ -441,20 +441,15 @@ func (r EventRef) String() string {
 	return s + " " + r.Label
 }
 
-// Short is the event as a trace of a spec other than Resume names it,
-// by its sequence number: "event 2 (Reset, line 3)".
+// Short is the event by its sequence number, label and line: "event 2
+// (Reset, line 3)" (the trace page of a spec other than Resume names
+// events so).
 func (r EventRef) Short() string {
 	return fmt.Sprintf("event %d (%s, line %d)", r.Seq, r.Label, r.Line)
 }
 
-// Where names event e of r's trace as r's Text does: Short for a spec
-// replayed by ReplaySpec, String for Resume's Checker.
-func (r *Result) Where(e EventRef) string {
-	if r.Module != "" {
-		return e.Short()
-	}
-	return e.String()
-}
+// Where names event e of r's trace as r's Text does, whatever the spec.
+func (r *Result) Where(e EventRef) string { return e.String() }
 
 // Status is what the observed behaviour says about an obligation.
 type Status string
@@ -489,8 +484,8 @@ type Obligation struct {
 // typed Checker and ReplaySpec (any spec through the seam) both fill it,
 // and Text is its one report for people.
 type Result struct {
-	// Module is the spec replayed by ReplaySpec; "" for Resume's typed
-	// Checker, whose spec is the contract (its JSON has no module).
+	// Module is the spec replayed, Resume's Checker's included (Text
+	// says "the spec" when it is empty).
 	Module  string  `json:"module,omitempty"`
 	Verdict Verdict `json:"verdict"`
 	// Matched is the number of events some behaviour matches (all of them
@@ -546,6 +541,7 @@ func (c *Checker) Result() *Result {
 	if !c.done {
 		r.Verdict = Accepted
 	}
+	r.Module = trace.ResumeModule
 	r.Matched = c.matched
 	r.Candidates = len(c.cur)
 	if c.matched > 0 {

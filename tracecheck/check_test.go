@@ -337,12 +337,12 @@ func TestRejectionReport(t *testing.T) {
 	}
 	text := res.Text()
 	for _, want := range []string{
-		"REJECTED: event 3 Consume(vb) matches no behaviour of the spec",
+		"REJECTED: event 3 Consume(vb) matches no behaviour of Resume after the 2 events before",
 		"last matched: event 2 EmitInterrupt",
 		"nearest successor: Consume(vb) from candidate 1, which differs in effects:",
 		"effects[2]: observed 2, spec 1",
 		"ExecTask            disabled: waiting = TRUE: the run is parked at the interrupt",
-		"* Consume(vb)         enabled; its successor differs in effects",
+		"* Consume(vb)         enabled; its successor differs: effects: observed <<1, 2, 0>>, spec <<1, 1, 0>>",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)

@@ -170,8 +170,26 @@ func TestReplayChoosesByCapability(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if generic.Module != "Resume" || streamed.Module != "" {
-		t.Errorf("modules %q and %q: want the generic path's and the Checker's", generic.Module, streamed.Module)
+	if generic.Module != trace.ResumeModule || streamed.Module != trace.ResumeModule {
+		t.Errorf("modules %q and %q: want %q from both paths", generic.Module, streamed.Module, trace.ResumeModule)
+	}
+	// One wording whatever the path: the same first line (but for the
+	// event's label, which each path takes from its own events) and the
+	// same obligations' header.
+	first := func(r *tracecheck.Result) string {
+		line, _, _ := strings.Cut(r.Text(), "\n")
+		if r.Failure != nil {
+			line = strings.Replace(line, " "+r.Failure.Event.Label+" ", " LABEL ", 1)
+		}
+		return line
+	}
+	if g, s := first(generic), first(streamed); g != s || !strings.HasPrefix(g, "REJECTED: event 4 (line 5, seq 4) LABEL matches no behaviour of Resume after the 3 events before") {
+		t.Errorf("first lines: generic %q, streamed %q", g, s)
+	}
+	for name, r := range map[string]*tracecheck.Result{"generic": generic, "streamed": streamed} {
+		if !strings.Contains(r.Text(), "\nobligations on the matched prefix (3 events):\n") {
+			t.Errorf("%s: no obligations' header:\n%s", name, r.Text())
+		}
 	}
 	if generic.Verdict != tracecheck.Rejected || streamed.Verdict != tracecheck.Rejected || generic.Matched != streamed.Matched || n != generic.Matched || read != streamed.Matched+1 {
 		t.Errorf("generic %v after %d (n %d), streamed %v after %d (read %d)", generic.Verdict, generic.Matched, n, streamed.Verdict, streamed.Matched, read)

@@ -185,10 +185,10 @@ func TestTraces(t *testing.T) {
 	}{
 		{file: "commit.ndjson", verdict: tracecheck.Accepted, matched: 10},
 		{file: "early-commit.ndjson", verdict: tracecheck.Rejected, matched: 3,
-			failureIn: `TMCommit is disabled: not every RM's "Prepared" has been read`},
+			failureIn: `TMCommit  disabled: not every RM's "Prepared" has been read`},
 		{file: "early-commit-fault.ndjson", verdict: tracecheck.Accepted, matched: 5, violated: []string{"Consistent"}},
 		{file: "wrong-state.ndjson", verdict: tracecheck.Rejected, matched: 1,
-			failureIn: `TMAbort differs: tmState: observed "committed", spec "aborted"`},
+			failureIn: `TMAbort  enabled; its successor differs: tmState: observed "committed", spec "aborted"`},
 	} {
 		tr, err := trace.ReadSpecFile(filepath.Join("testdata", c.file))
 		if err != nil {

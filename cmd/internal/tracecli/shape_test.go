@@ -44,8 +44,9 @@ func keys(m map[string]json.RawMessage) []string {
 
 // TestOneJSONShape: tracecheck --json gives a Resume trace's report and
 // another spec's (TwoPhase, through its mirror) the same shape, accepted
-// and rejected: the same keys, the result under "result" whatever the
-// spec, and the module naming the spec. It fails if a spec's result
+// and rejected: the same keys (an accepted result's too, its module
+// included), the result under "result" whatever the spec, and the module
+// naming the spec. It fails if a spec's result
 // goes back under a key of its own.
 func TestOneJSONShape(t *testing.T) {
 	for _, tc := range []struct {
@@ -59,6 +60,11 @@ func TestOneJSONShape(t *testing.T) {
 			otop, ores, omod := jsonShape(t, tc.other)
 			if d := cmp.Diff(rtop, otop); d != "" {
 				t.Errorf("report keys (-Resume +TwoPhase):\n%s", d)
+			}
+			if tc.name == "accepted" {
+				if d := cmp.Diff(rres, ores); d != "" {
+					t.Errorf("result keys (-Resume +TwoPhase):\n%s", d)
+				}
 			}
 			if len(rres) == 0 || len(ores) == 0 {
 				t.Errorf("result keys: Resume %v, TwoPhase %v; want both under \"result\"", rres, ores)
