@@ -57,7 +57,7 @@ func SpecTrace(in SpecTraceInput, opt Options) (*Page, error) {
 	if res.Verdict == tracecheck.Unknown {
 		v.Reason = "too many candidate states after " + english.Count(res.Matched, "event")
 	}
-	v.Timeline, v.Graph = specTraceTimeline(sp, def, t.Events, res.Witness)
+	v.Timeline, v.Graph = drawTrace(sp, def, specEvents(t.Events), res.Witness, nil)
 	if v.Timeline != nil {
 		// A path exported from the page is a trace at the same constants.
 		v.Timeline.Export = specHeader(sp.Module(), t.Header.Constants)
@@ -154,8 +154,36 @@ func tryText(cand int, t tracecheck.ActionCheck, module string) string {
 	return fmt.Sprintf("In candidate %d, %s is enabled but its successor differs: %s.", cand, t.Label, t.DiffText(module))
 }
 
-// specTraceTimeline draws the witness with what each event observed.
-func specTraceTimeline(sp tlaspec.Any, def *graphDef, events []trace.SpecEvent, witness []tracecheck.Step) (*Timeline, *graphUse) {
+// traceEvent is what the trace page draws of one event, whatever the
+// spec: where it is in the file, the transition it names as written, and
+// the variables it observed.
+type traceEvent struct {
+	Seq      int64
+	Line     int
+	Named    string
+	Observed []string
+}
+
+// specEvents is a spec trace's events as drawTrace takes them.
+func specEvents(events []trace.SpecEvent) []traceEvent {
+	out := make([]traceEvent, len(events))
+	for i := range events {
+		ev := &events[i]
+		out[i] = traceEvent{Seq: ev.Seq, Line: ev.Line, Named: strings.TrimSpace(ev.Action)}
+		for _, x := range ev.Vars {
+			out[i].Observed = append(out[i].Observed, x.Name)
+		}
+	}
+	return out
+}
+
+// drawTrace is the one drawing of a trace's witness (one behaviour of the
+// spec matching the matched events), for any spec: each step's state and
+// what the event observed, the event's place in the file and how it names
+// the transition where the witness names it otherwise, and the path
+// through the state graph. extra, when set, adds a spec's own drawing to
+// the timeline (Resume's effect ledger, marks and story: resumeLedger).
+func drawTrace(sp tlaspec.Any, def *graphDef, events []traceEvent, witness []tracecheck.Step, extra func(TimelineOptions, []tracecheck.Step) *Timeline) (*Timeline, *graphUse) {
 	if len(witness) == 0 {
 		return nil, def.useSpec(nil, nil, -1)
 	}
@@ -165,17 +193,24 @@ func specTraceTimeline(sp tlaspec.Any, def *graphDef, events []trace.SpecEvent, 
 	for i, st := range witness {
 		states[i], labels[i] = st.State, st.Label
 		if i > 0 && i-1 < len(events) {
-			for _, x := range events[i-1].Vars {
-				observed[i] = append(observed[i], x.Name)
-			}
+			observed[i] = events[i-1].Observed
 		}
 	}
-	tl := NewSpecTimeline(sp, states, labels, TimelineOptions{Observed: observed})
+	opt := TimelineOptions{Observed: observed}
+	var tl *Timeline
+	if extra != nil {
+		tl = extra(opt, witness)
+	} else {
+		tl = NewSpecTimeline(sp, states, labels, opt)
+	}
 	for i := 1; i < len(tl.Steps) && i-1 < len(events); i++ {
 		ev := &events[i-1]
-		tl.Steps[i].Event = fmt.Sprintf("event %d (line %d)", ev.Seq, ev.Line)
-		if named := strings.TrimSpace(ev.Action); named != tl.Steps[i].Label {
-			tl.Steps[i].Event += ": " + named
+		tl.Steps[i].Event = fmt.Sprintf("event %d (seq %d)", i, ev.Seq)
+		if ev.Line > 0 {
+			tl.Steps[i].Event = fmt.Sprintf("event %d (line %d, seq %d)", i, ev.Line, ev.Seq)
+		}
+		if ev.Named != tl.Steps[i].Label {
+			tl.Steps[i].Event += ": " + ev.Named
 		}
 	}
 	return tl, def.useSpec(states, labels, -1)

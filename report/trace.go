@@ -9,6 +9,7 @@ import (
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec/resume"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
 )
@@ -125,7 +126,7 @@ func Trace(in TraceInput, opt Options) (*Page, error) {
 		v.Faults = strings.Join(t.Header.Faults, ", ")
 	}
 	def := gs.get("claimed", "the claimed model", m)
-	v.Timeline, v.Graph = traceTimeline(m, def, t.Events, tracecheck.ModelSteps(res.Witness))
+	v.Timeline, v.Graph = drawTrace(resume.Unpacked(m), def, resumeEvents(m, t.Events), res.Witness, resumeLedger(m))
 	for _, o := range res.Obligations {
 		if o.Status == "violated" {
 			v.Violated = append(v.Violated, o)
@@ -186,46 +187,39 @@ func Trace(in TraceInput, opt Options) (*Page, error) {
 	}}, nil
 }
 
-// traceTimeline draws the witness (one behaviour of the spec matching the
-// matched events) with what each event observed.
-func traceTimeline(m *model.Model, def *graphDef, events []trace.Event, witness []model.Step) (*Timeline, *graphUse) {
-	if len(witness) == 0 {
-		return nil, def.use(nil, nil, -1)
-	}
-	states := make([]model.State, len(witness))
-	labels := make([]model.Label, len(witness))
-	observed := make([][]string, len(witness))
-	for i, st := range witness {
-		states[i], labels[i] = st.State, st.Label
-		if i > 0 && i-1 < len(events) {
-			for _, x := range events[i-1].Observed.List() {
-				observed[i] = append(observed[i], x.String())
+// resumeLedger is Resume's extra for drawTrace: the timeline with the
+// effect ledger and Resume's marks, its story told as for a
+// counterexample (the witness is a behaviour of the spec like any other).
+func resumeLedger(m *model.Model) func(TimelineOptions, []tracecheck.Step) *Timeline {
+	return func(opt TimelineOptions, witness []tracecheck.Step) *Timeline {
+		steps := tracecheck.ModelSteps(witness)
+		states := make([]model.State, len(steps))
+		labels := make([]model.Label, len(steps))
+		beh := &check.Violation{}
+		for i, st := range steps {
+			states[i], labels[i] = st.State, st.Label
+			ts := check.TraceState{State: st.State}
+			if i > 0 {
+				ts.Action = st.Label.Action.String()
 			}
+			beh.Trace = append(beh.Trace, ts)
+		}
+		opt.Story = matrix.Story(m, beh)
+		return NewTimeline(m, states, labels, opt)
+	}
+}
+
+// resumeEvents is Resume's events as drawTrace takes them.
+func resumeEvents(m *model.Model, events []trace.Event) []traceEvent {
+	out := make([]traceEvent, len(events))
+	for i := range events {
+		ev := &events[i]
+		out[i] = traceEvent{Seq: ev.Seq, Line: ev.Line, Named: ev.LabelString(m)}
+		for _, x := range ev.Observed.List() {
+			out[i].Observed = append(out[i].Observed, x.String())
 		}
 	}
-	// The story is told as for a counterexample: the witness is a
-	// behaviour of the spec like any other.
-	beh := &check.Violation{}
-	for i := range states {
-		ts := check.TraceState{State: states[i]}
-		if i > 0 {
-			ts.Action = labels[i].Action.String()
-		}
-		beh.Trace = append(beh.Trace, ts)
-	}
-	tl := NewTimeline(m, states, labels, TimelineOptions{Observed: observed, Story: matrix.Story(m, beh)})
-	for i := 1; i < len(tl.Steps) && i-1 < len(events); i++ {
-		ev := &events[i-1]
-		tl.Steps[i].Event = fmt.Sprintf("event %d (seq %d)", i, ev.Seq)
-		if named := ev.LabelString(m); named != tl.Steps[i].Label {
-			tl.Steps[i].Event += ": " + named
-		}
-	}
-	names := make([]string, len(labels))
-	for i := 1; i < len(labels); i++ {
-		names[i] = m.LabelString(labels[i])
-	}
-	return tl, def.use(states, names, -1)
+	return out
 }
 
 // explainedPanel replays the trace under the model e names and draws it.
@@ -258,7 +252,7 @@ func explainedPanel(gs *graphs, t *trace.Trace, base model.Params, e tracecheck.
 		pn.Lead += ", and the run violates " + strings.Join(e.Violates, ", ")
 	}
 	pn.Lead += "."
-	pn.Timeline, pn.Graph = traceTimeline(m, def, t.Events, tracecheck.ModelSteps(res.Witness))
+	pn.Timeline, pn.Graph = drawTrace(resume.Unpacked(m), def, resumeEvents(m, t.Events), res.Witness, resumeLedger(m))
 	return pn
 }
 
