@@ -343,6 +343,8 @@ func TestRejectionReport(t *testing.T) {
 		"effects[2]: observed 2, spec 1",
 		"ExecTask            disabled: waiting = TRUE: the run is parked at the interrupt",
 		"* Consume(vb)         enabled; its successor differs: effects: observed <<1, 2, 0>>, spec <<1, 1, 0>>",
+		// A transition the event does not name: the variables by name only.
+		"  Consume(va)         enabled; its successor differs in effects, consumed, resumes\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)

@@ -91,6 +91,19 @@ func (a ActionCheck) DiffText(module string) string {
 	return strings.Join(parts, "; ")
 }
 
+// DiffNames lists the variables the successor differs in, by name, "X
+// (not a variable)" for an observed variable the spec lacks.
+func (a ActionCheck) DiffNames() string {
+	names := make([]string, len(a.Diff))
+	for i, d := range a.Diff {
+		names[i] = d.Var
+		if d.Missing {
+			names[i] += " (not a variable)"
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 // Nearest is the successor closest to the observation.
 type Nearest struct {
 	Candidate int       `json:"candidate"` // 1-based, among all candidates

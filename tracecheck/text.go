@@ -100,8 +100,14 @@ func (r *Result) rejectedText(sb *strings.Builder, spec string) {
 				p("disabled: %s\n", a.Disabled)
 			case len(a.Diff) == 0:
 				p("enabled; its successor matches the observation\n")
-			default:
+			case a.Named:
+				// The transitions the event names: every difference in full.
 				p("enabled; its successor differs: %s\n", a.DiffText(spec))
+			default:
+				// The others by the variables they change differently (the
+				// nearest successor above has its values): whole values of
+				// every enabled transition bury the one the event names.
+				p("enabled; its successor differs in %s\n", a.DiffNames())
 			}
 		}
 	}
