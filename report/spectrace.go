@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
@@ -36,11 +35,7 @@ type SpecTraceInput struct {
 // has neither. opt.SpecFile and opt.SpecSource give the text of the
 // actions a selected step shows.
 func SpecTrace(in SpecTraceInput, opt Options) (*Page, error) {
-	t, res, sp := in.Trace, in.Result, in.Spec
-	if res.Verdict != tracecheck.Unknown && len(res.Witness) != res.Matched+1 {
-		return nil, fmt.Errorf("report: %s: the replay kept no witness (tracecheck.Options.Witness)", in.File)
-	}
-	gs := newGraphs(opt)
+	t, sp := in.Trace, in.Spec
 	var invariants []string
 	for _, p := range sp.Properties() {
 		if p.Kind == tlaspec.Invariant {
@@ -50,89 +45,15 @@ func SpecTrace(in SpecTraceInput, opt Options) (*Page, error) {
 	bad := func(s tlaspec.State) bool {
 		return slices.ContainsFunc(invariants, func(name string) bool { return !sp.Holds(name, s) })
 	}
-	def := gs.getSpec("claimed", "the spec "+sp.Module(), sp, bad)
-	v := &traceView{File: in.File, Producer: t.Header.Producer.Name + " " + t.Header.Producer.Version,
-		Module: sp.Module(), Through: in.Through, Params: specConstants(t.Header.Constants),
-		Verdict: res.Verdict.String(), Events: len(t.Events), Matched: res.Matched, Candidates: res.Candidates}
-	if res.Verdict == tracecheck.Unknown {
-		v.Reason = "too many candidate states after " + english.Count(res.Matched, "event")
-	}
-	v.Timeline, v.Graph = drawTrace(sp, def, specEvents(t.Events), res.Witness, nil)
-	if v.Timeline != nil {
-		// A path exported from the page is a trace at the same constants.
-		v.Timeline.Export = specHeader(sp.Module(), t.Header.Constants)
-	}
-	for _, o := range res.Obligations {
-		if o.Status == tracecheck.Violated {
-			o.Note = "after the initial state"
-			if o.ViolatedBy != nil {
-				o.Note = "after " + o.ViolatedBy.Short()
-			}
-		}
-		o.ViolatedAt, o.PossiblyAt, o.ViolatedBy = 0, 0, nil
-		if o.Status == tracecheck.Violated {
-			v.Violated = append(v.Violated, o)
-		} else {
-			v.Others = append(v.Others, o)
-		}
-	}
-	if f := res.Failure; res.Verdict == tracecheck.Rejected && f != nil {
-		v.Rejected = specRejected(t, res)
-		// The definition of the action no candidate takes, beside why.
-		if action, _, _ := strings.Cut(strings.TrimSpace(t.Events[res.Matched].Action), "("); opt.SpecSource != "" {
-			if st := actionTexts(opt.SpecFile, opt.SpecSource, []string{action}); len(st.Actions) > 0 {
-				v.Rejected.Definition = &st.Actions[0]
-			}
-		}
-	}
-	ans := &answer{}
-	var named []string
-	for _, o := range v.Violated {
-		ans.Violated = append(ans.Violated, o.Name)
-		named = append(named, o.Name)
-	}
-	for _, o := range v.Others {
-		named = append(named, o.Name)
-	}
-	ans.Terms = specTerms(sp, named...)
-	switch res.Verdict {
-	case tracecheck.Accepted:
-		ans.Class = "good"
-		ans.Headline = fmt.Sprintf("Accepted: all %s match a behaviour of %s", english.Count(v.Events, "event"), sp.Module())
-		if len(ans.Violated) > 0 {
-			ans.Class = "bad"
-			ans.Headline += ", and the run violates " + strings.Join(ans.Violated, ", ")
-		}
-	case tracecheck.Rejected:
-		ans.Class = "bad"
-		ans.Headline = fmt.Sprintf("Rejected at event %d of %d: no behaviour of %s takes it", res.Matched+1, v.Events, sp.Module())
-		ans.Reason = fmt.Sprintf("%s is the first event the spec cannot take; the %d before it match (step k below is the state after event k).", res.Failure.Event.Short(), res.Matched)
-		if k, tr, ok := firstTry(res.Failure); ok {
-			ans.Reason += " " + tryText(k, tr, sp.Module())
-		} else {
-			ans.Reason += " No transition of that action exists in the spec."
-		}
-	default:
-		ans.Headline = "Unknown: the check gave up"
-		ans.Reason = v.Reason
-	}
-	class := map[tracecheck.Verdict]string{tracecheck.Accepted: "good", tracecheck.Rejected: "bad"}[res.Verdict]
-	return &Page{v: pageView{
-		Kind:     "trace",
-		Title:    fmt.Sprintf("%s: %s", in.File, strings.ToUpper(res.Verdict.String())),
+	return buildTracePage(traceParts{File: in.File, Header: t.Header,
+		Producer: t.Header.Producer.Name + " " + t.Header.Producer.Version,
+		Params:   specConstants(t.Header.Constants), Spec: sp, Module: sp.Module(), Through: in.Through,
+		Against:  sp.Module(),
 		Subtitle: fmt.Sprintf("A recorded run of %s replayed through %s (tracecheck).", sp.Module(), in.Through),
-		Answer:   ans,
-		Facts: []fact{
-			{Name: "verdict", Value: res.Verdict.String(), Class: class},
-			{Name: "events", Value: fmt.Sprint(len(t.Events))},
-			{Name: "matched", Value: fmt.Sprint(res.Matched)},
-			{Name: "candidate states", Value: fmt.Sprint(res.Candidates)},
-		},
-		Data:    map[string]any{"kind": "trace", "file": in.File, "header": t.Header, "verdict": res.Verdict, "result": res},
-		Trace:   v,
-		Graphs:  gs.defs,
-		Anchors: anchorsOf(opt.SpecFile, opt.SpecSource, timelines(&panel{Timeline: v.Timeline})...),
-	}}, nil
+		Events:   specEvents(t.Events), Result: in.Result,
+		Claimed: func(gs *graphs) *graphDef { return gs.getSpec("claimed", "the spec "+sp.Module(), sp, bad) },
+		// A path exported from the page is a trace at the same constants.
+		Export: specHeader(sp.Module(), t.Header.Constants)}, opt)
 }
 
 // firstTry is the first transition a rejection tried and its candidate
@@ -214,33 +135,6 @@ func drawTrace(sp tlaspec.Any, def *graphDef, events []traceEvent, witness []tra
 		}
 	}
 	return tl, def.useSpec(states, labels, -1)
-}
-
-// specRejected lays a rejected spec trace's failure out as the Resume
-// page's: the event's observations beside the nearest successor's values,
-// and each candidate state shown with the transitions tried from it.
-func specRejected(t *trace.SpecTrace, res *tracecheck.Result) *rejectedView {
-	f := res.Failure
-	rv := &rejectedView{Event: f.Event.Short(), Total: res.Candidates,
-		Last:       "none: the event is the first, and the spec is in its initial state",
-		Candidates: f.Candidates, Nearest: f.Nearest, NamedEnabled: f.NamedEnabled}
-	if res.Matched > 0 && res.Matched <= len(t.Events) {
-		rv.Last = t.Events[res.Matched-1].String()
-	}
-	if res.Matched < len(t.Events) {
-		for _, x := range t.Events[res.Matched].Vars {
-			ov := observedVar{Var: x.Name, Value: x.Value.String()}
-			if rv.Nearest != nil {
-				for _, d := range rv.Nearest.Diff {
-					if d.Var == x.Name && !d.Missing {
-						ov.Spec, ov.Differs = d.Spec, true
-					}
-				}
-			}
-			rv.Observed = append(rv.Observed, ov)
-		}
-	}
-	return rv
 }
 
 // specConstants says a spec trace's constants in one line, by name.

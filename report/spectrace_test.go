@@ -171,7 +171,7 @@ func TestSpecTracePageUnknown(t *testing.T) {
 	if err := page.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Unknown: the check gave up", "too many candidate states after 0 events"} {
+	for _, want := range []string{"Unknown: the check gave up", "gave up after 0 events: too many candidate states"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("the page does not say %q", want)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/matrix"
 	"github.com/resumecontract/resumecheck/model"
+	"github.com/resumecontract/resumecheck/tlaspec"
 	"github.com/resumecontract/resumecheck/tlaspec/resume"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
@@ -102,89 +103,43 @@ type explanation struct {
 	Name, Extension, Violates string
 }
 
-// Trace is the page of a trace's verdict: the events as a timeline of the
-// spec's states, the obligations, and for a rejected trace the last
-// matched event, the candidate states there and why each transition did
-// not match, and the fault models that explain it, with the trace drawn
-// under the first of them.
+// Trace is the page of a Resume trace's verdict: buildTracePage with Resume's
+// extras (the effect ledger, its marks and story, the fault models that
+// explain a rejected trace and the trace drawn under the first of them).
 func Trace(in TraceInput, opt Options) (*Page, error) {
-	t, res := in.Trace, in.Result
-	p, err := t.Header.Params()
+	parts, err := resumeParts(in)
 	if err != nil {
 		return nil, err
+	}
+	return buildTracePage(parts, opt)
+}
+
+// resumeParts is a Resume trace as buildTracePage takes it, with its extras.
+func resumeParts(in TraceInput) (traceParts, error) {
+	t := in.Trace
+	p, err := t.Header.Params()
+	if err != nil {
+		return traceParts{}, err
 	}
 	m, err := model.New(p)
 	if err != nil {
-		return nil, err
+		return traceParts{}, err
 	}
-	gs := newGraphs(opt)
-	v := &traceView{File: in.File, Producer: t.Header.Producer.Name + " " + t.Header.Producer.Version,
-		Faults: "none (the reference semantics)", Params: params(p), Verdict: res.Verdict.String(),
-		Events: len(t.Events), Matched: res.Matched, Candidates: res.Candidates, Reason: res.Reason,
-		Obligations: res.Obligations, Explained: in.Explained}
-	if len(t.Header.Faults) > 0 {
-		v.Faults = strings.Join(t.Header.Faults, ", ")
-	}
-	def := gs.get("claimed", "the claimed model", m)
-	v.Timeline, v.Graph = drawTrace(resume.Unpacked(m), def, resumeEvents(m, t.Events), res.Witness, resumeLedger(m))
-	for _, o := range res.Obligations {
-		if o.Status == "violated" {
-			v.Violated = append(v.Violated, o)
-		} else {
-			v.Others = append(v.Others, o)
-		}
-	}
-	if f := res.Failure; res.Verdict == tracecheck.Rejected && f != nil {
-		rv := &rejectedView{Event: f.Event.String(), Nearest: f.Nearest, NamedEnabled: f.NamedEnabled,
-			Candidates: f.Candidates, Total: f.TotalCandidates, Last: "none: the event is the first, and the spec is in its initial state"}
-		for _, o := range f.Observed {
-			ov := observedVar{Var: o.Var, Value: o.Value}
-			if f.Nearest != nil {
-				for _, d := range f.Nearest.Diff {
-					if d.Var == o.Var {
-						ov.Spec, ov.Details, ov.Differs = d.Spec, d.Details, true
-					}
-				}
-			}
-			rv.Observed = append(rv.Observed, ov)
-		}
-		if res.Last != nil {
-			rv.Last = res.Last.String()
-		}
-		v.Rejected = rv
-	}
-	if in.Explained {
-		v.Diagnosis = tracecheck.SummaryTried(in.Accepting, in.Tried)
-		for _, e := range in.Accepting {
-			v.Accepting = append(v.Accepting, explanation{Name: e.Name(), Extension: e.Extension, Violates: strings.Join(e.Violates, ", ")})
-		}
-		if len(in.Accepting) > 0 {
-			v.Explanation = explainedPanel(gs, t, p, in.Accepting[0])
-		}
-	}
-	class := map[tracecheck.Verdict]string{tracecheck.Accepted: "good", tracecheck.Rejected: "bad"}[res.Verdict]
-	title := fmt.Sprintf("%s: %s", in.File, strings.ToUpper(res.Verdict.String()))
-	ans := traceAnswer(in, v)
-	data := map[string]any{"kind": "trace", "file": in.File, "header": t.Header, "verdict": res.Verdict, "result": res}
-	if in.Explained {
-		data["accepting"] = in.Accepting
-	}
-	return &Page{v: pageView{
-		Kind:     "trace",
-		Title:    title,
+	parts := traceParts{File: in.File, Header: t.Header, Producer: t.Header.Producer.Name + " " + t.Header.Producer.Version,
+		Params: params(p), Faults: "none (the reference semantics)", Spec: resume.Unpacked(m),
+		Against:  "the claimed model",
 		Subtitle: "A recorded run replayed against the Go model of the resume contract (tracecheck).",
-		Answer:   ans,
-		Facts: []fact{
-			{Name: "verdict", Value: res.Verdict.String(), Class: class},
-			{Name: "events", Value: fmt.Sprint(len(t.Events))},
-			{Name: "matched", Value: fmt.Sprint(res.Matched)},
-			{Name: "candidate states", Value: fmt.Sprint(res.Candidates)},
-		},
-		Data:    data,
-		Trace:   v,
-		Graphs:  gs.defs,
-		Anchors: resumeAnchors(append(timelines(v.Explanation), v.Timeline)...),
-	}}, nil
+		Events:   resumeEvents(m, t.Events), Result: in.Result,
+		Claimed: func(gs *graphs) *graphDef { return gs.get("claimed", "the claimed model", m) },
+		Ledger:  resumeLedger(m), Explained: in.Explained, Accepting: in.Accepting, Tried: in.Tried,
+		Terms: teach, Anchors: resumeAnchors}
+	if len(t.Header.Faults) > 0 {
+		parts.Faults = strings.Join(t.Header.Faults, ", ")
+	}
+	if len(in.Accepting) > 0 {
+		parts.Explain = func(gs *graphs) *panel { return explainedPanel(gs, t, p, in.Accepting[0]) }
+	}
+	return parts, nil
 }
 
 // resumeLedger is Resume's extra for drawTrace: the timeline with the
@@ -256,10 +211,156 @@ func explainedPanel(gs *graphs, t *trace.Trace, base model.Params, e tracecheck.
 	return pn
 }
 
+// traceParts is what the one trace page builder (buildTracePage) takes, for a
+// trace of any spec. The fields after Export are Resume's extras, each
+// optional: a page without them is the page of any spec of the seam.
+type traceParts struct {
+	// File names the trace (shown, not read); Header is its header, as
+	// the page's data carries it.
+	File   string
+	Header any
+	// Producer, Params (the constants in one line) and Faults are the
+	// header as the page says it.
+	Producer, Params, Faults string
+	Spec                     tlaspec.Any
+	// Module and Through say which spec replayed the trace and what
+	// replayed it; Module is "" for Resume, whose page speaks of
+	// obligations and claimed faults instead.
+	Module, Through string
+	// Against names what the verdict is about: "the claimed model" or
+	// the module.
+	Against  string
+	Subtitle string
+	Events   []traceEvent
+	Result   *tracecheck.Result
+	// Claimed draws the spec's state graph.
+	Claimed func(*graphs) *graphDef
+	// Export is the header a path exported from the timeline starts with
+	// ("" leaves the timeline's own).
+	Export string
+
+	// Ledger is Resume's timeline extra (drawTrace's extra).
+	Ledger func(TimelineOptions, []tracecheck.Step) *Timeline
+	// Explained says whether fault models were looked for; Accepting and
+	// Tried are what they said, and Explain draws the trace under the
+	// first accepting one.
+	Explained        bool
+	Accepting, Tried []tracecheck.Explanation
+	Explain          func(*graphs) *panel
+	// Terms teaches the names the page uses (specTerms when nil).
+	Terms func(names ...string) []string
+	// Anchors are the page's spec text (anchorsOf opt's SpecFile and
+	// SpecSource when nil).
+	Anchors func(...*Timeline) *specText
+}
+
+// buildTracePage is the one page of a trace's verdict, for any spec: the
+// answer box, the matched events as a timeline of the spec's states with
+// its path through the state graph, the obligations (a spec's
+// invariants), and for a rejected trace the event no behaviour takes, the
+// candidate states at the last matched event and why each transition the
+// event names is disabled there or how its successor differs. Resume's
+// extras (the ledger strip, the fault models that explain the trace, the
+// panel drawn under the first of them) come in through parts. Events are
+// named by tracecheck.EventRef.String on every page.
+func buildTracePage(in traceParts, opt Options) (*Page, error) {
+	res, sp := in.Result, in.Spec
+	if res.Verdict != tracecheck.Unknown && len(res.Witness) != res.Matched+1 {
+		return nil, fmt.Errorf("report: %s: the replay kept no witness (tracecheck.Options.Witness)", in.File)
+	}
+	gs := newGraphs(opt)
+	v := &traceView{File: in.File, Producer: in.Producer, Faults: in.Faults, Params: in.Params,
+		Module: in.Module, Through: in.Through, Verdict: res.Verdict.String(), Events: len(in.Events),
+		Matched: res.Matched, Candidates: res.Candidates, Reason: res.Reason, Obligations: res.Obligations,
+		Explained: in.Explained}
+	if res.Verdict == tracecheck.Unknown && v.Reason == "" {
+		v.Reason = "too many candidate states after " + english.Count(res.Matched, "event")
+	}
+	v.Timeline, v.Graph = drawTrace(sp, in.Claimed(gs), in.Events, res.Witness, in.Ledger)
+	if v.Timeline != nil && in.Export != "" {
+		v.Timeline.Export = in.Export
+	}
+	for _, o := range res.Obligations {
+		if o.Status == tracecheck.Violated {
+			v.Violated = append(v.Violated, o)
+		} else {
+			v.Others = append(v.Others, o)
+		}
+	}
+	if f := res.Failure; res.Verdict == tracecheck.Rejected && f != nil {
+		v.Rejected = rejected(res)
+		// The definition of the action no candidate takes, beside why.
+		if action, _, _ := strings.Cut(f.Event.Label, "("); opt.SpecSource != "" {
+			if st := actionTexts(opt.SpecFile, opt.SpecSource, []string{strings.TrimSpace(action)}); len(st.Actions) > 0 {
+				v.Rejected.Definition = &st.Actions[0]
+			}
+		}
+	}
+	if in.Explained {
+		v.Diagnosis = tracecheck.SummaryTried(in.Accepting, in.Tried)
+		for _, e := range in.Accepting {
+			v.Accepting = append(v.Accepting, explanation{Name: e.Name(), Extension: e.Extension, Violates: strings.Join(e.Violates, ", ")})
+		}
+		if len(in.Accepting) > 0 && in.Explain != nil {
+			v.Explanation = in.Explain(gs)
+		}
+	}
+	class := map[tracecheck.Verdict]string{tracecheck.Accepted: "good", tracecheck.Rejected: "bad"}[res.Verdict]
+	data := map[string]any{"kind": "trace", "file": in.File, "header": in.Header, "verdict": res.Verdict, "result": res}
+	if in.Explained {
+		data["accepting"] = in.Accepting
+	}
+	anchors := in.Anchors
+	if anchors == nil {
+		anchors = func(tls ...*Timeline) *specText { return anchorsOf(opt.SpecFile, opt.SpecSource, tls...) }
+	}
+	return &Page{v: pageView{
+		Kind:     "trace",
+		Title:    fmt.Sprintf("%s: %s", in.File, strings.ToUpper(res.Verdict.String())),
+		Subtitle: in.Subtitle,
+		Answer:   traceAnswer(in, v),
+		Facts: []fact{
+			{Name: "verdict", Value: res.Verdict.String(), Class: class},
+			{Name: "events", Value: fmt.Sprint(len(in.Events))},
+			{Name: "matched", Value: fmt.Sprint(res.Matched)},
+			{Name: "candidate states", Value: fmt.Sprint(res.Candidates)},
+		},
+		Data:    data,
+		Trace:   v,
+		Graphs:  gs.defs,
+		Anchors: anchors(timelines(v.Explanation, &panel{Timeline: v.Timeline})...),
+	}}, nil
+}
+
+// rejected lays a rejected trace's failure out: the event's observations
+// beside the nearest successor's values, and each candidate state shown
+// with the transitions tried from it.
+func rejected(res *tracecheck.Result) *rejectedView {
+	f := res.Failure
+	rv := &rejectedView{Event: f.Event.String(), Nearest: f.Nearest, NamedEnabled: f.NamedEnabled,
+		Candidates: f.Candidates, Total: f.TotalCandidates,
+		Last: "none: the event is the first, and the spec is in its initial state"}
+	if res.Last != nil {
+		rv.Last = res.Last.String()
+	}
+	for _, o := range f.Observed {
+		ov := observedVar{Var: o.Var, Value: o.Value}
+		if f.Nearest != nil {
+			for _, d := range f.Nearest.Diff {
+				if d.Var == o.Var && !d.Missing {
+					ov.Spec, ov.Details, ov.Differs = d.Spec, d.Details, true
+				}
+			}
+		}
+		rv.Observed = append(rv.Observed, ov)
+	}
+	return rv
+}
+
 // traceAnswer is the trace page's verdict box: accepted or rejected, the
-// fault models that explain a rejected trace and the obligations the run
-// violates.
-func traceAnswer(in TraceInput, v *traceView) *answer {
+// first transition a rejection tried, the fault models that explain a
+// rejected trace and the obligations the run violates.
+func traceAnswer(in traceParts, v *traceView) *answer {
 	res := in.Result
 	ans := &answer{}
 	for _, o := range v.Violated {
@@ -268,20 +369,29 @@ func traceAnswer(in TraceInput, v *traceView) *answer {
 	switch res.Verdict {
 	case tracecheck.Accepted:
 		ans.Class = "good"
-		ans.Headline = fmt.Sprintf("Accepted: all %s match a behaviour of the spec", english.Count(v.Events, "event"))
+		ans.Headline = fmt.Sprintf("Accepted: all %s match a behaviour of %s", english.Count(v.Events, "event"), in.Against)
 		if len(ans.Violated) > 0 {
 			ans.Class = "bad"
 			ans.Headline += ", and the run violates " + strings.Join(ans.Violated, ", ")
 		}
 	case tracecheck.Rejected:
 		ans.Class = "bad"
-		ans.Headline = fmt.Sprintf("Rejected at event %d of %d: no behaviour of the claimed model matches it", res.Matched+1, v.Events)
-		if res.Failure != nil {
-			ans.Reason = fmt.Sprintf("%s is the first event the spec cannot take; the %d before it match (step k below is the state after event k).", res.Failure.Event, res.Matched)
+		ans.Headline = fmt.Sprintf("Rejected at event %d of %d: no behaviour of %s takes it", res.Matched+1, v.Events, in.Against)
+		if f := res.Failure; f != nil {
+			ans.Reason = fmt.Sprintf("%s is the first event the spec cannot take; the %d before it match (step k below is the state after event k).", f.Event, res.Matched)
+			if k, tr, ok := firstTry(f); ok {
+				ans.Reason += " " + tryText(k, tr, in.Spec.Module())
+			} else {
+				ans.Reason += " No transition of that action exists in the spec."
+			}
 		}
 	default:
 		ans.Headline = "Unknown: the check gave up"
-		ans.Reason = res.Reason
+		ans.Reason = v.Reason
+	}
+	names := slices.Clone(ans.Violated)
+	for _, o := range v.Others {
+		names = append(names, o.Name)
 	}
 	if in.Explained {
 		ans.FaultNote = "explained by"
@@ -291,6 +401,7 @@ func traceAnswer(in TraceInput, v *traceView) *answer {
 				s += ", which violates " + strings.Join(e.Violates, ", ")
 			}
 			ans.Faults = append(ans.Faults, s)
+			names = append(names, e.Violates...)
 		}
 		if len(in.Accepting) == 0 {
 			ans.Reason = strings.TrimSpace(ans.Reason + " " + v.Diagnosis)
@@ -300,12 +411,10 @@ func traceAnswer(in TraceInput, v *traceView) *answer {
 			ans.ViolatedNote = "violated under " + in.Accepting[0].Name()
 		}
 	}
-	names := slices.Clone(ans.Violated)
-	if in.Explained {
-		for _, e := range in.Accepting {
-			names = append(names, e.Violates...)
-		}
+	terms := in.Terms
+	if terms == nil {
+		terms = func(names ...string) []string { return specTerms(in.Spec, names...) }
 	}
-	ans.Terms = teach(names...)
+	ans.Terms = terms(names...)
 	return ans
 }
