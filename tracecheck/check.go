@@ -430,6 +430,8 @@ type EventRef struct {
 	Label string `json:"label"`
 }
 
+// String is the one way events are named, in Text and on every trace
+// page: "event 4 (line 5, seq 4) CrashRecover(?)".
 func (r EventRef) String() string {
 	s := fmt.Sprintf("event %d", r.Index)
 	switch {
@@ -439,13 +441,6 @@ func (r EventRef) String() string {
 		s += fmt.Sprintf(" (seq %d)", r.Seq)
 	}
 	return s + " " + r.Label
-}
-
-// Short is the event by its sequence number, label and line: "event 2
-// (Reset, line 3)" (the trace page of a spec other than Resume names
-// events so).
-func (r EventRef) Short() string {
-	return fmt.Sprintf("event %d (%s, line %d)", r.Seq, r.Label, r.Line)
 }
 
 // Where names event e of r's trace as r's Text does, whatever the spec.

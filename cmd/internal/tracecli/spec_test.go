@@ -85,7 +85,7 @@ func TestSpecMirrorAgreesWithInterpreter(t *testing.T) {
 func summary(r *tracecheck.Result) string {
 	s := fmt.Sprintf("%s after %d events, %d candidates", r.Verdict, r.Matched, r.Candidates)
 	if r.Failure != nil {
-		s += ", at " + r.Failure.Event.Short()
+		s += ", at " + r.Failure.Event.String()
 		var differ []string
 		tried := 0
 		for k, c := range r.Failure.Candidates {
