@@ -172,7 +172,7 @@ func resumeHeader(p model.Params) string {
 // specHeader is the first line of the trace file of any spec's timeline
 // (trace.SpecFormat), its constants as TLA+ text.
 func specHeader(module string, constants map[string]string) string {
-	b, err := json.Marshal(trace.SpecHeader{Format: trace.SpecFormat, Version: 1, Module: module,
+	b, err := json.Marshal(trace.SpecHeader{Format: trace.SpecFormat, Version: trace.OneVersion, Module: module,
 		Producer: exportProducer, Constants: constants})
 	if err != nil {
 		panic("report: a spec trace header does not encode: " + err.Error())

@@ -20,6 +20,7 @@ import (
 	"github.com/resumecontract/resumecheck/tla/eval"
 	"github.com/resumecontract/resumecheck/tla/syntax"
 	"github.com/resumecontract/resumecheck/tlavalue"
+	"github.com/resumecontract/resumecheck/trace"
 )
 
 // The anchors' tests run the page's own script (assets/anchors.js) in
@@ -261,6 +262,11 @@ func checkExports(t *testing.T, pg anchorPage, dir string, convert int) int {
 		}
 		if n := strings.Count(text, "\n"); n != len(tls[i].Steps) {
 			t.Errorf("%s: timeline %d: %d lines exported for %d steps", pg.name, i, n, len(tls[i].Steps))
+		}
+		// The export is in the one format, whatever the spec.
+		head, _, _ := strings.Cut(text, "\n")
+		if _, version, ok := trace.Envelope([]byte(head)); !ok || version != trace.OneVersion {
+			t.Errorf("%s: timeline %d exports the header %s, want version %d", pg.name, i, head, trace.OneVersion)
 		}
 		file := filepath.Join(dir, fmt.Sprintf("%s-%d.ndjson", filepath.Base(pg.name), i))
 		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {

@@ -24,12 +24,15 @@ type Encoder struct {
 	err     error
 }
 
-// NewEncoder validates h and writes it as the first line.
+// NewEncoder validates h and writes it as the first line, always in the
+// one format (OneVersion): a header read from a version 1 file is written
+// as version 2, its payload unchanged.
 func NewEncoder(w io.Writer, h Header) (*Encoder, error) {
 	p, err := h.Params()
 	if err != nil {
 		return nil, err
 	}
+	h.Format, h.Version, h.Module = SpecFormat, OneVersion, ResumeModule
 	if h.Faults == nil {
 		h.Faults = []string{}
 	}

@@ -14,7 +14,8 @@ import (
 const FormatName = "resume-trace"
 
 // Version is the version of Resume's own format ("resume-trace"), which
-// this package writes and reads: version 1, the module implied.
+// this package still reads: version 1, the module implied. The writers
+// write the one format (OneVersion).
 const Version = 1
 
 // OneVersion is the version of the one trace format: "format":
@@ -67,11 +68,13 @@ type Constants struct {
 	CrashWhileParked bool     `json:"CrashWhileParked,omitempty"`
 }
 
-// NewHeader returns the header of a trace of the spec at p.
+// NewHeader returns the header of a trace of the spec at p, in the one
+// format (OneVersion): "tla-trace", version 2, module Resume.
 func NewHeader(p model.Params, producer Producer) Header {
 	h := Header{
-		Format:   FormatName,
-		Version:  Version,
+		Format:   SpecFormat,
+		Version:  OneVersion,
+		Module:   ResumeModule,
 		Producer: producer,
 		Constants: Constants{
 			NTasks: p.NTasks, IP: p.IP, Values: slices.Clone(p.Values), NoVal: p.NoVal,

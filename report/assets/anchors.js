@@ -630,7 +630,9 @@
 
   // exportTrace writes a path as a trace file: header is its first line
   // (a Resume trace's or a spec trace's, trace.SpecFormat); steps are
-  // [{label, vars: [[name, text]]}], the first the initial state. A
+  // [{label, vars: [[name, text]]}], the first the initial state. The
+  // header's envelope says the payload (trace.Envelope): Resume's when it
+  // is "resume-trace" (version 1) or names module Resume (version 2). A
   // Resume event names its action and parameter (a value, or a
   // recovery's decision: decisions are the actions whose parameter is
   // one, from the page's #anchors-tla) and every variable in TLC's JSON; a
@@ -642,7 +644,7 @@
       var st = steps[i];
       var ev = { seq: i, action: st.label };
       var vars = {};
-      if (h.format === 'tla-trace') {
+      if (h.format === 'tla-trace' && !(h.version === 2 && h.module === 'Resume')) {
         st.vars.forEach(function (x) { vars[x[0]] = x[1]; });
       } else {
         var m = /^([A-Za-z_]\w*)(?:\((.*)\))?$/.exec(st.label);
