@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -70,5 +71,62 @@ func TestConvertWritesOneFormat(t *testing.T) {
 	}
 	if _, err := trace.Decode(bytes.NewReader(tlcrun)); err != nil {
 		t.Errorf("convert --from tlcrun's output does not read back: %v", err)
+	}
+}
+
+// trace2tla reads what the writers write: a version 1 corpus trace
+// re-written by trace.WriteFile (version 2) generates a module whose
+// trace has the same steps as the one generated from the original.
+func TestTrace2tlaReadsOneFormat(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	spec := filepath.Join(root, "spec", "Resume.tla")
+	src := filepath.Join(root, "testdata", "traces", "accepted", "r0-happy.ndjson")
+	orig, err := trace.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	v2 := filepath.Join(dir, "r0-happy-v2.ndjson")
+	if err := orig.WriteFile(v2); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := bytes.Cut(b, []byte("\n"))
+	if _, version, _ := trace.Envelope(head); version != trace.OneVersion {
+		t.Fatalf("WriteFile writes %s", head)
+	}
+	gen := func(in string) string {
+		out := filepath.Join(dir, "out-"+filepath.Base(in))
+		var stdout, stderr bytes.Buffer
+		if code := Trace2tla.Main([]string{"--spec", spec, "-o", out, in}, &stdout, &stderr); code != 0 {
+			t.Fatalf("trace2tla %s: exit %d\n%s", in, code, stderr.String())
+		}
+		mods, _ := filepath.Glob(filepath.Join(out, "Trace*.tla"))
+		if len(mods) != 1 {
+			t.Fatalf("trace2tla %s wrote %v, want one trace module", in, mods)
+		}
+		m, err := os.ReadFile(mods[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The module's body from EXTENDS on, less the pair (the digest
+		// of the input file's bytes, which differ between the files).
+		_, body, ok := bytes.Cut(m, []byte("\nEXTENDS"))
+		if !ok {
+			t.Fatalf("%s has no EXTENDS:\n%s", mods[0], m)
+		}
+		var keep []string
+		for _, l := range strings.Split(string(body), "\n") {
+			if !strings.Contains(l, "TracePair =") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if d := cmp.Diff(gen(src), gen(v2)); d != "" {
+		t.Errorf("trace2tla's trace differs between version 1 and version 2 (-v1 +v2):\n%s", d)
 	}
 }
