@@ -562,18 +562,23 @@ func memBudget(s string) (int64, error) {
 	return n, nil
 }
 
+// perMinute returns how a count grew over an interval of dt, per minute,
+// as a progress line prints it ("0" for no interval).
+func perMinute(dt time.Duration) func(now, before uint64) string {
+	return func(now, before uint64) string {
+		if dt <= 0 {
+			return "0"
+		}
+		return bench.Count(uint64(float64(now-before) / dt.Minutes()))
+	}
+}
+
 // progressPrinter prints TLC's progress line, with the rates over the last
 // interval and the memory the engine holds.
 func progressPrinter(w io.Writer) func(engine.Stats) {
 	var last engine.Stats
 	return func(s engine.Stats) {
-		dt := (s.Elapsed - last.Elapsed).Minutes()
-		rate := func(now, before uint64) string {
-			if dt <= 0 {
-				return "0"
-			}
-			return bench.Count(uint64(float64(now-before) / dt))
-		}
+		rate := perMinute(s.Elapsed - last.Elapsed)
 		fmt.Fprintf(w, "Progress(%d) after %s: %s states generated (%s s/min), %s distinct states found (%s ds/min), %s states left on queue; %s in memory",
 			s.Depth, s.Elapsed.Round(time.Second), bench.Count(s.Generated), rate(s.Generated, last.Generated),
 			bench.Count(s.Distinct), rate(s.Distinct, last.Distinct), bench.Count(s.Queue), bench.Bytes(s.Memory))

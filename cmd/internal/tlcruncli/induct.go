@@ -243,13 +243,7 @@ func writeIndCompare(w io.Writer, rep *check.InductReport, ind *crosscheck.IndCh
 func inductProgress(w io.Writer) func(check.InductStats) {
 	var last check.InductStats
 	return func(s check.InductStats) {
-		dt := (s.Elapsed - last.Elapsed).Minutes()
-		rate := func(now, before uint64) string {
-			if dt <= 0 {
-				return "0"
-			}
-			return bench.Count(uint64(float64(now-before) / dt))
-		}
+		rate := perMinute(s.Elapsed - last.Elapsed)
 		fmt.Fprintf(w, "Progress after %s: %s states of the domain checked (%s s/min), %s successors (%s s/min).\n",
 			s.Elapsed.Round(time.Second), bench.Count(s.States), rate(s.States, last.States),
 			bench.Count(s.Successors), rate(s.Successors, last.Successors))
