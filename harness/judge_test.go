@@ -368,3 +368,53 @@ func TestLVOverEveryRun(t *testing.T) {
 		}
 	}
 }
+
+// TestForkHalfOfFIIsThreeValued: the fork cell's half of FI follows FD
+// over its runs. A run the adapter could not drive (no obligations, the
+// CrewAI panic CI met) leaves it undetermined; only a fork that was not
+// served its own value makes it violated.
+func TestForkHalfOfFIIsThreeValued(t *testing.T) {
+	sc, _ := ScenarioByName("fork")
+	held := RunVerdict{Run: "fork", Verdict: "accepted", Obligations: map[string]Status{"FD": Holds, "LV": Holds}}
+	undriven := RunVerdict{Run: "fork", Verdict: "error", Problems: []string{"start did not park"}}
+	refired := RunVerdict{Run: "fork", Verdict: "rejected", Obligations: map[string]Status{"FD": Violated, "LV": Holds}}
+	for _, tc := range []struct {
+		name string
+		runs []RunVerdict
+		want Status
+	}{
+		{"served", []RunVerdict{held}, Holds},
+		{"undriven", []RunVerdict{undriven}, Undetermined},
+		{"served and undriven", []RunVerdict{held, undriven}, Undetermined},
+		{"not served", []RunVerdict{refired, undriven}, Violated},
+		{"no runs", nil, Undetermined},
+	} {
+		c := Cell{Name: "fork", Scenario: "fork", Measures: sc.Measures, Runs: tc.runs}
+		c.Finish(sc, Features{Fork: true})
+		if got := c.Status["FI"]; got != tc.want {
+			t.Errorf("%s: the fork cell's FI is %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	// The gate, given CI's case: the baseline's fork served, this run's
+	// fork could not be driven. FI moves to undetermined for want of a
+	// run, which is not a confirmed change (the undriven run itself is
+	// judged by the RunsNotMeasured finding).
+	cell := func(r RunVerdict) Cell {
+		c := Cell{Name: "fork", Scenario: "fork", Store: StoreSQLite, Measures: sc.Measures, Runs: []RunVerdict{r}}
+		c.Finish(sc, Features{Fork: true})
+		return c
+	}
+	found := false
+	for _, f := range Gate([]*Profile{profileOf(cell(held))}, []*Profile{profileOf(cell(undriven))}) {
+		if f.Obligation != "FI" {
+			continue
+		}
+		found = true
+		if f.Kind != FindingUnmeasured || f.Now != Undetermined {
+			t.Errorf("an undriven fork: %s (%s), want FI undetermined and unmeasured", f, f.Kind)
+		}
+	}
+	if !found {
+		t.Error("an undriven fork: no FI finding, want holds -> undetermined reported")
+	}
+}
