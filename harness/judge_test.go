@@ -3,6 +3,8 @@ package harness
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/resumecontract/resumecheck/internal/jsonfile"
+	"github.com/resumecontract/resumecheck/model"
 )
 
 // The logs in testdata/logs are observation logs of real runs (LangGraph
@@ -416,5 +419,48 @@ func TestForkHalfOfFIIsThreeValued(t *testing.T) {
 	}
 	if !found {
 		t.Error("an undriven fork: no FI finding, want holds -> undetermined reported")
+	}
+}
+
+// TestUndrivenRunsNeverViolate: in every scenario, a run the adapter
+// could not drive beside one where every obligation held, and a crash
+// run whose kill point was not reached, leave each cell and profile
+// verdict holds or undetermined, never violated. The fork cell's FI once
+// came out violated this way (TestForkHalfOfFIIsThreeValued).
+func TestUndrivenRunsNeverViolate(t *testing.T) {
+	for _, f := range []Features{{Fork: true, CheckpointAddress: true}, {}} {
+		p := &Profile{Features: f}
+		for _, sc := range Scenarios {
+			name := func(i int) string {
+				if sc.Name == "race" {
+					return RaceLabel(4, 1, i)
+				}
+				return fmt.Sprintf("%s-%d", sc.Name, i)
+			}
+			held := map[string]Status{}
+			for _, o := range sc.Measures {
+				held[o] = Holds
+			}
+			unreached := RunVerdict{Run: name(3), Verdict: "accepted", Unreached: true, Obligations: maps.Clone(held)}
+			unreached.Inconclusive()
+			c := Cell{Name: sc.Name, Scenario: sc.Name, Measures: sc.Measures, Runs: []RunVerdict{
+				{Run: name(1), Verdict: "accepted", Obligations: held, Consumers: 1, Counts: Counts{Applied: []int{1, 1, 1}}},
+				{Run: name(2), Verdict: "error", Obligations: map[string]Status{}, Problems: []string{"start did not park"}},
+				unreached,
+			}}
+			c.Finish(sc, f)
+			for o, st := range c.Status {
+				if st == Violated && !(o == model.FI && !f.Fork) {
+					t.Errorf("fork=%v: cell %s: %s violated by runs that held or said nothing", f.Fork, sc.Name, o)
+				}
+			}
+			p.Cells = append(p.Cells, c)
+		}
+		p.Finish()
+		for o, v := range p.Obligations {
+			if v.Status == Violated && !(o == model.FI && !f.Fork) {
+				t.Errorf("fork=%v: the profile's %s is violated by runs that held or said nothing (%s)", f.Fork, o, v.Evidence)
+			}
+		}
 	}
 }
