@@ -3,8 +3,10 @@ package sequencer
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/resumecontract/resumecheck/internal/english"
 )
@@ -174,6 +176,7 @@ type Durable struct {
 
 	schema  Schema
 	haveRun bool
+	bodies  *bodies // nil: decode every body
 }
 
 func corrupt(run string, f Fact, err error) error {
@@ -190,7 +193,13 @@ type EventHead struct {
 
 // parseFacts builds the durable view. schema re-validates every record.
 func parseFacts(run string, facts []Fact, schema Schema) (*Durable, error) {
-	d := &Durable{Run: run, Records: map[int][]Record{}, Claims: map[[2]int][]Claim{}, Parks: map[int]int{}, schema: schema}
+	return parseFactsWith(run, facts, schema, nil)
+}
+
+// parseFactsWith is parseFacts decoding bodies through m (nil: each
+// decoded anew), which must remember bodies under schema.
+func parseFactsWith(run string, facts []Fact, schema Schema, m *bodies) (*Durable, error) {
+	d := &Durable{Run: run, Records: map[int][]Record{}, Claims: map[[2]int][]Claim{}, Parks: map[int]int{}, schema: schema, bodies: m}
 	facts = slices.Clone(facts)
 	SortFacts(facts)
 	for _, f := range facts {
@@ -204,85 +213,165 @@ func parseFacts(run string, facts []Fact, schema Schema) (*Durable, error) {
 	return d, nil
 }
 
+// validRecord is a record's body and whether its state validates against
+// the workflow's schema.
+type validRecord struct {
+	recordBody
+	valid bool
+}
+
+// decodeBody parses the body of a fact of kind into the type addFact
+// reads. It is a function of its arguments alone (bodies relies on it).
+func decodeBody(kind string, body []byte, schema Schema) (any, error) {
+	switch kind {
+	case kindRun:
+		return decodeAs[runBody](body)
+	case kindRecord:
+		b, err := decodeAs[recordBody](body)
+		if err != nil {
+			return nil, err
+		}
+		return validRecord{b, schema.Validate(b.State) == nil}, nil
+	case kindClaim:
+		return decodeAs[claimBody](body)
+	case kindPark:
+		return decodeAs[parkBody](body)
+	case kindGrant:
+		return decodeAs[grantBody](body)
+	case kindResume:
+		return decodeAs[resumeBody](body)
+	case kindFork:
+		return decodeAs[forkBody](body)
+	case kindRefusal:
+		return decodeAs[refusalBody](body)
+	case kindRecovery:
+		return decodeAs[recoveryBody](body)
+	case kindOwner:
+		return decodeAs[ownerBody](body)
+	case kindEvent:
+		return decodeAs[EventHead](body)
+	}
+	return nil, fmt.Errorf("unknown kind %q", kind)
+}
+
+func decodeAs[T any](body []byte) (T, error) {
+	var b T
+	err := json.Unmarshal(body, &b)
+	return b, err
+}
+
+// bodies remembers the fact bodies a sequencer decoded. Every
+// transaction loads all of its run's facts, and decoding each again
+// (JSON, and a record's state against the schema) took about a fifth of
+// a transaction's CPU; most of the bytes are trace events, which carry
+// the observed variables. decodeBody is a function of the kind and the
+// body (and the sequencer's one schema), so what is remembered for a body
+// is what decoding it would give: a body that changed (a damaged or
+// rewritten row) is another key and is decoded, a body that does not
+// decode is not remembered, and the store still reads every row and
+// checks its checksum. add copies the maps and slices of a
+// remembered body, so no view shares them.
+type bodies struct {
+	schema Schema
+	mu     sync.Mutex
+	m      map[string]decoded
+}
+
+type decoded struct {
+	kind string
+	v    any
+}
+
+// maxBodies bounds the bodies remembered (an event's is about 600
+// bytes): when full, the map starts again empty.
+const maxBodies = 4096
+
+func newBodies(schema Schema) *bodies { return &bodies{schema: schema, m: map[string]decoded{}} }
+
+// decode is decodeBody under the sequencer's schema, remembered.
+func (m *bodies) decode(kind string, body []byte) (any, error) {
+	m.mu.Lock()
+	v, ok := m.m[string(body)]
+	m.mu.Unlock()
+	if ok && v.kind == kind {
+		return v.v, nil
+	}
+	b, err := decodeBody(kind, body, m.schema)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	if len(m.m) >= maxBodies {
+		clear(m.m)
+	}
+	m.m[string(body)] = decoded{kind, b}
+	m.mu.Unlock()
+	return b, nil
+}
+
 // addFact adds one fact to the view. Facts of a kind must come in key
 // order (parseFacts sorts them; a decision adds each after the others).
 func (d *Durable) addFact(f Fact) error {
-	run := d.Run
+	var v any
 	var err error
-	switch f.Kind {
-	case kindRun:
-		d.haveRun = true
-		err = json.Unmarshal(f.Body, &d.Def)
-		if err == nil && (d.Def.NTasks < 2 || d.Def.Gate < 2 || d.Def.Gate > d.Def.NTasks || len(d.Def.Values) == 0) {
-			err = fmt.Errorf("definition out of range: %s, gate %d", english.Count(d.Def.NTasks, "task"), d.Def.Gate)
-		}
-	case kindRecord:
-		var b recordBody
-		if err = json.Unmarshal(f.Body, &b); err == nil {
-			if b.Task < 1 || (d.haveRun && b.Task > d.Def.NTasks) {
-				err = fmt.Errorf("task %d out of range", b.Task)
-			}
-			d.Records[int(f.K1)] = append(d.Records[int(f.K1)], Record{Branch: int(f.K1), Index: int(f.K2), Task: b.Task,
-				State: b.State, Outcome: b.Outcome, Value: b.Value, Valid: d.schema.Validate(b.State) == nil})
-		}
-	case kindClaim:
-		var b claimBody
-		if err = json.Unmarshal(f.Body, &b); err == nil {
-			k := [2]int{int(f.K1), int(f.K2)}
-			d.Claims[k] = append(d.Claims[k], Claim{Branch: int(f.K1), Task: int(f.K2), Attempt: int(f.K3), Key: b.Key})
-		}
-	case kindPark:
-		var b parkBody
-		if err = json.Unmarshal(f.Body, &b); err == nil {
-			d.Parks[int(f.K1)] = b.Task
-		}
-	case kindGrant:
-		var b grantBody
-		if err = json.Unmarshal(f.Body, &b); err == nil {
-			d.Grants = append(d.Grants, Grant{Checkpoint: int(f.K1), Ordinal: int(f.K2), Value: b.Value, Resumer: b.Resumer})
-		}
-	case kindResume:
-		var b resumeBody
-		if err = json.Unmarshal(f.Body, &b); err == nil {
-			d.Resumes = append(d.Resumes, ResumeEntry{Intent: b.Intent, Value: b.Value, Observed: b.Observed, Branch: b.Branch})
-		}
-	case kindFork:
-		var b forkBody
-		if err = json.Unmarshal(f.Body, &b); err == nil {
-			d.Forks = append(d.Forks, ForkEntry{Branch: int(f.K1), Checkpoint: b.Checkpoint, Ordinal: b.Ordinal, Value: b.Value})
-		}
-	case kindRefusal:
-		var b refusalBody
-		if err = json.Unmarshal(f.Body, &b); err == nil {
-			d.Refusals = append(d.Refusals, Refusal{N: int(f.K1), Kind: b.Kind, Value: b.Value, Granted: b.Granted})
-		}
-	case kindRecovery:
-		var b recoveryBody
-		if err = json.Unmarshal(f.Body, &b); err == nil {
-			d.Recoveries = append(d.Recoveries, RecoveryEntry{Frontier: b.Frontier, Decision: b.Decision, Parked: b.Parked, Lost: b.Lost})
-		}
-	case kindOwner:
-		var b ownerBody
-		if err = json.Unmarshal(f.Body, &b); err == nil {
-			if f.K2 < 1 || int(f.K2) != d.epoch(int(f.K1))+1 {
-				err = fmt.Errorf("owner epoch %d of branch %d, want %d", f.K2, f.K1, d.epoch(int(f.K1))+1)
-			}
-			d.Owners = append(d.Owners, Owner{Branch: int(f.K1), Epoch: int(f.K2), By: b.By, Op: b.Op})
-		}
-	case kindEvent:
-		var h EventHead
-		if err = json.Unmarshal(f.Body, &h); err == nil {
-			if int(f.K1) != len(d.Events)+1 {
-				err = fmt.Errorf("event seq %d, want %d", f.K1, len(d.Events)+1)
-			}
-			h.raw = f.Body
-			d.Events = append(d.Events, h)
-		}
-	default:
-		err = fmt.Errorf("unknown kind %q", f.Kind)
+	if d.bodies != nil {
+		v, err = d.bodies.decode(f.Kind, f.Body)
+	} else {
+		v, err = decodeBody(f.Kind, f.Body, d.schema)
+	}
+	if err == nil {
+		err = d.add(f, v)
 	}
 	if err != nil {
-		return corrupt(run, f, err)
+		return corrupt(d.Run, f, err)
+	}
+	return nil
+}
+
+// add adds fact f, whose body decoded to v, to the view.
+func (d *Durable) add(f Fact, v any) error {
+	switch b := v.(type) {
+	case runBody:
+		d.haveRun = true
+		b.Values, b.Input = slices.Clone(b.Values), maps.Clone(b.Input)
+		d.Def = b
+		if d.Def.NTasks < 2 || d.Def.Gate < 2 || d.Def.Gate > d.Def.NTasks || len(d.Def.Values) == 0 {
+			return fmt.Errorf("definition out of range: %s, gate %d", english.Count(d.Def.NTasks, "task"), d.Def.Gate)
+		}
+	case validRecord:
+		if b.Task < 1 || (d.haveRun && b.Task > d.Def.NTasks) {
+			return fmt.Errorf("task %d out of range", b.Task)
+		}
+		d.Records[int(f.K1)] = append(d.Records[int(f.K1)], Record{Branch: int(f.K1), Index: int(f.K2), Task: b.Task,
+			State: maps.Clone(b.State), Outcome: slices.Clone(b.Outcome), Value: b.Value, Valid: b.valid})
+	case claimBody:
+		k := [2]int{int(f.K1), int(f.K2)}
+		d.Claims[k] = append(d.Claims[k], Claim{Branch: int(f.K1), Task: int(f.K2), Attempt: int(f.K3), Key: b.Key})
+	case parkBody:
+		d.Parks[int(f.K1)] = b.Task
+	case grantBody:
+		d.Grants = append(d.Grants, Grant{Checkpoint: int(f.K1), Ordinal: int(f.K2), Value: b.Value, Resumer: b.Resumer})
+	case resumeBody:
+		d.Resumes = append(d.Resumes, ResumeEntry{Intent: b.Intent, Value: b.Value, Observed: slices.Clone(b.Observed), Branch: b.Branch})
+	case forkBody:
+		d.Forks = append(d.Forks, ForkEntry{Branch: int(f.K1), Checkpoint: b.Checkpoint, Ordinal: b.Ordinal, Value: b.Value})
+	case refusalBody:
+		d.Refusals = append(d.Refusals, Refusal{N: int(f.K1), Kind: b.Kind, Value: b.Value, Granted: b.Granted})
+	case recoveryBody:
+		d.Recoveries = append(d.Recoveries, RecoveryEntry{Frontier: b.Frontier, Decision: b.Decision, Parked: b.Parked, Lost: b.Lost})
+	case ownerBody:
+		if f.K2 < 1 || int(f.K2) != d.epoch(int(f.K1))+1 {
+			return fmt.Errorf("owner epoch %d of branch %d, want %d", f.K2, f.K1, d.epoch(int(f.K1))+1)
+		}
+		d.Owners = append(d.Owners, Owner{Branch: int(f.K1), Epoch: int(f.K2), By: b.By, Op: b.Op})
+	case EventHead:
+		if int(f.K1) != len(d.Events)+1 {
+			return fmt.Errorf("event seq %d, want %d", f.K1, len(d.Events)+1)
+		}
+		b.raw = f.Body
+		d.Events = append(d.Events, b)
+	default:
+		panic(fmt.Sprintf("sequencer: no view of a %T", v))
 	}
 	return nil
 }

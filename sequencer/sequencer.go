@@ -62,6 +62,7 @@ type Sequencer struct {
 	opt    Options
 	policy Policy
 	ops    int
+	bodies *bodies // the fact bodies it decoded
 }
 
 // New validates the workflow and returns its sequencer.
@@ -76,7 +77,7 @@ func New(st Store, wf *Workflow, opt Options) (*Sequencer, error) {
 	if p == nil {
 		p = Reference{}
 	}
-	return &Sequencer{store: st, wf: wf, opt: opt, policy: p}, nil
+	return &Sequencer{store: st, wf: wf, opt: opt, policy: p, bodies: newBodies(wf.Schema)}, nil
 }
 
 // Status is where a run stands after a call.
@@ -205,7 +206,7 @@ func (t *txn) flushRaces() {
 func (s *Sequencer) update(ctx context.Context, run, op string, branch, task int, decide func(t *txn) error) error {
 	wrote := false
 	err := s.store.Update(ctx, run, func(facts []Fact) ([]Fact, error) {
-		d, err := parseFacts(run, facts, s.wf.Schema)
+		d, err := parseFactsWith(run, facts, s.wf.Schema, s.bodies)
 		if err != nil {
 			return nil, err
 		}
@@ -238,7 +239,7 @@ func (s *Sequencer) load(ctx context.Context, run string) (*Durable, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := parseFacts(run, facts, s.wf.Schema)
+	d, err := parseFactsWith(run, facts, s.wf.Schema, s.bodies)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +264,7 @@ func (s *Sequencer) Start(ctx context.Context, run string, input State) (Status,
 	}
 	owner := Fact{Kind: kindOwner, K2: 1, Body: mustJSON(ownerBody{By: s.opt.Resumer, Op: "start"})}
 	facts := []Fact{{Kind: kindRun, Body: mustJSON(def)}, owner}
-	d, err := parseFacts(run, facts, s.wf.Schema)
+	d, err := parseFactsWith(run, facts, s.wf.Schema, s.bodies)
 	if err != nil {
 		return Status{}, err
 	}
