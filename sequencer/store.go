@@ -33,15 +33,41 @@ func (f Fact) key() string {
 // the run, the key and the body. A row whose sum does not match is
 // reported as ErrCorrupt on load.
 func Sum(run string, f Fact) string {
+	var sum [sha256.Size]byte
+	sumOf(run, f, &sum)
+	return hex.EncodeToString(sum[:16])
+}
+
+// sumOf hashes "len(run):run|kind/k1/k2/k3|body" into sum: what the
+// stores have always written (a fact's sum is on disk), without the
+// allocations of formatting it (every row of every load is checked).
+func sumOf(run string, f Fact, sum *[sha256.Size]byte) {
+	var buf [128]byte
+	b := strconv.AppendInt(buf[:0], int64(len(run)), 10)
+	b = append(b, ':')
+	b = append(b, run...)
+	b = append(b, '|')
+	b = append(b, f.Kind...)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, f.K1, 10)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, f.K2, 10)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, f.K3, 10)
+	b = append(b, '|')
 	h := sha256.New()
-	fmt.Fprintf(h, "%d:%s|%s|", len(run), run, f.key())
+	h.Write(b)
 	h.Write(f.Body)
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	h.Sum(sum[:0])
 }
 
 // CheckSum returns ErrCorrupt (naming the row) when sum is not f's.
 func CheckSum(run string, f Fact, sum string) error {
-	if Sum(run, f) != sum {
+	var want [sha256.Size]byte
+	sumOf(run, f, &want)
+	var hexed [32]byte
+	hex.Encode(hexed[:], want[:16])
+	if string(hexed[:]) != sum {
 		return fmt.Errorf("%w: run %s, row %s: checksum mismatch", ErrCorrupt, run, f.key())
 	}
 	return nil

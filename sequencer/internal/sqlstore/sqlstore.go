@@ -125,6 +125,10 @@ type Store struct {
 	// parses it in this process) took about a seventh of its CPU.
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
+	// rebound maps a statement's text to the database's (q): SQLite's
+	// placeholders were rewritten by a regular expression for every
+	// statement of every transaction. The texts are a fixed set.
+	rebound sync.Map
 }
 
 // preparedFacts is the most facts an INSERT kept prepared inserts (a
@@ -137,7 +141,7 @@ const preparedFacts = 8
 func (s *Store) prepareWrites(ctx context.Context) error {
 	qs := []string{s.q(`INSERT INTO seq_runs (run) VALUES ($1) ON CONFLICT DO NOTHING`), s.q(s.d.LockRun), s.q(loadStmt)}
 	for n := 1; n <= preparedFacts; n++ {
-		stmt, _ := insertStmt("", make([]sequencer.Fact, n))
+		stmt := insertText(n)
 		qs = append(qs, s.q(stmt+insertTail))
 	}
 	s.stmts = map[string]*sql.Stmt{}
@@ -203,7 +207,15 @@ func (s *Store) DB() *sql.DB { return s.db }
 // begun: with group commit, fewer than its writes.
 func (s *Store) WriteTransactions() int64 { return s.txns.Load() }
 
-func (s *Store) q(stmt string) string { return s.d.Rebind(stmt) }
+// q is stmt in the database's placeholders.
+func (s *Store) q(stmt string) string {
+	if r, ok := s.rebound.Load(stmt); ok {
+		return r.(string)
+	}
+	r := s.d.Rebind(stmt)
+	s.rebound.Store(stmt, r)
+	return r
+}
 
 func (s *Store) Create(ctx context.Context, run string, facts []sequencer.Fact) error {
 	return s.write(ctx, &op{run: run, create: true, facts: facts})
@@ -250,18 +262,34 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, run string, facts []sequ
 
 // insertStmt is the INSERT of facts, and its arguments.
 func insertStmt(run string, facts []sequencer.Fact) (string, []any) {
+	args := make([]any, 0, 7*len(facts))
+	for _, f := range facts {
+		args = append(args, run, f.Kind, f.K1, f.K2, f.K3, string(f.Body), sequencer.Sum(run, f))
+	}
+	return insertText(len(facts)), args
+}
+
+// insertTexts are the texts of the INSERTs of 1 to insertChunk facts,
+// built once each.
+var insertTexts [insertChunk + 1]atomic.Pointer[string]
+
+// insertText is the INSERT of n facts (n <= insertChunk).
+func insertText(n int) string {
+	if t := insertTexts[n].Load(); t != nil {
+		return *t
+	}
 	var b strings.Builder
 	b.WriteString(`INSERT INTO seq_facts (run, kind, k1, k2, k3, body, sum) VALUES `)
-	args := make([]any, 0, 7*len(facts))
-	for i, f := range facts {
+	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		n := len(args)
-		fmt.Fprintf(&b, "($%d, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7)
-		args = append(args, run, f.Kind, f.K1, f.K2, f.K3, string(f.Body), sequencer.Sum(run, f))
+		a := 7 * i
+		fmt.Fprintf(&b, "($%d, $%d, $%d, $%d, $%d, $%d, $%d)", a+1, a+2, a+3, a+4, a+5, a+6, a+7)
 	}
-	return b.String(), args
+	t := b.String()
+	insertTexts[n].Store(&t)
+	return t
 }
 
 // insertTail makes an insert skip a taken key and say which it inserted.
