@@ -14,7 +14,7 @@ import (
 // rememberedRun is the facts of a run with a fact of every kind:
 // started, recovered while parked, resumed, forked, resumed after
 // completion (a stray).
-func rememberedRun(t *testing.T) (*Workflow, []Fact) {
+func rememberedRun(t *testing.T) (*Workflow, []Fact, *Sequencer) {
 	t.Helper()
 	ctx := context.Background()
 	wf := &Workflow{Name: "w", Gate: 2, Values: []string{"va", "vb"}, Schema: Schema{"n": `[0-9]+`}}
@@ -47,7 +47,7 @@ func rememberedRun(t *testing.T) (*Workflow, []Fact) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return wf, facts
+	return wf, facts, s
 }
 
 // viewOpts compare two durable views by what decisions read.
@@ -58,7 +58,18 @@ var viewOpts = cmpopts.IgnoreUnexported(Durable{}, EventHead{})
 // that changed after it was remembered is decoded again (a damaged row
 // is still caught).
 func TestRememberedBodies(t *testing.T) {
-	wf, facts := rememberedRun(t)
+	wf, facts, s := rememberedRun(t)
+	// What the sequencer remembered while it ran (events it encoded
+	// itself among them) is what decoding gives.
+	for body, v := range s.bodies.m {
+		want, err := decodeBody(v.kind, []byte(body), wf.Schema)
+		if err != nil {
+			t.Fatalf("remembered %s body %s does not decode: %v", v.kind, body, err)
+		}
+		if diff := cmp.Diff(want, v.v, cmp.AllowUnexported(validRecord{}), cmpopts.IgnoreUnexported(EventHead{})); diff != "" {
+			t.Fatalf("remembered %s body %s (-decoded +remembered):\n%s", v.kind, body, diff)
+		}
+	}
 	kinds := map[string]bool{}
 	for _, f := range facts {
 		kinds[f.Kind] = true

@@ -309,6 +309,22 @@ func (m *bodies) decode(kind string, body []byte) (any, error) {
 	return b, nil
 }
 
+// remember records v as what body of kind decodes to, for a body this
+// process encoded from a value whose decoded form it knows exactly
+// (TestRememberedBodies decodes every remembered body to check). Nothing
+// when m is nil.
+func (m *bodies) remember(kind string, body []byte, v any) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.m) >= maxBodies {
+		clear(m.m)
+	}
+	m.m[string(body)] = decoded{kind, v}
+}
+
 // addFact adds one fact to the view. Facts of a kind must come in key
 // order (parseFacts sorts them; a decision adds each after the others).
 func (d *Durable) addFact(f Fact) error {

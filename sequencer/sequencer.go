@@ -178,7 +178,13 @@ func (t *txn) put(f Fact) {
 
 func (t *txn) emit(a model.Action, value, decision string, pc, refusal int) {
 	e := t.d.event(a, value, decision, pc, refusal)
-	t.put(Fact{Kind: kindEvent, K1: int64(len(t.d.Events) + 1), Body: mustJSON(e)})
+	body := mustJSON(e)
+	// The head of the event is e's action and refusal (an action's name
+	// and a number: JSON gives them back as they are), so put need not
+	// decode the body again: events are most of the bytes a decision
+	// writes.
+	t.d.bodies.remember(kindEvent, body, EventHead{Action: e.Action, Refusal: e.Refusal})
+	t.put(Fact{Kind: kindEvent, K1: int64(len(t.d.Events) + 1), Body: body})
 }
 
 // flushRaces traces refused racers once the gated task has committed: a
