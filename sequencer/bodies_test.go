@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -135,15 +136,36 @@ func TestRememberedBodies(t *testing.T) {
 }
 
 // TestRememberedBodiesBounded: the memory of bodies starts again when
-// it is full.
+// it holds too many bodies or too many bytes, and does not hold a body
+// above maxBodyBytes.
 func TestRememberedBodiesBounded(t *testing.T) {
 	m := newBodies(nil)
 	for n := range maxBodies + 10 {
 		if _, err := m.decode(kindPark, fmt.Appendf(nil, `{"task":%d}`, n)); err != nil {
 			t.Fatal(err)
 		}
+		if len(m.m) > maxBodies {
+			t.Fatalf("%d bodies remembered, at most %d", len(m.m), maxBodies)
+		}
 	}
-	if len(m.m) > maxBodies {
-		t.Fatalf("%d bodies remembered, at most %d", len(m.m), maxBodies)
+	pad := strings.Repeat(" ", maxBodyBytes-20)
+	for n := range 2 * maxBodiesSize / maxBodyBytes {
+		if _, err := m.decode(kindPark, fmt.Appendf(nil, `{"task":%d}%s`, n, pad)); err != nil {
+			t.Fatal(err)
+		}
+		size := 0
+		for body := range m.m {
+			size += len(body)
+		}
+		if size != m.bytes || size > maxBodiesSize {
+			t.Fatalf("%d bytes of bodies remembered (counted %d), at most %d", size, m.bytes, maxBodiesSize)
+		}
+	}
+	big := fmt.Appendf(nil, `{"task":1}%s`, strings.Repeat(" ", maxBodyBytes))
+	if _, err := m.decode(kindPark, big); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.m[string(big)]; ok {
+		t.Fatalf("a body of %d bytes was remembered, above %d", len(big), maxBodyBytes)
 	}
 }

@@ -275,6 +275,7 @@ type bodies struct {
 	schema Schema
 	mu     sync.Mutex
 	m      map[string]decoded
+	bytes  int // the bodies' bytes in m
 }
 
 type decoded struct {
@@ -282,9 +283,15 @@ type decoded struct {
 	v    any
 }
 
-// maxBodies bounds the bodies remembered (an event's is about 600
-// bytes): when full, the map starts again empty.
-const maxBodies = 4096
+// The bodies remembered are bounded in number (an event's body is about
+// 600 bytes) and in bytes: when either bound would be passed, the map
+// starts again empty. A body above maxBodyBytes (a run's large input,
+// say) is decoded each time rather than held.
+const (
+	maxBodies     = 4096
+	maxBodiesSize = 8 << 20
+	maxBodyBytes  = 64 << 10
+)
 
 func newBodies(schema Schema) *bodies { return &bodies{schema: schema, m: map[string]decoded{}} }
 
@@ -300,29 +307,30 @@ func (m *bodies) decode(kind string, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
-	if len(m.m) >= maxBodies {
-		clear(m.m)
-	}
-	m.m[string(body)] = decoded{kind, b}
-	m.mu.Unlock()
+	m.remember(kind, body, b)
 	return b, nil
 }
 
-// remember records v as what body of kind decodes to, for a body this
-// process encoded from a value whose decoded form it knows exactly
-// (TestRememberedBodies decodes every remembered body to check). Nothing
-// when m is nil.
+// remember records v as what body of kind decodes to: decode's result,
+// or for a body this process encoded, a value whose decoded form it
+// knows exactly (TestRememberedBodies decodes every remembered body to
+// check). Nothing when m is nil.
 func (m *bodies) remember(kind string, body []byte, v any) {
-	if m == nil {
+	if m == nil || len(body) > maxBodyBytes {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.m) >= maxBodies {
+	if _, ok := m.m[string(body)]; ok {
+		m.m[string(body)] = decoded{kind, v}
+		return
+	}
+	if len(m.m) >= maxBodies || m.bytes+len(body) > maxBodiesSize {
 		clear(m.m)
+		m.bytes = 0
 	}
 	m.m[string(body)] = decoded{kind, v}
+	m.bytes += len(body)
 }
 
 // addFact adds one fact to the view. Facts of a kind must come in key
