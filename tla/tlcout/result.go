@@ -493,12 +493,15 @@ func classify(c Code) (Kind, bool) {
 
 var (
 	nameInvariantRE = regexp.MustCompile(`^Invariant (\S+) is violated`)
-	nameActionRE    = regexp.MustCompile(`^Action property (\S+) is violated`)
-	nameInitPropRE  = regexp.MustCompile(`^Property (\S+) is violated by the initial state`)
-	nameAssumeRE    = regexp.MustCompile(`^(?:Assumption|Evaluating assumption) (.+?) (?:is false\.|failed\.)`)
-	namePostRE      = regexp.MustCompile(`^(?:Postcondition|Evaluating postcondition) (\S+) at `)
-	nameEvalRE      = regexp.MustCompile(`^Evaluating (?:invariant|action property) (\S+) failed`)
-	nameTemporalRE  = regexp.MustCompile(`^Temporal propert(?:y|ies) (.*?) (?:was|were) violated\.`)
+	// A property TLC cannot name (a conjunct of an instantiated
+	// module's formula: Spec == I!Spec) is named by its location,
+	// "line 28, col 6 to line 28, col 33 of module M".
+	nameActionRE   = regexp.MustCompile(`^Action property (\S+|line \d+, col \d+ to line \d+, col \d+ of module \S+) is violated`)
+	nameInitPropRE = regexp.MustCompile(`^Property (\S+|line \d+, col \d+ to line \d+, col \d+ of module \S+) is violated by the initial state`)
+	nameAssumeRE   = regexp.MustCompile(`^(?:Assumption|Evaluating assumption) (.+?) (?:is false\.|failed\.)`)
+	namePostRE     = regexp.MustCompile(`^(?:Postcondition|Evaluating postcondition) (\S+) at `)
+	nameEvalRE     = regexp.MustCompile(`^Evaluating (?:invariant|action property) (\S+) failed`)
+	nameTemporalRE = regexp.MustCompile(`^Temporal propert(?:y|ies) (.*?) (?:was|were) violated\.`)
 )
 
 // names extracts the names of the violated invariants or properties.
@@ -597,8 +600,10 @@ var (
 	statsSimRE    = regexp.MustCompile(`^The number of states generated: ([\d,.']+)`)
 	searchDepthRE = regexp.MustCompile(`^The depth of the complete state graph search is (-?[\d,.']+)\.`)
 	outdegreeRE   = regexp.MustCompile(`^The average outdegree of the complete state graph is ([\d,.']+) \(minimum is ([\d,.']+), the maximum ([\d,.']+) and the 95th percentile is ([\d,.']+)\)`)
-	temporalRE    = regexp.MustCompile(`^Checking (?:\S+ )?temporal properties for the (complete|current) state space with ([\d,.']+) total distinct states`)
-	collisionRE   = regexp.MustCompile(`(calculated \(optimistic\)|based on the actual fingerprints):\s+val = (\S+)`)
+	// "Checking temporal properties ...", "Checking 2 branches of
+	// temporal properties ..." (a property that is a disjunction).
+	temporalRE  = regexp.MustCompile(`^Checking (?:\S+ |\d+ branches of )?temporal properties for the (complete|current) state space with ([\d,.']+) total distinct states`)
+	collisionRE = regexp.MustCompile(`(calculated \(optimistic\)|based on the actual fingerprints):\s+val = (\S+)`)
 )
 
 // number reads a count as TLC prints it, with the grouping separators of

@@ -486,6 +486,33 @@ func TestTemporalNames(t *testing.T) {
 	}
 }
 
+// TLC names a property it cannot name otherwise (a conjunct of a
+// formula, an instance's Spec) by its location, and says how many
+// branches of a disjunctive property it checks: both were "malformed
+// output" before (internal/tools/mutants met them on mutants of
+// tlaplus/Examples' EWD840 and Barrier).
+func TestPropertiesNamedByLocation(t *testing.T) {
+	loc := "line 28, col 6 to line 28, col 33 of module SyncTerminationDetection"
+	out := msg(CodeCheckingTemporalProps, 0, "Checking 2 branches of temporal properties for the complete state space with 536 total distinct states at (2026-12-06 05:35:41)") +
+		msg(CodePropertyViolatedInitial, SeverityError, "Property "+loc+" is violated by the initial state:\n/\\ x = 1") +
+		msg(CodeActionPropertyViolatedBehavior, SeverityError, "Action property "+loc+" is violated.")
+	r, err := Parse(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []TemporalCheck{{Complete: true, Distinct: 536, InputLine: 1}}; !reflect.DeepEqual(r.TemporalChecks, want) {
+		t.Errorf("temporal checks %+v, want %+v", r.TemporalChecks, want)
+	}
+	if len(r.Violations) != 2 {
+		t.Fatalf("%d violations, want 2", len(r.Violations))
+	}
+	for _, v := range r.Violations {
+		if !reflect.DeepEqual(v.Names, []string{loc}) {
+			t.Errorf("%s: names %q, want the location", v.Kind, v.Names)
+		}
+	}
+}
+
 func TestMalformedBodies(t *testing.T) {
 	tests := []struct{ out, want string }{
 		{msg(CodeProgressStats, 0, "Progress at some time"),
