@@ -10,13 +10,13 @@ FUZZTIME ?= 30s
 NPM      ?= npm
 
 .PHONY: help check test test-short lint deps verify verify-long fuzz build clean bench bench-docs bench-large bench-fpset
-.PHONY: bin/tlcrun bin/seqctl bin/conformance bin/testsum bin/subjects
+.PHONY: bin/tlcrun bin/seqctl bin/conformance bin/testsum bin/subjects bin/mutants
 bin/tlcrun bin/seqctl bin/conformance:
 	$(GO) build -o $@ ./cmd/$(notdir $@)
 # The repository's own tools the targets run, built the same way: testsum
 # exits with go test's status (2 for a build or flag error), which go run
 # would turn into 1.
-bin/testsum bin/subjects:
+bin/testsum bin/subjects bin/mutants:
 	$(GO) build -o $@ ./internal/tools/$(notdir $@)
 
 help: ## list the targets
@@ -331,3 +331,19 @@ bin/examples:
 	$(GO) build -o $@ ./internal/tools/examples
 examples: examples-env bin/tlcrun bin/examples ## the interpreter on the tlaplus/Examples suite against the manifests: make examples EXAMPLES=/path/to/Examples [EXAMPLES_FLAGS=...]
 	bin/examples -examples $(EXAMPLES) -tlcrun $(TLCRUN) $(EXAMPLES_FLAGS)
+
+# The mutation differential (internal/tools/mutants, docs/mutants.md):
+# small syntactic changes to the specs of spec/R0.cfg, examples/twophase,
+# examples/queue and, with EXAMPLES (a tlaplus/Examples checkout made
+# elsewhere), a few of its models, each checked by the interpreter and by
+# TLC, whose verdicts must agree. Needs TLC (TLA2TOOLS_JAR, or tlcrun
+# install): without it the tool exits 3 and the target says it skipped.
+# MUTANTS_FLAGS: -seed, -n (mutants per model), -timeout, -filter, and
+# -out docs/mutants.md to rewrite the document's table. Exit 1 when a
+# mutant is DIFFER.
+MUTANTS_FLAGS ?=
+.PHONY: mutants
+mutants: bin/tlcrun bin/mutants ## the interpreter against TLC on mutants of the specs (needs TLC; [EXAMPLES=...] [MUTANTS_FLAGS=...]); a few minutes
+	@bin/mutants -tlcrun $(TLCRUN) $(if $(EXAMPLES),-examples $(EXAMPLES)) $(MUTANTS_FLAGS); code=$$?; \
+	  if [ $$code = 3 ]; then echo "make mutants: skipped: TLC cannot run here (set TLA2TOOLS_JAR to tla2tools.jar, or run tlcrun install)"; exit 0; fi; \
+	  exit $$code
