@@ -1514,7 +1514,17 @@ func (cc *compiler) except(x *syntax.Except, c cs) cexpr {
 }
 
 // exceptAt returns f with the value at path keys replaced by upd(old).
+// A key outside its function's domain leaves f as it is, upd not called:
+// [f EXCEPT ![x] = e] is [y \in DOMAIN f |-> IF y = x THEN e ELSE f[y]],
+// which is f when x is not in DOMAIN f, and TLC skips such an update
+// (with a warning) without evaluating e.
 func exceptAt(f Value, keys []Value, upd func(Value) Value, file string, pos syntax.Pos) Value {
+	if g, ok := f.(*LazyFcn); ok {
+		f = g.force()
+	}
+	if !inDomain(f, keys[0], file, pos) {
+		return f
+	}
 	old := applyFcn(f, keys[0], file, pos)
 	var nv Value
 	if len(keys) == 1 {
@@ -1536,11 +1546,32 @@ func exceptAt(f Value, keys []Value, upd func(Value) Value, file string, pos syn
 		vs := slices.Clone(g.Vals)
 		vs[i] = nv
 		return &Fcn{Keys: g.Keys, Vals: vs}
-	case *LazyFcn:
-		return exceptAt(g.force(), keys, upd, file, pos)
 	}
 	failAt(file, pos, "EXCEPT on %s, which is not a function", String(f))
 	return nil
+}
+
+// inDomain says whether x is in the domain of f, a function (a
+// sequence, record or function forced); anything else fails as EXCEPT
+// on a value that is not a function.
+func inDomain(f, x Value, file string, pos syntax.Pos) bool {
+	switch g := f.(type) {
+	case *Seq:
+		n, ok := x.(Int)
+		return ok && n >= 1 && int(n) <= len(g.Elems)
+	case *Rcd:
+		s, ok := x.(Str)
+		if !ok {
+			return false
+		}
+		_, found := slices.BinarySearch(g.Names, string(s))
+		return found
+	case *Fcn:
+		_, found := slices.BinarySearchFunc(g.Keys, x, Compare)
+		return found
+	}
+	failAt(file, pos, "EXCEPT on %s, which is not a function", String(f))
+	return false
 }
 
 // unchangedExpr is UNCHANGED e as a value: e' = e.

@@ -197,7 +197,13 @@ var exprCases = []struct{ expr, want string }{
 	{`[[a |-> 1] EXCEPT !.a = @ + 1, !.a = @ * 10]`, "[a |-> 20]"},
 	{`[[x \in 1..2 |-> [y \in 1..2 |-> 0]] EXCEPT ![1][2] = 7]`, "<<<<0, 7>>, <<0, 0>>>>"},
 	{`[[x \in 1..2 |-> <<0>>] EXCEPT ![2][1] = @ + 1, ![1] = <<>>]`, "<<<<>>, <<1>>>>"},
-	{`[(1 :> 1) EXCEPT ![2] = 0]`, "error: outside its domain"},
+	// Outside the domain an update changes nothing and @ is not
+	// evaluated, as TLC (which warns); docs/mutants.md.
+	{`[(1 :> 1) EXCEPT ![2] = 0]`, "<<1>>"},
+	{`[(1 :> 1) EXCEPT ![2] = @ + 1, ![1] = @ + 1]`, "<<2>>"},
+	{`[[a |-> <<1>>] EXCEPT !.a[2] = @ + 1, !.b = 3]`, "[a |-> <<1>>]"},
+	{`[(3 :> 1) EXCEPT ![3] = @ + 1, ![4] = 0]`, "(3 :> 2)"},
+	{`[3 EXCEPT ![1] = 0]`, "error: not a function"},
 	{`[x \in 1..2 |-> x] = <<1, 2>>`, "TRUE"},
 	{`[x \in {"a", "b"} |-> 1] = [a |-> 1, b |-> 1]`, "TRUE"},
 	{`(1 :> "a" @@ 2 :> "b") = <<"a", "b">>`, "TRUE"},
