@@ -219,3 +219,24 @@ func (t Tally) String() string {
 	}
 	return b.String()
 }
+
+// Key is what a run's verdict is recorded as for the bounded check that
+// needs no TLC (testdata/verdicts.tsv): the status; the first violation;
+// the counts of a complete search. The message of a failure is left
+// out (tlcrun's words and the package's differ), and so is which of
+// refused and error it was.
+func (r Result) Key() string {
+	switch r.Status {
+	case Holds:
+		return fmt.Sprintf("holds %d/%d/%d", r.Distinct, r.Generated, r.Depth)
+	case Violated:
+		k := fmt.Sprintf("violated %s %s %d", r.First.Kind, r.First.Property, r.First.Length)
+		if r.Complete {
+			k += fmt.Sprintf(" %d/%d/%d", r.Distinct, r.Generated, r.Depth)
+		}
+		return k
+	case Refused, Failed:
+		return "refused or error"
+	}
+	return r.Status.String()
+}

@@ -8,7 +8,8 @@
 // worst defect the interpreter can have.
 //
 //	go run ./internal/tools/mutants [-examples PATH] [-tlcrun bin/tlcrun] [-jar tla2tools.jar]
-//	    [-seed 1] [-n 25] [-timeout 60s] [-filter REGEXP] [-out docs/mutants.md] [-list]
+//	    [-seed 1] [-n 25] [-timeout 60s] [-filter REGEXP] [-mutant REGEXP]
+//	    [-out docs/mutants.md] [-record testdata/verdicts.tsv] [-list [-dump DIR]]
 //
 // The models are the repository's spec/R0.cfg, examples/twophase and
 // examples/queue, and, with -examples (a tlaplus/Examples checkout made
@@ -38,6 +39,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,9 +74,12 @@ var examplesModels = []string{
 	"specifications/transaction_commit/TwoPhase",
 }
 
+// examplesPrefix starts the names of tlaplus/Examples' models.
+const examplesPrefix = "Examples:"
+
 type options struct {
 	examples, tlcrun, jar, java, out, filter string
-	dump                                     string
+	dump, record, only                       string
 	seed                                     uint64
 	n                                        int
 	timeout                                  time.Duration
@@ -99,7 +104,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.n, "n", 25, "mutants per model (0: all of them)")
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "limit for each run of each checker")
 	fs.StringVar(&o.filter, "filter", "", "only the models whose name matches this regexp")
+	fs.StringVar(&o.only, "mutant", "", "of the picked mutants, only those whose ID (eq-neq@75:19[= -> #]) matches this regexp")
 	fs.StringVar(&o.out, "out", "", `the markdown table (docs/mutants.md; "" for none)`)
+	fs.StringVar(&o.record, "record", "", "write the interpreter's verdicts on the repository's models' mutants here (testdata/verdicts.tsv, which CI checks without TLC)")
 	fs.BoolVar(&o.list, "list", false, "list the picked mutants, their change and position, and run nothing")
 	fs.StringVar(&o.dump, "dump", "", "with -list, also write each picked mutant's text into this folder (outside the repository)")
 	if err := fs.Parse(args); err != nil {
@@ -143,7 +150,7 @@ func (o options) models() ([]Model, error) {
 	if o.examples != "" {
 		for _, p := range examplesModels {
 			base := filepath.Join(o.examples, filepath.FromSlash(p))
-			ms = append(ms, Model{Name: "Examples:" + p + ".cfg", Spec: base + ".tla", Cfg: base + ".cfg"})
+			ms = append(ms, Model{Name: examplesPrefix + p + ".cfg", Spec: base + ".tla", Cfg: base + ".cfg"})
 		}
 	}
 	if o.filter == "" {
@@ -172,6 +179,12 @@ func mutants(o options, args []string, stdout io.Writer) error {
 		mutants []Mutant
 		total   int
 	}
+	var only *regexp.Regexp
+	if o.only != "" {
+		if only, err = regexp.Compile(o.only); err != nil {
+			return usageError{fmt.Errorf("-mutant: %w", err)}
+		}
+	}
 	var todo []picked
 	for _, m := range models {
 		src, err := os.ReadFile(m.Spec)
@@ -182,7 +195,11 @@ func mutants(o options, args []string, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.Name, err)
 		}
-		todo = append(todo, picked{m, Pick(all, o.seed, m.Name, o.n), len(all)})
+		ms := Pick(all, o.seed, m.Name, o.n)
+		if only != nil {
+			ms = slices.DeleteFunc(ms, func(mu Mutant) bool { return !only.MatchString(mu.ID()) })
+		}
+		todo = append(todo, picked{m, ms, len(all)})
 	}
 	if o.list {
 		for _, p := range todo {
@@ -240,6 +257,13 @@ func mutants(o options, args []string, stdout io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(stdout, "wrote", o.out)
+	}
+	if o.record != "" {
+		err := atomicfile.WriteFile(o.record, func(w io.Writer) error { return WriteRecord(w, meta, reports) })
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "wrote", o.record)
 	}
 	if differ {
 		return errDiffer

@@ -118,3 +118,25 @@ func Splice(old, gen string) string {
 	}
 	return old[:i] + region + old[j+len(endMark):]
 }
+
+// WriteRecord writes the interpreter's verdict on each mutant of the
+// repository's own models (not tlaplus/Examples', whose texts are not
+// here), for the bounded check CI runs without TLC (record_test.go):
+// one line per mutant, tab-separated: model, mutant ID, the
+// interpreter's Result.Key, TLC's (for the reader), the class.
+func WriteRecord(w io.Writer, meta Meta, reports []ModelReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s (seed %d, %d per model): the interpreter's verdicts, checked without TLC by record_test.go\n",
+		strings.TrimSpace(meta.Command), meta.Seed, meta.N)
+	b.WriteString("# model\tmutant\tinterpreter\tTLC\tclass\n")
+	for _, r := range reports {
+		if strings.HasPrefix(r.Model.Name, examplesPrefix) {
+			continue
+		}
+		for _, row := range r.Rows {
+			fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", r.Model.Name, row.Mutant.ID(), row.Interp.Key(), row.TLC.Key(), row.Comparison.Class)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

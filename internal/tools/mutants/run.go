@@ -177,11 +177,10 @@ func (r Runner) TLC(ctx context.Context, dir, spec, cfg string) Result {
 		res.Status, res.Message = Failed, err.Error()
 		return res
 	}
-	if !out.Finished || out.Stats == nil {
-		res.Status, res.Message = Failed, "TLC stopped before its end"
-		return res
-	}
 	fromTLC(&res, out, c)
+	if res.Status == Holds && (!out.Finished || out.Stats == nil) {
+		res.Status, res.Message = Failed, "TLC stopped before its end"
+	}
 	return res
 }
 
@@ -190,8 +189,10 @@ func (r Runner) TLC(ctx context.Context, dir, spec, cfg string) Result {
 // the Go engine's comparisons): a false ASSUME is an error (Result.Err),
 // not a violation.
 func fromTLC(res *Result, out *tlcout.Result, cfg *tlacfg.Config) {
-	res.Distinct, res.Generated, res.Depth = out.Stats.Distinct, out.Stats.Generated, int64(out.Depth)
-	res.Status, res.Complete = Holds, true
+	if out.Stats != nil {
+		res.Distinct, res.Generated, res.Depth = out.Stats.Distinct, out.Stats.Generated, int64(out.Depth)
+	}
+	res.Status, res.Complete = Holds, out.Stats != nil
 	for _, is := range out.Violations {
 		var v Violation
 		switch is.Kind {
@@ -220,7 +221,11 @@ func fromTLC(res *Result, out *tlcout.Result, cfg *tlacfg.Config) {
 			res.Status, res.First = Violated, v
 		}
 		res.All = append(res.All, v)
-		if v.Kind != "liveness" {
+		// TLC checks temporal properties once the search is complete,
+		// but action properties ([][A]_v) and properties of the
+		// initial states on the way, stopping it; the interpreter
+		// checks all of them after its search.
+		if is.Code != tlcout.CodeTemporalPropertyViolated {
 			res.Complete = false
 		}
 	}
