@@ -351,6 +351,10 @@ func (b *builder) property(name string, d *def, top *frame, m *Model) {
 			}
 			in, c3, rs3 := b.open(y.X, c2, rs)
 			switch z := in.(type) {
+			case *syntax.Always:
+				// [][]F is []F.
+				conj(z, c3, rs3, where, guard)
+				return
 			case *syntax.BoxAction:
 				add(TActionAlways, nil, nil, b.stepPred(name, z.Action, z.V, false, c3, rs3))
 				return
@@ -384,6 +388,11 @@ func (b *builder) property(name string, d *def, top *frame, m *Model) {
 				return
 			}
 			in, c3, rs3 := b.open(y.X, c2, rs)
+			if ev, ok := in.(*syntax.Eventually); ok {
+				// <><>F is <>F.
+				conj(ev, c3, rs3, where, guard)
+				return
+			}
 			if al, ok := in.(*syntax.Always); ok {
 				if !b.isTemporal(al.X, c3.sc) {
 					add(TEventuallyAlways, pred(al.X, c3, rs3), nil, nil)
