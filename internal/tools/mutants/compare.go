@@ -36,6 +36,11 @@ func (s Status) String() string {
 type Violation struct {
 	Kind, Property string
 	Length         int
+	// OfProperty is true for an invariant violation of a cfg PROPERTY
+	// []P, which each checker checks as an invariant: TLC names it by
+	// P's operator ([]Completed: "Completed"), the interpreter by the
+	// property ("Liveness"); such names are not compared.
+	OfProperty bool
 }
 
 func (v Violation) String() string {
@@ -55,6 +60,15 @@ func (v Violation) same(w Violation) bool {
 		// TLC names a conjunct of a property by its location, the
 		// interpreter by the cfg's name.
 		return true
+	}
+	if v.Kind == "invariant" && w.Kind == "invariant" && v.OfProperty && w.OfProperty {
+		return v.Length == w.Length
+	}
+	// A property []P under \A, or [][]P: the interpreter checks it as
+	// an invariant, TLC (at times) as a temporal property of the same
+	// name.
+	if v.OfProperty && w.Kind == "liveness" || w.OfProperty && v.Kind == "liveness" {
+		return v.Property == w.Property
 	}
 	if v.Kind != w.Kind || v.Property != w.Property {
 		return false

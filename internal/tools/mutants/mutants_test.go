@@ -28,6 +28,8 @@ Dec == /\ y # 1
        /\ UNCHANGED <<x, s>>
 Next == Inc \/ Dec \/ (x = 2 /\ UNCHANGED vars)
 Inv == x \in 0..2 /\ Cardinality(s) <= 2 /\ TRUE
+Fair == WF_vars(Inc) /\ SF_<<x, y>>(Dec /\ (x = 1))
+Live == [][Next]_vars /\ []<>(x = 2) /\ []<><<Inc>>_vars
 ====
 `
 
@@ -69,6 +71,13 @@ func TestOperatorsMakeTheIntendedText(t *testing.T) {
 		{`unchanged-var@13:23[dropped x]`, 13, `       /\ UNCHANGED << s>>`},
 		{`unchanged-var@14:43[dropped y of vars]`, 14, `Next == Inc \/ Dec \/ (x = 2 /\ UNCHANGED <<x, s>>)`},
 		{`and-or@14:30[/\ -> \/]`, 14, `Next == Inc \/ Dec \/ (x = 2 \/ UNCHANGED vars)`},
+		{`wf-sf@16:9[WF_ -> SF_]`, 16, `Fair == SF_vars(Inc) /\ SF_<<x, y>>(Dec /\ (x = 1))`},
+		{`wf-sf@16:25[SF_ -> WF_]`, 16, `Fair == WF_vars(Inc) /\ WF_<<x, y>>(Dec /\ (x = 1))`},
+		{`drop-fairness@16:9[WF_ -> TRUE]`, 16, `Fair == TRUE /\ SF_<<x, y>>(Dec /\ (x = 1))`},
+		{`drop-fairness@16:25[SF_ -> TRUE]`, 16, `Fair == WF_vars(Inc) /\ TRUE`},
+		{`box-diamond@17:26[[] -> <>]`, 17, `Live == [][Next]_vars /\ <><>(x = 2) /\ []<><<Inc>>_vars`},
+		{`box-diamond@17:28[<> -> []]`, 17, `Live == [][Next]_vars /\ [][](x = 2) /\ []<><<Inc>>_vars`},
+		{`box-diamond@17:41[[] -> <>]`, 17, `Live == [][Next]_vars /\ []<>(x = 2) /\ <><><<Inc>>_vars`},
 	}
 	for _, c := range cases {
 		m, ok := byID[c.id]
@@ -100,8 +109,12 @@ func TestOperatorsMakeTheIntendedText(t *testing.T) {
 	if got := line(string(first.Text), 12); got != `       /\ y' = y - 1` {
 		t.Errorf("drop-conjunct of a first item: line 12 is %q", got)
 	}
-	// \in of a bound, an infix /\ outside an action: not mutated.
+	// \in of a bound, an infix /\ outside an action, the [] of
+	// [][A]_v and the <> of <><<A>>_v: not mutated.
 	for id := range byID {
+		if strings.HasPrefix(id, "box-diamond@17:9[") || strings.HasPrefix(id, "box-diamond@17:43[") {
+			t.Errorf("%s: the box of an action formula mutated", id)
+		}
 		if strings.HasPrefix(id, "and-or@5:") || strings.HasPrefix(id, "and-or@15:") {
 			t.Errorf("%s: /\\ outside an action mutated", id)
 		}
@@ -244,6 +257,29 @@ func TestCompareClassifies(t *testing.T) {
 	loc.First.Property = "line 28, col 6 to line 28, col 33 of module M"
 	if got := Compare(live(3), loc); got.Class != Agree {
 		t.Errorf("a property TLC names by its location: %s (%s), want agree", got.Class, got.Detail)
+	}
+	// A PROPERTY []P, checked as an invariant: TLC names it by P, the
+	// interpreter by the property; only the length counts.
+	prop := func(name string, n int) Result {
+		v := Violation{Kind: "invariant", Property: name, Length: n, OfProperty: true}
+		return Result{Status: Violated, First: v, All: []Violation{v}}
+	}
+	if got := Compare(prop("Liveness", 1), prop("Completed", 1)); got.Class != Agree {
+		t.Errorf("a property []P checked as an invariant: %s (%s), want agree", got.Class, got.Detail)
+	}
+	if got := Compare(prop("Liveness", 1), prop("Completed", 2)); got.Class != Differ {
+		t.Errorf("a property []P violated at another depth: %s, want DIFFER", got.Class)
+	}
+	if got := Compare(prop("Bad", 4), live(4)); got.Class != Differ {
+		t.Errorf("a property []P against another temporal property: %s, want DIFFER", got.Class)
+	}
+	tlcLive := live(4)
+	tlcLive.First.Property = "Bad"
+	if got := Compare(prop("Bad", 4), tlcLive); got.Class != Agree {
+		t.Errorf("a property []P the interpreter checks as an invariant, TLC as temporal: %s (%s), want agree", got.Class, got.Detail)
+	}
+	if got := Compare(prop("Liveness", 1), inv("Completed", 1)); got.Class != Differ {
+		t.Errorf("a property against a cfg invariant: %s, want DIFFER", got.Class)
 	}
 	other := live(3)
 	other.First.Property = "Other"

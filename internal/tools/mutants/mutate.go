@@ -30,11 +30,14 @@ const (
 	OpAndOr        Operator = "and-or"        // in an action: a /\ b  ->  a \/ b; a bulleted /\ list -> \/ list
 	OpDropConjunct Operator = "drop-conjunct" // in an action: one item of a bulleted /\ list removed
 	OpUnchanged    Operator = "unchanged-var" // UNCHANGED <<x, y>>  ->  UNCHANGED <<y>> (also through vars == <<...>>)
+	OpWeakStrong   Operator = "wf-sf"         // WF_v(A)  ->  SF_v(A), and back
+	OpDropFairness Operator = "drop-fairness" // WF_v(A)  ->  TRUE
+	OpBoxDiamond   Operator = "box-diamond"   // []P  ->  <>P, and back (not [][A]_v)
 )
 
 // Operators lists every operator, in the order the report lists them.
 var Operators = []Operator{OpEqNeq, OpInNotin, OpLtLe, OpCupCap, OpPlusTwo, OpPlusMinus, OpBool,
-	OpCardinality, OpAndOr, OpDropConjunct, OpUnchanged}
+	OpCardinality, OpAndOr, OpDropConjunct, OpUnchanged, OpWeakStrong, OpDropFairness, OpBoxDiamond}
 
 // Mutant is the spec's text with one mutation applied.
 type Mutant struct {
@@ -236,6 +239,68 @@ func (g *gen) expr(e syntax.Expr, action bool) {
 		}
 	case *syntax.Unchanged:
 		g.unchanged(e)
+	case *syntax.Fairness:
+		g.fairness(e)
+	case *syntax.Always:
+		if _, ok := e.X.(*syntax.BoxAction); !ok {
+			if i := g.tokenAt(e.Pos); i >= 0 && g.toks[i].Text == "[]" {
+				g.replaceToken(OpBoxDiamond, i, "<>")
+			}
+		}
+	case *syntax.Eventually:
+		if _, ok := e.X.(*syntax.AngleAction); !ok {
+			if i := g.tokenAt(e.Pos); i >= 0 && g.toks[i].Text == "<>" {
+				g.replaceToken(OpBoxDiamond, i, "[]")
+			}
+		}
+	}
+}
+
+// fairness adds WF_v(A) as SF_v(A) (and back), and as TRUE: the
+// liveness checker's side of the spec.
+func (g *gen) fairness(e *syntax.Fairness) {
+	i := g.tokenAt(e.Pos)
+	if i < 0 || (g.toks[i].Text != "WF_" && g.toks[i].Text != "SF_") {
+		return
+	}
+	g.replaceToken(OpWeakStrong, i, map[string]string{"WF_": "SF_", "SF_": "WF_"}[g.toks[i].Text])
+	// The subscript (a name or <<...>>), then the action in parentheses.
+	j := i + 1
+	if j < len(g.toks) && g.toks[j].Text == "<<" {
+		for depth := 0; j < len(g.toks); j++ {
+			switch g.toks[j].Text {
+			case "<<":
+				depth++
+			case ">>":
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	j++
+	if j >= len(g.toks) || g.toks[j].Text != "(" {
+		return
+	}
+	for depth := 0; j < len(g.toks); j++ {
+		if g.toks[j].String {
+			continue
+		}
+		switch g.toks[j].Text {
+		case "(":
+			depth++
+		case ")":
+			depth--
+		}
+		if depth == 0 {
+			from, _, ok1 := g.tokenSpan(i)
+			_, to, ok2 := g.tokenSpan(j)
+			if ok1 && ok2 {
+				g.add(OpDropFairness, e.Pos, g.toks[i].Text+" -> TRUE", edit{from, to, "TRUE"})
+			}
+			return
+		}
 	}
 }
 

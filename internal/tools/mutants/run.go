@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,6 +138,9 @@ func (r Runner) Interp(ctx context.Context, dir, spec, cfg string, cont bool) Re
 	if code == 0 || code >= 11 && code <= 13 {
 		if jerr := json.Unmarshal(out.Bytes(), &rep); jerr == nil && rep.Verdict != "" {
 			fromReport(&res, &rep)
+			if c, err := tlacfg.ParseFileAny(cfg); err == nil {
+				markProperties(&res, c)
+			}
 			return res
 		}
 	}
@@ -178,6 +182,7 @@ func (r Runner) TLC(ctx context.Context, dir, spec, cfg string) Result {
 		return res
 	}
 	fromTLC(&res, out, c)
+	markProperties(&res, c)
 	if res.Status == Holds && (!out.Finished || out.Stats == nil) {
 		res.Status, res.Message = Failed, "TLC stopped before its end"
 	}
@@ -205,22 +210,32 @@ func fromTLC(res *Result, out *tlcout.Result, cfg *tlacfg.Config) {
 		default:
 			continue
 		}
-		switch {
-		case v.Kind == "deadlock":
-		case len(is.Names) > 0:
-			v.Property = strings.Join(is.Names, " ")
-		case v.Kind == "liveness":
-			v.Property = strings.Join(cfg.Properties, " ")
-		case is.Kind == tlcout.KindAssert:
-			v.Property = "Assert"
-		}
 		if is.Trace != nil {
 			v.Length = len(is.Trace.States)
 		}
-		if res.Status == Holds {
-			res.Status, res.First = Violated, v
+		// One violation per property named: TLC names all the
+		// temporal properties one lasso violates in one message.
+		var names []string
+		switch {
+		case v.Kind == "deadlock":
+		case len(is.Names) > 0:
+			names = is.Names
+		case v.Kind == "liveness":
+			names = []string{strings.Join(cfg.Properties, " ")}
+		case is.Kind == tlcout.KindAssert:
+			names = []string{"Assert"}
 		}
-		res.All = append(res.All, v)
+		if len(names) == 0 {
+			names = []string{""}
+		}
+		for _, n := range names {
+			w := v
+			w.Property = n
+			if res.Status == Holds {
+				res.Status, res.First = Violated, w
+			}
+			res.All = append(res.All, w)
+		}
 		// TLC checks temporal properties once the search is complete,
 		// but action properties ([][A]_v) and properties of the
 		// initial states on the way, stopping it; the interpreter
@@ -228,6 +243,20 @@ func fromTLC(res *Result, out *tlcout.Result, cfg *tlacfg.Config) {
 		if is.Code != tlcout.CodeTemporalPropertyViolated {
 			res.Complete = false
 		}
+	}
+}
+
+// markProperties marks the invariant violations that are not of the
+// cfg's invariants: a PROPERTY []P checked as one (Violation.OfProperty).
+func markProperties(res *Result, cfg *tlacfg.Config) {
+	mark := func(v *Violation) {
+		if v.Kind == "invariant" && !slices.Contains(cfg.Invariants, v.Property) && v.Property != "Assert" {
+			v.OfProperty = true
+		}
+	}
+	mark(&res.First)
+	for i := range res.All {
+		mark(&res.All[i])
 	}
 }
 
