@@ -142,9 +142,16 @@ Next == \E v \in {1, 2} : x' = [k \in {v} |-> k]
 	for _, m := range all {
 		ids = append(ids, m.ID())
 	}
-	want := []string{`eq-neq@3:11[= -> #]`, `eq-neq@4:30[= -> #]`}
+	want := []string{`eq-neq@3:11[= -> #]`, `forall-exists@4:9[\E -> \A]`, `eq-neq@4:30[= -> #]`}
 	if diff := cmp.Diff(want, ids); diff != "" {
 		t.Errorf("mutants (-want +got):\n%s", diff)
+	}
+	for _, m := range all {
+		if m.Op == OpForallExists {
+			if got := line(string(m.Text), 4); got != `Next == \A v \in {1, 2} : x' = [k \in {v} |-> k]` {
+				t.Errorf("forall-exists: line 4 is %q", got)
+			}
+		}
 	}
 }
 

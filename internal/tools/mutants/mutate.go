@@ -33,11 +33,12 @@ const (
 	OpWeakStrong   Operator = "wf-sf"         // WF_v(A)  ->  SF_v(A), and back
 	OpDropFairness Operator = "drop-fairness" // WF_v(A)  ->  TRUE
 	OpBoxDiamond   Operator = "box-diamond"   // []P  ->  <>P, and back (not [][A]_v)
+	OpForallExists Operator = "forall-exists" // \A x \in S : P  ->  \E x \in S : P, and back
 )
 
 // Operators lists every operator, in the order the report lists them.
 var Operators = []Operator{OpEqNeq, OpInNotin, OpLtLe, OpCupCap, OpPlusTwo, OpPlusMinus, OpBool,
-	OpCardinality, OpAndOr, OpDropConjunct, OpUnchanged, OpWeakStrong, OpDropFairness, OpBoxDiamond}
+	OpCardinality, OpAndOr, OpDropConjunct, OpUnchanged, OpWeakStrong, OpDropFairness, OpBoxDiamond, OpForallExists}
 
 // Mutant is the spec's text with one mutation applied.
 type Mutant struct {
@@ -241,6 +242,15 @@ func (g *gen) expr(e syntax.Expr, action bool) {
 		g.unchanged(e)
 	case *syntax.Fairness:
 		g.fairness(e)
+	case *syntax.Quant:
+		if i := g.tokenAt(e.Pos); i >= 0 {
+			switch g.toks[i].Text {
+			case "\\A", "\\forall":
+				g.replaceToken(OpForallExists, i, "\\E")
+			case "\\E", "\\exists":
+				g.replaceToken(OpForallExists, i, "\\A")
+			}
+		}
 	case *syntax.Always:
 		if _, ok := e.X.(*syntax.BoxAction); !ok {
 			if i := g.tokenAt(e.Pos); i >= 0 && g.toks[i].Text == "[]" {
