@@ -39,8 +39,11 @@ type Mirrored struct {
 }
 
 // Mirror hides a registration's types: the one line per spec of a
-// build's registry (package registry).
-func Mirror[S, L any](r tlaspec.Registration[S, L]) Mirrored {
+// build's registry (package registry). erase hides a bound spec's types
+// for trace replay and the report's drawings: the registry passes
+// tracecheck.Erase, which instantiates the typed replayer at S and L
+// (check, below tracecheck, cannot name it); nil means tlaspec.Erase.
+func Mirror[S, L any](r tlaspec.Registration[S, L], erase func(tlaspec.Spec[S, L]) tlaspec.Any) Mirrored {
 	return Mirrored{
 		Module: r.Module, Constants: r.Constants, Invariants: r.Invariants, Temporal: r.Temporal,
 		Record: r.Record, validate: r.Validate,
@@ -52,7 +55,7 @@ func Mirror[S, L any](r tlaspec.Registration[S, L]) Mirrored {
 			if err != nil {
 				return nil, err
 			}
-			return Bind(sp), nil
+			return Bind(sp, erase), nil
 		},
 	}
 }
@@ -123,10 +126,16 @@ type Bound interface {
 	Any() tlaspec.Any
 }
 
-// Bind hides a spec's types behind Bound.
-func Bind[S, L any](sp tlaspec.Spec[S, L]) Bound { return bound[S, L]{sp} }
+// Bind hides a spec's types behind Bound; erase, when not nil, is how
+// its Any hides them (Mirror's).
+func Bind[S, L any](sp tlaspec.Spec[S, L], erase func(tlaspec.Spec[S, L]) tlaspec.Any) Bound {
+	return bound[S, L]{sp, erase}
+}
 
-type bound[S, L any] struct{ sp tlaspec.Spec[S, L] }
+type bound[S, L any] struct {
+	sp    tlaspec.Spec[S, L]
+	erase func(tlaspec.Spec[S, L]) tlaspec.Any
+}
 
 func (b bound[S, L]) run(ctx context.Context, j *Job, opt RunOptions) (*Report, error) {
 	if err := j.verified(); err != nil {
@@ -150,7 +159,15 @@ func (b bound[S, L]) Key(vs tlavalue.State) (string, error) {
 	return string(buf), nil
 }
 
-func (b bound[S, L]) Any() tlaspec.Any { return tlaspec.Erase(b.sp) }
+// Any is the spec with its types hidden by the registration's eraser
+// (tracecheck.Erase keeps the replayer instantiated at them), else by
+// tlaspec.Erase.
+func (b bound[S, L]) Any() tlaspec.Any {
+	if b.erase != nil {
+		return b.erase(b.sp)
+	}
+	return tlaspec.Erase(b.sp)
+}
 
 // BindModule binds a mirrored module other than Resume to constant values
 // (a trace's header), checking every invariant the spec defines. The error
@@ -240,7 +257,7 @@ func MirroredModules() []string {
 // resumeMirror is Resume's registration, hidden as every other spec's:
 // the cfg loader binds a cfg of Resume through it as it binds a cfg of
 // any registered spec (a variable so that a test can show it is used).
-var resumeMirror = Mirror(resume.Registration)
+var resumeMirror = Mirror(resume.Registration, nil)
 
 // fromRegistration validates a cfg against a registered spec, Resume or
 // another, and binds it with the registration's Bind: the behaviour spec

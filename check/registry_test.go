@@ -18,7 +18,7 @@ import (
 // it from package registry, which imports check and so cannot be imported
 // here: these tests register it themselves, as the registry does.
 func init() {
-	if err := Register(Mirror(twophase.Registration)); err != nil {
+	if err := Register(Mirror(twophase.Registration, nil)); err != nil {
 		panic(err)
 	}
 }
@@ -31,7 +31,7 @@ func TestResumeRegistration(t *testing.T) {
 	if err := resume.Registration.Validate(); err != nil {
 		t.Error(err)
 	}
-	if err := Register(Mirror(resume.Registration)); err == nil {
+	if err := Register(Mirror(resume.Registration, nil)); err == nil {
 		t.Error("Resume registered as a spec besides itself")
 	}
 }
@@ -44,7 +44,7 @@ func TestResumeBindsThroughRegistration(t *testing.T) {
 	saved := resumeMirror
 	t.Cleanup(func() { resumeMirror = saved })
 
-	resumeMirror = Mirror(resume.Registration)
+	resumeMirror = Mirror(resume.Registration, nil)
 	resumeMirror.Bind = func(map[string]tlavalue.Value, []string) (Bound, error) {
 		return nil, &tlaspec.ConstantError{Constant: "NTasks", Msg: "refused by the registration"}
 	}
@@ -55,7 +55,7 @@ func TestResumeBindsThroughRegistration(t *testing.T) {
 
 	var gotConsts []string
 	var gotProps []string
-	resumeMirror = Mirror(resume.Registration)
+	resumeMirror = Mirror(resume.Registration, nil)
 	bind := resumeMirror.Bind
 	resumeMirror.Bind = func(consts map[string]tlavalue.Value, props []string) (Bound, error) {
 		for name := range consts {

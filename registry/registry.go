@@ -8,11 +8,12 @@ package registry
 import (
 	"github.com/resumecontract/resumecheck/check"
 	"github.com/resumecontract/resumecheck/examples/twophase"
+	"github.com/resumecontract/resumecheck/tracecheck"
 )
 
 // Specs are the registrations, one line per spec.
 var Specs = []check.Mirrored{
-	check.Mirror(twophase.Registration),
+	check.Mirror(twophase.Registration, tracecheck.Erase),
 }
 
 func init() {

@@ -136,3 +136,18 @@ type Obligations interface {
 	// from is nil when t is an initial state (viol is then 0).
 	ObligationsAfter(from, t State, viol uint64) uint64
 }
+
+// ObserverOf is Observer for a typed Spec (the replayer generic in the
+// spec's types asks for it): an event's observation read once into the
+// spec's terms. An Any that offers Observer offers ObserverOf[State].
+type ObserverOf[S any] interface {
+	Observe(obs tlavalue.State) (match func(S) bool, ok bool)
+}
+
+// ObligationsOf is Obligations for a typed Spec: the same invariants kept
+// one step at a time, the states given by pointer (a state may be large;
+// from is nil when t is an initial state, and viol is then 0).
+type ObligationsOf[S any] interface {
+	ObligationNames() []string
+	ObligationsAfterStep(from, t *S, viol uint64) uint64
+}

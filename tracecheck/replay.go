@@ -23,6 +23,9 @@ type Input struct {
 	// SpecEvents are the events of a trace decoded whole, each its
 	// envelope's action and observed variables (trace.DecodeSpec).
 	SpecEvents []trace.SpecEvent
+	// SpecReader streams a spec trace's events in place of SpecEvents,
+	// for a spec bound by Erase (the typed replayer reads each once).
+	SpecReader SpecEventReader
 }
 
 // Streamer is a spec with a replayer of its own that streams its typed
@@ -48,6 +51,24 @@ func Replay(sp tlaspec.Any, in Input, opt Options) (res *Result, n int, err erro
 	}
 	if in.Events != nil {
 		return nil, 0, errors.New("tracecheck: " + sp.Module() + " has no streaming replayer for a stream of typed events")
+	}
+	if ts, ok := sp.(TypedSpec); ok {
+		r := in.SpecReader
+		if r == nil {
+			r = SpecEventsOf(in.SpecEvents)
+		}
+		res, n, err = ts.ReplayEvents(r, opt)
+		if err != nil {
+			return nil, n, err
+		}
+		explain(sp, res, in.SpecEvents, opt)
+		if in.SpecReader == nil {
+			n = res.Matched
+		}
+		return res, n, nil
+	}
+	if in.SpecReader != nil {
+		return nil, 0, errors.New("tracecheck: " + sp.Module() + " was not bound by tracecheck.Erase: its events must be decoded whole")
 	}
 	res = ReplaySpec(sp, in.SpecEvents, opt)
 	return res, res.Matched, nil

@@ -666,6 +666,18 @@ func (pm *permMemo) permuted(sp *Spec, pi int, p map[eval.ModelVal]eval.ModelVal
 	return pid
 }
 
+// ActionNames are the actions of Next, in its order: with ParseLabel,
+// what a trace's rejection needs to say why the transition an event
+// names is not enabled (tracecheck.LabelReaderOf), since Labels lists
+// only the enabled ones.
+func (sp *Spec) ActionNames() []string {
+	out := make([]string, len(sp.M.Actions))
+	for i, a := range sp.M.Actions {
+		out[i] = a.Name
+	}
+	return out
+}
+
 // ParseLabel reads a label as Label prints it ("Consume(va)").
 func (sp *Spec) ParseLabel(text string) (Label, error) {
 	name, rest, _ := strings.Cut(text, "(")

@@ -31,32 +31,14 @@ type specSource struct {
 
 func (s specSource) set() bool { return s.spec != "" || s.cfg != "" }
 
-// interpretedSpec is an interpreted spec through the seam, able to read
-// an event's label back (tracecheck.LabelReader): the interpreter lists
-// only the transitions enabled in a state, and a rejection must still say
-// why the event's transition is not.
+// interpretedSpec is an interpreted spec bound for replay (the typed
+// replayer at the interpreter's types, which reads an event's label back
+// through interp.Spec's ParseLabel), and the interpreter, whose first
+// evaluation error voids a verdict.
 type interpretedSpec struct {
 	tlaspec.Any
 	sp *interp.Spec
 }
-
-func (s interpretedSpec) ActionNames() []string {
-	var out []string
-	for _, a := range s.sp.M.Actions {
-		out = append(out, a.Name)
-	}
-	return out
-}
-
-func (s interpretedSpec) ParseLabel(text string) (tlaspec.Label, error) {
-	l, err := s.sp.ParseLabel(text)
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
-}
-
-var _ tracecheck.LabelReader = interpretedSpec{}
 
 // interpreted reads the spec of src with the TLA+ interpreter at the
 // trace's constants. The behaviour spec, the invariants and the constants
@@ -142,7 +124,7 @@ func interpreted(t *trace.SpecTrace, name string, src specSource) (interpretedSp
 	if err != nil {
 		return interpretedSpec{}, err
 	}
-	return interpretedSpec{Any: tlaspec.Erase[interp.State, interp.Label](sp), sp: sp}, nil
+	return interpretedSpec{Any: tracecheck.Erase[interp.State, interp.Label](sp), sp: sp}, nil
 }
 
 // declaredConstants are the CONSTANTS of the spec's root module and of
@@ -247,7 +229,7 @@ func BindSpecTrace(t *trace.SpecTrace, name string, src SpecSource) (*LoadedSpec
 		if file == "" {
 			file = check.SpecFor(s.cfg, "")
 		}
-		ls.Spec, ls.evalErr = is, is.sp.Err
+		ls.Spec, ls.evalErr = is.Any, is.sp.Err
 		ls.Through = "the TLA+ interpreter reading " + file
 		if b, err := os.ReadFile(file); err == nil {
 			ls.SpecFile, ls.SpecText = file, string(b)
