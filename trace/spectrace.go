@@ -69,102 +69,169 @@ func IsSpecTrace(firstLine []byte) bool {
 // DecodeSpec reads a spec trace; an error names the line (and the field).
 // name is the trace's name in errors.
 func DecodeSpec(r io.Reader, name string) (*SpecTrace, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	t := &SpecTrace{Constants: map[string]tlavalue.Value{}}
-	line := 0
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%s: %w", name, &SyntaxError{Line: line, Msg: fmt.Sprintf(format, args...)})
+	d, err := NewSpecDecoder(r, name)
+	if err != nil {
+		return nil, err
 	}
-	strict := func(b []byte, v any) error {
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.DisallowUnknownFields()
-		if err := d.Decode(v); err != nil {
-			return err
+	t := d.Trace()
+	for {
+		var ev SpecEvent
+		err := d.Next(&ev)
+		if err == io.EOF {
+			return t, nil
 		}
-		if d.More() {
-			return fmt.Errorf("more than one JSON value on the line")
-		}
-		return nil
-	}
-	header := false
-	var last int64
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		if !header {
-			if err := strict(b, &t.Header); err != nil {
-				return nil, bad("header: %v", err)
-			}
-			if t.Header.Format != SpecFormat || (t.Header.Version != 1 && t.Header.Version != OneVersion) {
-				return nil, bad("header: format %q version %d, want %q version 1 or %d", t.Header.Format, t.Header.Version, SpecFormat, OneVersion)
-			}
-			if t.Header.Module == "" {
-				return nil, bad("header: no module")
-			}
-			if t.Header.Module == ResumeModule && t.Header.Version == OneVersion {
-				return nil, bad("header: module %s: its events carry Resume's own payload (JSON values, params), read by trace.NewDecoder or trace.Open", ResumeModule)
-			}
-			names := make([]string, 0, len(t.Header.Constants))
-			for k := range t.Header.Constants {
-				names = append(names, k)
-			}
-			sort.Strings(names)
-			for _, k := range names {
-				v, err := tlavalue.Parse(t.Header.Constants[k])
-				if err != nil {
-					return nil, bad("header: constants.%s: the TLA+ value %q does not parse (%v)", k, t.Header.Constants[k], err)
-				}
-				t.Constants[k] = v
-			}
-			header = true
-			t.HeaderLine = line
-			continue
-		}
-		var raw struct {
-			Seq    int64             `json:"seq"`
-			Action string            `json:"action"`
-			Vars   map[string]string `json:"vars"`
-		}
-		if err := strict(b, &raw); err != nil {
-			return nil, bad("%v", err)
-		}
-		if raw.Seq != last+1 {
-			return nil, bad("seq %d, want %d (events are numbered from 1, in order)", raw.Seq, last+1)
-		}
-		last = raw.Seq
-		if raw.Action == "" {
-			return nil, bad("event %d names no action", raw.Seq)
-		}
-		ev := SpecEvent{Seq: raw.Seq, Line: line, Action: raw.Action}
-		names := make([]string, 0, len(raw.Vars))
-		for k := range raw.Vars {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			v, err := tlavalue.Parse(raw.Vars[k])
-			if err != nil {
-				return nil, bad("vars.%s: the TLA+ value %q does not parse (%v)", k, raw.Vars[k], err)
-			}
-			ev.Vars = append(ev.Vars, tlavalue.Var{Name: k, Value: v})
+		if err != nil {
+			return nil, err
 		}
 		t.Events = append(t.Events, ev)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			line++
-			return nil, bad("a line longer than 16 MiB")
+}
+
+// SpecDecoder reads a spec trace's events one at a time after its header,
+// so that a replay holds one event at a time however long the trace.
+type SpecDecoder struct {
+	sc   *bufio.Scanner
+	name string
+	line int
+	last int64
+	t    SpecTrace
+	err  error // the error Next returns from now on
+}
+
+// NewSpecDecoder reads a spec trace's header; an error names the line
+// (and the field), as DecodeSpec's.
+func NewSpecDecoder(r io.Reader, name string) (*SpecDecoder, error) {
+	d := &SpecDecoder{sc: bufio.NewScanner(r), name: name, t: SpecTrace{Constants: map[string]tlavalue.Value{}}}
+	d.sc.Buffer(make([]byte, 64*1024), 16<<20)
+	b, err := d.scan()
+	if err == io.EOF {
+		return nil, d.bad("empty: no header")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := d.header(b); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Trace is the trace's header and constants, without its events.
+func (d *SpecDecoder) Trace() *SpecTrace {
+	t := d.t
+	return &t
+}
+
+func (d *SpecDecoder) bad(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", d.name, &SyntaxError{Line: d.line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// scan returns the next line that is not blank, io.EOF after the last.
+func (d *SpecDecoder) scan() ([]byte, error) {
+	for d.sc.Scan() {
+		d.line++
+		if b := bytes.TrimSpace(d.sc.Bytes()); len(b) > 0 {
+			return b, nil
 		}
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if !header {
-		return nil, bad("empty: no header")
+	if err := d.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			d.line++
+			return nil, d.bad("a line longer than 16 MiB")
+		}
+		return nil, fmt.Errorf("%s: %w", d.name, err)
 	}
-	return t, nil
+	return nil, io.EOF
+}
+
+func strictJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("more than one JSON value on the line")
+	}
+	return nil
+}
+
+func (d *SpecDecoder) header(b []byte) error {
+	t := &d.t
+	if err := strictJSON(b, &t.Header); err != nil {
+		return d.bad("header: %v", err)
+	}
+	if t.Header.Format != SpecFormat || (t.Header.Version != 1 && t.Header.Version != OneVersion) {
+		return d.bad("header: format %q version %d, want %q version 1 or %d", t.Header.Format, t.Header.Version, SpecFormat, OneVersion)
+	}
+	if t.Header.Module == "" {
+		return d.bad("header: no module")
+	}
+	if t.Header.Module == ResumeModule && t.Header.Version == OneVersion {
+		return d.bad("header: module %s: its events carry Resume's own payload (JSON values, params), read by trace.NewDecoder or trace.Open", ResumeModule)
+	}
+	names := make([]string, 0, len(t.Header.Constants))
+	for k := range t.Header.Constants {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v, err := tlavalue.Parse(t.Header.Constants[k])
+		if err != nil {
+			return d.bad("header: constants.%s: the TLA+ value %q does not parse (%v)", k, t.Header.Constants[k], err)
+		}
+		t.Constants[k] = v
+	}
+	t.HeaderLine = d.line
+	return nil
+}
+
+// Next reads the next event into ev; io.EOF after the last. An error
+// names the line (and the field), and every later call returns it.
+func (d *SpecDecoder) Next(ev *SpecEvent) error {
+	if d.err != nil {
+		return d.err
+	}
+	if d.err = d.next(ev); d.err != nil {
+		return d.err
+	}
+	return nil
+}
+
+func (d *SpecDecoder) next(ev *SpecEvent) error {
+	b, err := d.scan()
+	if err != nil {
+		return err
+	}
+	var raw struct {
+		Seq    int64             `json:"seq"`
+		Action string            `json:"action"`
+		Vars   map[string]string `json:"vars"`
+	}
+	if err := strictJSON(b, &raw); err != nil {
+		return d.bad("%v", err)
+	}
+	if raw.Seq != d.last+1 {
+		return d.bad("seq %d, want %d (events are numbered from 1, in order)", raw.Seq, d.last+1)
+	}
+	d.last = raw.Seq
+	if raw.Action == "" {
+		return d.bad("event %d names no action", raw.Seq)
+	}
+	*ev = SpecEvent{Seq: raw.Seq, Line: d.line, Action: raw.Action}
+	names := make([]string, 0, len(raw.Vars))
+	for k := range raw.Vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v, err := tlavalue.Parse(raw.Vars[k])
+		if err != nil {
+			return d.bad("vars.%s: the TLA+ value %q does not parse (%v)", k, raw.Vars[k], err)
+		}
+		ev.Vars = append(ev.Vars, tlavalue.Var{Name: k, Value: v})
+	}
+	return nil
 }
 
 // ReadSpecFile reads a spec trace from a file.

@@ -41,7 +41,8 @@ func FuzzDecodeSpec(f *testing.F) {
 // FuzzOpen: any input opens as a trace of some module or is refused as
 // bad input with its line, never a panic; the envelope Open reports is
 // the header's (version 1 or 2, a module named), a Resume trace's events
-// stream to their end or to an error marked bad input, and a version 2
+// stream to their end or to an error marked bad input, a spec trace's as
+// DecodeSpec reads them whole, and a version 2
 // header of either payload is among the seeds.
 func FuzzOpen(f *testing.F) {
 	for _, glob := range []string{
@@ -74,6 +75,26 @@ func FuzzOpen(f *testing.F) {
 			t.Fatalf("opened %+v", o)
 		}
 		if o.Resume == nil {
+			// A spec trace's events stream as DecodeSpec reads them
+			// whole: the same events, or the same error.
+			var got []SpecEvent
+			var ev SpecEvent
+			var err error
+			for err = o.SpecEvents.Next(&ev); err == nil; err = o.SpecEvents.Next(&ev) {
+				got = append(got, ev)
+			}
+			whole, werr := DecodeSpec(bytes.NewReader(in), "fuzz")
+			switch {
+			case err != io.EOF && (werr == nil || werr.Error() != err.Error()):
+				t.Fatalf("streamed: %v; decoded whole: %v", err, werr)
+			case err == io.EOF && werr != nil:
+				t.Fatalf("streamed to the end; decoded whole: %v", werr)
+			case err == io.EOF && len(whole.Events) != len(got):
+				t.Fatalf("streamed %d events, decoded %d", len(got), len(whole.Events))
+			}
+			if o.SpecEvents.Next(&ev) != err {
+				t.Fatalf("Next after %v returned another error", err)
+			}
 			return
 		}
 		if o.Module != ResumeModule || o.Header.Module != "" && o.Version != OneVersion {

@@ -37,8 +37,8 @@ func Envelope(firstLine []byte) (module string, version int, ok bool) {
 	return "", 0, false
 }
 
-// Opened is a trace whose header is read: a Resume trace's Decoder, ready
-// for its events, or another spec's decoded trace.
+// Opened is a trace whose header is read, ready for its events: a Resume
+// trace's Decoder, or another spec's SpecDecoder.
 type Opened struct {
 	// Module is the spec the trace is of (ResumeModule for Resume's).
 	Module string
@@ -49,14 +49,16 @@ type Opened struct {
 	// is that header.
 	Resume *Decoder
 	Header Header
-	// Spec is the trace of any other spec, decoded whole.
-	Spec *SpecTrace
+	// Spec is the header and constants of any other spec's trace (no
+	// events: SpecEvents reads them one at a time, from the first).
+	Spec       *SpecTrace
+	SpecEvents *SpecDecoder
 }
 
 // Open reads a trace of any spec: its header's envelope says which
 // payload the events carry (Envelope), and the module's reader takes it
-// from there. Resume's events are left to be streamed from o.Resume; any
-// other spec's are decoded. An error names the trace (name) and the line.
+// from there. The events are left to be streamed: Resume's from o.Resume,
+// any other spec's from o.SpecEvents. An error names the trace (name) and the line.
 func Open(r io.Reader, name string) (*Opened, error) {
 	br := bufio.NewReaderSize(r, 64*1024)
 	b, _ := br.Peek(br.Size())
@@ -66,11 +68,12 @@ func Open(r io.Reader, name string) (*Opened, error) {
 	}
 	_, version, _ := Envelope(b)
 	if IsSpecTrace(b) {
-		t, err := DecodeSpec(br, name)
+		d, err := NewSpecDecoder(br, name)
 		if err != nil {
 			return nil, err
 		}
-		return &Opened{Module: t.Header.Module, Version: t.Header.Version, Spec: t}, nil
+		t := d.Trace()
+		return &Opened{Module: t.Header.Module, Version: t.Header.Version, Spec: t, SpecEvents: d}, nil
 	}
 	// Resume's decoder says what is wrong with anything else.
 	d := NewDecoder(br)

@@ -40,11 +40,15 @@ type Streamer interface {
 
 // Replay is the one entry point of a replay, for any spec: sp's own
 // streaming replayer (Streamer) when it offers one and the trace is a
-// stream of its events, ReplaySpec over the decoded events otherwise.
-// Either fills the same Result, with its Diagnosis when the spec can
-// explain a rejection (Explainer, or the streamer's own) and
-// Options.NoExplain is not set. n is the number of events read from a
-// stream, or for decoded events the number matched.
+// stream of its events (Resume's); else the typed replayer of a spec
+// bound by Erase, over the events decoded (SpecEvents) or streamed
+// (SpecReader); else ReplaySpec over the decoded events. Each fills the
+// same Result, with its Diagnosis when the spec can explain a rejection
+// (Explainer, or the streamer's own) and Options.NoExplain is not set.
+// n is the number of Resume's events read, or for a spec trace (decoded
+// or streamed) the number matched. An error means the trace could not
+// be read: the reader's error as it is (a SpecDecoder's names the trace
+// and the line).
 func Replay(sp tlaspec.Any, in Input, opt Options) (res *Result, n int, err error) {
 	if st, ok := sp.(Streamer); ok && in.Events != nil {
 		return st.ReplayStream(in, opt)
@@ -62,10 +66,7 @@ func Replay(sp tlaspec.Any, in Input, opt Options) (res *Result, n int, err erro
 			return nil, n, err
 		}
 		explain(sp, res, in.SpecEvents, opt)
-		if in.SpecReader == nil {
-			n = res.Matched
-		}
-		return res, n, nil
+		return res, res.Matched, nil
 	}
 	if in.SpecReader != nil {
 		return nil, 0, errors.New("tracecheck: " + sp.Module() + " was not bound by tracecheck.Erase: its events must be decoded whole")

@@ -292,7 +292,7 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 			rep.Verdict, rep.Error = "bad-input", err.Error()
 			return rep, ExitBadInput
 		}
-		spec, input.SpecEvents = ls.Spec, o.Spec.Events
+		spec, input.SpecReader = ls.Spec, o.SpecEvents
 		rep.Module, rep.Producer = o.Spec.Header.Module, &o.Spec.Header.Producer
 	case src.set() && o.Version == trace.OneVersion:
 		rep.Verdict = "bad-input"
@@ -345,8 +345,11 @@ func checkOne(cmd *cobra.Command, path string, override *model.FaultSet, src spe
 		}
 	}
 	res, n, err := tracecheck.Replay(spec, input, opt)
+	if err != nil && ls == nil {
+		err = fmt.Errorf("%s: %w", name, err)
+	}
 	if err != nil {
-		return fail(fmt.Errorf("%s: %w", name, err))
+		return fail(err) // a SpecDecoder's error names the trace
 	}
 	if ls != nil {
 		// The interpreter stops a transition it cannot evaluate: the
