@@ -295,9 +295,11 @@ func (r *replayer[S, L]) run(in SpecEventReader) (*Result, int, error) {
 }
 
 // matcher is how the successors are compared with ev's observation: the
-// spec's Observer when it offers one; the one state a full observation
-// names, by its key, when the spec reads it back to the same values;
-// else the successors' TLA+ values.
+// spec's Observer when it offers one; else their TLA+ values, except
+// that from the second successor on, a full observation is matched by
+// the key of the one state it names, when the spec reads it back to the
+// same values (reading it costs about what comparing one successor's
+// values does, so it pays only when more than one is compared).
 func (r *replayer[S, L]) matcher(ev *trace.SpecEvent) func(S) bool {
 	if len(ev.Vars) == 0 {
 		return func(S) bool { return true }
@@ -307,16 +309,25 @@ func (r *replayer[S, L]) matcher(ev *trace.SpecEvent) func(S) bool {
 			return m
 		}
 	}
-	if matchByKey && r.fullyObserved(ev.Vars) {
-		if s, err := r.sp.FromVars(ev.Vars); err == nil && sameValues(r.sp.Vars(s), ev.Vars) {
-			want := r.key(nil, s)
-			return func(t S) bool {
-				r.enc = r.key(r.enc[:0], t)
-				return bytes.Equal(r.enc, want)
+	byValues := func(t S) bool { return observed(r.sp.Vars(t), ev.Vars) }
+	if !matchByKey || !r.fullyObserved(ev.Vars) {
+		return byValues
+	}
+	calls := 0
+	var want []byte // the key of the state observed, once read
+	keyed := false
+	return func(t S) bool {
+		if calls++; calls == 2 {
+			if s, err := r.sp.FromVars(ev.Vars); err == nil && sameValues(r.sp.Vars(s), ev.Vars) {
+				want, keyed = r.key(nil, s), true
 			}
 		}
+		if !keyed {
+			return byValues(t)
+		}
+		r.enc = r.key(r.enc[:0], t)
+		return bytes.Equal(r.enc, want)
 	}
-	return func(t S) bool { return observed(r.sp.Vars(t), ev.Vars) }
 }
 
 // matchByKey lets a full observation be matched by the key of the one
