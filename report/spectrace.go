@@ -12,13 +12,13 @@ import (
 )
 
 // SpecTraceInput is a trace of any spec (trace.SpecFormat) and
-// tracecheck's verdict on it (tracecheck.ReplaySpec).
+// tracecheck's verdict on it (tracecheck.Replay).
 type SpecTraceInput struct {
 	// File names the trace (shown, not read).
 	File  string
 	Trace *trace.SpecTrace
 	Spec  tlaspec.Any
-	// Result is ReplaySpec's, with Options.Witness so that the matched
+	// Result is tracecheck.Replay's, with Options.Witness so that the matched
 	// events can be drawn as states.
 	Result *tracecheck.Result
 	// Through says what replayed it ("the Go mirror of TwoPhase").

@@ -1,5 +1,5 @@
-// Package tracecheck replays recorded executions against the Go model of
-// the resume contract.
+// Package tracecheck replays recorded executions against a spec: the Go
+// model of the resume contract, or any spec of the seam (package tlaspec).
 //
 // A trace is accepted when some behaviour of the spec (at the constants and
 // fault switches of its header) takes, step by step, the transition each
@@ -36,8 +36,11 @@
 // The commands replay every trace, of any spec, through one entry point,
 // Replay: a spec that offers Streamer (ResumeSpec does: the Checker above,
 // then the fault models) gets the trace as a stream of its typed events;
-// any other is replayed by ReplaySpec over the decoded events:
+// a spec bound by Erase (a registered mirror, the interpreter's spec) is
+// replayed by the one replayer generic in its state and label types,
+// streaming its events; ReplaySpec is that replayer over hidden types:
 //
 //	o, err := trace.Open(f, "run.ndjson")        // either version, any spec
 //	res, n, err := tracecheck.Replay(tracecheck.ResumeSpec(m), tracecheck.Input{Name: "run.ndjson", Events: open}, opt)
+//	res, n, err = tracecheck.Replay(tracecheck.Erase(sp), tracecheck.Input{SpecReader: o.SpecEvents}, opt)
 package tracecheck
