@@ -116,10 +116,9 @@ func (e erased[S, L]) Key(s State) string {
 // observation read once into the spec's own terms, so that matching each
 // successor does not convert its variables to TLA+ values. ok is false
 // when the spec cannot read it (a value its states never hold, a name
-// that is no variable); the caller then compares TLA+ values.
-type Observer interface {
-	Observe(obs tlavalue.State) (match func(State) bool, ok bool)
-}
+// that is no variable); the caller then compares TLA+ values. It is
+// ObserverOf at the hidden state type.
+type Observer = ObserverOf[State]
 
 // Obligations is a capability a spec may offer beside Any (asked for
 // with a type assertion, as io.WriterTo is): some of its invariants kept
@@ -139,7 +138,7 @@ type Obligations interface {
 
 // ObserverOf is Observer for a typed Spec (the replayer generic in the
 // spec's types asks for it): an event's observation read once into the
-// spec's terms. An Any that offers Observer offers ObserverOf[State].
+// spec's terms.
 type ObserverOf[S any] interface {
 	Observe(obs tlavalue.State) (match func(S) bool, ok bool)
 }

@@ -17,14 +17,20 @@ import (
 // tlaspec.Observer, which reads it once into its own terms. A
 // rejected trace of a spec that offers Explainer has its Diagnosis.
 //
-// It is the one replayer of Erase's specs (typed.go) instantiated at the
-// hidden types: states deduplicated by sp.Key, capabilities asked of sp.
-// A spec bound by Erase is replayed at its own types by Replay.
+// It is the one replayer (typed.go): at sp's own types when sp was bound
+// by Erase, else at the hidden types, states told apart by sp.Key and
+// capabilities asked of sp.
 func ReplaySpec(sp tlaspec.Any, events []trace.SpecEvent, opt Options) *Result {
-	rp := newReplayer[tlaspec.State, tlaspec.Label](newAnySpec(sp), func(dst []byte, s tlaspec.State) []byte {
-		return append(dst, sp.Key(s)...)
-	}, opt)
-	res, _, _ := rp.run(SpecEventsOf(events)) // a slice does not fail
+	var res *Result
+	// A slice of events does not fail.
+	if ts, ok := sp.(TypedSpec); ok {
+		res, _, _ = ts.ReplayEvents(SpecEventsOf(events), opt)
+	} else {
+		rp := newReplayer[tlaspec.State, tlaspec.Label](newAnySpec(sp), func(dst []byte, s tlaspec.State) []byte {
+			return append(dst, sp.Key(s)...)
+		}, opt)
+		res, _, _ = rp.run(SpecEventsOf(events))
+	}
 	explain(sp, res, events, opt)
 	return res
 }
@@ -41,8 +47,6 @@ func explain(sp tlaspec.Any, res *Result, events []trace.SpecEvent, opt Options)
 // enabled in a state (the TLA+ interpreter: it cannot enumerate a
 // parameter's domain in general) offers so that a rejection still says
 // why the event's transition is not enabled: its actions' names, and the
-// label an event names read back from its text.
-type LabelReader interface {
-	ActionNames() []string
-	ParseLabel(text string) (tlaspec.Label, error)
-}
+// label an event names read back from its text. It is LabelReaderOf at
+// the hidden label type.
+type LabelReader = LabelReaderOf[tlaspec.Label]

@@ -41,8 +41,7 @@ func (r *specSliceReader) Next(ev *trace.SpecEvent) error {
 // LabelReaderOf is LabelReader for a typed Spec: a spec whose Labels
 // lists only the transitions enabled in a state (the TLA+ interpreter)
 // names its actions and reads an event's label back, so that a rejection
-// still says why the transition the event names is not enabled. An Any
-// that offers LabelReader offers LabelReaderOf[tlaspec.Label].
+// still says why the transition the event names is not enabled.
 type LabelReaderOf[L any] interface {
 	ActionNames() []string
 	ParseLabel(text string) (L, error)
