@@ -317,7 +317,7 @@ func (r *replayer[S, L]) matcher(ev *trace.SpecEvent) func(S) bool {
 	keyed := false
 	return func(t S) bool {
 		if calls++; calls == 2 {
-			if s, err := r.sp.FromVars(ev.Vars); err == nil && sameValues(r.sp.Vars(s), ev.Vars) {
+			if s, err := r.sp.FromVars(ev.Vars); err == nil && observed(r.sp.Vars(s), ev.Vars) {
 				want, keyed = r.key(nil, s), true
 			}
 		}
@@ -346,10 +346,6 @@ func (r *replayer[S, L]) fullyObserved(obs tlavalue.State) bool {
 	}
 	return true
 }
-
-// sameValues reports whether vars has obs's value for each of obs's
-// variables.
-func sameValues(vars, obs tlavalue.State) bool { return observed(vars, obs) }
 
 // observed reports whether vars has every observed value.
 func observed(vars, obs tlavalue.State) bool {

@@ -367,3 +367,39 @@ func TestReplayerStreams(t *testing.T) {
 		t.Errorf("an empty trace: %v", err)
 	}
 }
+
+// fanByParity is fan with an Observer of its own: an observed x matches
+// every state of the same parity (a reading of the observation no
+// comparison of TLA+ values would make).
+type fanByParity struct{ tlaspec.Spec[int, int] }
+
+func (f fanByParity) Observe(obs tlavalue.State) (func(int) bool, bool) {
+	v, _ := obs.Get("x")
+	x, ok := v.AsInt()
+	if !ok {
+		return nil, false
+	}
+	return func(s int) bool { return int64(s)%2 == x%2 }, true
+}
+
+// A typed spec's ObserverOf is how its successors are matched: x = 2
+// observed after the first step leaves the two even states of five,
+// where TLA+ values leave state 2 alone; an observation the observer
+// cannot read (x a string) falls back to the values, and matches none.
+func TestReplayerAsksObserver(t *testing.T) {
+	sp := fanByParity{tlaspec.Derive("Fan", tlaspec.Core[int, int](fan{w: 5}))}
+	replay := func(v tlavalue.Value) *Result {
+		evs := []trace.SpecEvent{{Seq: 1, Line: 2, Action: "Go", Vars: tlavalue.State{{Name: "x", Value: v}}}}
+		r, _, err := Erase[int, int](sp).(TypedSpec).ReplayEvents(SpecEventsOf(evs), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := replay(tlavalue.Int(2)); r.Verdict != Accepted || r.Candidates != 2 {
+		t.Errorf("x = 2: %s with %d candidates, want accepted with 2 (states 2 and 4)", r.Verdict, r.Candidates)
+	}
+	if r := replay(tlavalue.Str("2")); r.Verdict != Rejected {
+		t.Errorf(`x = "2": %s, want rejected (no state has a string)`, r.Verdict)
+	}
+}
