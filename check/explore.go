@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"math"
+	"slices"
 
 	"github.com/resumecontract/resumecheck/engine"
 	"github.com/resumecontract/resumecheck/tlaspec"
@@ -59,7 +60,12 @@ func explore[S, L any](ctx context.Context, sp tlaspec.Model[S, L], rep *Report,
 				eopt.Liveness = &engine.Liveness[S]{Name: p.Name, Goal: p.Goal, Rank: p.Rank}
 			}
 		}
-		rep.Checked = append(rep.Checked, p.Name)
+		// A property with a []P part and a temporal part is offered
+		// twice, as an invariant and as the temporal property it
+		// belongs to: the report names it once.
+		if !slices.Contains(rep.Checked, p.Name) {
+			rep.Checked = append(rep.Checked, p.Name)
+		}
 	}
 	if xo.deadlock {
 		rep.Checked = append(rep.Checked, "deadlock")
