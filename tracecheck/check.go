@@ -104,18 +104,6 @@ func (o Options) livenessBudget() int {
 	return 100000
 }
 
-// cand is a candidate state: where the spec may be after the events so
-// far. viol has bit i set when obligation i (model.Obligations[i]) is
-// violated on some behaviour reaching s (model.ObligationsAfter keeps it
-// up to date looking only at what each step added); parent indexes the previous step's candidates and label is
-// the transition from it (for the witness).
-type cand struct {
-	s      model.State
-	viol   uint8
-	parent int32
-	label  model.Label
-}
-
 // obligations are the contract's six safety obligations, as the model's
 // invariants.
 var obligations = func() []model.Invariant {
@@ -130,36 +118,23 @@ var obligations = func() []model.Invariant {
 	return out
 }()
 
-// numObligations bounds the safety obligations (at most 8: viol is a uint8).
-const numObligations = len(model.Obligations)
-
-// Checker replays a trace one event at a time. Use New (or NewChecker),
-// then Step for each event, then Result.
+// Checker replays a Resume trace one event at a time: the one replayer
+// (replayCore) at Resume's types, its events trace.Event (resumeTyped).
+// Use New (or NewChecker), then Step for each event, then Result.
 type Checker struct {
-	m    *model.Model
-	opt  Options
-	obls []model.Invariant
+	*replayCore[model.State, model.Label, trace.Event]
+	re *resumeTyped
+}
 
-	cur, next []cand
-	seen      map[string]int32 // c.next by encoding, once it is large
-	dedup     bool             // seen indexes c.next
-	enc       []byte
-	labels    []model.Label
-
-	matched int
-	last    lastEvent
-	done    bool
-	result  Result
-	// firstSome[i] / firstAll[i]: the first event after which some / every
-	// candidate violates obligation i (0: not yet).
-	firstSome, firstAll [numObligations]int
-	history             [][]cand
-	// verdictOnly: a rejection records the verdict without the report of
-	// why (Result.Failure), for Explain, which shows its models' verdicts
-	// only.
-	verdictOnly bool
-	// diagWork is what the report of the rejection did (for tests).
-	diagWork diagWork
+// checker is a Checker and what it points to, made at once.
+type checker struct {
+	c    Checker
+	core replayCore[model.State, model.Label, trace.Event]
+	re   resumeTyped
+	// Room for the one initial candidate and the states given to the
+	// spec, so that a short trace's replay allocates little.
+	cur     [1]coreCand[model.State, model.Label]
+	scratch [1]model.State
 }
 
 // New returns a checker for the spec at p, in its initial state.
@@ -174,14 +149,20 @@ func New(p model.Params, opt Options) (*Checker, error) {
 // NewChecker returns a checker for the model m, in its initial state;
 // checking many traces of one model, make the model once.
 func NewChecker(m *model.Model, opt Options) *Checker {
-	c := &Checker{m: m, opt: opt, obls: obligations}
-	init := m.Init()
-	c.cur = append(c.cur, cand{s: init, viol: m.ObligationsAfter(&init, model.Lens{}, 0), parent: -1})
-	c.noteObligations()
-	if opt.Witness {
-		c.history = append(c.history, []cand{c.cur[0]})
-	}
+	c := newChecker(m, opt)
+	c.addInit(m.Init())
+	c.start()
 	return c
+}
+
+// newChecker is a Checker for m with no candidate yet.
+func newChecker(m *model.Model, opt Options) *Checker {
+	k := &checker{}
+	k.re.m = m
+	k.core.init(trace.ResumeModule, resumePlan, &k.re, &k.re, nil, opt)
+	k.core.cur, k.core.scratch = k.cur[:0], k.scratch[:0]
+	k.c = Checker{replayCore: &k.core, re: &k.re}
+	return &k.c
 }
 
 // stateBytes is about the memory the candidate states hold: their
@@ -190,185 +171,14 @@ func (c *Checker) stateBytes() int {
 	n := 0
 	for i := range c.cur {
 		s := &c.cur[i].s
-		n += int(unsafe.Sizeof(cand{})) + cap(s.Effects) + cap(s.Log)*int(unsafe.Sizeof(model.Record{})) +
+		n += int(unsafe.Sizeof(c.cur[i])) + cap(s.Effects) + cap(s.Log)*int(unsafe.Sizeof(model.Record{})) +
 			cap(s.Resumes)*int(unsafe.Sizeof(model.ResumeObs{})) + cap(s.Recoveries)*int(unsafe.Sizeof(model.Recovery{}))
 	}
 	return n
 }
 
 // Model is the model the checker replays against.
-func (c *Checker) Model() *model.Model { return c.m }
-
-func (c *Checker) noteObligations() {
-	var some uint8
-	all := uint8(0xff)
-	for i := range c.cur {
-		some |= c.cur[i].viol
-		all &= c.cur[i].viol
-	}
-	for i := range c.obls {
-		if some&(1<<i) != 0 && c.firstSome[i] == 0 {
-			c.firstSome[i] = c.matched
-		}
-		if all&(1<<i) != 0 && c.firstAll[i] == 0 {
-			c.firstAll[i] = c.matched
-		}
-	}
-}
-
-// labelsFor lists the transitions from s that ev may have taken.
-func (c *Checker) labelsFor(ev *trace.Event, s *model.State) []model.Label {
-	c.labels = labelsOf(c.m, ev, s, c.labels[:0])
-	return c.labels
-}
-
-// labelsOf appends to ls the transitions of m from s that ev may have
-// taken.
-func labelsOf(m *model.Model, ev *trace.Event, s *model.State, ls []model.Label) []model.Label {
-	switch {
-	case ev.Action.TakesValue():
-		if ev.Value != model.NoVal {
-			ls = append(ls, model.Label{Action: ev.Action, Value: ev.Value})
-		} else {
-			for v := range int8(len(m.P.Values)) {
-				ls = append(ls, model.Label{Action: ev.Action, Value: v})
-			}
-		}
-	case ev.Action == model.CrashRecover:
-		switch {
-		case ev.HasDecision:
-			ls = append(ls, model.Label{Action: ev.Action, Decision: ev.Decision})
-		case s.Waiting:
-			ls = append(ls, model.Label{Action: ev.Action, Decision: model.Skip})
-		default:
-			for _, d := range m.Choices(s.Consumed != model.NoVal) {
-				ls = append(ls, model.Label{Action: ev.Action, Decision: d})
-			}
-		}
-	default:
-		ls = append(ls, model.Label{Action: ev.Action})
-	}
-	return ls
-}
-
-// Step replays one event. It returns false once the trace is rejected or
-// the check gave up; later events are then ignored.
-func (c *Checker) Step(ev *trace.Event) bool {
-	if c.done {
-		return false
-	}
-	if len(c.cur) == 1 && !c.opt.Witness && c.stepInPlace(ev) {
-		c.advance(ev)
-		return true
-	}
-	c.next = c.next[:0]
-	c.dedup = false
-	for ci := range c.cur {
-		s := &c.cur[ci].s
-		for _, l := range c.labelsFor(ev, s) {
-			t, ok := c.m.Apply(*s, l)
-			if !ok || !ev.Matches(&t) {
-				continue
-			}
-			viol := c.m.ObligationsAfter(&t, model.LensOf(s), c.cur[ci].viol)
-			if i := c.find(&t); i >= 0 {
-				c.next[i].viol |= viol
-				continue
-			}
-			c.next = append(c.next, cand{s: t, viol: viol, parent: int32(ci), label: l})
-			if len(c.next) > c.opt.maxCandidates() {
-				break
-			}
-		}
-	}
-	switch {
-	case len(c.next) == 0:
-		c.reject(ev)
-		return false
-	case len(c.next) > c.opt.maxCandidates():
-		c.done = true
-		c.result.Verdict = Unknown
-		c.result.Reason = fmt.Sprintf("event %d (%s): more than %d candidate states; observe more variables or raise the limit",
-			c.matched+1, c.ref(ev).Label, c.opt.maxCandidates())
-		return false
-	}
-	c.cur, c.next = c.next, c.cur
-	c.advance(ev)
-	return true
-}
-
-// stepInPlace is Step's path for one candidate state and one transition
-// the event can name (a stated parameter, or the only one the spec
-// allows), the common case of a trace that states its parameters: the
-// candidate is stepped in place (model.Step), so that nothing is copied or
-// allocated per event however long the state's sequences grow. It
-// reports false, with the candidate unchanged, when the event may take
-// more than one transition or matches none; Step then does the general
-// work (and the rejection).
-func (c *Checker) stepInPlace(ev *trace.Event) bool {
-	cd := &c.cur[0]
-	ls := c.labelsFor(ev, &cd.s)
-	if len(ls) != 1 {
-		return false
-	}
-	from := model.LensOf(&cd.s)
-	u, ok := c.m.Step(&cd.s, ls[0])
-	if !ok {
-		return false
-	}
-	if !ev.Matches(&cd.s) {
-		u.Restore(&cd.s)
-		return false
-	}
-	cd.viol = c.m.ObligationsAfter(&cd.s, from, cd.viol)
-	cd.parent, cd.label = 0, ls[0]
-	return true
-}
-
-// find returns the index in c.next of a candidate equal to t, or -1. A
-// few candidates are compared directly; past that, c.seen indexes them by
-// their canonical encoding.
-func (c *Checker) find(t *model.State) int {
-	const direct = 8
-	if len(c.next) <= direct {
-		for i := range c.next {
-			if trace.StatesEqual(&c.next[i].s, t) {
-				return i
-			}
-		}
-		if len(c.next) < direct {
-			return -1
-		}
-	}
-	if !c.dedup {
-		if c.seen == nil {
-			c.seen = map[string]int32{}
-		}
-		clear(c.seen)
-		for i := range c.next {
-			c.enc = c.m.Encode(c.enc[:0], c.next[i].s)
-			c.seen[string(c.enc)] = int32(i)
-		}
-		c.dedup = true
-	}
-	c.enc = c.m.Encode(c.enc[:0], *t)
-	if i, ok := c.seen[string(c.enc)]; ok {
-		return int(i)
-	}
-	c.seen[string(c.enc)] = int32(len(c.next))
-	return -1
-}
-
-// advance records that ev matched.
-func (c *Checker) advance(ev *trace.Event) {
-	c.matched++
-	c.last = lastEvent{seq: ev.Seq, line: ev.Line, action: ev.Action, value: ev.Value,
-		decision: ev.Decision, hasDecision: ev.HasDecision}
-	c.noteObligations()
-	if c.opt.Witness {
-		c.history = append(c.history, append([]cand(nil), c.cur...))
-	}
-}
+func (c *Checker) Model() *model.Model { return c.re.m }
 
 // EventReader yields a trace's events one at a time, io.EOF after the
 // last; *trace.Decoder is one (after its header was read, or not).
@@ -398,27 +208,6 @@ func Stream(r EventReader, c *Checker) (int, error) {
 			return n, nil
 		}
 	}
-}
-
-// lastEvent is what the checker keeps of the last matched event: enough
-// to name it, without formatting anything on the fast path.
-type lastEvent struct {
-	seq         int64
-	line        int
-	action      model.Action
-	value       int8
-	decision    model.Decision
-	hasDecision bool
-}
-
-func (c *Checker) lastRef() EventRef {
-	ev := trace.Event{Seq: c.last.seq, Line: c.last.line, Action: c.last.action, Value: c.last.value,
-		Decision: c.last.decision, HasDecision: c.last.hasDecision}
-	return EventRef{Index: c.matched, Seq: ev.Seq, Line: ev.Line, Label: ev.LabelString(c.m)}
-}
-
-func (c *Checker) ref(ev *trace.Event) EventRef {
-	return EventRef{Index: c.matched + 1, Seq: ev.Seq, Line: ev.Line, Label: ev.LabelString(c.m)}
 }
 
 // EventRef locates an event: its 1-based position in the trace, its
@@ -528,67 +317,4 @@ func ModelSteps(w []Step) []model.Step {
 		out[i].State, _ = st.State.(model.State)
 	}
 	return out
-}
-
-// Result returns the outcome so far: Accepted if no event was rejected.
-func (c *Checker) Result() *Result {
-	r := c.result
-	if !c.done {
-		r.Verdict = Accepted
-	}
-	r.Module = trace.ResumeModule
-	r.Matched = c.matched
-	r.Candidates = len(c.cur)
-	if c.matched > 0 {
-		last := c.lastRef()
-		r.Last = &last
-	}
-	r.Obligations = c.obligations()
-	if c.opt.Witness {
-		r.Witness = c.witness()
-	}
-	return &r
-}
-
-func (c *Checker) obligations() []Obligation {
-	var some uint8
-	all := uint8(0xff)
-	for i := range c.cur {
-		some |= c.cur[i].viol
-		all &= c.cur[i].viol
-	}
-	out := make([]Obligation, 0, len(c.obls)+1)
-	for i, inv := range c.obls {
-		o := Obligation{Name: inv.Name, Doc: inv.Doc, Status: Holds}
-		switch {
-		case all&(1<<i) != 0:
-			o.Status = Violated
-		case some&(1<<i) != 0:
-			o.Status = Undetermined
-		}
-		if o.Status != Holds {
-			o.ViolatedAt, o.PossiblyAt = c.firstAll[i], c.firstSome[i]
-		}
-		out = append(out, o)
-	}
-	return append(out, c.liveness())
-}
-
-// witness walks the parent links back from the first final candidate.
-func (c *Checker) witness() []Step {
-	n := len(c.history)
-	if n == 0 {
-		return nil
-	}
-	steps := make([]Step, n)
-	idx := int32(0)
-	for i := n - 1; i >= 0; i-- {
-		cd := c.history[i][idx]
-		steps[i] = Step{Transition: cd.label, State: cd.s}
-		if i > 0 {
-			steps[i].Label = c.m.LabelString(cd.label)
-		}
-		idx = cd.parent
-	}
-	return steps
 }

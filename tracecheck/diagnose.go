@@ -125,22 +125,16 @@ func named(ev *trace.Event, l model.Label) bool {
 	return !given || el == l
 }
 
-// reject ends the check at ev, which no candidate has a matching
-// successor for, and says why (Result.Failure). The report's cost is
+// rejectResume says why no candidate state of Resume (cands) has a
+// successor matching ev (Result.Failure), and what it did. The report's cost is
 // linear in the candidate states, whatever their sequences' lengths: it
 // tries each transition from each candidate once, compares sequences as
 // bytes, and builds as TLA+ values only the elements it prints or
 // pinpoints (the first and last of a long sequence, the first that
 // differ), never a whole sequence of a million recoveries.
-func (c *Checker) reject(ev *trace.Event) {
-	c.done = true
-	c.result.Verdict = Rejected
-	if c.verdictOnly {
-		return
-	}
-	m := c.m
+func rejectResume(m *model.Model, ev *trace.Event, ref EventRef, cands []model.State, opt Options) (*Failure, diagWork) {
 	dg := &diagnoser{m: m}
-	f := &Failure{Event: c.ref(ev), TotalCandidates: len(c.cur)}
+	f := &Failure{Event: ref, TotalCandidates: len(cands)}
 	for _, v := range ev.Observed.List() {
 		f.Observed = append(f.Observed, VarValue{Var: v.String(), Value: dg.show(&ev.State, v.String())})
 	}
@@ -160,20 +154,22 @@ func (c *Checker) reject(ev *trace.Event) {
 		}
 		return n.diffs < best.diffs
 	}
-	for ci := range c.cur {
-		s := &c.cur[ci].s
+	var scratch []model.Label
+	for ci := range cands {
+		s := &cands[ci]
 		// The event may name transitions that allLabels does not list (a
 		// decision that is not a recovery choice, RaceResume without
 		// racers): try them too, so that the report says why they are
 		// disabled.
 		ls := allLabels(m, s)
-		for _, l := range c.labelsFor(ev, s) {
+		scratch = labelsOf(m, ev, s, scratch[:0])
+		for _, l := range scratch {
 			if !slices.Contains(ls, l) {
 				ls = append(ls, l)
 			}
 		}
 		var cd Candidate
-		show := ci < c.opt.maxShown()
+		show := ci < opt.maxShown()
 		if show {
 			for _, name := range model.VarNames {
 				cd.State = append(cd.State, VarValue{Var: name, Value: dg.show(s, name)})
@@ -213,15 +209,14 @@ func (c *Checker) reject(ev *trace.Event) {
 		}
 	}
 	if best != nil {
-		s := &c.cur[best.cand].s
+		s := &cands[best.cand]
 		u, _ := m.Step(s, best.label)
 		dg.applied++
 		f.Nearest = &Nearest{Candidate: best.cand + 1, Label: m.LabelString(best.label), Named: best.named,
 			Diff: dg.diffObserved(ev, s)}
 		u.Restore(s)
 	}
-	c.result.Failure = f
-	c.diagWork = dg.diagWork
+	return f, dg.diagWork
 }
 
 func countDiffs(ev *trace.Event, t *model.State) int {
@@ -357,15 +352,15 @@ func Disabled(m *model.Model, s model.State, l model.Label) string { return m.Di
 // behaviours are finite, so under weak fairness a run that cannot
 // complete ends incomplete); otherwise the trace leaves it open (also
 // when the search runs out of its budget).
-func (c *Checker) liveness() Obligation {
+func liveness(m *model.Model, cands []model.State, opt Options) Obligation {
 	o := Obligation{Name: model.LV, Doc: "liveness: under weak fairness the run eventually completes"}
 	completed := 0
-	for i := range c.cur {
-		if c.m.Completed(c.cur[i].s) {
+	for i := range cands {
+		if m.Completed(cands[i]) {
 			completed++
 		}
 	}
-	if completed == len(c.cur) {
+	if completed == len(cands) {
 		o.Status, o.Note = Holds, "the run completed"
 		return o
 	}
@@ -373,14 +368,14 @@ func (c *Checker) liveness() Obligation {
 	if completed > 0 {
 		return o
 	}
-	for i := range c.cur {
-		if c.progresses(&c.cur[i].s) {
+	for i := range cands {
+		if progresses(m, &cands[i]) {
 			return o
 		}
 	}
-	budget := c.opt.livenessBudget()
-	for i := range c.cur {
-		if reach, exhausted := c.canComplete(c.cur[i].s, &budget); reach || !exhausted {
+	budget := opt.livenessBudget()
+	for i := range cands {
+		if reach, exhausted := canComplete(m, cands[i], &budget); reach || !exhausted {
 			return o
 		}
 	}
@@ -395,7 +390,7 @@ func (c *Checker) liveness() Obligation {
 // the sequences and change the effects in place), so that a state holding
 // a long history is not copied; Explain's models sharing a checker each
 // probe its state.
-func (c *Checker) progresses(s *model.State) bool {
+func progresses(m *model.Model, s *model.State) bool {
 	forward := [...]model.Label{{Action: model.ExecTask}, {Action: model.EmitInterrupt}, {Action: model.Consume, Value: 0}}
 	var first model.Undo
 	steps := 0
@@ -404,13 +399,13 @@ func (c *Checker) progresses(s *model.State) bool {
 			first.Restore(s)
 		}
 	}()
-	for range 2*int(c.m.Done()) + 2 {
-		if c.m.Completed(*s) {
+	for range 2*int(m.Done()) + 2 {
+		if m.Completed(*s) {
 			return true
 		}
 		moved := false
 		for _, l := range forward {
-			if u, ok := c.m.Step(s, l); ok {
+			if u, ok := m.Step(s, l); ok {
 				if steps == 0 {
 					first = u
 				}
@@ -423,18 +418,18 @@ func (c *Checker) progresses(s *model.State) bool {
 			return false
 		}
 	}
-	return c.m.Completed(*s)
+	return m.Completed(*s)
 }
 
 // canComplete searches the states reachable from s for a completed one,
 // depth first and first transition first (ExecTask comes first in Next and
 // makes progress, so a completion is usually found in NTasks steps), with
 // the engine's search. exhausted is false when the budget ran out first.
-func (c *Checker) canComplete(s model.State, budget *int) (reach, exhausted bool) {
+func canComplete(m *model.Model, s model.State, budget *int) (reach, exhausted bool) {
 	if *budget <= 0 {
 		return false, false
 	}
-	r := engine.Search(context.Background(), model.StateSystem{M: c.m}, c.m.Key, []model.State{s}, c.m.Completed,
+	r := engine.Search(context.Background(), model.StateSystem{M: m}, m.Key, []model.State{s}, m.Completed,
 		engine.SearchOptions{DepthFirst: true, Budget: *budget})
 	*budget -= r.Explored
 	return r.Found, r.Complete

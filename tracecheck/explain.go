@@ -325,7 +325,7 @@ func replayPass(jobs []explainJob, models []*model.Model, idx []int, open Source
 			}
 		}
 		c := NewChecker(models[i], opt)
-		c.verdictOnly = true
+		c.re.verdictOnly = true
 		active = append(active, &shared{c: c, jobs: []int{i}, models: []*model.Model{models[i]}})
 	}
 	record := func(g *shared) {

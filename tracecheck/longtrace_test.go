@@ -152,7 +152,7 @@ func TestLongRejectedDiagnosis(t *testing.T) {
 		}, why); d != "" {
 			t.Errorf("n = %d: why each transition fails (-want +got):\n%s", n, d)
 		}
-		work[n] = c.diagWork
+		work[n] = c.re.diagWork
 
 		accepting, _, err := ExplainSource(p, openBytes(b), Options{})
 		if err != nil {

@@ -39,9 +39,7 @@ func (g *shared) result(k int) *Result {
 	}
 	// The result reads the model for liveness only (its continuations):
 	// the states, obligations and verdict are the shared ones.
-	c := *g.c
-	c.m = g.models[k]
-	return c.Result()
+	return g.c.withModel(g.models[k]).Result()
 }
 
 // split gives the models of g whose step for ev differs from that of g's
@@ -100,15 +98,29 @@ func (g *shared) split(ev *trace.Event, sc *stepScratch) []*shared {
 // recoveries is not copied for a model that splits off at the last
 // event). The effect counts, which the steps change in place, are copied.
 func (c *Checker) fork(m *model.Model) *Checker {
-	f := &Checker{m: m, opt: c.opt, obls: c.obls, matched: c.matched, last: c.last, done: c.done, result: c.result,
-		firstSome: c.firstSome, firstAll: c.firstAll, verdictOnly: c.verdictOnly}
-	f.cur = make([]cand, len(c.cur))
+	f := c.withModel(m)
+	f.cur = make([]coreCand[model.State, model.Label], len(c.cur))
 	for i, cd := range c.cur {
 		s := &cd.s
 		s.Effects = slices.Clone(s.Effects)
 		s.Log, s.Resumes, s.Recoveries = slices.Clip(s.Log), slices.Clip(s.Resumes), slices.Clip(s.Recoveries)
 		f.cur[i] = cd
 	}
+	f.history = slices.Clone(c.history)
+	return f
+}
+
+// withModel is a copy of c, sharing its candidate states, for the model
+// m (whose constants are c's model's: canShare).
+func (c *Checker) withModel(m *model.Model) *Checker {
+	f := newChecker(m, c.opt)
+	core := f.replayCore
+	f.re.verdictOnly, f.re.last = c.re.verdictOnly, c.re.last
+	core.recordBy = c.recordBy
+	core.first = slices.Clone(c.first)
+	core.notedSome, core.notedAll, core.noted = c.notedSome, c.notedAll, c.noted
+	core.cur, core.history = c.cur, c.history
+	core.matched, core.done, core.res = c.matched, c.done, c.res
 	return f
 }
 

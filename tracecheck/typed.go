@@ -148,138 +148,69 @@ func (a anyObligations) ObligationsAfterStep(from, t *tlaspec.State, viol uint64
 	return a.ob.ObligationsAfter(f, *t, viol)
 }
 
-// replayer is the one replay algorithm, generic in the spec's state and
-// label types: the candidate states start at the initial states and, at
-// each event, become the successors by a transition the event names
-// whose observed variables are the event's, deduplicated by their keys
-// (written into one reused buffer). The trace is rejected at the first
-// event that leaves no candidate, and the result says why (Failure).
-type replayer[S, L any] struct {
+// specEvents is the one replayer's instance for a spec trace's events
+// (trace.SpecEvent), generic in the spec's state and label types: the
+// successors are those by a transition the event names (its action, or
+// its label when it gives parameters) whose observed variables are the
+// event's; a rejection says, for the first candidates, why each
+// transition the event names failed.
+type specEvents[S, L any] struct {
 	sp   tlaspec.Spec[S, L]
 	key  func(dst []byte, s S) []byte
 	opt  Options
-	ob   tlaspec.ObligationsOf[S]
 	obsr tlaspec.ObserverOf[S]
 	lr   LabelReaderOf[L]
 	vars []string
+	enc  []byte
 
-	invariants []tlaspec.Property[S]
-	// bit[i] is invariants[i]'s bit in the obligations kept a step at a
-	// time, -1 when it is judged by Holds.
-	bit   []int
-	first []firstViolation
-
-	cands, next    []S
-	viol, nextViol []uint64
-	// keys holds next's keys end to end, ends[i] the end of the i-th;
-	// seen indexes them once next is large.
-	keys, enc []byte
-	ends      []int
-	seen      map[string]int32
-	dedup     bool
-
-	init    []S
-	parents [][]parent[S, L]
-	res     *Result
+	// The event Begin was given: the transitions it names and its match.
+	ev     *trace.SpecEvent
+	params bool
+	match  func(S) bool
+	// The last matched event.
+	lastSeq  int64
+	lastLine int
+	lastAct  string
 }
 
-// firstViolation is the event (its index, 0 for the initial state) after
-// which every / some candidate violates an invariant.
-type firstViolation struct {
-	all, some       int
-	allSet, someSet bool
-	by              *EventRef
-}
-
-type parent[S, L any] struct {
-	from  int
-	label L
-	state S
+// replayer is a replay of a spec trace's events (specEvents) by the one
+// algorithm (replayCore).
+type replayer[S, L any] struct {
+	core *replayCore[S, L, trace.SpecEvent]
 }
 
 func newReplayer[S, L any](sp tlaspec.Spec[S, L], key func([]byte, S) []byte, opt Options) *replayer[S, L] {
-	r := &replayer[S, L]{sp: sp, key: key, opt: opt, vars: sp.Variables(),
-		res: &Result{Module: sp.Module(), Verdict: Accepted, Obligations: []Obligation{}}}
-	r.ob, _ = sp.(tlaspec.ObligationsOf[S])
-	r.obsr, _ = sp.(tlaspec.ObserverOf[S])
-	r.lr, _ = sp.(LabelReaderOf[L])
+	e := &specEvents[S, L]{sp: sp, key: key, opt: opt, vars: sp.Variables()}
+	ob, _ := sp.(tlaspec.ObligationsOf[S])
+	e.obsr, _ = sp.(tlaspec.ObserverOf[S])
+	e.lr, _ = sp.(LabelReaderOf[L])
 	if a, ok := any(sp).(anySpec); ok {
 		// A hidden spec's capabilities are the Any's.
-		if ob, ok := a.Any.(tlaspec.Obligations); ok {
-			r.ob = any(anyObligations{ob}).(tlaspec.ObligationsOf[S])
+		if o, ok := a.Any.(tlaspec.Obligations); ok {
+			ob = any(anyObligations{o}).(tlaspec.ObligationsOf[S])
 		}
-		r.obsr, _ = a.Any.(tlaspec.ObserverOf[S])
-		r.lr, _ = a.Any.(LabelReaderOf[L])
+		e.obsr, _ = a.Any.(tlaspec.ObserverOf[S])
+		e.lr, _ = a.Any.(LabelReaderOf[L])
 	}
-	bit := map[string]int{}
-	if r.ob != nil {
-		for i, name := range r.ob.ObligationNames() {
-			bit[name] = i
-		}
+	var names []string
+	if ob != nil {
+		names = ob.ObligationNames()
 	}
-	for _, p := range sp.Properties() {
-		if p.Kind != tlaspec.Invariant {
-			continue
-		}
-		r.invariants = append(r.invariants, p)
-		b, ok := bit[p.Name]
-		if !ok {
-			b = -1
-		}
-		r.bit = append(r.bit, b)
+	c := newCore[S, L, trace.SpecEvent](sp.Module(), planOf(sp.Properties(), names), e, ob,
+		func(dst []byte, s *S) []byte { return key(dst, *s) }, opt)
+	c.recordBy = true
+	for _, s := range sp.Init() {
+		c.addInit(s)
 	}
-	r.first = make([]firstViolation, len(r.invariants))
-	r.cands = sp.Init()
-	// The candidates' storage is reused from event to event; the witness
-	// starts from a copy.
-	r.init = slices.Clone(r.cands)
-	if r.ob != nil {
-		for i := range r.cands {
-			r.viol = append(r.viol, r.ob.ObligationsAfterStep(nil, &r.cands[i], 0))
-		}
-	}
-	r.note(0, nil)
-	return r
-}
-
-// note records, after event at, the invariants some / every candidate
-// violates.
-func (r *replayer[S, L]) note(at int, ev *EventRef) {
-	some, all := uint64(0), ^uint64(0)
-	for _, v := range r.viol {
-		some |= v
-		all &= v
-	}
-	for i, p := range r.invariants {
-		fv := &r.first[i]
-		if b := r.bit[i]; b >= 0 {
-			if some&(1<<b) != 0 && !fv.someSet {
-				fv.some, fv.someSet = at, true
-			}
-			if len(r.cands) > 0 && all&(1<<b) != 0 && !fv.allSet {
-				fv.all, fv.allSet, fv.by = at, true, ev
-			}
-			continue
-		}
-		every := len(r.cands) > 0
-		for _, s := range r.cands {
-			if p.Holds(s) {
-				every = false
-			} else if !fv.someSet {
-				fv.some, fv.someSet = at, true
-			}
-		}
-		if every && !fv.allSet {
-			fv.all, fv.allSet, fv.by = at, true, ev
-		}
-	}
+	c.start()
+	return &replayer[S, L]{core: c}
 }
 
 // run replays the events in reads until the trace ends or is rejected.
 func (r *replayer[S, L]) run(in SpecEventReader) (*Result, int, error) {
 	var ev trace.SpecEvent
 	n := 0
-	for r.res.Verdict == Accepted {
+	for !r.core.done {
 		err := in.Next(&ev)
 		if err == io.EOF {
 			break
@@ -288,9 +219,40 @@ func (r *replayer[S, L]) run(in SpecEventReader) (*Result, int, error) {
 			return nil, n, err
 		}
 		n++
-		r.step(&ev)
+		r.core.Step(&ev)
 	}
-	return r.result(), n, nil
+	return r.core.Result(), n, nil
+}
+
+func (e *specEvents[S, L]) Begin(ev *trace.SpecEvent) {
+	e.ev, e.params, e.match = ev, strings.Contains(ev.Action, "("), e.matcher(ev)
+}
+
+func (e *specEvents[S, L]) Successors(s *S, emit func(L, *S)) {
+	e.sp.Next(*s, func(l L, t S) {
+		if e.params && e.sp.Label(l) != e.ev.Action || !e.params && e.sp.Action(l) != e.ev.Action || !e.match(t) {
+			return
+		}
+		emit(l, &t)
+	})
+}
+
+func (e *specEvents[S, L]) Remember(ev *trace.SpecEvent) {
+	e.lastSeq, e.lastLine, e.lastAct = ev.Seq, ev.Line, ev.Action
+}
+
+func (e *specEvents[S, L]) Ref(ev *trace.SpecEvent, index int) EventRef {
+	return EventRef{Index: index, Seq: ev.Seq, Line: ev.Line, Label: strings.TrimSpace(ev.Action)}
+}
+
+func (e *specEvents[S, L]) LastRef(index int) EventRef {
+	return EventRef{Index: index, Seq: e.lastSeq, Line: e.lastLine, Label: strings.TrimSpace(e.lastAct)}
+}
+
+func (e *specEvents[S, L]) Name(l L) string { return e.sp.Label(l) }
+
+func (e *specEvents[S, L]) GaveUp(_ EventRef, matched, _ int) string {
+	return fmt.Sprintf("gave up after %s: too many candidate states.", plural(matched, "event"))
 }
 
 // matcher is how the successors are compared with ev's observation: the
@@ -299,17 +261,17 @@ func (r *replayer[S, L]) run(in SpecEventReader) (*Result, int, error) {
 // the key of the one state it names, when the spec reads it back to the
 // same values (reading it costs about what comparing one successor's
 // values does, so it pays only when more than one is compared).
-func (r *replayer[S, L]) matcher(ev *trace.SpecEvent) func(S) bool {
+func (e *specEvents[S, L]) matcher(ev *trace.SpecEvent) func(S) bool {
 	if len(ev.Vars) == 0 {
 		return func(S) bool { return true }
 	}
-	if r.obsr != nil {
-		if m, ok := r.obsr.Observe(ev.Vars); ok {
+	if e.obsr != nil {
+		if m, ok := e.obsr.Observe(ev.Vars); ok {
 			return m
 		}
 	}
-	byValues := func(t S) bool { return observed(r.sp.Vars(t), ev.Vars) }
-	if !matchByKey || !r.fullyObserved(ev.Vars) {
+	byValues := func(t S) bool { return observed(e.sp.Vars(t), ev.Vars) }
+	if !matchByKey || !e.fullyObserved(ev.Vars) {
 		return byValues
 	}
 	calls := 0
@@ -317,15 +279,15 @@ func (r *replayer[S, L]) matcher(ev *trace.SpecEvent) func(S) bool {
 	keyed := false
 	return func(t S) bool {
 		if calls++; calls == 2 {
-			if s, err := r.sp.FromVars(ev.Vars); err == nil && observed(r.sp.Vars(s), ev.Vars) {
-				want, keyed = r.key(nil, s), true
+			if s, err := e.sp.FromVars(ev.Vars); err == nil && observed(e.sp.Vars(s), ev.Vars) {
+				want, keyed = e.key(nil, s), true
 			}
 		}
 		if !keyed {
 			return byValues(t)
 		}
-		r.enc = r.key(r.enc[:0], t)
-		return bytes.Equal(r.enc, want)
+		e.enc = e.key(e.enc[:0], t)
+		return bytes.Equal(e.enc, want)
 	}
 }
 
@@ -335,12 +297,12 @@ func (r *replayer[S, L]) matcher(ev *trace.SpecEvent) func(S) bool {
 var matchByKey = true
 
 // fullyObserved reports whether obs gives every variable of the spec.
-func (r *replayer[S, L]) fullyObserved(obs tlavalue.State) bool {
-	if len(obs) != len(r.vars) {
+func (e *specEvents[S, L]) fullyObserved(obs tlavalue.State) bool {
+	if len(obs) != len(e.vars) {
 		return false
 	}
 	for _, o := range obs {
-		if !slices.Contains(r.vars, o.Name) {
+		if !slices.Contains(e.vars, o.Name) {
 			return false
 		}
 	}
@@ -358,150 +320,12 @@ func observed(vars, obs tlavalue.State) bool {
 	return true
 }
 
-// step replays one event.
-func (r *replayer[S, L]) step(ev *trace.SpecEvent) {
-	match := r.matcher(ev)
-	params := strings.Contains(ev.Action, "(")
-	r.next, r.nextViol = r.next[:0], r.nextViol[:0]
-	r.keys, r.ends, r.dedup = r.keys[:0], r.ends[:0], false
-	var from []parent[S, L]
-	for i := range r.cands {
-		s := r.cands[i]
-		r.sp.Next(s, func(l L, t S) {
-			if params && r.sp.Label(l) != ev.Action || !params && r.sp.Action(l) != ev.Action || !match(t) {
-				return
-			}
-			var v uint64
-			if r.ob != nil {
-				v = r.ob.ObligationsAfterStep(&s, &t, r.viol[i])
-			}
-			if j := r.find(t); j >= 0 {
-				if r.ob != nil {
-					r.nextViol[j] |= v
-				}
-				return
-			}
-			r.next = append(r.next, t)
-			if r.ob != nil {
-				r.nextViol = append(r.nextViol, v)
-			}
-			if r.opt.Witness {
-				from = append(from, parent[S, L]{i, l, t})
-			}
-		})
-	}
-	res := r.res
-	ref := EventRef{Index: res.Matched + 1, Seq: ev.Seq, Line: ev.Line, Label: strings.TrimSpace(ev.Action)}
-	if len(r.next) == 0 {
-		res.Verdict = Rejected
-		res.Failure = r.failure(ev, ref)
-		return
-	}
-	if len(r.next) > r.opt.maxCandidates() {
-		res.Verdict = Unknown
-		res.Reason = fmt.Sprintf("gave up after %s: too many candidate states.", plural(res.Matched, "event"))
-		return
-	}
-	r.cands, r.next = r.next, r.cands
-	r.viol, r.nextViol = r.nextViol, r.viol
-	if r.opt.Witness {
-		r.parents = append(r.parents, from)
-	}
-	res.Matched++
-	res.Last = &ref
-	r.note(res.Matched, &ref)
-}
-
-// find returns the index in r.next of the state whose key is t's, or -1
-// after recording t's key as the next one's. A few keys are compared in
-// turn; past that, r.seen indexes them.
-func (r *replayer[S, L]) find(t S) int {
-	const direct = 8
-	start := len(r.keys)
-	r.keys = r.key(r.keys, t)
-	k := r.keys[start:]
-	if !r.dedup {
-		lo := 0
-		for i, end := range r.ends {
-			if bytes.Equal(r.keys[lo:end], k) {
-				r.keys = r.keys[:start]
-				return i
-			}
-			lo = end
-		}
-		r.ends = append(r.ends, len(r.keys))
-		if len(r.ends) > direct {
-			if r.seen == nil {
-				r.seen = map[string]int32{}
-			}
-			clear(r.seen)
-			lo := 0
-			for i, end := range r.ends {
-				r.seen[string(r.keys[lo:end])] = int32(i)
-				lo = end
-			}
-			r.dedup = true
-		}
-		return -1
-	}
-	if i, ok := r.seen[string(k)]; ok {
-		r.keys = r.keys[:start]
-		return int(i)
-	}
-	r.seen[string(k)] = int32(len(r.ends))
-	r.ends = append(r.ends, len(r.keys))
-	return -1
-}
-
-// result is the outcome: the verdict, the witness and the invariants.
-func (r *replayer[S, L]) result() *Result {
-	res := r.res
-	res.Candidates = len(r.cands)
-	if r.opt.Witness && len(r.cands) > 0 && res.Verdict != Unknown {
-		// Back from the first candidate at the last matched event.
-		res.Witness = make([]Step, len(r.parents)+1)
-		at := 0
-		for k := len(r.parents) - 1; k >= 0; k-- {
-			p := r.parents[k][at]
-			res.Witness[k+1] = Step{Label: r.sp.Label(p.label), Transition: p.label, State: p.state}
-			at = p.from
-		}
-		res.Witness[0] = Step{State: r.init[at]}
-	}
-	some, all := uint64(0), ^uint64(0)
-	for _, v := range r.viol {
-		some |= v
-		all &= v
-	}
-	for i, p := range r.invariants {
-		fv := r.first[i]
-		o := Obligation{Name: p.Name, Doc: p.Text, Status: Holds}
-		b := r.bit[i]
-		switch {
-		case b >= 0 && len(r.cands) > 0 && all&(1<<b) != 0:
-			o.Status = Violated
-		case b >= 0 && some&(1<<b) != 0:
-			o.Status = Undetermined
-		case b >= 0:
-		case fv.allSet:
-			o.Status = Violated
-		case fv.someSet:
-			o.Status = Undetermined
-		}
-		if o.Status != Holds {
-			o.ViolatedAt, o.PossiblyAt, o.ViolatedBy = fv.all, fv.some, fv.by
-		}
-		res.Obligations = append(res.Obligations, o)
-	}
-	return res
-}
-
 // failure says why no candidate has a successor matching ev: for each of
 // the first candidates, the transitions ev names and why each failed,
 // and the nearest successor.
-func (r *replayer[S, L]) failure(ev *trace.SpecEvent, ref EventRef) *Failure {
-	sp := r.sp
-	f := &Failure{Event: ref, TotalCandidates: len(r.cands)}
+func (e *specEvents[S, L]) Failure(ev *trace.SpecEvent, ref EventRef, cands []S, opt Options) *Failure {
+	sp := e.sp
+	f := &Failure{Event: ref, TotalCandidates: len(cands)}
 	for _, o := range ev.Vars {
 		f.Observed = append(f.Observed, VarValue{Var: o.Name, Value: o.Value.String()})
 	}
@@ -511,8 +335,8 @@ func (r *replayer[S, L]) failure(ev *trace.SpecEvent, ref EventRef) *Failure {
 		}
 		return sp.Action(l) == ev.Action
 	}
-	for i, s := range r.cands {
-		if i == r.opt.maxShown() {
+	for i, s := range cands {
+		if i == opt.maxShown() {
 			break
 		}
 		c := Candidate{Vars: sp.Vars(s)}
@@ -521,20 +345,20 @@ func (r *replayer[S, L]) failure(ev *trace.SpecEvent, ref EventRef) *Failure {
 		}
 		for _, l := range sp.Labels(s) {
 			if names(l) {
-				c.Actions = append(c.Actions, r.try(ev, s, l))
+				c.Actions = append(c.Actions, e.try(ev, s, l))
 			}
 		}
 		f.Candidates = append(f.Candidates, c)
-		if len(c.Actions) > 0 || r.lr == nil {
+		if len(c.Actions) > 0 || e.lr == nil {
 			continue
 		}
 		action, _, _ := strings.Cut(strings.TrimSpace(ev.Action), "(")
-		if !slices.Contains(r.lr.ActionNames(), action) {
+		if !slices.Contains(e.lr.ActionNames(), action) {
 			continue // not an action of the spec: Text says so
 		}
 		cd := &f.Candidates[len(f.Candidates)-1]
-		if l, err := r.lr.ParseLabel(strings.TrimSpace(ev.Action)); err == nil {
-			cd.Actions = append(cd.Actions, r.try(ev, s, l))
+		if l, err := e.lr.ParseLabel(strings.TrimSpace(ev.Action)); err == nil {
+			cd.Actions = append(cd.Actions, e.try(ev, s, l))
 			continue
 		}
 		// The action is named without its parameters, and none of its
@@ -560,8 +384,8 @@ func (r *replayer[S, L]) failure(ev *trace.SpecEvent, ref EventRef) *Failure {
 
 // try says why transition l from s does not match ev: disabled, or a
 // successor whose observed variables differ.
-func (r *replayer[S, L]) try(ev *trace.SpecEvent, s S, l L) ActionCheck {
-	sp := r.sp
+func (e *specEvents[S, L]) try(ev *trace.SpecEvent, s S, l L) ActionCheck {
+	sp := e.sp
 	try := ActionCheck{Label: sp.Label(l), Named: true}
 	if why := sp.Disabled(s, l); why != "" {
 		try.Disabled = why
