@@ -34,11 +34,11 @@
 //	res := c.Result()
 //
 // The commands replay every trace, of any spec, through one entry point,
-// Replay: a spec that offers Streamer (ResumeSpec does: the Checker above,
-// then the fault models) gets the trace as a stream of its typed events;
-// a spec bound by Erase (a registered mirror, the interpreter's spec) is
-// replayed by the one replayer generic in its state and label types,
-// streaming its events; ReplaySpec is that replayer over hidden types:
+// Replay, and one replayer generic in the spec's state, label and event
+// types: Resume's typed events (ResumeSpec: the Checker above, then the
+// fault models), a spec bound by Erase (a registered mirror, the
+// interpreter's spec) over its spec events, streamed; ReplaySpec is the
+// same replayer over hidden types:
 //
 //	o, err := trace.Open(f, "run.ndjson")        // either version, any spec
 //	res, n, err := tracecheck.Replay(tracecheck.ResumeSpec(m), tracecheck.Input{Name: "run.ndjson", Events: open}, opt)

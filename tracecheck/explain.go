@@ -54,8 +54,8 @@ func Diagnose(accepting, tried []Explanation, opt Options) *Diagnosis {
 // for with a type assertion): models of its faults that may explain a
 // trace it rejects. ReplaySpec asks it about a rejected trace and puts
 // its answer in Result.Diagnosis; nil means it has nothing to say.
-// Resume's streaming replayer (ResumeSpec's Streamer, through Replay)
-// asks its fault models itself (ExplainSource, Diagnose), reading the
+// Resume's typed events (ResumeSpec through Replay) have their fault
+// models asked directly (ExplainSource, Diagnose), reading the
 // trace again from its source.
 type Explainer interface {
 	Explain(events []trace.SpecEvent, opt Options) *Diagnosis

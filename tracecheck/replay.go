@@ -15,10 +15,9 @@ import (
 type Input struct {
 	// Name names the trace in a diagnosis that could not be made.
 	Name string
-	// Events opens the trace's typed events from the first, a fresh
-	// reader each call: a spec's streaming replayer reads them once to
-	// check and again for each round of its fault models. Resume's
-	// trace.Decoder is such a reader.
+	// Events opens Resume's typed events from the first, a fresh reader
+	// each call (a trace.Decoder): the replay reads them once to check
+	// and again for each round of the fault models.
 	Events Source
 	// SpecEvents are the events of a trace decoded whole, each its
 	// envelope's action and observed variables (trace.DecodeSpec).
@@ -28,33 +27,26 @@ type Input struct {
 	SpecReader SpecEventReader
 }
 
-// Streamer is a spec with a replayer of its own that streams its typed
-// events (Resume's Checker steps model.State in place, so a trace of
-// millions of events is checked in constant memory): Replay gives it a
-// trace read as a stream in place of ReplaySpec. It returns the result
-// and the number of events it read; an error only when the trace cannot
-// be read (a malformed event: trace.ErrBadInput).
-type Streamer interface {
-	ReplayStream(in Input, opt Options) (*Result, int, error)
-}
-
-// Replay is the one entry point of a replay, for any spec: sp's own
-// streaming replayer (Streamer) when it offers one and the trace is a
-// stream of its events (Resume's); else the typed replayer of a spec
-// bound by Erase, over the events decoded (SpecEvents) or streamed
-// (SpecReader); else ReplaySpec over the decoded events. Each fills the
-// same Result, with its Diagnosis when the spec can explain a rejection
-// (Explainer, or the streamer's own) and Options.NoExplain is not set.
-// n is the number of Resume's events read, or for a spec trace (decoded
-// or streamed) the number matched. An error means the trace could not
-// be read: the reader's error as it is (a SpecDecoder's names the trace
-// and the line).
+// Replay is the one entry point of a replay, for any spec, and the one
+// replayer (replayCore) does every replay, at the spec's own types:
+// Resume's typed events (Events, for ResumeSpec: Checker, the instance
+// whose events are trace.Event), then on rejection its fault models over
+// the events opened again; else a spec bound by Erase over the events
+// decoded (SpecEvents) or streamed (SpecReader); else ReplaySpec over the
+// decoded events, at the hidden types. Each fills the same Result, with
+// its Diagnosis when the spec can explain a rejection (Explainer, or
+// Resume's fault models) and Options.NoExplain is not set. n is the
+// number of Resume's events read, or for a spec trace (decoded or
+// streamed) the number matched. An error means the trace could not be
+// read: the reader's error as it is (a SpecDecoder's names the trace and
+// the line).
 func Replay(sp tlaspec.Any, in Input, opt Options) (res *Result, n int, err error) {
-	if st, ok := sp.(Streamer); ok && in.Events != nil {
-		return st.ReplayStream(in, opt)
-	}
 	if in.Events != nil {
-		return nil, 0, errors.New("tracecheck: " + sp.Module() + " has no streaming replayer for a stream of typed events")
+		rs, ok := sp.(resumeSpec)
+		if !ok {
+			return nil, 0, errors.New("tracecheck: " + sp.Module() + " does not read Resume's typed events")
+		}
+		return rs.replayEvents(in, opt)
 	}
 	if ts, ok := sp.(TypedSpec); ok {
 		r := in.SpecReader
@@ -84,11 +76,11 @@ func withExplainGC(opt Options, f func()) {
 	f()
 }
 
-// ReplayStream replays Resume's typed events with the streaming Checker
-// and, on rejection, asks the fault models (ExplainSource) over the
-// events opened again: the path tracecheck, seqctl trace --check and the
-// trace page take for Resume's traces.
-func (r resumeSpec) ReplayStream(in Input, opt Options) (*Result, int, error) {
+// replayEvents replays Resume's typed events (Checker) and, on
+// rejection, asks the fault models (ExplainSource) over the events
+// opened again: the path tracecheck, seqctl trace --check and the trace
+// page take for Resume's traces.
+func (r resumeSpec) replayEvents(in Input, opt Options) (*Result, int, error) {
 	d, err := in.Events()
 	if err != nil {
 		return nil, 0, err
@@ -114,8 +106,6 @@ func (r resumeSpec) ReplayStream(in Input, opt Options) (*Result, int, error) {
 	})
 	return res, n, nil
 }
-
-var _ Streamer = resumeSpec{}
 
 // EventsOf is a Source of events held in memory (a trace decoded whole,
 // a sequencer's run): each call reads them from the first.
