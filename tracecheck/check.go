@@ -2,7 +2,6 @@ package tracecheck
 
 import (
 	"fmt"
-	"io"
 	"unsafe"
 
 	"github.com/resumecontract/resumecheck/model"
@@ -180,11 +179,10 @@ func (c *Checker) stateBytes() int {
 // Model is the model the checker replays against.
 func (c *Checker) Model() *model.Model { return c.re.m }
 
-// EventReader yields a trace's events one at a time, io.EOF after the
-// last; *trace.Decoder is one (after its header was read, or not).
-type EventReader interface {
-	Next(*trace.Event) error
-}
+// EventReader yields a Resume trace's events one at a time, io.EOF
+// after the last; *trace.Decoder is one (after its header was read, or
+// not).
+type EventReader = EventReaderOf[trace.Event]
 
 // Stream steps c through the events r yields until r has no more, c
 // rejects an event or gives up (too many candidates), or r fails. It
@@ -192,23 +190,7 @@ type EventReader interface {
 // first event costs one event, however long the file. It returns the
 // number of events read, and an error only when r fails (a malformed
 // event is r's error, before c sees it).
-func Stream(r EventReader, c *Checker) (int, error) {
-	var ev trace.Event
-	n := 0
-	for {
-		err := r.Next(&ev)
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		n++
-		if !c.Step(&ev) {
-			return n, nil
-		}
-	}
-}
+func Stream(r EventReader, c *Checker) (int, error) { return c.run(r) }
 
 // EventRef locates an event: its 1-based position in the trace, its
 // sequence number and line, and the transition it names.

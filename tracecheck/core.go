@@ -2,6 +2,8 @@ package tracecheck
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"slices"
 
 	"github.com/resumecontract/resumecheck/tlaspec"
@@ -48,6 +50,20 @@ type Finisher[S any] interface {
 	// FinalObligations appends to dst the obligations after cands, the
 	// candidates after the last matched event.
 	FinalObligations(dst []Obligation, cands []S, opt Options) []Obligation
+}
+
+// EventReaderOf yields a trace's events, of the spec's event type E, one
+// at a time, io.EOF after the last: EventReader (Resume's) and
+// SpecEventReader are two.
+type EventReaderOf[E any] interface {
+	Next(*E) error
+}
+
+// SourceExplainer is an EventSpec with fault models that explain a
+// rejected trace (Resume's), reading its events again from open, a fresh
+// reader each call (a pass over the events for each round of models).
+type SourceExplainer[E any] interface {
+	ExplainEvents(open func() (EventReaderOf[E], error), opt Options) (*Diagnosis, error)
 }
 
 // coreCand is a candidate state: viol has bit i set when obligation i is
@@ -283,6 +299,59 @@ func (r *replayCore[S, L, E]) Step(ev *E) bool {
 	r.cur, r.next = r.next, r.cur
 	r.advance(ev)
 	return true
+}
+
+// run steps through the events in yields until it has no more, the
+// trace is rejected or the replay gives up, or in fails. It reads
+// nothing past the event the replay stops at, so a trace rejected at its
+// first event costs one event, however long the file. It returns the
+// number of events read, and an error only when in fails.
+func (r *replayCore[S, L, E]) run(in EventReaderOf[E]) (int, error) {
+	var ev E
+	n := 0
+	for !r.done {
+		err := in.Next(&ev)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+		r.Step(&ev)
+	}
+	return n, nil
+}
+
+// replayFrom replays the events open gives and, when the trace is
+// rejected and the spec has fault models (SourceExplainer), asks them
+// over the events opened again, unless opt.NoExplain; name names the
+// trace when they cannot be tried. It returns the result and the number
+// of events read; an error only when the events cannot be read.
+func (r *replayCore[S, L, E]) replayFrom(open func() (EventReaderOf[E], error), name string, opt Options) (*Result, int, error) {
+	in, err := open()
+	if err != nil {
+		return nil, 0, err
+	}
+	n, err := r.run(in)
+	if err != nil {
+		return nil, n, err
+	}
+	res := r.Result()
+	ex, ok := r.evs.(SourceExplainer[E])
+	if !ok || res.Verdict != Rejected || opt.NoExplain {
+		return res, n, nil
+	}
+	eopt := opt
+	eopt.Witness = false
+	withExplainGC(opt, func() {
+		d, err := ex.ExplainEvents(open, eopt)
+		if err != nil {
+			d = &Diagnosis{Summary: fmt.Sprintf("the fault models could not be tried: %s: %v", name, err), Accepting: []Explanation{}}
+		}
+		res.Diagnosis = d
+	})
+	return res, n, nil
 }
 
 // emit adds t, the successor of candidate r.ci by l, to the next

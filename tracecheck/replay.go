@@ -2,7 +2,6 @@ package tracecheck
 
 import (
 	"errors"
-	"fmt"
 	"runtime/debug"
 
 	"github.com/resumecontract/resumecheck/tlaspec"
@@ -77,34 +76,21 @@ func withExplainGC(opt Options, f func()) {
 }
 
 // replayEvents replays Resume's typed events (Checker) and, on
-// rejection, asks the fault models (ExplainSource) over the events
+// rejection, asks the fault models (ExplainEvents) over the events
 // opened again: the path tracecheck, seqctl trace --check and the trace
 // page take for Resume's traces.
 func (r resumeSpec) replayEvents(in Input, opt Options) (*Result, int, error) {
-	d, err := in.Events()
+	return NewChecker(r.m, opt).replayFrom(in.Events, in.Name, opt)
+}
+
+// ExplainEvents tries Resume's fault models (ExplainSource) over the
+// events open gives, at the model's constants and claimed faults.
+func (e *resumeTyped) ExplainEvents(open func() (EventReader, error), opt Options) (*Diagnosis, error) {
+	accepting, tried, err := ExplainSource(e.m.P, open, opt)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	c := NewChecker(r.m, opt)
-	n, err := Stream(d, c)
-	if err != nil {
-		return nil, n, err
-	}
-	res := c.Result()
-	if res.Verdict != Rejected || opt.NoExplain {
-		return res, n, nil
-	}
-	eopt := opt
-	eopt.Witness = false
-	withExplainGC(opt, func() {
-		accepting, tried, err := ExplainSource(r.m.P, in.Events, eopt)
-		if err != nil {
-			res.Diagnosis = &Diagnosis{Summary: fmt.Sprintf("the fault models could not be tried: %s: %v", in.Name, err), Accepting: []Explanation{}}
-			return
-		}
-		res.Diagnosis = Diagnose(accepting, tried, opt)
-	})
-	return res, n, nil
+	return Diagnose(accepting, tried, opt), nil
 }
 
 // EventsOf is a Source of events held in memory (a trace decoded whole,

@@ -15,9 +15,7 @@ import (
 // SpecEventReader yields a spec trace's events one at a time, io.EOF
 // after the last: the replayer reads each once, so a trace is checked in
 // memory that does not grow with its length (without Options.Witness).
-type SpecEventReader interface {
-	Next(*trace.SpecEvent) error
-}
+type SpecEventReader = EventReaderOf[trace.SpecEvent]
 
 // SpecEventsOf reads events held in memory.
 func SpecEventsOf(events []trace.SpecEvent) SpecEventReader {
@@ -208,18 +206,9 @@ func newReplayer[S, L any](sp tlaspec.Spec[S, L], key func([]byte, S) []byte, op
 
 // run replays the events in reads until the trace ends or is rejected.
 func (r *replayer[S, L]) run(in SpecEventReader) (*Result, int, error) {
-	var ev trace.SpecEvent
-	n := 0
-	for !r.core.done {
-		err := in.Next(&ev)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, n, err
-		}
-		n++
-		r.core.Step(&ev)
+	n, err := r.core.run(in)
+	if err != nil {
+		return nil, n, err
 	}
 	return r.core.Result(), n, nil
 }
