@@ -15,9 +15,11 @@ import (
 // the model over its unpacked states (resume.Unpacked, which offers
 // tlaspec.Obligations for the six safety obligations) and Explainer, the
 // fault models ExplainSource tries, at m's constants and claimed faults.
-// Replaying a trace through it gives the verdict, the obligations and the
-// diagnosis of Resume's own Checker and Explain; the Checker stays the
-// one that streams a long trace from its file.
+// Replaying a trace of spec events through it gives the verdict, the
+// obligations and the diagnosis its typed events get (Checker and
+// Explain), at the cost of reading each observation from TLA+ values;
+// Replay gives it Resume's typed events (Input.Events), which the one
+// replayer's Resume instance reads.
 func ResumeSpec(m *model.Model) tlaspec.Any {
 	u := resume.Unpacked(m)
 	return resumeSpec{Any: u, Obligations: u.(tlaspec.Obligations), m: m, init: m.Vars(m.Init())}
