@@ -160,6 +160,7 @@ func newChecker(m *model.Model, opt Options) *Checker {
 	k.re.m = m
 	k.core.init(trace.ResumeModule, resumePlan, &k.re, &k.re, nil, opt)
 	k.core.cur, k.core.scratch = k.cur[:0], k.scratch[:0]
+	k.core.witnessGivingUp = true
 	k.c = Checker{replayCore: &k.core, re: &k.re}
 	return &k.c
 }

@@ -137,6 +137,9 @@ type replayCore[S, L, E any] struct {
 	opt   Options
 	// recordBy: an obligation's ViolatedBy names the event.
 	recordBy bool
+	// witnessGivingUp: a replay that gives up keeps its witness of the
+	// events matched (Resume's); else it has none.
+	witnessGivingUp bool
 
 	*corePlan[S]
 	first []firstViolation
@@ -468,7 +471,7 @@ func (r *replayCore[S, L, E]) Result() *Result {
 		last := r.evs.LastRef(r.matched)
 		res.Last = &last
 	}
-	if r.opt.Witness && len(r.cur) > 0 && res.Verdict != Unknown {
+	if r.opt.Witness && len(r.cur) > 0 && (res.Verdict != Unknown || r.witnessGivingUp) {
 		res.Witness = r.witness()
 	}
 	some, all := uint64(0), ^uint64(0)

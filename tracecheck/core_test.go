@@ -109,3 +109,43 @@ func TestInPlaceStepIsTheGeneralStep(t *testing.T) {
 	}
 	t.Logf("%d traces, %d of %d events stepped in place", traces, inPlace, events)
 }
+
+// A Resume replay that gives up still has its witness of the events it
+// matched, as the Checker gave it before it was the one replayer's
+// instance (the trace page draws it); a spec trace's has none.
+func TestWitnessWhenGivingUp(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "traces", "partial", "*.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gaveUp := 0
+	for _, path := range files {
+		tr, err := trace.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := modelOf(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := CheckModel(m, tr.Events, Options{Witness: true, MaxCandidates: 1})
+		if res.Verdict != Unknown {
+			continue
+		}
+		gaveUp++
+		if len(res.Witness) != res.Matched+1 {
+			t.Errorf("%s: gave up after %d events with a witness of %d steps, want %d", path, res.Matched, len(res.Witness), res.Matched+1)
+		}
+	}
+	if gaveUp == 0 {
+		t.Fatal("no partial trace leaves more than one candidate")
+	}
+}
+
+func modelOf(tr *trace.Trace) (*model.Model, error) {
+	p, err := tr.Header.Params()
+	if err != nil {
+		return nil, err
+	}
+	return model.New(p)
+}
