@@ -69,16 +69,11 @@ func Report(res *tlcout.Result, cfg *tlacfg.Config, specPath string, m *model.Mo
 // error, see tlcout.Result.Err).
 func Violation(is tlcout.Issue, cfg *tlacfg.Config, m *model.Model) (check.Violation, bool) {
 	var v check.Violation
-	switch is.Kind {
-	case tlcout.KindInvariant, tlcout.KindAssert, tlcout.KindPostcondition:
-		v.Kind = "invariant"
-	case tlcout.KindTemporal, tlcout.KindActionProperty:
-		v.Kind = "liveness"
-	case tlcout.KindDeadlock:
-		v.Kind = "deadlock"
-	default:
+	kind, ok := is.Kind.ViolationKind()
+	if !ok {
 		return v, false
 	}
+	v.Kind = kind
 	switch {
 	case len(is.Names) > 0:
 		v.Property = strings.Join(is.Names, " ")

@@ -192,6 +192,21 @@ const (
 var kindNames = [...]string{"other", "invariant", "action property", "temporal property", "deadlock",
 	"assumption", "assert", "postcondition", "evaluation", "configuration", "parse", "system", "TLC bug"}
 
+// ViolationKind is the kind a check report gives a violation of this
+// kind ("invariant", "liveness" or "deadlock", as check.Violation.Kind);
+// ok is false for an issue that is not a violation of the spec.
+func (k Kind) ViolationKind() (kind string, ok bool) {
+	switch k {
+	case KindInvariant, KindAssert, KindPostcondition:
+		return "invariant", true
+	case KindTemporal, KindActionProperty:
+		return "liveness", true
+	case KindDeadlock:
+		return "deadlock", true
+	}
+	return "", false
+}
+
 func (k Kind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {
 		return kindNames[k]

@@ -277,41 +277,43 @@ func (g *gen) fairness(e *syntax.Fairness) {
 	// The subscript (a name or <<...>>), then the action in parentheses.
 	j := i + 1
 	if j < len(g.toks) && g.toks[j].Text == "<<" {
-		for depth := 0; j < len(g.toks); j++ {
-			switch g.toks[j].Text {
-			case "<<":
-				depth++
-			case ">>":
-				depth--
-			}
-			if depth == 0 {
-				break
-			}
+		if j = g.closing(j, "<<", ">>"); j < 0 {
+			return
 		}
 	}
 	j++
 	if j >= len(g.toks) || g.toks[j].Text != "(" {
 		return
 	}
+	if j = g.closing(j, "(", ")"); j < 0 {
+		return
+	}
+	from, _, ok1 := g.tokenSpan(i)
+	_, to, ok2 := g.tokenSpan(j)
+	if ok1 && ok2 {
+		g.add(OpDropFairness, e.Pos, g.toks[i].Text+" -> TRUE", edit{from, to, "TRUE"})
+	}
+}
+
+// closing is the index of the token that closes the bracket open at
+// token j (open and close its texts), string tokens skipped; -1 when the
+// text ends first.
+func (g *gen) closing(j int, open, close string) int {
 	for depth := 0; j < len(g.toks); j++ {
 		if g.toks[j].String {
 			continue
 		}
 		switch g.toks[j].Text {
-		case "(":
+		case open:
 			depth++
-		case ")":
+		case close:
 			depth--
 		}
 		if depth == 0 {
-			from, _, ok1 := g.tokenSpan(i)
-			_, to, ok2 := g.tokenSpan(j)
-			if ok1 && ok2 {
-				g.add(OpDropFairness, e.Pos, g.toks[i].Text+" -> TRUE", edit{from, to, "TRUE"})
-			}
-			return
+			return j
 		}
 	}
+	return -1
 }
 
 func (g *gen) opApp(e *syntax.OpApp) {
@@ -354,25 +356,14 @@ func (g *gen) cardinality(e *syntax.OpApp) {
 	if i < 0 || g.toks[i].Text != "Cardinality" || i+1 >= len(g.toks) || g.toks[i+1].Text != "(" {
 		return
 	}
-	depth := 0
-	for j := i + 1; j < len(g.toks); j++ {
-		if g.toks[j].String {
-			continue
-		}
-		switch g.toks[j].Text {
-		case "(":
-			depth++
-		case ")":
-			depth--
-		}
-		if depth == 0 {
-			from, _, ok1 := g.tokenSpan(i)
-			_, to, ok2 := g.tokenSpan(j)
-			if ok1 && ok2 {
-				g.add(OpCardinality, e.Pos, "+1", edit{from, from, "("}, edit{to, to, " + 1)"})
-			}
-			return
-		}
+	j := g.closing(i+1, "(", ")")
+	if j < 0 {
+		return
+	}
+	from, _, ok1 := g.tokenSpan(i)
+	_, to, ok2 := g.tokenSpan(j)
+	if ok1 && ok2 {
+		g.add(OpCardinality, e.Pos, "+1", edit{from, from, "("}, edit{to, to, " + 1)"})
 	}
 }
 

@@ -199,17 +199,11 @@ func fromTLC(res *Result, out *tlcout.Result, cfg *tlacfg.Config) {
 	}
 	res.Status, res.Complete = Holds, out.Stats != nil
 	for _, is := range out.Violations {
-		var v Violation
-		switch is.Kind {
-		case tlcout.KindInvariant, tlcout.KindAssert, tlcout.KindPostcondition:
-			v.Kind = "invariant"
-		case tlcout.KindTemporal, tlcout.KindActionProperty:
-			v.Kind = "liveness"
-		case tlcout.KindDeadlock:
-			v.Kind = "deadlock"
-		default:
+		kind, ok := is.Kind.ViolationKind()
+		if !ok {
 			continue
 		}
+		v := Violation{Kind: kind}
 		if is.Trace != nil {
 			v.Length = len(is.Trace.States)
 		}
