@@ -6,7 +6,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/resumecontract/resumecheck/model"
 	"github.com/resumecontract/resumecheck/tlaspec/resume"
 	"github.com/resumecontract/resumecheck/trace"
 	"github.com/resumecontract/resumecheck/tracecheck"
@@ -29,11 +28,7 @@ func TestDrawTraceOnePath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := tr.Header.Params()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.New(p)
+	m, err := tr.Header.Model()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,11 +36,7 @@ type TraceInput struct {
 // is rejected, looks for the fault models that explain it.
 func CheckTrace(file string, t *trace.Trace, opt tracecheck.Options) (TraceInput, error) {
 	opt.Witness = true
-	p, err := t.Header.Params()
-	if err != nil {
-		return TraceInput{}, err
-	}
-	m, err := model.New(p)
+	m, err := t.Header.Model()
 	if err != nil {
 		return TraceInput{}, err
 	}
@@ -117,16 +113,12 @@ func Trace(in TraceInput, opt Options) (*Page, error) {
 // resumeParts is a Resume trace as buildTracePage takes it, with its extras.
 func resumeParts(in TraceInput) (traceParts, error) {
 	t := in.Trace
-	p, err := t.Header.Params()
-	if err != nil {
-		return traceParts{}, err
-	}
-	m, err := model.New(p)
+	m, err := t.Header.Model()
 	if err != nil {
 		return traceParts{}, err
 	}
 	parts := traceParts{File: in.File, Header: t.Header, Producer: t.Header.Producer.Name + " " + t.Header.Producer.Version,
-		Params: params(p), Faults: "none (the reference semantics)", Spec: resume.Unpacked(m),
+		Params: params(m.P), Faults: "none (the reference semantics)", Spec: resume.Unpacked(m),
 		Against:  "the claimed model",
 		Subtitle: "A recorded run replayed against the Go model of the resume contract (tracecheck).",
 		Events:   resumeEvents(m, t.Events), Result: in.Result,
@@ -137,7 +129,7 @@ func resumeParts(in TraceInput) (traceParts, error) {
 		parts.Faults = strings.Join(t.Header.Faults, ", ")
 	}
 	if len(in.Accepting) > 0 {
-		parts.Explain = func(gs *graphs) *panel { return explainedPanel(gs, t, p, in.Accepting[0]) }
+		parts.Explain = func(gs *graphs) *panel { return explainedPanel(gs, t, m.P, in.Accepting[0]) }
 	}
 	return parts, nil
 }

@@ -51,11 +51,7 @@ func TestTracePageOneBuilder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := tr.Header.Params()
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := model.New(p)
+			m, err := tr.Header.Model()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -102,6 +102,15 @@ func (h Header) Params() (model.Params, error) {
 	return p, err
 }
 
+// Model is the Resume model at the header's constants: Params, bound.
+func (h Header) Model() (*model.Model, error) {
+	p, err := h.Params()
+	if err != nil {
+		return nil, err
+	}
+	return model.New(p)
+}
+
 // params is Params, and the part of the header an error is about: "format",
 // "version", "producer", "faults" or a constant's name.
 func (h Header) params() (model.Params, string, error) {

@@ -74,11 +74,7 @@ func TestInPlaceStepIsTheGeneralStep(t *testing.T) {
 		if err != nil {
 			continue // the corpus's unreadable traces (bad/)
 		}
-		p, err := tr.Header.Params()
-		if err != nil {
-			continue
-		}
-		m, err := model.New(p)
+		m, err := tr.Header.Model()
 		if err != nil {
 			continue
 		}
@@ -124,7 +120,7 @@ func TestWitnessWhenGivingUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := modelOf(tr)
+		m, err := tr.Header.Model()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,12 +136,4 @@ func TestWitnessWhenGivingUp(t *testing.T) {
 	if gaveUp == 0 {
 		t.Fatal("no partial trace leaves more than one candidate")
 	}
-}
-
-func modelOf(tr *trace.Trace) (*model.Model, error) {
-	p, err := tr.Header.Params()
-	if err != nil {
-		return nil, err
-	}
-	return model.New(p)
 }

@@ -180,11 +180,7 @@ func FuzzDecodeCheck(f *testing.F) {
 }
 
 func mustModel(t *testing.T, tr *trace.Trace) *model.Model {
-	p, err := tr.Header.Params()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.New(p)
+	m, err := tr.Header.Model()
 	if err != nil {
 		t.Fatal(err)
 	}

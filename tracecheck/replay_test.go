@@ -70,11 +70,7 @@ func TestReplayStreamsResume(t *testing.T) {
 		}
 		path := filepath.Join("..", "testdata", "traces", c.file)
 		o, in := opened(t, path)
-		p, err := o.Header.Params()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := model.New(p)
+		m, err := o.Header.Model()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,11 +139,7 @@ type plain struct {
 func TestReplayChoosesByCapability(t *testing.T) {
 	path := filepath.Join("..", "testdata", "traces", "partial", "doc-example-replay.ndjson")
 	o, in := opened(t, path)
-	p, err := o.Header.Params()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.New(p)
+	m, err := o.Header.Model()
 	if err != nil {
 		t.Fatal(err)
 	}

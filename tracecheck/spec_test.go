@@ -485,11 +485,7 @@ func resumeCorpus(t *testing.T) []resumeTrace {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := tr.Header.Params()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := model.New(p)
+		m, err := tr.Header.Model()
 		if err != nil {
 			t.Fatal(err)
 		}

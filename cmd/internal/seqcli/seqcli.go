@@ -665,11 +665,7 @@ func (o *traceOptions) runCmd(cmd *cobra.Command) error {
 	// The one path of every trace (tracecheck.Replay): the run's events,
 	// held in memory, streamed to Resume's Checker and, when rejected, to
 	// the fault models.
-	p, err := tr.Header.Params()
-	if err != nil {
-		return err
-	}
-	m, err := model.New(p)
+	m, err := tr.Header.Model()
 	if err != nil {
 		return err
 	}
