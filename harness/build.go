@@ -697,9 +697,13 @@ func refusedNote(role string, id int, err *ReplyError) string {
 // loaded CI run after ten baseline runs that did not), so the outcome of
 // such a run is a draw, not a property of its kill point (the regression
 // gate treats it as a sample).
-func (r *RunVerdict) RecoveryRefusedAsConflict() bool {
+func (r *RunVerdict) RecoveryRefusedAsConflict() bool { return refusedAsConflict(r.Notes) }
+
+// refusedAsConflict reports whether the notes record a recovery refused
+// as a conflict (refusedNote).
+func refusedAsConflict(notes []string) bool {
 	prefix := RoleRecover + " request "
-	for _, n := range r.Notes {
+	for _, n := range notes {
 		if strings.HasPrefix(n, prefix) && strings.Contains(n, " refused: "+ErrKindConflict) {
 			return true
 		}

@@ -40,11 +40,13 @@ import (
 //     baseline run did, fails the gate by itself (uncoveredRuns).
 //
 // A change that the first two rules confirm on the word of one run at a
-// crash cell's kill point (a new violation or undetermined run, a lost
-// outcome every baseline run there had) is a retest instead
+// crash or sweep cell's kill point (a new violation or undetermined run,
+// a lost outcome every baseline run there had) is a retest instead
 // (FindingRetest, retest.go): a crash's outcome can turn on timing, so
 // the run command runs the point again and confirms the change only when
-// the re-runs differ from the baseline's runs at GateAlpha (Retested).
+// the re-runs differ from the baseline's runs at GateAlpha, or, where
+// the baseline is one run (a sweep's point), when every re-run shows it
+// (Retested).
 //
 // A change of the adapter's declared features is confirmed (it changes
 // what the cells measure: fork=false makes FI violated by definition).
@@ -567,15 +569,18 @@ func gateRD(f *Finding, bc, fc *Cell) {
 	f.Kind, f.Why = FindingConfirmed, "this run reached every kill point of the baseline and its recoveries agree"
 }
 
-// retestAt turns a confirmed finding of a crash cell into a retest
-// (FindingRetest) when its evidence ev is at one kill point where the
-// baseline has covering runs: the point is run again before the change
-// is confirmed (Retested). A sweep's points are not (one baseline run
-// each: its losses are samples already, and a new violation at one of
-// them stays confirmed); nor are the other scenarios' single runs, whose
-// outcome does not turn on where a kill lands.
+// retestAt turns a confirmed finding of a crash or sweep cell into a
+// retest (FindingRetest) when its evidence ev is at one kill point where
+// the baseline has covering runs: the point is run again before the
+// change is confirmed (Retested). A sweep keeps one baseline run per
+// point, too few to test against: its re-runs decide alone (Retest.Thin;
+// REMIT on PostgreSQL drew a new LV verdict at one sweep point in about
+// 1 run in 15, and one CI run's word failed the gate). Evidence at
+// several points is not re-run (a change at many kill points is no
+// draw), nor are the other scenarios' single runs, whose outcome does not
+// turn on where a kill lands.
 func retestAt(f *Finding, bc *Cell, scenario string, ev []*RunVerdict, outcome Status, rising bool) {
-	if scenario != "crash" {
+	if scenario != "crash" && scenario != "killsweep" {
 		return
 	}
 	pt := ""

@@ -17,39 +17,20 @@ import (
 // Recheck checks a recorded run again from its trace alone, the way a
 // baseline is defended: tracecheck's verdict on the trace, the events it
 // matched and the fault models that explain a rejected trace must be the
-// ones the run records, and the run's obligations are decided again by
-// Judge's rules (decide) from that result and the ledger evidence the run
-// keeps (counts, racers served, outcomes, recoveries). Two inputs of the
-// direct checks are not kept apart from the verdict: whether the last
-// checkpoint report's records validate, and whether a reply said
-// completed; for a run decided from the ledger they are read back from its
-// recorded CV and LV, which is the one part Recheck takes on trust. The
-// workflow is the scenario's (the trace's constants must agree with it).
-// It returns every disagreement, "" when none.
+// ones the run records, and the run's obligations, decided again
+// (Redecide), must be the ones it records. The workflow is the
+// scenario's (the trace's constants must agree with it). It returns every
+// disagreement, "" when none.
 func Recheck(tr *trace.Trace, rv *RunVerdict, w Workflow) (string, error) {
 	var diffs []string
 	if tr.Header.Constants.NTasks != w.Tasks || tr.Header.Constants.IP != w.Gate {
 		diffs = append(diffs, fmt.Sprintf("the trace's constants NTasks=%d IP=%d are not the scenario's N=%d IP=%d",
 			tr.Header.Constants.NTasks, tr.Header.Constants.IP, w.Tasks, w.Gate))
 	}
-	res, err := tracecheck.Check(tr, tracecheck.Options{})
+	got, err := Redecide(tr, rv, w)
 	if err != nil {
 		return "", err
 	}
-	// The direct checks' report and completion inputs, read back.
-	cv := Undetermined
-	if rv.Direct || slices.Contains(rv.Notes, "CV violated by direct evidence") {
-		cv = rv.Obligations[model.CV]
-	}
-	completed := rv.Obligations[model.LV] != Violated
-	direct := directFrom(w, rv.Counts, rv.Consumers, rv.Outcomes, rv.Recoveries, cv, completed)
-	got := &RunVerdict{Obligations: map[string]Status{}, KillPoint: rv.KillPoint, Unreached: rv.Unreached}
-	if err := got.decide(tr, res, direct); err != nil {
-		return "", err
-	}
-	got.Inconclusive()
-	got.Events = len(tr.Events)
-
 	if got.Verdict != rv.Verdict {
 		diffs = append(diffs, fmt.Sprintf("tracecheck's verdict is %s, the run records %s", got.Verdict, rv.Verdict))
 	}
@@ -68,6 +49,35 @@ func Recheck(tr *trace.Trace, rv *RunVerdict, w Workflow) (string, error) {
 		}
 	}
 	return strings.Join(diffs, "; "), nil
+}
+
+// Redecide decides a recorded run again from its trace and the ledger
+// evidence the run keeps (counts, racers served, outcomes, recoveries, the
+// notes of refused requests), by Judge's rules (decide): the verdict this
+// harness would give the run. Two inputs of the direct checks are not kept
+// apart from the verdict: whether the last checkpoint report's records
+// validate, and whether a reply said completed; for a run decided from the
+// ledger they are read back from its recorded CV and LV (LV holds: a reply
+// said completed), which is the one part Redecide takes on trust. rejudge
+// --profiles carries a change of these rules into the baselines with it.
+func Redecide(tr *trace.Trace, rv *RunVerdict, w Workflow) (*RunVerdict, error) {
+	res, err := tracecheck.Check(tr, tracecheck.Options{})
+	if err != nil {
+		return nil, err
+	}
+	cv := Undetermined
+	if rv.Direct || slices.Contains(rv.Notes, "CV violated by direct evidence") {
+		cv = rv.Obligations[model.CV]
+	}
+	completed := rv.Obligations[model.LV] == Holds
+	direct := directFrom(w, rv.Counts, rv.Consumers, rv.Outcomes, rv.Recoveries, cv, completed, rv.RecoveryRefusedAsConflict())
+	got := &RunVerdict{Obligations: map[string]Status{}, KillPoint: rv.KillPoint, Unreached: rv.Unreached}
+	if err := got.decide(tr, res, direct); err != nil {
+		return nil, err
+	}
+	got.Inconclusive()
+	got.Events = len(tr.Events)
+	return got, nil
 }
 
 func sortedCopy(s []string) []string {

@@ -26,6 +26,16 @@ const FindingRetest = "retest"
 // 1 in 2,000.
 const RetestRuns = 5
 
+// RetestMaxRuns is the most re-runs the gate spends on testing one point
+// against the baseline's runs there (RunsNeeded).
+const RetestMaxRuns = 20
+
+// RetestThinRuns is how many re-runs, at least, a point gets whose
+// baseline runs all agreed but are too few for RetestMaxRuns re-runs to
+// test against (a kill sweep keeps one run per point): such a point is
+// decided by its re-runs alone (Thin).
+const RetestThinRuns = 10
+
 // Retest is what a retest finding needs run again and counted: the
 // point, the status counted (Outcome) and which way the change went
 // (Rising: the outcome is new or more frequent, a new violation or a new
@@ -33,7 +43,9 @@ const RetestRuns = 5
 // runs at the point (N) of which K had the outcome. Once re-run, Runs is
 // how many re-runs reached the point, Reproduced how many of them showed
 // the change, and P the one-sided Fisher exact p-value of the re-runs
-// against the baseline's runs.
+// against the baseline's runs. Thin says the baseline's runs at the
+// point, though unanimous, are too few to test against (Unanimous,
+// RunsNeeded): the re-runs alone decide.
 type Retest struct {
 	Scenario   string  `json:"scenario"`
 	Point      string  `json:"point"`
@@ -44,6 +56,17 @@ type Retest struct {
 	Runs       int     `json:"runs,omitempty"`
 	Reproduced int     `json:"reproduced,omitempty"`
 	P          float64 `json:"p,omitempty"`
+	Thin       bool    `json:"thin,omitempty"`
+}
+
+// Unanimous reports whether every baseline run at the point agreed on
+// the side the change left: none had a rising outcome, or all had a lost
+// one.
+func (rt *Retest) Unanimous() bool {
+	if rt.Rising {
+		return rt.K == 0
+	}
+	return rt.K == rt.N
 }
 
 // has reports whether run r shows the retest's outcome: for a rising
@@ -71,11 +94,12 @@ func (rt *Retest) tail(k, m int) float64 {
 // RunsNeeded is how many re-runs the point needs, at least want: the
 // fewest with which a change reproduced in every re-run would be
 // significant at GateAlpha (a baseline of two runs needs more than the
-// default five), at most 100. ok is false when no count up to 100 could
-// confirm the change: re-running is then no help and the run's word
-// stands.
+// default five), at most RetestMaxRuns. ok is false when no count up to
+// that could confirm the change: a unanimous baseline is then thin (its
+// one sweep run needs 100 re-runs, 1/101 < 0.01), and otherwise
+// re-running is no help and the run's word stands.
 func (rt *Retest) RunsNeeded(want int) (m int, ok bool) {
-	for m = max(want, 1); m <= 100; m++ {
+	for m = max(want, 1); m <= RetestMaxRuns; m++ {
 		all := 0
 		if rt.Rising {
 			all = m
@@ -141,6 +165,9 @@ func Retested(f Finding, reruns []RunVerdict) Finding {
 		f.Why += fmt.Sprintf("; none of its %d re-runs reached %s, so the first run's word stands", len(reruns), rt.Point)
 		return f
 	}
+	if rt.Thin {
+		return retestedThin(f, &rt, len(reruns), reproduced)
+	}
 	best := 0 // the count of the outcome that would confirm most strongly
 	if rt.Rising {
 		best = rt.Runs
@@ -171,6 +198,33 @@ func Retested(f Finding, reruns []RunVerdict) Finding {
 	}
 	f.Kind = FindingSample
 	f.Why += "; not reproduced: " + counts + fmt.Sprintf(", not below %.2g): a draw of a nondeterministic outcome", GateAlpha)
+	return f
+}
+
+// retestedThin decides a change at a point whose baseline is too thin to
+// test against (Retest.Thin) by its re-runs alone: reproduced in every
+// one of at least RetestRuns re-runs that reached the point, the change
+// is no draw and is confirmed (a regression that shows in every run still
+// fails the gate); reproduced in some and not others, the point's
+// outcome varies from run to run and the baseline's runs drew one side:
+// a sample, reported with the counts. With fewer re-runs at the point
+// the first run's word stands.
+func retestedThin(f Finding, rt *Retest, all int, reproduced []*RunVerdict) Finding {
+	thin := fmt.Sprintf("the baseline's %s at the point %s too few to test against", english.Count(rt.N, "run"), english.Noun(rt.N, "is", "are"))
+	if rt.Runs < RetestRuns {
+		f.Kind = FindingConfirmed
+		f.Why += fmt.Sprintf("; only %d of its %d re-runs reached %s (%s), so the first run's word stands", rt.Runs, all, rt.Point, thin)
+		return f
+	}
+	counts := fmt.Sprintf("%d of %d re-runs at the point showed the change (%s)", rt.Reproduced, rt.Runs, thin)
+	if rt.Reproduced == rt.Runs {
+		f.Kind = FindingConfirmed
+		addEvidence(&f, reproduced)
+		f.Why += "; reproduced: " + counts + ": a change in every run is no draw"
+		return f
+	}
+	f.Kind = FindingSample
+	f.Why += "; not reproduced in every re-run: " + counts + ": the point's outcome varies from run to run, and the baseline's drew the other side"
 	return f
 }
 

@@ -241,15 +241,26 @@ func directChecks(l *RunLog, b *Built) map[string]Status {
 			}
 		}
 	}
-	return directFrom(w, Count(l.Rows, w.Tasks), b.Consumers, b.Outcomes, b.Recoveries, cv, b.Completed)
+	return directFrom(w, Count(l.Rows, w.Tasks), b.Consumers, b.Outcomes, b.Recoveries, cv, b.Completed, refusedAsConflict(b.Notes))
 }
 
 // directFrom is directChecks over the evidence a run verdict keeps: the
 // ledger's counts, the racers served, the resumes' outcomes, the
 // recoveries' decisions; and what only the run's last checkpoint report
-// and replies say: whether the durable records validate (cv) and whether
-// a reply said completed.
-func directFrom(w Workflow, c Counts, consumers int, outcomes []OutcomeObs, recoveries []RecoveryObs, cv Status, completed bool) map[string]Status {
+// and replies say: whether the durable records validate (cv), whether a
+// reply said completed, and whether a recovery was refused as a conflict
+// (held: the killed process's hold, RecoveryRefusedAsConflict).
+//
+// LV is violated when the run did not complete, except where a recovery
+// was refused as a conflict: the harness stopped at a hold that may end
+// (a lease, a session the store has not yet seen die), so whether the run
+// could still complete is not decided, exactly as an accepted trace that
+// ends at such a refusal has LV undetermined. REMIT on PostgreSQL showed
+// the difference: killed after task 2's effect with its claim durable, its
+// recovery refused, the trace rejected (an effect while parked); the
+// direct check said LV violated where the same refusal with the kill a
+// moment earlier said undetermined.
+func directFrom(w Workflow, c Counts, consumers int, outcomes []OutcomeObs, recoveries []RecoveryObs, cv Status, completed, held bool) map[string]Status {
 	st := map[string]Status{model.EO: Holds, model.CO: Holds, model.FD: Holds, model.CV: cv, model.PC: Holds, model.RD: Holds, model.LV: Violated}
 	for _, n := range c.Applied {
 		if n > 1 {
@@ -269,8 +280,11 @@ func directFrom(w Workflow, c Counts, consumers int, outcomes []OutcomeObs, reco
 			st[model.PC] = Violated
 		}
 	}
-	if completed {
+	switch {
+	case completed:
 		st[model.LV] = Holds
+	case held:
+		st[model.LV] = Undetermined
 	}
 	return st
 }

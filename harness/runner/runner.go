@@ -49,7 +49,15 @@ type Options struct {
 	// CrashRuns is how many times each crash cell runs (default 1). A
 	// kill lands at a fixed note, but what the subject had made durable
 	// by then can vary (asynchronous writes), so one run can be a draw.
+	// With SweepPoints it is also how many times the sweep kills at
+	// each of those points.
 	CrashRuns int
+	// SweepPoints limits the kill sweep to the kill points of these
+	// names (harness.KillPointName: "after persistence operation
+	// put_writes (occurrence 4)"), each killed CrashRuns times, in place
+	// of the stride; the regression gate runs one sweep point again
+	// with it. A name the dry run did not send is not killed at.
+	SweepPoints []string
 	// Scenarios limits the run to these scenarios (nil: all).
 	Scenarios []string
 	// Cells limits the run to the cells of these names (nil: every cell

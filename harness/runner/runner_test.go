@@ -411,3 +411,36 @@ func TestRejudgeCutLog(t *testing.T) {
 		t.Errorf("files after the refused rejudge (-before +after):\n%s", d)
 	}
 }
+
+// TestSweepPoints: a sweep limited to named kill points kills only there,
+// CrashRuns times each, every run recording the point (the gate's retest
+// of a sweep point relies on it); a name the dry run did not send is said
+// in the dry run's notes and killed at nowhere.
+func TestSweepPoints(t *testing.T) {
+	whole := cell(t, profile(t, fakeadapter.NoKey, "killsweep"), "killsweep/resume")
+	if len(whole.Runs) < 4 {
+		t.Fatalf("the sweep has %d runs", len(whole.Runs))
+	}
+	point := whole.Runs[3].KillPoint
+	const missing = "after persistence operation nosuch (occurrence 9)"
+	p, _ := profileWith(t, fakeadapter.NoKey, func(o *runner.Options) {
+		o.SweepPoints, o.CrashRuns, o.Cells = []string{point, missing}, 3, []string{"killsweep/resume"}
+	}, "killsweep")
+	c := cell(t, p, "killsweep/resume")
+	var names []string
+	for _, r := range c.Runs[1:] {
+		names = append(names, r.Run)
+		if r.KillPoint != point || r.Unreached {
+			t.Errorf("run %s: kill point %q (unreached %t), want %q", r.Run, r.KillPoint, r.Unreached, point)
+		}
+	}
+	n := whole.Runs[3].Run
+	if want := []string{n, n + "-r02", n + "-r03"}; !slices.Equal(names, want) {
+		t.Errorf("runs %v, want %v", names, want)
+	}
+	if c.Runs[0].Run != "dry" || !slices.ContainsFunc(c.Runs[0].Notes, func(s string) bool {
+		return strings.Contains(s, missing) && strings.Contains(s, "did not send it")
+	}) {
+		t.Errorf("the dry run does not name the point it did not send: %v", c.Runs[0].Notes)
+	}
+}

@@ -340,39 +340,88 @@ func (r *Runner) sweep(ctx context.Context, sc harness.Scenario, c *harness.Cell
 		return err
 	}
 	rv.Notes = append([]string{fmt.Sprintf("the dry run (no kill) sent %s: the sweep's kill points", english.Count(len(points), "note"))}, rv.Notes...)
+	for _, name := range r.opt.SweepPoints {
+		if !slices.ContainsFunc(points, func(p noteSig) bool { return harness.KillPointName(p.String(), p.occurrence) == name }) {
+			why := fmt.Sprintf("kill point %s: the dry run did not send it, so no run is killed there", name)
+			rv.Notes = append(rv.Notes, why)
+			fmt.Fprintf(r.opt.Progress, "%s/%s %s: %s\n", r.subj.ID(), r.store, c.Name, why)
+		}
+	}
 	c.Runs = append(c.Runs, *rv)
+	for _, i := range r.sweepNotes(points) {
+		for rep := 1; rep <= r.sweepRepeats(); rep++ {
+			label := fmt.Sprintf("note-%02d", i)
+			if rep > 1 {
+				label += fmt.Sprintf("-r%02d", rep)
+			}
+			if err := r.killAtNote(ctx, sc, c, addr, label, i, points[i-1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sweepNotes is which of the dry run's notes (1-based) the sweep kills
+// at: those named in SweepPoints when it is set, otherwise every
+// SweepStride-th from the offset's.
+func (r *Runner) sweepNotes(points []noteSig) []int {
+	var notes []int
+	if len(r.opt.SweepPoints) > 0 {
+		for i, p := range points {
+			if slices.Contains(r.opt.SweepPoints, harness.KillPointName(p.String(), p.occurrence)) {
+				notes = append(notes, i+1)
+			}
+		}
+		return notes
+	}
 	first := 1 + (r.opt.SweepOffset%r.opt.SweepStride+r.opt.SweepStride)%r.opt.SweepStride
 	for i := first; i <= len(points); i += r.opt.SweepStride {
-		label := fmt.Sprintf("note-%02d", i)
-		rc, err := r.newRun(ctx, c.Name, label, sc.Workflow)
-		if err != nil {
-			return err
-		}
-		target := points[i-1]
-		rc.log.KillAt = harness.KillPointName(target.String(), target.occurrence)
-		counts := map[noteSig]int{}
-		var where string
-		rc.killWhen = func(n int, msg *harness.Message) bool {
-			sig := sigOf(msg)
-			counts[sig]++
-			if sig.occurrence = counts[sig]; sig == target {
-				where = fmt.Sprintf("kill at note %d: %s (occurrence %d; the dry run's note %d)", n, describeNote(msg), target.occurrence, i)
-				return true
-			}
-			return false
-		}
-		r.driveCrash(rc, addr)
-		rv, _, err := rc.finish(c.Name)
-		if err != nil {
-			return err
-		}
-		if where != "" {
-			rv.Notes = append([]string{where}, rv.Notes...)
-		} else {
-			rv.Notes = append([]string{fmt.Sprintf("kill point %s (occurrence %d) was not reached", target.String(), target.occurrence)}, rv.Notes...)
-		}
-		c.Runs = append(c.Runs, *rv)
+		notes = append(notes, i)
 	}
+	return notes
+}
+
+// sweepRepeats is how many times the sweep kills at each of its notes:
+// CrashRuns when the sweep is limited to named points (the gate's
+// retest), otherwise once.
+func (r *Runner) sweepRepeats() int {
+	if len(r.opt.SweepPoints) > 0 {
+		return r.opt.CrashRuns
+	}
+	return 1
+}
+
+// killAtNote is one run of the sweep, killed at the target note (the dry
+// run's note i) and recovered through the cell's address.
+func (r *Runner) killAtNote(ctx context.Context, sc harness.Scenario, c *harness.Cell, addr, label string, i int, target noteSig) error {
+	rc, err := r.newRun(ctx, c.Name, label, sc.Workflow)
+	if err != nil {
+		return err
+	}
+	rc.log.KillAt = harness.KillPointName(target.String(), target.occurrence)
+	counts := map[noteSig]int{}
+	var where string
+	rc.killWhen = func(n int, msg *harness.Message) bool {
+		sig := sigOf(msg)
+		counts[sig]++
+		if sig.occurrence = counts[sig]; sig == target {
+			where = fmt.Sprintf("kill at note %d: %s (occurrence %d; the dry run's note %d)", n, describeNote(msg), target.occurrence, i)
+			return true
+		}
+		return false
+	}
+	r.driveCrash(rc, addr)
+	rv, _, err := rc.finish(c.Name)
+	if err != nil {
+		return err
+	}
+	if where != "" {
+		rv.Notes = append([]string{where}, rv.Notes...)
+	} else {
+		rv.Notes = append([]string{fmt.Sprintf("kill point %s (occurrence %d) was not reached", target.String(), target.occurrence)}, rv.Notes...)
+	}
+	c.Runs = append(c.Runs, *rv)
 	return nil
 }
 

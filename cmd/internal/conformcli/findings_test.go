@@ -215,3 +215,49 @@ func TestLoadTableIsCurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestStrandedRunIsUndetermined: REMIT on SQLite, killed at the sweep's
+// note 11 just after task 2's effect, its recovery refused by the claim
+// its dead predecessor took. The trace is rejected (an effect while the
+// run is parked), so the run is decided from the ledger, and the direct
+// check must give a conflict-refused run that did not complete LV
+// undetermined, as tracecheck does when the same refusal comes a moment
+// earlier and the trace is accepted. Without the refusal the same run is
+// LV violated: the check is not blind to runs that never complete.
+func TestStrandedRunIsUndetermined(t *testing.T) {
+	const id = "remit-contract@0.1.2/sqlite"
+	c := committed(t, id).Cell("killsweep/resume")
+	var rv *harness.RunVerdict
+	for i := range c.Runs {
+		if c.Runs[i].Run == "note-11" {
+			rv = &c.Runs[i]
+		}
+	}
+	if rv == nil || rv.Verdict != "rejected" || !rv.Direct || !rv.RecoveryRefusedAsConflict() {
+		t.Fatalf("%s killsweep/resume note-11 is not the stranded, rejected run: %+v", id, rv)
+	}
+	tr, err := trace.ReadFile(filepath.Join(baselines, strings.Replace(id, "/", "-", 1), rv.Trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := harness.ScenarioByName("killsweep")
+	got, err := harness.Redecide(tr, rv, sc.Workflow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Obligations["LV"] != harness.Undetermined || rv.Obligations["LV"] != harness.Undetermined {
+		t.Errorf("LV: decided again %s, recorded %s; want undetermined (a recovery refused as a conflict)", got.Obligations["LV"], rv.Obligations["LV"])
+	}
+	bare := *rv
+	bare.Notes = slices.DeleteFunc(slices.Clone(rv.Notes), func(n string) bool { return strings.Contains(n, "refused: conflict") })
+	if bare.RecoveryRefusedAsConflict() {
+		t.Fatal("the refusal note is still there")
+	}
+	got, err = harness.Redecide(tr, &bare, sc.Workflow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Obligations["LV"] != harness.Violated {
+		t.Errorf("the same run without its refusal: LV %s, want violated (it did not complete)", got.Obligations["LV"])
+	}
+}

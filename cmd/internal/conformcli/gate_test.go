@@ -190,11 +190,11 @@ func TestGateFlippedBaselines(t *testing.T) {
 			remitRefused(t, fresh, false)
 		}, ExitChanged, []string{"remit-contract@0.1.2/postgres cell crash/resubmit EO: violated -> holds (run crash-resubmit)", "10 of 10 runs were violated (deterministic)"}},
 		// A baseline point whose one run was refused as a conflict (REMIT
-		// on SQLite, killed after put_writes 4: LV violated) is a draw
+		// on SQLite, killed after put_writes 4: LV undetermined) is a draw
 		// too: a fresh run that completes there is reported, not failed.
 		{"a fresh REMIT sweep completes where the baseline's recovery was refused", []string{remit}, func(t *testing.T, _, fresh string) {
 			setRuns(t, fresh, remit, "killsweep/resume", "LV", harness.Holds, all)
-		}, ExitOK, []string{"no confirmed change", "remit-contract@0.1.2/sqlite cell killsweep/resume LV: violated -> holds", "baseline violated 1/1"}},
+		}, ExitOK, []string{"no confirmed change", "remit-contract@0.1.2/sqlite cell killsweep/resume LV: undetermined -> holds", "baseline undetermined 1/1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base, fresh := scratch(t, tc.ids...)

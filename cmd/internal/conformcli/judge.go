@@ -5,15 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/resumecontract/resumecheck/harness"
 	"github.com/resumecontract/resumecheck/harness/baseline"
 	"github.com/resumecontract/resumecheck/harness/runner"
 	"github.com/resumecontract/resumecheck/internal/clibase"
+	"github.com/resumecontract/resumecheck/internal/english"
 	"github.com/resumecontract/resumecheck/internal/jsonfile"
+	"github.com/resumecontract/resumecheck/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -115,6 +119,7 @@ func refinishProfiles(stdout io.Writer, dir, doc string, update bool, reg *harne
 		return clibase.Usagef("%s: no profiles (DIR/*/profile.json)", dir)
 	}
 	var was, now []*harness.Profile
+	var runChanges []string
 	for _, path := range paths {
 		// As written, without this harness's Finish (ReadProfiles would
 		// apply it and hide the change).
@@ -129,6 +134,11 @@ func refinishProfiles(stdout io.Writer, dir, doc string, update bool, reg *harne
 		if subj := reg.Find(p.Subject + "@" + p.Version); len(subj) == 1 {
 			subj[0].MarkConstructed(p)
 		}
+		moved, err := redecideRuns(filepath.Dir(path), p)
+		if err != nil {
+			return clibase.Input(fmt.Errorf("%s: %w", path, err))
+		}
+		runChanges = append(runChanges, moved...)
 		if err := runner.Refinish(p); err != nil {
 			return clibase.Input(fmt.Errorf("%s: %w", path, err))
 		}
@@ -142,6 +152,12 @@ func refinishProfiles(stdout io.Writer, dir, doc string, update bool, reg *harne
 	harness.SortProfiles(was)
 	harness.SortProfiles(now)
 	harness.Table(stdout, now)
+	if len(runChanges) > 0 {
+		fmt.Fprintf(stdout, "\nruns decided again from their traces: %s\n", english.Count(len(runChanges), "verdict change"))
+		for _, c := range runChanges {
+			fmt.Fprintln(stdout, "  "+c)
+		}
+	}
 	changes := harness.Diff(was, now)
 	if len(changes) == 0 {
 		fmt.Fprintf(stdout, "\nno verdict changes in %s\n", dir)
@@ -152,8 +168,8 @@ func refinishProfiles(stdout io.Writer, dir, doc string, update bool, reg *harne
 		}
 	}
 	if !update {
-		if len(changes) > 0 {
-			return clibase.Exit(ExitChanged, fmt.Errorf("%d verdicts change by this harness's rules (review, then --update)", len(changes)))
+		if n := len(changes) + len(runChanges); n > 0 {
+			return clibase.Exit(ExitChanged, fmt.Errorf("%d verdicts change by this harness's rules (review, then --update)", n))
 		}
 		return nil
 	}
@@ -164,6 +180,49 @@ func refinishProfiles(stdout io.Writer, dir, doc string, update bool, reg *harne
 		return updateDoc(doc, now)
 	}
 	return nil
+}
+
+// redecideRuns decides every run of p that has a trace again
+// (harness.Redecide, from the trace under pdir and the evidence the run
+// keeps) and sets the obligations that moved, returning one line per
+// run that changed: a change of the run-level rules (the direct checks)
+// reaches the baselines through it, where Refinish only combines the
+// runs' verdicts as recorded.
+func redecideRuns(pdir string, p *harness.Profile) ([]string, error) {
+	var out []string
+	for ci := range p.Cells {
+		c := &p.Cells[ci]
+		sc, ok := harness.ScenarioByName(c.Scenario)
+		if !ok {
+			return nil, fmt.Errorf("cell %s: unknown scenario %q", c.Name, c.Scenario)
+		}
+		for ri := range c.Runs {
+			rv := &c.Runs[ri]
+			if rv.Trace == "" {
+				continue
+			}
+			tp := filepath.Join(pdir, filepath.FromSlash(rv.Trace))
+			tr, err := trace.ReadFile(tp)
+			if err != nil {
+				return nil, fmt.Errorf("cell %s run %s: %w", c.Name, rv.Run, err)
+			}
+			got, err := harness.Redecide(tr, rv, sc.Workflow)
+			if err != nil {
+				return nil, fmt.Errorf("cell %s run %s: %s: %w", c.Name, rv.Run, rv.Trace, err)
+			}
+			var moved []string
+			for _, o := range slices.Sorted(maps.Keys(got.Obligations)) {
+				if g, r := got.Obligations[o], rv.Obligations[o]; g != r && r != "" {
+					moved = append(moved, fmt.Sprintf("%s %s -> %s", o, r, g))
+					rv.Obligations[o] = g
+				}
+			}
+			if len(moved) > 0 {
+				out = append(out, fmt.Sprintf("%s cell %s run %s: %s", p.ID(), c.Name, rv.Run, strings.Join(moved, ", ")))
+			}
+		}
+	}
+	return out, nil
 }
 
 // judgeRun judges the recorded run at path and prints its verdict (or,

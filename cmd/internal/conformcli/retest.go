@@ -36,7 +36,7 @@ func (o *runOptions) retests() (int, error) {
 	return n, nil
 }
 
-// retester runs a retest finding's crash cell again (harness.Retested
+// retester runs a retest finding's crash or sweep cell again (harness.Retested
 // decides it from the re-runs). Each cell is run again once, whatever
 // number of its obligations changed, into its own folder under
 // OUT/retest, so the first run's traces stay where the finding's
@@ -66,6 +66,13 @@ func newRetester(ctx context.Context, opt runner.Options, subjects map[string]pl
 
 func (t *retester) retest(f harness.Finding) harness.Finding {
 	m, ok := f.Retest.RunsNeeded(t.runs)
+	if !ok && f.Retest.Unanimous() {
+		// Too few baseline runs to test against (a sweep's one run at
+		// the point): the re-runs alone decide (harness.Retested).
+		rt := *f.Retest
+		rt.Thin, f.Retest = true, &rt
+		m, ok = max(t.runs, harness.RetestThinRuns), true
+	}
 	if !ok {
 		f.Kind = harness.FindingConfirmed
 		f.Why += fmt.Sprintf("; no number of re-runs could confirm a change against the baseline's %d runs at %s, so the run's word stands", f.Retest.N, f.Retest.Point)
@@ -118,6 +125,10 @@ func (t *retester) run(f harness.Finding, m int) rerun {
 	opt := t.opt
 	opt.Out = filepath.Join(t.opt.Out, "retest", strings.ReplaceAll(f.Cell, "/", "-"))
 	opt.Scenarios, opt.Cells, opt.CrashRuns = []string{sc.Name}, []string{f.Cell}, m
+	if sc.Name == "killsweep" {
+		// The sweep's dry run, then m kills at the one point.
+		opt.SweepPoints = []string{f.Retest.Point}
+	}
 	p, err := runner.RunProfile(t.ctx, pl.subj, pl.store, opt)
 	if err != nil {
 		return rerun{err: err}

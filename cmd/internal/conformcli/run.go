@@ -32,12 +32,14 @@ type runOptions struct {
 	crashRuns int
 	stride    int
 	seed      string
-	scenarios []string
-	timeout   time.Duration
-	doc       string
-	quiet     bool
-	onChange  string
-	hosts     int
+	// killPoints limits the kill sweep to these points (--kill-point).
+	killPoints []string
+	scenarios  []string
+	timeout    time.Duration
+	doc        string
+	quiet      bool
+	onChange   string
+	hosts      int
 	// retestRuns is how many times a change at a crash point is run
 	// again before the gate confirms it (0: never; the run's word
 	// stands); retestSet says the flag was given.
@@ -69,15 +71,16 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 	f.BoolVar(&o.update, "update", false, "write the profiles as the new baselines (and the generated tables into --doc)")
 	f.StringVar(&o.grid, "grid", "", "race grid: full (k in {2,3,4,8,16} x jitter {0,1,5,25} ms) or ci (k in {4,16} x {1,5} ms, points where every violating baseline duplicated); default: $CONFORMANCE_GRID or full")
 	f.IntVar(&o.reps, "reps", 0, "race repetitions per grid point (default: $CONFORMANCE_REPS or 1)")
-	f.IntVar(&o.crashRuns, "crash-runs", 0, "runs of each crash cell (default: $CONFORMANCE_CRASH_RUNS or 1); a crash's outcome can vary from run to run")
+	f.IntVar(&o.crashRuns, "crash-runs", 0, "runs of each crash cell, and kills at each --kill-point (default: $CONFORMANCE_CRASH_RUNS or 1); a crash's outcome can vary from run to run")
 	f.IntVar(&o.stride, "sweep-stride", 0, "kill at every n-th note of the kill sweep (default: $CONFORMANCE_SWEEP_STRIDE or 1, every note)")
+	f.StringArrayVar(&o.killPoints, "kill-point", nil, "kill the sweep only at this point, named as a profile's kill_point names it (\"after persistence operation put_writes (occurrence 4)\"), --crash-runs times; repeat the flag for more points")
 	f.StringVar(&o.seed, "sweep-seed", "", "with --sweep-stride n, which notes the sweep kills at: the seed modulo n picks the first (default: $CONFORMANCE_SWEEP_SEED, else the commit's number, git rev-list --count HEAD, so that n consecutive commits kill at every note)")
 	f.StringSliceVar(&o.scenarios, "scenario", nil, "scenarios to run (default: all): "+scenarioNames())
 	f.DurationVar(&o.timeout, "timeout", 120*time.Second, "bound on one adapter request")
 	f.StringVar(&o.doc, "doc", "docs/conformance.md", "with --update, the document whose table is rewritten")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines")
 	f.IntVar(&o.hosts, "hosts", 0, "race across N network namespaces: each racer runs in one (ip netns exec) and reaches the PostgreSQL store over a veth pair (root, iproute2; postgres cells only)")
-	f.IntVar(&o.retestRuns, "retest-runs", 0, "re-runs of a crash point before the gate confirms a change there, tested against the baseline (default: $CONFORMANCE_RETEST_RUNS or 5; 0: none, one run's word stands)")
+	f.IntVar(&o.retestRuns, "retest-runs", 0, "re-runs of a crash or sweep point before the gate confirms a change there, tested against the baseline (default: $CONFORMANCE_RETEST_RUNS or 5, at least 10 where the baseline has one run at the point; 0: none, one run's word stands)")
 	f.StringVar(&o.onChange, "on-change", "", "a confirmed change from the baseline (the regression gate): fail (exit 10) or report (print it, exit 0); default: $CONFORMANCE_ON_CHANGE or fail. The control's cells fail either way")
 	return cmd
 }
@@ -216,6 +219,9 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.update && coarse(grid, stride) {
 		return clibase.Usagef("--update records baselines at the full race grid and every kill point: drop --grid ci and --sweep-stride (and CONFORMANCE_GRID, CONFORMANCE_SWEEP_STRIDE)")
 	}
+	if len(o.killPoints) > 0 && (o.update || stride > 1) {
+		return clibase.Usagef("--kill-point runs chosen points of the sweep again: it replaces --sweep-stride and records no baseline (drop --update)")
+	}
 	for _, st := range o.stores {
 		if !slices.Contains(storeKinds, st) {
 			return clibase.Usagef("--store %q: want one of %s", st, strings.Join(storeKinds, ", "))
@@ -245,7 +251,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		progress = io.Discard
 	}
 	opt := runner.Options{Root: root, Out: o.out, PGDSN: os.Getenv("RESUMECHECK_PG_DSN"), Grid: grid,
-		Timeout: o.timeout, Scenarios: o.scenarios, Progress: progress, SweepStride: stride, CrashRuns: crashRuns}
+		Timeout: o.timeout, Scenarios: o.scenarios, Progress: progress, SweepStride: stride, CrashRuns: crashRuns, SweepPoints: o.killPoints}
 	if stride > 1 {
 		seed, from, err := sweepSeed(o.seed, root)
 		if err != nil {
