@@ -100,6 +100,22 @@ func lvFinding(t *testing.T, base, fresh string) Finding {
 	return Finding{}
 }
 
+// retestWith decides f from reruns, named as the run command names
+// re-runs (retest-...), and counts the re-runs among its evidence.
+func retestWith(f Finding, reruns []RunVerdict) (Finding, int) {
+	for i := range reruns {
+		reruns[i].Run = "retest-" + reruns[i].Run
+	}
+	got := Retested(f, reruns)
+	n := 0
+	for _, r := range got.Runs {
+		if strings.HasPrefix(r, "retest-") {
+			n++
+		}
+	}
+	return got, n
+}
+
 // TestRetestAtCrashPoints: the CI run that failed on a draw. CrewAI's
 // crash/resubmit completed (LV holds) in all ten baseline runs; one
 // fresh run did not. The gate does not confirm that on one run's word:
@@ -133,19 +149,9 @@ func TestRetestAtCrashPoints(t *testing.T) {
 			if f.Retest.Point != crashPoint || f.Retest.N != 10 {
 				t.Fatalf("retest %+v: want the point and the baseline's 10 runs", f.Retest)
 			}
-			reruns := crashCell(t, tc.reruns).Runs
-			for i := range reruns {
-				reruns[i].Run = "retest-" + reruns[i].Run
-			}
-			got := Retested(f, reruns)
+			got, n := retestWith(f, crashCell(t, tc.reruns).Runs)
 			if got.Kind != tc.kind || !strings.Contains(got.Why, tc.why) {
 				t.Errorf("%s (%s), want %s saying %q", got, got.Kind, tc.kind, tc.why)
-			}
-			n := 0
-			for _, r := range got.Runs {
-				if strings.HasPrefix(r, "retest-") {
-					n++
-				}
 			}
 			if n != tc.evidence || len(got.Runs) != 1+n {
 				t.Errorf("evidence %v: want the first run and %d re-runs", got.Runs, tc.evidence)
@@ -234,19 +240,9 @@ func TestRetestedThin(t *testing.T) {
 			}
 			rt := *f.Retest
 			rt.Thin, f.Retest = true, &rt
-			reruns := sweepCell(t, tc.reruns).Runs
-			for i := range reruns {
-				reruns[i].Run = "retest-" + reruns[i].Run
-			}
-			got := Retested(f, reruns)
+			got, n := retestWith(f, sweepCell(t, tc.reruns).Runs)
 			if got.Kind != tc.kind || !strings.Contains(got.Why, tc.why) {
 				t.Errorf("%s (%s), want %s saying %q", got, got.Kind, tc.kind, tc.why)
-			}
-			n := 0
-			for _, r := range got.Runs {
-				if strings.HasPrefix(r, "retest-") {
-					n++
-				}
 			}
 			if n != tc.evidence {
 				t.Errorf("evidence %v: want %d re-runs", got.Runs, tc.evidence)
