@@ -306,3 +306,19 @@ func TestRenderDocMarkers(t *testing.T) {
 		}
 	}
 }
+
+// TestKillPointRefusals: --kill-point runs chosen sweep points again; it
+// records no baseline and does not mix with a stride, each refused as a
+// usage error before anything runs.
+func TestKillPointRefusals(t *testing.T) {
+	const point = "after persistence operation put_writes (occurrence 4)"
+	for _, args := range [][]string{
+		{"run", "--kill-point", point, "--update"},
+		{"run", "--kill-point", point, "--sweep-stride", "3"},
+	} {
+		code, out, errs := run(args...)
+		if code != 2 || !strings.Contains(errs, "--kill-point runs chosen points of the sweep again") {
+			t.Errorf("%q: exit %d, want 2 and the reason\n%s%s", args, code, out, errs)
+		}
+	}
+}
