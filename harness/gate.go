@@ -242,6 +242,17 @@ func uncoveredRuns(b, p *Profile) (Finding, bool) {
 	ever, all := baselineMisses(b)
 	pv := FisherTail(baseMissed, baseN, len(named), freshN, true)
 	stats := fmt.Sprintf("%d of %d fresh runs at points the baseline measured missed them, against %d of the baseline's %d runs there (one-sided Fisher exact p = %.2g", len(named), freshN, baseMissed, baseN, pv)
+	// A subject known to miss points (CrewAI's PanicException stops its
+	// adapter wherever it strikes) is tested against its whole
+	// baseline's rate too: the few baseline runs at the points a bounded
+	// run measured may have drawn no miss (0 of 43 in one CI run, where
+	// 3 of 25 fresh runs missed), and a miss that strikes anywhere is
+	// not evidence about those points. Both tests must reject.
+	if ever > 0 && pv < GateAlpha {
+		whole := FisherTail(ever, all, len(named), freshN, true)
+		stats += fmt.Sprintf("; against the %d misses in all the baseline's %s, p = %.2g", ever, english.Count(all, "run"), whole)
+		pv = max(pv, whole)
+	}
 	f := Finding{Profile: p.ID(), Obligation: RunsNotMeasured, Kind: FindingConfirmed}
 	switch {
 	case pv < GateAlpha:

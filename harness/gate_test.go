@@ -87,6 +87,36 @@ func TestUndrivenRunDraw(t *testing.T) {
 	if f := runsFinding(cell(0, 14), cell(1, 14)); f.Kind != FindingConfirmed || !strings.Contains(f.Why, "none of the baseline's 14 runs missed") {
 		t.Errorf("one miss where the baseline never missed: %s (%s), want confirmed", f, f.Kind)
 	}
+	// A subject whose misses strike anywhere: the baseline's runs at the
+	// measured points drew none (0 of 43), its other cell's drew 3 of 44.
+	// Five misses in 25 fresh runs are significant against the points
+	// alone (p = 0.0051) but not against the whole baseline (3 of 87:
+	// p = 0.013), so they are a draw; six are significant against both.
+	withElsewhere := func(missed, n int) *Profile {
+		p := profileOf(cell(missed, n))
+		other := cell(3, 44)
+		other.Name = "stray"
+		p.Cells = append(p.Cells, other)
+		return p
+	}
+	for _, tc := range []struct {
+		missed int
+		kind   string
+		why    string
+	}{
+		{5, FindingSample, "against the 3 misses in all the baseline's 87 runs, p = 0.013 >= 0.01"},
+		{6, FindingConfirmed, "against the 3 misses in all the baseline's 87 runs, p = 0.0038 < 0.01"},
+	} {
+		var f Finding
+		for _, g := range Gate([]*Profile{withElsewhere(0, 43)}, []*Profile{profileOf(cell(tc.missed, 25))}) {
+			if g.Obligation == RunsNotMeasured {
+				f = g
+			}
+		}
+		if f.Kind != tc.kind || !strings.Contains(f.Why, tc.why) {
+			t.Errorf("%d of 25 missed, the baseline 0 of 43 there and 3 of 87 in all: %s (%s), want %s saying %q", tc.missed, f, f.Kind, tc.kind, tc.why)
+		}
+	}
 }
 
 // raceCell is a race cell with one run per grid point name, CO violated
