@@ -111,6 +111,20 @@ func (rt *Retest) RunsNeeded(want int) (m int, ok bool) {
 	return 0, false
 }
 
+// Plan is how many times the point is run again, at least want, and the
+// retest those re-runs decide: RunsNeeded where a count up to
+// RetestMaxRuns can test against the baseline; for a unanimous baseline
+// too thin for that (a sweep's one run at the point) a copy marked Thin,
+// run at least RetestThinRuns times. ok is false when re-running is no
+// help and the run's word stands.
+func (rt Retest) Plan(want int) (plan Retest, m int, ok bool) {
+	if m, ok = rt.RunsNeeded(want); ok || !rt.Unanimous() {
+		return rt, m, ok
+	}
+	rt.Thin = true
+	return rt, max(want, RetestThinRuns), true
+}
+
 // FisherTail is the one-sided p-value of Fisher's exact test on two
 // samples: k1 of n1 (the baseline) and k2 of n2 (the re-runs) with an
 // outcome. upper asks whether the second sample has the outcome more

@@ -193,6 +193,9 @@ func TestRetestOnlyAtKillPoints(t *testing.T) {
 		if _, ok := f.Retest.RunsNeeded(RetestRuns); ok || !f.Retest.Unanimous() {
 			t.Errorf("one baseline run: want a thin retest (no count up to %d can test against it), got %+v", RetestMaxRuns, f.Retest)
 		}
+		if plan, m, ok := f.Retest.Plan(RetestRuns); !ok || !plan.Thin || m != RetestThinRuns || f.Retest.Thin {
+			t.Errorf("Plan(%d) = %+v, %d, %t: want a thin copy run %d times", RetestRuns, plan, m, ok, RetestThinRuns)
+		}
 	}
 	if lv != 1 {
 		t.Errorf("%d LV findings, want 1: %v", lv, fs)

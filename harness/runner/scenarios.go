@@ -341,7 +341,7 @@ func (r *Runner) sweep(ctx context.Context, sc harness.Scenario, c *harness.Cell
 	}
 	rv.Notes = append([]string{fmt.Sprintf("the dry run (no kill) sent %s: the sweep's kill points", english.Count(len(points), "note"))}, rv.Notes...)
 	for _, name := range r.opt.SweepPoints {
-		if !slices.ContainsFunc(points, func(p noteSig) bool { return harness.KillPointName(p.String(), p.occurrence) == name }) {
+		if !slices.ContainsFunc(points, func(p noteSig) bool { return p.name() == name }) {
 			why := fmt.Sprintf("kill point %s: the dry run did not send it, so no run is killed there", name)
 			rv.Notes = append(rv.Notes, why)
 			fmt.Fprintf(r.opt.Progress, "%s/%s %s: %s\n", r.subj.ID(), r.store, c.Name, why)
@@ -369,7 +369,7 @@ func (r *Runner) sweepNotes(points []noteSig) []int {
 	var notes []int
 	if len(r.opt.SweepPoints) > 0 {
 		for i, p := range points {
-			if slices.Contains(r.opt.SweepPoints, harness.KillPointName(p.String(), p.occurrence)) {
+			if slices.Contains(r.opt.SweepPoints, p.name()) {
 				notes = append(notes, i+1)
 			}
 		}
@@ -399,7 +399,7 @@ func (r *Runner) killAtNote(ctx context.Context, sc harness.Scenario, c *harness
 	if err != nil {
 		return err
 	}
-	rc.log.KillAt = harness.KillPointName(target.String(), target.occurrence)
+	rc.log.KillAt = target.name()
 	counts := map[noteSig]int{}
 	var where string
 	rc.killWhen = func(n int, msg *harness.Message) bool {
@@ -434,6 +434,10 @@ type noteSig struct {
 func sigOf(m *harness.Message) noteSig {
 	return noteSig{kind: m.Kind, op: m.OpName, branch: m.Branch, task: m.Task}
 }
+
+// name is the note's kill point as profiles name it
+// (harness.KillPointName).
+func (s noteSig) name() string { return harness.KillPointName(s.String(), s.occurrence) }
 
 func (s noteSig) String() string {
 	return describeNote(&harness.Message{Kind: s.kind, OpName: s.op, Task: s.task, Branch: s.branch})

@@ -65,14 +65,8 @@ func newRetester(ctx context.Context, opt runner.Options, subjects map[string]pl
 }
 
 func (t *retester) retest(f harness.Finding) harness.Finding {
-	m, ok := f.Retest.RunsNeeded(t.runs)
-	if !ok && f.Retest.Unanimous() {
-		// Too few baseline runs to test against (a sweep's one run at
-		// the point): the re-runs alone decide (harness.Retested).
-		rt := *f.Retest
-		rt.Thin, f.Retest = true, &rt
-		m, ok = max(t.runs, harness.RetestThinRuns), true
-	}
+	rt, m, ok := f.Retest.Plan(t.runs)
+	f.Retest = &rt
 	if !ok {
 		f.Kind = harness.FindingConfirmed
 		f.Why += fmt.Sprintf("; no number of re-runs could confirm a change against the baseline's %d runs at %s, so the run's word stands", f.Retest.N, f.Retest.Point)
